@@ -1,0 +1,168 @@
+/**
+ * The closed event union: every event Pitroom writes to an events file, streams over SSE or MCP,
+ * or prints with `--json` is defined here once. A definition gives the TypeScript type, the
+ * runtime validator and the field docs. Worker parsers emit `worker.*` events; the engine emits
+ * `run.*` events. A line no parser recognises becomes an explicit `worker.unknown`.
+ */
+import {
+  arr,
+  bool,
+  checkShape,
+  type Infer,
+  num,
+  obj,
+  oneOf,
+  opt,
+  type Shape,
+  str,
+} from "./schema.ts";
+
+/** Kinds of tool call, the same for every backend. */
+export const TOOL_KINDS = [
+  "read",
+  "search",
+  "list",
+  "edit",
+  "write",
+  "shell",
+  "web",
+  "task",
+  "other",
+] as const;
+/** A normalized tool kind. */
+export type ToolKind = typeof TOOL_KINDS[number];
+
+/** Run states. `queued` and `running` are live; the rest are final. */
+export const RUN_STATES = ["queued", "running", "done", "problem", "lost"] as const;
+/** A run state. */
+export type RunState = typeof RUN_STATES[number];
+
+/** How a worker attempt or run ended. */
+export const OUTCOME_CLASSES = [
+  "ok",
+  "failed",
+  "model_not_found",
+  "rate_limited",
+  "quota",
+  "auth",
+  "timeout",
+  "stopped",
+  "read_only_violation",
+  "refused",
+  "verify_failed",
+] as const;
+/** An outcome class. */
+export type OutcomeClass = typeof OUTCOME_CLASSES[number];
+
+const tokens = obj({
+  input: num,
+  output: num,
+  cached: num,
+  reasoning: num,
+});
+
+/** Every event, by its `type`. */
+export const EVENTS = {
+  // ---- worker events: what a backend's parser makes of one line of its CLI's stream
+  "worker.session": { sessionId: str },
+  "worker.step": { index: opt(num) },
+  "worker.text": { text: str },
+  "worker.reasoning": { text: str },
+  "worker.tool_call": {
+    tool: str,
+    kind: oneOf(TOOL_KINDS),
+    target: str,
+    status: oneOf(["ok", "error", "denied"] as const),
+    error: opt(str),
+  },
+  "worker.denied": { tool: str, message: str },
+  "worker.tokens": { input: num, output: num, cached: num, reasoning: num, cost: opt(num) },
+  "worker.answer": { text: str },
+  "worker.error": {
+    message: str,
+    status: opt(num),
+    retryable: opt(bool),
+    name: opt(str),
+    retryAfterMs: opt(num),
+  },
+  "worker.unknown": { raw: str },
+  // ---- run events: what the engine reports about a run
+  "run.queued": { run: str, position: num },
+  "run.started": { run: str, worker: str, model: opt(str), mode: str, attempt: num },
+  "run.progress": {
+    run: str,
+    steps: num,
+    tools: num,
+    last: opt(str),
+    tokens: tokens,
+  },
+  "run.skipped": { run: str, target: str, until: num },
+  "run.fallback": { run: str, from: str, to: str, reason: oneOf(OUTCOME_CLASSES), message: str },
+  "run.finished": {
+    run: str,
+    state: oneOf(RUN_STATES),
+    outcome: oneOf(OUTCOME_CLASSES),
+    exit: num,
+    message: opt(str),
+    changed: opt(arr(str)),
+  },
+  "run.lost": { run: str, reason: str },
+} as const satisfies Record<string, Shape>;
+
+/** An event type name. */
+export type EventType = keyof typeof EVENTS;
+
+/** One event of the union, discriminated by `type`. `time` is ms since the epoch. */
+export type PitroomEvent = {
+  [K in EventType]: { type: K; time: number } & Infer<typeof EVENTS[K]>;
+}[EventType];
+
+/** The event of one type. */
+export type EventOf<K extends EventType> = Extract<PitroomEvent, { type: K }>;
+
+/** A worker event: what a parser emits. */
+export type WorkerEvent = Extract<PitroomEvent, { type: `worker.${string}` }>;
+
+/** A run event: what the engine emits. */
+export type RunEvent = Extract<PitroomEvent, { type: `run.${string}` }>;
+
+/** Builds an event with its time. */
+export function event<K extends EventType>(
+  type: K,
+  time: number,
+  fields: Infer<typeof EVENTS[K]>,
+): EventOf<K> {
+  return { type, time, ...fields } as unknown as EventOf<K>;
+}
+
+/** True when `value` is a valid event of the union. */
+export function isEvent(value: unknown): value is PitroomEvent {
+  if (typeof value !== "object" || value === null) return false;
+  const { type, time } = value as { type?: unknown; time?: unknown };
+  if (typeof type !== "string" || !(type in EVENTS) || typeof time !== "number") return false;
+  return checkShape(EVENTS[type as EventType], value);
+}
+
+/** Parses one JSON line into an event, or returns null when it is not one. */
+export function parseEventLine(line: string): PitroomEvent | null {
+  try {
+    const value: unknown = JSON.parse(line);
+    return isEvent(value) ? value : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+/** Field docs of every event, for `--json` documentation. */
+export function describeEvents(): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const [type, shape] of Object.entries(EVENTS)) {
+    out[type] = Object.fromEntries(
+      Object.entries(shape as Shape).map((
+        [k, f],
+      ) => [k, f.optional ? `${f.describe}?` : f.describe]),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+/**
+ * The one error family of Pitroom. Every failure a user can see is a `PitroomError` with a stable
+ * `code` slug, the process exit code it maps to, and at most one hint naming the next command.
+ */
+
+/** Exit codes, as documented in the README. */
+export const Exit = {
+  ok: 0,
+  workerFailed: 1,
+  usage: 2,
+  refused: 3,
+  timeout: 4,
+  readOnlyViolation: 5,
+  verifyFailed: 6,
+  stillRunning: 75,
+} as const;
+
+/** Options every Pitroom error accepts. */
+export interface ErrorOptions {
+  /** One hint naming the exact command to run next. */
+  hint?: string;
+  cause?: unknown;
+}
+
+/** Base class: a stable code slug, an exit code, an optional hint. */
+export class PitroomError extends Error {
+  readonly code: string;
+  readonly exit: number;
+  readonly hint: string | undefined;
+
+  constructor(code: string, exit: number, message: string, options: ErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.exit = exit;
+    this.hint = options.hint;
+  }
+}
+
+/** Bad flags, arguments or input: exit 2. */
+export class UsageError extends PitroomError {
+  constructor(message: string, options: ErrorOptions = {}) {
+    super("usage", Exit.usage, message, options);
+  }
+}
+
+/** Pitroom refused, or setup is missing: exit 3. */
+export class RefusedError extends PitroomError {
+  constructor(code: string, message: string, options: ErrorOptions = {}) {
+    super(code, Exit.refused, message, options);
+  }
+}
+
+/** A run or a wait ran out of time: exit 4. */
+export class TimeoutError extends PitroomError {
+  constructor(message: string, options: ErrorOptions = {}) {
+    super("timeout", Exit.timeout, message, options);
+  }
+}
+
+/** A read run changed the tree: exit 5. */
+export class ReadOnlyViolation extends PitroomError {
+  constructor(message: string, options: ErrorOptions = {}) {
+    super("read_only_violation", Exit.readOnlyViolation, message, options);
+  }
+}
+
+/** The --verify command failed: exit 6. */
+export class VerifyFailed extends PitroomError {
+  constructor(message: string, options: ErrorOptions = {}) {
+    super("verify_failed", Exit.verifyFailed, message, options);
+  }
+}
+
+/** Waiting ended while runs are still going: exit 75. */
+export class StillRunning extends PitroomError {
+  constructor(message: string, options: ErrorOptions = {}) {
+    super("still_running", Exit.stillRunning, message, options);
+  }
+}
+
+/** Maps any thrown value to the exit code the process ends with. */
+export function exitCodeOf(error: unknown): number {
+  return error instanceof PitroomError ? error.exit : Exit.workerFailed;
+}

@@ -1,0 +1,90 @@
+/**
+ * The `Sys` seam: the only code that touches processes, the environment, the clock, timers,
+ * random ids, the terminal and the state-dir root. Everything else receives a `Sys` (or the
+ * piece it needs), so tests can hand in a fake clock, a temp state dir and their own env.
+ */
+
+/** Read access to the environment. */
+export interface Env {
+  get(name: string): string | undefined;
+  toObject(): Record<string, string>;
+}
+
+/** The clock: wall time in ms since the epoch. */
+export interface Clock {
+  now(): number;
+}
+
+/** How a spawned process gets its stdin. */
+export type StdinSpec = { kind: "null" } | { kind: "text"; text: string };
+
+/** What to spawn. */
+export interface SpawnOptions {
+  cwd?: string;
+  /** The complete environment of the child (nothing is inherited when set). */
+  env?: Record<string, string>;
+  stdin?: StdinSpec;
+  /** Make the child a process-group leader so the whole group can be killed. */
+  detached?: boolean;
+  /** Where stdout/stderr go. `piped` by default. */
+  stdout?: "piped" | "null";
+  stderr?: "piped" | "null";
+}
+
+/** A running child process. */
+export interface ChildHandle {
+  readonly pid: number;
+  readonly stdout: ReadableStream<Uint8Array> | null;
+  readonly stderr: ReadableStream<Uint8Array> | null;
+  readonly status: Promise<{ code: number; signal: string | null }>;
+  kill(signal?: Deno.Signal): void;
+  /** Let the parent exit without waiting for this child. */
+  unref(): void;
+}
+
+/** The result of a captured command. */
+export interface Captured {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The one process runner. */
+export interface Runner {
+  /** Runs a command to completion and captures its output. */
+  run(argv: string[], options?: SpawnOptions & { stdinBytes?: Uint8Array }): Promise<Captured>;
+  /** Starts a command and hands back the child. */
+  spawn(argv: string[], options?: SpawnOptions): ChildHandle;
+}
+
+/** Human output (stderr) and data output (stdout). */
+export interface Output {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** True when stdout is a terminal. */
+  readonly isTTY: boolean;
+  /** True when colour may be used on stderr. */
+  readonly color: boolean;
+}
+
+/** The seam every effect goes through. */
+export interface Sys {
+  readonly env: Env;
+  readonly clock: Clock;
+  readonly runner: Runner;
+  readonly out: Output;
+  /** Pitroom's state dir (`PITROOM_STATE_DIR`, else `$XDG_STATE_HOME/pitroom`). */
+  readonly stateDir: string;
+  /** Pitroom's config file (`PITROOM_CONFIG`, else `$XDG_CONFIG_HOME/pitroom/config.json`). */
+  readonly configPath: string;
+  /** This process's id. */
+  readonly pid: number;
+  /** The working directory commands resolve paths against. */
+  cwd(): string;
+  /** `bytes` random bytes as lowercase hex. */
+  randomHex(bytes: number): string;
+  /** Resolves after `ms`, or rejects with the signal's reason when aborted. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** The argv that starts this same program again (binary, or deno with the permission set). */
+  selfCommand(): string[];
+}

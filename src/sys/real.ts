@@ -1,0 +1,190 @@
+/**
+ * The real `Sys`: Deno's processes, environment, clock and terminal.
+ */
+import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Captured, ChildHandle, Env, Output, Runner, SpawnOptions, Sys } from "./mod.ts";
+
+const encoder = new TextEncoder();
+
+function spawnChild(argv: string[], options: SpawnOptions): Deno.ChildProcess {
+  const [cmd, ...args] = argv;
+  if (cmd === undefined) throw new TypeError("spawn needs a command");
+  const stdinKind = options.stdin?.kind ?? "null";
+  const command = new Deno.Command(cmd, {
+    args,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: options.env, clearEnv: true }),
+    stdin: stdinKind === "null" ? "null" : "piped",
+    stdout: options.stdout ?? "piped",
+    stderr: options.stderr ?? "piped",
+    detached: options.detached ?? false,
+  });
+  return command.spawn();
+}
+
+async function feed(child: Deno.ChildProcess, bytes: Uint8Array): Promise<void> {
+  const writer = child.stdin.getWriter();
+  try {
+    await writer.write(bytes);
+  } catch (error) {
+    // A child that exits without reading its stdin closes the pipe: that is its business.
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+  } finally {
+    await writer.close().catch((error) => {
+      if (!(error instanceof Deno.errors.BrokenPipe) && !(error instanceof TypeError)) throw error;
+    });
+  }
+}
+
+/** The real process runner. */
+export const realRunner: Runner = {
+  async run(argv, options = {}): Promise<Captured> {
+    const stdinBytes = options.stdinBytes ??
+      (options.stdin?.kind === "text" ? encoder.encode(options.stdin.text) : undefined);
+    const child = spawnChild(argv, {
+      ...options,
+      stdin: stdinBytes === undefined ? { kind: "null" } : { kind: "text", text: "" },
+    });
+    const fed = stdinBytes === undefined ? Promise.resolve() : feed(child, stdinBytes);
+    const [out] = await Promise.all([child.output(), fed]);
+    const decoder = new TextDecoder();
+    return {
+      code: out.code,
+      stdout: decoder.decode(out.stdout),
+      stderr: decoder.decode(out.stderr),
+    };
+  },
+  spawn(argv, options = {}): ChildHandle {
+    const child = spawnChild(argv, options);
+    if (options.stdin?.kind === "text") {
+      // The prompt goes in, then stdin is closed: an open stdin blocks the worker CLIs.
+      feed(child, encoder.encode(options.stdin.text)).catch(() => {});
+    }
+    const status = child.status.then((s) => ({ code: s.code, signal: s.signal }));
+    return {
+      pid: child.pid,
+      stdout: options.stdout === "null" ? null : child.stdout,
+      stderr: options.stderr === "null" ? null : child.stderr,
+      status,
+      kill: (signal) => {
+        try {
+          child.kill(signal);
+        } catch (error) {
+          if (!(error instanceof TypeError) && !(error instanceof Deno.errors.NotFound)) {
+            throw error;
+          }
+        }
+      },
+      unref: () => child.unref(),
+    };
+  },
+};
+
+const realEnv: Env = {
+  get: (name) => Deno.env.get(name),
+  toObject: () => Deno.env.toObject(),
+};
+
+const realOutput: Output = {
+  stdout: (text) => writeAll(Deno.stdout, text),
+  stderr: (text) => writeAll(Deno.stderr, text),
+  get isTTY() {
+    return Deno.stdout.isTerminal();
+  },
+  get color() {
+    return Deno.stderr.isTerminal() && Deno.env.get("NO_COLOR") === undefined;
+  },
+};
+
+function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+  let bytes = encoder.encode(text);
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+  } catch (error) {
+    // A closed pipe (`pitroom ls | head`) ends output quietly.
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+  }
+}
+
+/** The state dir: `PITROOM_STATE_DIR`, else `$XDG_STATE_HOME/pitroom`, else `~/.local/state/pitroom`. */
+export function stateDirFrom(env: Env): string {
+  const explicit = env.get("PITROOM_STATE_DIR");
+  if (explicit) return explicit;
+  const xdg = env.get("XDG_STATE_HOME");
+  if (xdg) return join(xdg, "pitroom");
+  return join(env.get("HOME") ?? "/tmp", ".local", "state", "pitroom");
+}
+
+/** The config file: `PITROOM_CONFIG`, else `$XDG_CONFIG_HOME/pitroom/config.json`. */
+export function configPathFrom(env: Env): string {
+  const explicit = env.get("PITROOM_CONFIG");
+  if (explicit) return explicit;
+  const xdg = env.get("XDG_CONFIG_HOME");
+  if (xdg) return join(xdg, "pitroom", "config.json");
+  return join(env.get("HOME") ?? "/tmp", ".config", "pitroom", "config.json");
+}
+
+/**
+ * The argv that starts this program again. A compiled binary is its own program; under
+ * `deno run` it is deno with the permission set of the nearest deno.json (defined once there).
+ */
+export function selfCommand(): string[] {
+  if (Deno.build.standalone) return [Deno.execPath()];
+  const main = Deno.mainModule.startsWith("file:")
+    ? fileURLToPath(Deno.mainModule)
+    : Deno.mainModule;
+  let dir = dirname(main);
+  for (;;) {
+    const config = join(dir, "deno.json");
+    if (existsSync(config)) {
+      return [
+        Deno.execPath(),
+        "run",
+        "--quiet",
+        "--no-prompt",
+        `--config=${config}`,
+        "-P=pitroom",
+        main,
+      ];
+    }
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  throw new Error(`cannot find deno.json above ${main}`);
+}
+
+/** The real `Sys` of this process. */
+export function realSys(): Sys {
+  return {
+    env: realEnv,
+    clock: { now: () => Date.now() },
+    runner: realRunner,
+    out: realOutput,
+    stateDir: stateDirFrom(realEnv),
+    configPath: configPathFrom(realEnv),
+    pid: Deno.pid,
+    cwd: () => Deno.cwd(),
+    randomHex(bytes) {
+      const buf = crypto.getRandomValues(new Uint8Array(bytes));
+      return Array.from(buf, (b) => b.toString(16).padStart(2, "0")).join("");
+    },
+    sleep(ms, signal) {
+      return new Promise((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const timer = setTimeout(() => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        }, ms);
+        const onAbort = () => {
+          clearTimeout(timer);
+          reject(signal?.reason);
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+      });
+    },
+    selfCommand,
+  };
+}

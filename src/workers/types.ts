@@ -1,0 +1,120 @@
+/**
+ * The face every worker backend shows the engine. A backend describes a launch (argv, env, files,
+ * cwd, stdin) and turns its CLI's output into the event union with pure functions; the engine's
+ * process shell does the spawning, streaming, teeing, timing out and killing.
+ */
+import type { OutcomeClass, ToolKind, WorkerEvent } from "../events/mod.ts";
+import type { Runner } from "../sys/mod.ts";
+
+/** Backend names. */
+export const WORKER_NAMES = ["opencode", "codex", "claude", "gemini"] as const;
+/** A backend name. */
+export type WorkerName = typeof WORKER_NAMES[number];
+
+/** Run modes. */
+export type Mode = "read" | "write" | "isolate";
+
+/** What a backend needs to describe one launch. */
+export interface RunSpec {
+  mode: Mode;
+  /** The full prompt text the worker gets (task plus Pitroom's rules). */
+  prompt: string;
+  /** Where the worker works (the repo, or the isolated copy). */
+  cwd: string;
+  /** A private folder of this attempt for homes, config and profiles. */
+  privateDir: string;
+  model?: string;
+  effort?: string;
+  /** Allow web fetch and search. */
+  web: boolean;
+  /** Continue this worker session (a follow-up). */
+  sessionId?: string;
+  /** The environment the worker starts from, already scrubbed of secrets Pitroom knows. */
+  baseEnv: Record<string, string>;
+  /** Directories the guard shim lives in, put first on PATH. */
+  pathPrefix?: string[];
+}
+
+/** A file the engine writes before launch (profiles, private config). */
+export interface LaunchFile {
+  path: string;
+  content: string;
+  /** File mode; 0o600 by default. */
+  mode?: number;
+}
+
+/** A launch, described. */
+export interface Launch {
+  argv: string[];
+  /** The complete environment of the worker process. */
+  env: Record<string, string>;
+  cwd: string;
+  files: LaunchFile[];
+  /** The prompt written to stdin, which is then closed; `null` for a closed stdin. */
+  stdin: string | null;
+}
+
+/** How the worker process ended. */
+export interface ProcessEnd {
+  code: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** Stopped by `pitroom stop`. */
+  stopped: boolean;
+  /** The last part of stderr (up to 64 KiB). */
+  stderr: string;
+}
+
+/** What `classify` makes of an ended attempt. */
+export interface Outcome {
+  class: OutcomeClass;
+  /** One line for people. */
+  message: string;
+  /** How long the provider asked to wait, when it said. */
+  retryAfterMs?: number;
+  /** A per-day quota (cools until the next local midnight when no time is given). */
+  daily?: boolean;
+}
+
+/** An installed worker CLI. */
+export interface Installed {
+  binary: string;
+  version: string;
+}
+
+/** A model a worker offers. */
+export interface ModelInfo {
+  id: string;
+  efforts: string[];
+  defaultEffort?: string;
+  source: "cli" | "builtin" | "config";
+}
+
+/** Mutable per-stream state a parser keeps between lines (pure: owned by the caller). */
+export interface ParseState {
+  steps: number;
+  /** Backend-specific scratch, JSON-serialisable. */
+  scratch: Record<string, unknown>;
+}
+
+/** The face of a backend. */
+export interface Backend {
+  readonly name: WorkerName;
+  /** Finds the CLI on PATH and reads its version. */
+  detect(runner: Runner, env: Record<string, string>): Promise<Installed | null>;
+  /** Describes the launch of one attempt. */
+  launch(spec: RunSpec): Launch;
+  /** A fresh parse state. */
+  newState(): ParseState;
+  /** Turns one line of the CLI's stdout into events (pure). `time` stamps the events. */
+  parse(line: string, state: ParseState, time: number): WorkerEvent[];
+  /** Turns a line of stderr into events, for CLIs that report there (pure). */
+  parseStderr(line: string, state: ParseState, time: number): WorkerEvent[];
+  /** Classifies an ended attempt (pure). */
+  classify(end: ProcessEnd, events: readonly WorkerEvent[]): Outcome;
+  /** Models this worker offers. */
+  models(runner: Runner, env: Record<string, string>): Promise<ModelInfo[]>;
+}
+
+/** Maps a tool name to its normalized kind; backends share the fallback. */
+export type ToolKindMap = Record<string, ToolKind>;

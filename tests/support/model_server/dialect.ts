@@ -1,0 +1,84 @@
+/**
+ * The seam between the scripted model server's core (scenario choice, turn choice, logging,
+ * errors, hang, delay) and one model API dialect. A dialect reads a request into a
+ * `Conversation` and writes a `Reply` or an `ErrorReply` in its API's own shapes.
+ */
+
+/** What the core needs to know about one request, read by the dialect. */
+export interface Conversation {
+  /** The model id as the request names it (`fake/read-answer`, or the model in a gemini URL). */
+  model: string;
+  /** Names of the tools the request offers (empty for title/summary calls). */
+  toolsOffered: string[];
+  /** Text of the latest user message (tool results are not user messages). */
+  latestUser: string;
+  /** Number of user messages so far: more than one means a follow-up in the same session. */
+  userTurns: number;
+  /** Tool-result rounds after the latest user message: 0 for the first call of a turn. */
+  toolRounds: number;
+  /** The working directory the CLI states in its request (system prompt / env block), if any. */
+  cwd: string | null;
+  /** The client asked for a stream (SSE). */
+  stream: boolean;
+}
+
+/** An abstract tool call from a scenario turn, before the dialect maps it to its CLI's tool. */
+export type Action =
+  | { read: string }
+  | { grep: string | { pattern: string; path?: string } }
+  | { list: string }
+  | { write: { path: string; content: string } }
+  | { edit: { path: string; old: string; new: string } }
+  | { shell: string }
+  | { web: string };
+
+/** Token usage reported for one call. */
+export interface Usage {
+  input: number;
+  output: number;
+  cached: number;
+  reasoning: number;
+}
+
+/** What the core asks a dialect to send. */
+export interface Reply {
+  /** Text before the tool calls, or the final answer when there are no calls. */
+  text: string;
+  /** Tool calls of this model turn (empty: the turn ends with `text` as the answer). */
+  calls: Action[];
+  usage: Usage;
+  /** The conversation the reply answers (for cwd, tools offered and stream/JSON choice). */
+  conversation: Conversation;
+}
+
+/** Error kinds a scenario can ask for. */
+export type ErrorKind =
+  | "model_not_found"
+  | "rate_limit"
+  | "quota"
+  | "quota_daily"
+  | "auth"
+  | "overloaded"
+  | "server";
+
+/** An HTTP error in the dialect's own shape. */
+export interface ErrorReply {
+  status: number;
+  kind: ErrorKind;
+  message: string;
+  retryAfterS?: number;
+  model: string;
+}
+
+/** One model API. */
+export interface Dialect {
+  readonly name: "opencode" | "codex" | "claude" | "gemini";
+  /** True when this dialect serves the request's method and path. */
+  matches(method: string, url: URL): boolean;
+  /** Reads the request body (already JSON-parsed) into a conversation. */
+  read(body: unknown, url: URL): Conversation;
+  /** Builds the response for a reply (SSE or JSON, as the request asked). */
+  reply(reply: Reply): Response;
+  /** Builds an error response in this API's own shape. */
+  error(error: ErrorReply): Response;
+}
