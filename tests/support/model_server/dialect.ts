@@ -81,4 +81,9 @@ export interface Dialect {
   reply(reply: Reply): Response;
   /** Builds an error response in this API's own shape. */
   error(error: ErrorReply): Response;
+  /**
+   * Prepares this CLI's part of a private worker home (config files pointing at `baseUrl`, quiet
+   * and fast-failure settings) and returns the environment variables the CLI needs.
+   */
+  workerEnv(home: string, baseUrl: string): Promise<Record<string, string>>;
 }
