@@ -32,7 +32,11 @@ export type Action =
   | { shell: string }
   | { web: string };
 
-/** Token usage reported for one call. */
+/**
+ * Token usage reported for one call. `input` is the uncached input; the prompt as a whole is
+ * `input + cached` (dialects whose API counts cached tokens inside the input add them up).
+ * `output` excludes `reasoning` in the same way.
+ */
 export interface Usage {
   input: number;
   output: number;
@@ -65,9 +69,19 @@ export type ErrorKind =
 export interface ErrorReply {
   status: number;
   kind: ErrorKind;
+  /**
+   * The scenario's message, or `""` when the scenario gives none: the dialect then sends its API's
+   * usual text for the kind (the text the CLI's own failure classification recognises).
+   */
   message: string;
   retryAfterS?: number;
   model: string;
+}
+
+/** What the core knows when it prepares a worker home. */
+export interface WorkerEnvOptions {
+  /** Scenario names in the scenarios dir (a CLI that only accepts listed models lists these). */
+  scenarios: string[];
 }
 
 /** One model API. */
@@ -85,5 +99,9 @@ export interface Dialect {
    * Prepares this CLI's part of a private worker home (config files pointing at `baseUrl`, quiet
    * and fast-failure settings) and returns the environment variables the CLI needs.
    */
-  workerEnv(home: string, baseUrl: string): Promise<Record<string, string>>;
+  workerEnv(
+    home: string,
+    baseUrl: string,
+    options?: WorkerEnvOptions,
+  ): Promise<Record<string, string>>;
 }
