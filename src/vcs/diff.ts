@@ -1,0 +1,109 @@
+/**
+ * Compares two snapshots: the changed files with their status and diffstat, and the unified
+ * patch (binary-safe, full blob ids) as bytes. Renames are off: a moved file is a delete and an
+ * add, which is also how revert undoes it. Only git objects are read; the work tree is not.
+ */
+import { join } from "node:path";
+import { git, type GitSys } from "./git.ts";
+import {
+  type FileChange,
+  mergeChanges,
+  parseNumstatZ,
+  parseRawZ,
+  type RawChange,
+} from "./diff_parse.ts";
+import type { RepoInfo } from "./repo.ts";
+import type { Snapshot } from "./snapshot.ts";
+import { type StoreOptions, trackingEnv, withScratch } from "./store.ts";
+
+/** A snapshot, or just its tree id. */
+export type SnapshotRef = Snapshot | string;
+
+/** Two snapshots to compare, with the store that holds their objects. */
+export interface RangeOptions extends StoreOptions {
+  before: SnapshotRef;
+  after: SnapshotRef;
+}
+
+/** What changed between two snapshots. */
+export interface ChangeSet {
+  before: string;
+  after: string;
+  /** Changed files in git's path order. */
+  files: FileChange[];
+  /** Total lines added over the text files. */
+  added: number;
+  /** Total lines removed over the text files. */
+  removed: number;
+}
+
+/** The tree id of a snapshot reference. */
+export function treeOf(ref: SnapshotRef): string {
+  return typeof ref === "string" ? ref : ref.tree;
+}
+
+const COMPARE = ["diff-tree", "-r", "--no-renames", "--no-textconv", "--no-ext-diff", "--no-color"];
+
+/** The changed paths between `before` and `after` with modes and blobs, without line counts. */
+export async function listChanges(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: RangeOptions,
+): Promise<RawChange[]> {
+  const before = treeOf(options.before);
+  const after = treeOf(options.after);
+  if (before === after) return [];
+  const call = { cwd: repo.root, env: trackingEnv(repo, options) };
+  return parseRawZ((await git(sys, [...COMPARE, "-z", "--raw", before, after], call)).stdout);
+}
+
+/** The changed files between `before` and `after`, with line counts. */
+export async function diffSnapshots(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: RangeOptions,
+): Promise<ChangeSet> {
+  const before = treeOf(options.before);
+  const after = treeOf(options.after);
+  if (before === after) return { before, after, files: [], added: 0, removed: 0 };
+  const call = { cwd: repo.root, env: trackingEnv(repo, options) };
+  const raw = await listChanges(sys, repo, options);
+  const numstat = await git(sys, [...COMPARE, "-z", "--numstat", before, after], call);
+  const files = mergeChanges(raw, parseNumstatZ(numstat.stdout));
+  return {
+    before,
+    after,
+    files,
+    added: files.reduce((sum, file) => sum + file.added, 0),
+    removed: files.reduce((sum, file) => sum + file.removed, 0),
+  };
+}
+
+/**
+ * The unified patch from `before` to `after` as bytes (file contents are not necessarily
+ * UTF-8). `git apply` takes it back, binary files included. Empty when nothing changed.
+ */
+export async function patchBetween(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: RangeOptions,
+): Promise<Uint8Array> {
+  const before = treeOf(options.before);
+  const after = treeOf(options.after);
+  if (before === after) return new Uint8Array();
+  return await withScratch(options, async (dir) => {
+    const file = join(dir, "patch.diff");
+    await git(sys, [
+      ...COMPARE,
+      "--patch",
+      "--binary",
+      "--full-index",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      `--output=${file}`,
+      before,
+      after,
+    ], { cwd: repo.root, env: trackingEnv(repo, options) });
+    return await Deno.readFile(file);
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * vcs/: exact change tracking over git, without touching the user's repository state.
+ *
+ * Data flow: `findRepo` (or `requireRepo`) locates the work tree, its git dir and the user's
+ * object store; `repoKey` names Pitroom's own object store for it (the engine keeps it at
+ * `<stateDir>/repos/<key>/objects`). `snapshot` copies the user's index into a throwaway one in
+ * Pitroom's scratch space, runs `git add -A` and `git write-tree` there and returns a tree id:
+ * new objects go to Pitroom's store, the user's objects are borrowed read-only as an alternate,
+ * and the user's index, HEAD, refs, stash, config and objects stay as they were. The engine
+ * snapshots before and after a worker; `diffSnapshots` lists the changed files with a diffstat
+ * and `patchBetween` gives the binary-safe patch; `revert` undoes exactly those changes after
+ * checking that none of the affected files changed since (a read run that changed the tree
+ * calls the same `revert`). Directories outside any work tree are not tracked: `findRepo`
+ * returns null and `requireRepo` refuses with a hint to run `git init`.
+ *
+ * Modules: `git.ts` runs git through the `Runner` with a scrubbed environment; `repo.ts` finds
+ * the repository; `store.ts` holds Pitroom's object store and scratch space; `snapshot.ts`,
+ * `diff.ts` (+ pure `diff_parse.ts`), `worktree_state.ts` and `revert.ts` do one step each.
+ */
+export { GitError, type GitSys } from "./git.ts";
+export { findRepo, type RepoInfo, repoKey, requireRepo } from "./repo.ts";
+export { type StoreOptions } from "./store.ts";
+export { type Snapshot, snapshot, type SnapshotOptions } from "./snapshot.ts";
+export {
+  type ChangeSet,
+  diffSnapshots,
+  patchBetween,
+  type RangeOptions,
+  type SnapshotRef,
+  treeOf,
+} from "./diff.ts";
+export type { ChangeStatus, FileChange } from "./diff_parse.ts";
+export { ChangedSinceError, revert, type RevertOptions, type RevertReport } from "./revert.ts";

@@ -1,0 +1,201 @@
+/**
+ * Undoes exactly the changes between two snapshots in the work tree, and nothing else.
+ *
+ * First every affected path is checked to still be exactly as in `after`; any difference
+ * refuses the whole revert (`ChangedSinceError`) before anything is written. Then files that
+ * `after` added are removed, directories left empty by that are pruned unless they existed
+ * before, and files that `after` modified or deleted are written back from `before`: the blobs
+ * are checked out by git (filters applied, as a checkout would) into scratch space, then
+ * copied into place, in place for an existing file so its permissions stay, with the
+ * executable bit of `before`. The user's index is never read or written.
+ */
+import { dirname, join } from "node:path";
+import { RefusedError } from "../sys/errors.ts";
+import { git, type GitSys, nulList } from "./git.ts";
+import { listChanges, type RangeOptions, treeOf } from "./diff.ts";
+import type { RawChange } from "./diff_parse.ts";
+import type { RepoInfo } from "./repo.ts";
+import { trackingEnv, withScratch } from "./store.ts";
+import {
+  changedSince,
+  type Entry,
+  GITLINK,
+  readPathStates,
+  tracksFileMode,
+} from "./worktree_state.ts";
+
+/** Options of `revert`. */
+export interface RevertOptions extends RangeOptions {
+  /** The run whose changes are undone, named in the refusal's hint. */
+  runId?: string;
+}
+
+/** What a revert did, paths relative to the repository root. */
+export interface RevertReport {
+  /** Files `after` added, now removed. */
+  removed: string[];
+  /** Files `after` modified or deleted, now as in `before`. */
+  restored: string[];
+  /** Directories left empty by removed files that did not exist before. */
+  removedDirs: string[];
+  /** Submodule (gitlink) changes, which revert does not touch. */
+  skipped: string[];
+}
+
+/** Refusal: some files changed since the snapshot that is being undone. */
+export class ChangedSinceError extends RefusedError {
+  /** The paths that differ from the `after` snapshot. */
+  readonly paths: string[];
+
+  constructor(paths: string[], runId: string | undefined) {
+    const shown = paths.slice(0, 10).map((path) => `"${path}"`).join(", ");
+    const more = paths.length > 10 ? ` and ${paths.length - 10} more` : "";
+    super(
+      "changed_since",
+      `Cannot revert: ${paths.length} file(s) changed since the run: ${shown}${more}`,
+      { hint: `inspect the run's changes with \`pitroom show ${runId ?? "RUN"} --patch\`` },
+    );
+    this.paths = paths;
+  }
+}
+
+function entryOf(mode: string | null, blob: string | null): Entry | null {
+  return mode === null || blob === null ? null : { mode, blob };
+}
+
+async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
+    throw error;
+  }
+}
+
+async function isEmptyDir(path: string): Promise<boolean> {
+  for await (const _ of Deno.readDir(path)) return false;
+  return true;
+}
+
+/** Every directory of `tree` (relative paths, no trailing slash). */
+async function treeDirs(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: RangeOptions,
+  tree: string,
+): Promise<Set<string>> {
+  const out = await git(sys, ["ls-tree", "-r", "-d", "-z", "--name-only", "--full-tree", tree], {
+    cwd: repo.root,
+    env: trackingEnv(repo, options),
+  });
+  return new Set(out.stdout.split("\0").filter((dir) => dir !== ""));
+}
+
+/** Parent directories of `paths`, deepest first. */
+export function parentsDeepestFirst(paths: string[]): string[] {
+  const dirs = new Set<string>();
+  for (const path of paths) {
+    for (let dir = dirname(path); dir !== "." && dir !== "/"; dir = dirname(dir)) dirs.add(dir);
+  }
+  return [...dirs].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? -1 : 1));
+}
+
+/** Writes `src` (a scratch checkout) to `dest` as a file or symlink of git mode `mode`. */
+async function place(src: string, dest: string, mode: string): Promise<void> {
+  const existing = await lstatOrNull(dest);
+  if (mode === "120000") {
+    const target = await Deno.readLink(src);
+    if (existing !== null) await Deno.remove(dest);
+    else await Deno.mkdir(dirname(dest), { recursive: true });
+    await Deno.symlink(target, dest);
+    return;
+  }
+  if (existing?.isFile) {
+    // In place: the file keeps its inode, owner and permission bits; only the x bit follows git.
+    await Deno.writeFile(dest, await Deno.readFile(src));
+    const perm = (existing.mode ?? 0o644) & 0o7777;
+    const want = mode === "100755" ? perm | ((perm & 0o444) >> 2) : perm & ~0o111;
+    if (want !== perm) await Deno.chmod(dest, want);
+    return;
+  }
+  if (existing !== null) await Deno.remove(dest);
+  else await Deno.mkdir(dirname(dest), { recursive: true });
+  // A new file gets the permissions git gave the scratch copy (umask applied).
+  await Deno.copyFile(src, dest);
+}
+
+/** Checks the blobs of `entries` out into `dir` (git applies smudge filters and eol rules). */
+async function checkoutInto(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: RangeOptions & { dir: string; entries: RawChange[] },
+): Promise<string> {
+  const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: join(options.dir, "index") };
+  const call = { cwd: repo.root, env };
+  const records = options.entries.map((change) =>
+    `${change.oldMode} ${change.oldBlob}\t${change.path}`
+  );
+  await git(sys, ["update-index", "-z", "--index-info"], { ...call, stdin: nulList(records) });
+  const out = join(options.dir, "out") + "/";
+  await git(sys, ["checkout-index", "--all", "--force", `--prefix=${out}`], call);
+  return out;
+}
+
+/**
+ * Undoes the changes from `before` to `after` in the work tree of `repo`, after checking that
+ * every affected path is still exactly as in `after`; refuses with `ChangedSinceError` if not.
+ */
+export async function revert(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: RevertOptions,
+): Promise<RevertReport> {
+  const report: RevertReport = { removed: [], restored: [], removedDirs: [], skipped: [] };
+  const changes: RawChange[] = [];
+  for (const change of await listChanges(sys, repo, options)) {
+    if (change.oldMode === GITLINK || change.newMode === GITLINK) report.skipped.push(change.path);
+    else changes.push(change);
+  }
+  if (changes.length === 0) return report;
+
+  const expected = new Map(changes.map((c) => [c.path, entryOf(c.newMode, c.newBlob)]));
+  const now = await readPathStates(sys, repo, { ...options, paths: [...expected.keys()] });
+  const fileMode = await tracksFileMode(sys, repo, options);
+  const stale = changedSince(expected, now, { fileMode });
+  if (stale.length > 0) throw new ChangedSinceError(stale, options.runId);
+
+  const added = changes.filter((change) => change.oldMode === null).map((change) => change.path);
+  const toRestore = changes.filter((change) => change.oldMode !== null);
+  return await withScratch(options, async (dir) => {
+    // Fetch what goes back first, so a git failure leaves the tree untouched.
+    const out = toRestore.length === 0
+      ? ""
+      : await checkoutInto(sys, repo, { ...options, dir, entries: toRestore });
+
+    for (const path of added) {
+      await Deno.remove(join(repo.root, path));
+      report.removed.push(path);
+    }
+    if (added.length > 0) {
+      const before = typeof options.before === "string" ? null : options.before;
+      const keep = await treeDirs(sys, repo, options, treeOf(options.before));
+      const bare = before?.bareDirs ?? [];
+      const existed = (dir: string) =>
+        keep.has(dir) || bare.some((kept) => dir === kept || dir.startsWith(`${kept}/`));
+      for (const dir of parentsDeepestFirst(added)) {
+        const abs = join(repo.root, dir);
+        if (existed(dir) || (await lstatOrNull(abs))?.isDirectory !== true) continue;
+        if (!(await isEmptyDir(abs))) continue;
+        await Deno.remove(abs);
+        report.removedDirs.push(dir);
+      }
+    }
+    for (const change of toRestore) {
+      await place(join(out, change.path), join(repo.root, change.path), change.oldMode!);
+      report.restored.push(change.path);
+    }
+    return report;
+  });
+}

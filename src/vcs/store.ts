@@ -1,0 +1,55 @@
+/**
+ * Pitroom's own object store for one repository, and the scratch space for throwaway indexes.
+ * Every git call that reads or writes snapshot objects gets `trackingEnv`: the user's git dir
+ * and work tree, Pitroom's object directory for writes, and the user's objects as a read-only
+ * alternate. Nothing is ever written to the user's object store.
+ */
+import { dirname, join } from "node:path";
+import type { RepoInfo } from "./repo.ts";
+
+/** Where Pitroom keeps the objects of one repository. */
+export interface StoreOptions {
+  /** Pitroom's object directory for this repository (`<stateDir>/repos/<key>/objects`). */
+  objectsDir: string;
+  /**
+   * Where throwaway indexes and checkouts live while an operation runs.
+   * @default "tmp" next to `objectsDir`
+   */
+  scratchDir?: string;
+}
+
+/** Quotes one entry of `GIT_ALTERNATE_OBJECT_DIRECTORIES` when it holds the separator. */
+export function quoteAlternate(path: string): string {
+  if (!path.includes(":") && !path.startsWith('"')) return path;
+  return `"${path.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+
+/** The environment that points git at the user's repository but at Pitroom's object store. */
+export function trackingEnv(repo: RepoInfo, store: StoreOptions): Record<string, string> {
+  return {
+    GIT_DIR: repo.gitDir,
+    GIT_WORK_TREE: repo.root,
+    GIT_OBJECT_DIRECTORY: store.objectsDir,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: quoteAlternate(repo.objectsDir),
+  };
+}
+
+/** Creates the object store (owner-only) if it does not exist yet. */
+export async function ensureStore(store: StoreOptions): Promise<void> {
+  await Deno.mkdir(store.objectsDir, { recursive: true, mode: 0o700 });
+}
+
+/** Runs `fn` with a fresh private scratch directory, removed afterwards whatever happens. */
+export async function withScratch<T>(
+  store: StoreOptions,
+  fn: (dir: string) => Promise<T>,
+): Promise<T> {
+  const base = store.scratchDir ?? join(dirname(store.objectsDir), "tmp");
+  await Deno.mkdir(base, { recursive: true, mode: 0o700 });
+  const dir = await Deno.makeTempDir({ dir: base, prefix: "vcs-" });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * What given paths of the work tree hold right now, in git's terms (mode and blob id, hashed the
+ * way `git add` would, filters included), and the pure check of those states against the
+ * entries a snapshot expects. Revert uses it to refuse when a file changed since the worker.
+ */
+import { join } from "node:path";
+import { git, type GitSys } from "./git.ts";
+import type { RepoInfo } from "./repo.ts";
+import { type StoreOptions, trackingEnv } from "./store.ts";
+
+/** A file as a tree records it. */
+export interface Entry {
+  mode: string;
+  blob: string;
+}
+
+/** What a path holds now: nothing, a file or symlink (as an entry), or something else. */
+export type PathState =
+  | { kind: "absent" }
+  | { kind: "entry"; entry: Entry }
+  | { kind: "other" };
+
+/** The git mode of a gitlink (submodule) entry; vcs/ leaves those alone. */
+export const GITLINK = "160000";
+
+async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
+    throw error;
+  }
+}
+
+/** Whether the repository tracks the executable bit (`core.fileMode`, true unless set false). */
+export async function tracksFileMode(
+  sys: GitSys,
+  repo: RepoInfo,
+  store: StoreOptions,
+): Promise<boolean> {
+  const out = await git(sys, ["config", "--type=bool", "--get", "core.fileMode"], {
+    cwd: repo.root,
+    env: trackingEnv(repo, store),
+    okCodes: [0, 1],
+  });
+  return out.code !== 0 || out.stdout.trim() !== "false";
+}
+
+/** Blob ids of regular files, hashed as `git add` would (attributes and filters applied). */
+async function hashFiles(
+  sys: GitSys,
+  repo: RepoInfo,
+  paths: string[],
+  store: StoreOptions,
+): Promise<Map<string, string>> {
+  const call = { cwd: repo.root, env: trackingEnv(repo, store) };
+  const hashes = new Map<string, string>();
+  const batch = paths.filter((path) => !path.includes("\n"));
+  if (batch.length > 0) {
+    const out = await git(sys, ["hash-object", "--stdin-paths"], {
+      ...call,
+      stdin: new TextEncoder().encode(batch.map((path) => `${path}\n`).join("")),
+    });
+    const ids = out.stdout.trim().split("\n");
+    batch.forEach((path, i) => hashes.set(path, ids[i] ?? ""));
+  }
+  for (const path of paths.filter((path) => path.includes("\n"))) {
+    hashes.set(path, (await git(sys, ["hash-object", "--", path], call)).stdout.trim());
+  }
+  return hashes;
+}
+
+/** Reads what each path (relative to the root) holds now. */
+export async function readPathStates(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { paths: string[] },
+): Promise<Map<string, PathState>> {
+  const states = new Map<string, PathState>();
+  const files: { path: string; mode: string }[] = [];
+  for (const path of options.paths) {
+    const info = await lstatOrNull(join(repo.root, path));
+    if (info === null) {
+      states.set(path, { kind: "absent" });
+    } else if (info.isSymlink) {
+      const target = new TextEncoder().encode(await Deno.readLink(join(repo.root, path)));
+      const out = await git(sys, ["hash-object", "--stdin"], {
+        cwd: repo.root,
+        env: trackingEnv(repo, options),
+        stdin: target,
+      });
+      states.set(path, { kind: "entry", entry: { mode: "120000", blob: out.stdout.trim() } });
+    } else if (info.isFile) {
+      files.push({ path, mode: ((info.mode ?? 0) & 0o100) !== 0 ? "100755" : "100644" });
+    } else {
+      states.set(path, { kind: "other" });
+    }
+  }
+  const hashes = await hashFiles(sys, repo, files.map((file) => file.path), options);
+  for (const { path, mode } of files) {
+    states.set(path, { kind: "entry", entry: { mode, blob: hashes.get(path) ?? "" } });
+  }
+  return states;
+}
+
+function sameMode(expected: string, actual: string, fileMode: boolean): boolean {
+  if (expected === actual) return true;
+  const regular = (mode: string) => mode === "100644" || mode === "100755";
+  return !fileMode && regular(expected) && regular(actual);
+}
+
+/**
+ * The paths whose current state differs from what is expected (an entry, or null for "must not
+ * exist"). Gitlinks are not checked. `fileMode: false` ignores the executable bit.
+ */
+export function changedSince(
+  expected: Map<string, Entry | null>,
+  now: Map<string, PathState>,
+  options: { fileMode: boolean },
+): string[] {
+  const changed: string[] = [];
+  for (const [path, entry] of expected) {
+    if (entry?.mode === GITLINK) continue;
+    const state = now.get(path) ?? { kind: "absent" };
+    const same = entry === null ? state.kind === "absent" : state.kind === "entry" &&
+      state.entry.blob === entry.blob && sameMode(entry.mode, state.entry.mode, options.fileMode);
+    if (!same) changed.push(path);
+  }
+  return changed;
+}
