@@ -1,0 +1,65 @@
+/**
+ * Help text, generated from the command declarations.
+ */
+import type { CommandDef } from "./command.ts";
+
+function flagLabel(f: CommandDef["flags"][number]): string {
+  const value = f.type === "boolean" ? "" : ` ${f.value ?? f.type.toUpperCase()}`;
+  return `${f.short ? `-${f.short}, ` : "    "}--${f.name}${value}`;
+}
+
+/** Help for one command. */
+export function commandHelp(def: CommandDef): string {
+  const args = def.args.map((a) => {
+    const name = a.variadic ? `${a.name}...` : a.name;
+    return a.required ? name : `[${name}]`;
+  });
+  const lines = [
+    `pitroom ${def.name} - ${def.summary}`,
+    "",
+    `Usage: pitroom ${def.name}${def.flags.length ? " [flags]" : ""}${
+      args.length ? " " + args.join(" ") : ""
+    }`,
+  ];
+  if (def.description) lines.push("", def.description);
+  if (def.args.length) {
+    lines.push("", "Arguments:");
+    for (const a of def.args) lines.push(`  ${a.name.padEnd(24)} ${a.describe}`);
+  }
+  const flags = [...def.flags, {
+    name: "help",
+    short: "h",
+    type: "boolean" as const,
+    describe: "show this help",
+  }];
+  lines.push("", "Flags:");
+  for (const f of flags) {
+    const dflt = f.default !== undefined && f.default !== false ? ` (default ${f.default})` : "";
+    lines.push(`  ${flagLabel(f).padEnd(28)} ${f.describe}${dflt}`);
+  }
+  if (def.examples.length) {
+    lines.push("", "Examples:");
+    for (const e of def.examples) lines.push(`  ${e}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** The overview `pitroom help` prints. */
+export function overviewHelp(commands: readonly CommandDef[], version: string): string {
+  const visible = commands.filter((c) => !c.hidden);
+  const width = Math.max(...visible.map((c) => c.name.length)) + 2;
+  return [
+    `pitroom ${version} - hand tasks to worker agent CLIs, with exact change tracking`,
+    "",
+    "Usage: pitroom <command> [flags]",
+    "",
+    "Commands:",
+    ...visible.map((c) => `  ${c.name.padEnd(width)} ${c.summary}`),
+    "",
+    "Exit codes: 0 ok, 1 worker failed, 2 usage, 3 refused/setup, 4 timeout,",
+    "            5 read-only violation, 6 verify failed, 75 still running",
+    "",
+    "Run `pitroom <command> --help` for a command's flags.",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,86 @@
+/**
+ * The report of a run, for people (text) and programs (`--json`).
+ */
+import { targetLabel } from "../engine/chain.ts";
+import type { RunRecord } from "../store/record.ts";
+import { formatDuration } from "./duration.ts";
+import { oneLine } from "./output.ts";
+
+const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
+
+/** The wall time of a run so far. */
+export function runTime(record: RunRecord, now: number): number {
+  const start = record.startedAt ?? record.createdAt;
+  return (record.endedAt ?? now) - start;
+}
+
+/** Who worked on a run: the last attempt's target. */
+export function workerLabel(record: RunRecord): string {
+  const attempt = record.attempts.at(-1);
+  if (attempt) return targetLabel(attempt);
+  const first = record.chain[0];
+  return first ? targetLabel(first) : "-";
+}
+
+function n(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+/** The full text report of a run. */
+export function renderReport(record: RunRecord, now: number): string {
+  const lines: string[] = [];
+  const p = record.progress;
+  lines.push(
+    `run ${record.id} · ${record.state} · ${record.mode} · ${formatDuration(runTime(record, now))}`,
+  );
+  lines.push(`worker   ${workerLabel(record)}`);
+  const fallbacks = record.attempts.slice(0, -1);
+  for (const a of fallbacks) {
+    lines.push(
+      `         tried ${targetLabel(a)} first: ${a.outcome ?? "?"}${
+        a.message ? ` (${oneLine(a.message, 80)})` : ""
+      }`,
+    );
+  }
+  lines.push(
+    `work     ${p.steps} steps, ${p.tools} tool calls${
+      p.last ? ` · last: ${oneLine(p.last, 60)}` : ""
+    }`,
+  );
+  const cached = p.tokens.cached ? ` (+${n(p.tokens.cached)} cached)` : "";
+  const cost = p.cost ? ` · $${p.cost.toFixed(4)}` : "";
+  lines.push(`tokens   ${n(p.tokens.input)} in${cached} / ${n(p.tokens.output)} out${cost}`);
+  if (record.message && record.state !== "done") lines.push(`problem  ${record.message}`);
+  if (record.answer) {
+    lines.push("", "answer:", ...record.answer.trimEnd().split("\n").map((l) => `  ${l}`));
+  } else if (record.state === "done") {
+    lines.push("", "answer: (the worker gave no text)");
+  }
+  const changes = record.changes;
+  if (changes && changes.files.length > 0) {
+    const added = changes.files.reduce((s, f) => s + f.added, 0);
+    const removed = changes.files.reduce((s, f) => s + f.removed, 0);
+    const verb = changes.reverted ? "changed (undone)" : "changed";
+    lines.push("", `${verb} ${changes.files.length} file(s), +${added} -${removed}:`);
+    const width = Math.max(...changes.files.map((f) => f.path.length));
+    for (const f of changes.files) {
+      const stat = f.binary ? "binary" : `+${f.added} -${f.removed}`;
+      lines.push(`  ${STATUS_LETTER[f.status]} ${f.path.padEnd(width)}  ${stat}`);
+    }
+    if (!changes.reverted) {
+      lines.push("", `see the diff: pitroom show ${record.id} --patch`);
+      lines.push(`undo it:      pitroom revert ${record.id}`);
+    }
+  } else if (record.mode === "write" && record.state === "done") {
+    lines.push("", "changed no files");
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** One status line of a run. */
+export function renderBrief(record: RunRecord, now: number): string {
+  const result = record.answer ?? record.message ?? record.progress.last ?? record.task;
+  return `${record.id}  ${record.state}  ${record.mode}  ${formatDuration(runTime(record, now))}  ${
+    workerLabel(record)
+  }  ${oneLine(result, 80)}\n`;
+}

@@ -1,0 +1,49 @@
+/**
+ * Selecting runs for the commands that take RUN arguments or a group.
+ */
+import { reconcile } from "../engine/liveness.ts";
+import { listActive } from "../store/active.ts";
+import { statePaths } from "../store/paths.ts";
+import type { RunRecord } from "../store/record.ts";
+import { listRunIds, loadRecord, readRecord, resolveRunId } from "../store/runs.ts";
+import type { Sys } from "../sys/mod.ts";
+import { UsageError } from "../sys/errors.ts";
+
+/** Loads the runs the user named (reconciled: dead supervisors become lost). */
+export async function loadNamed(sys: Sys, typed: string[]): Promise<RunRecord[]> {
+  const paths = statePaths(sys.stateDir);
+  const out: RunRecord[] = [];
+  for (const t of typed) {
+    const id = await resolveRunId(paths, t);
+    out.push(await reconcile(sys, await loadRecord(paths, id)));
+  }
+  return out;
+}
+
+/** Loads every run of a group. */
+export async function loadGroup(sys: Sys, group: string): Promise<RunRecord[]> {
+  const paths = statePaths(sys.stateDir);
+  const out: RunRecord[] = [];
+  for (const id of await listRunIds(paths)) {
+    const r = await readRecord(paths, id);
+    if (r?.group === group) out.push(await reconcile(sys, r));
+  }
+  if (out.length === 0) {
+    throw new UsageError(`No runs in group "${group}"`, { hint: "list runs with `pitroom ls`" });
+  }
+  return out;
+}
+
+/** The live runs plus the `recent` newest, oldest first, without reading every record. */
+export async function loadCurrent(sys: Sys, recent: number): Promise<RunRecord[]> {
+  const paths = statePaths(sys.stateDir);
+  const ids = new Set(await listActive(paths));
+  const all = await listRunIds(paths);
+  for (const id of all.slice(-recent)) ids.add(id);
+  const out: RunRecord[] = [];
+  for (const id of [...ids].sort()) {
+    const r = await readRecord(paths, id);
+    if (r) out.push(await reconcile(sys, r));
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+/**
+ * One attempt: one target of the chain runs the task. Describes the launch through the backend,
+ * runs it through the process shell, tees the raw stream, parses it into the event union, keeps
+ * progress, and classifies the end.
+ */
+import { join } from "node:path";
+import { event, type PitroomEvent, type WorkerEvent } from "../events/mod.ts";
+import type { RunPaths } from "../store/paths.ts";
+import type { Progress } from "../store/record.ts";
+import type { Sys } from "../sys/mod.ts";
+import type { Backend, Mode, Outcome, ProcessEnd } from "../workers/types.ts";
+import { gather, type Gathered } from "./progress.ts";
+import { runProcess } from "./process.ts";
+import { scrubEnv } from "./env.ts";
+
+/** What an attempt needs. */
+export interface AttemptInput {
+  backend: Backend;
+  runId: string;
+  attempt: number;
+  mode: Mode;
+  prompt: string;
+  cwd: string;
+  model?: string;
+  effort?: string;
+  web: boolean;
+  sessionId?: string;
+  timeoutMs: number;
+  stop?: AbortSignal;
+  progress: Progress;
+}
+
+/** What an attempt produced. */
+export interface AttemptResult {
+  outcome: Outcome;
+  end: ProcessEnd;
+  events: WorkerEvent[];
+  answer?: string;
+  sessionId?: string;
+}
+
+/** Callbacks an attempt reports through. */
+export interface AttemptSink {
+  /** Every event of the union, in order (the caller writes the events file). */
+  emit(ev: PitroomEvent): void;
+  /** Progress changed (the caller throttles record writes). */
+  progressed(progress: Progress): void;
+  spawned(pid: number): void;
+}
+
+/** Runs one attempt to its end. */
+export async function runAttempt(
+  sys: Sys,
+  paths: RunPaths,
+  input: AttemptInput,
+  sink: AttemptSink,
+): Promise<AttemptResult> {
+  const privateDir = join(paths.private, `attempt-${input.attempt}`);
+  await Deno.mkdir(privateDir, { recursive: true, mode: 0o700 });
+  const launch = input.backend.launch({
+    mode: input.mode,
+    prompt: input.prompt,
+    cwd: input.cwd,
+    privateDir,
+    web: input.web,
+    baseEnv: scrubEnv(sys.env.toObject()),
+    ...(input.model === undefined ? {} : { model: input.model }),
+    ...(input.effort === undefined ? {} : { effort: input.effort }),
+    ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+  });
+  const state = input.backend.newState();
+  const events: WorkerEvent[] = [];
+  const gathered: Gathered = { progress: input.progress, texts: [] };
+  const stream = await Deno.open(paths.stream, { create: true, append: true, mode: 0o600 });
+  const stderrLog = await Deno.open(paths.stderr, { create: true, append: true, mode: 0o600 });
+  const encoder = new TextEncoder();
+  const take = (evs: WorkerEvent[]) => {
+    for (const ev of evs) {
+      events.push(ev);
+      sink.emit(ev);
+      if (gather(gathered, ev)) sink.progressed(gathered.progress);
+    }
+  };
+  let end: ProcessEnd;
+  try {
+    end = await runProcess(sys, launch, {
+      timeoutMs: input.timeoutMs,
+      ...(input.stop === undefined ? {} : { stop: input.stop }),
+      onSpawn: (pid) => sink.spawned(pid),
+      onStdoutLine(line) {
+        stream.writeSync(encoder.encode(line + "\n"));
+        take(input.backend.parse(line, state, sys.clock.now()));
+      },
+      onStderrLine(line) {
+        stderrLog.writeSync(encoder.encode(line + "\n"));
+        take(input.backend.parseStderr(line, state, sys.clock.now()));
+      },
+    });
+  } finally {
+    stream.close();
+    stderrLog.close();
+  }
+  const outcome = input.backend.classify(end, events);
+  const answer = gathered.answer ?? (outcome.class === "ok" ? gathered.texts.at(-1) : undefined);
+  if (outcome.class !== "ok") {
+    sink.emit(event("worker.error", sys.clock.now(), { message: outcome.message }));
+  }
+  return {
+    outcome,
+    end,
+    events,
+    ...(answer === undefined ? {} : { answer }),
+    ...(gathered.sessionId === undefined ? {} : { sessionId: gathered.sessionId }),
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * Creating a run: the record in state `queued`, written atomically before anything runs.
+ */
+import { statePaths } from "../store/paths.ts";
+import { emptyProgress, RECORD_SCHEMA, type RunRecord, type Target } from "../store/record.ts";
+import { createRunDir, writeRecord } from "../store/runs.ts";
+import { markActive } from "../store/active.ts";
+import type { Sys } from "../sys/mod.ts";
+import type { Mode } from "../workers/types.ts";
+import { newRunId } from "./ids.ts";
+
+/** What a new run is. */
+export interface NewRun {
+  task: string;
+  mode: Mode;
+  cwd: string;
+  chain: Target[];
+  timeoutMs: number;
+  web?: boolean;
+  group?: string;
+  effort?: string;
+}
+
+/** Creates the run folder and its queued record. */
+export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
+  const paths = statePaths(sys.stateDir);
+  const id = newRunId(sys);
+  await createRunDir(paths, id);
+  const record: RunRecord = {
+    schemaVersion: RECORD_SCHEMA,
+    id,
+    state: "queued",
+    mode: spec.mode,
+    task: spec.task,
+    cwd: spec.cwd,
+    chain: spec.chain,
+    web: spec.web ?? false,
+    timeoutMs: spec.timeoutMs,
+    createdAt: sys.clock.now(),
+    attempts: [],
+    progress: emptyProgress(),
+    ...(spec.group === undefined ? {} : { group: spec.group }),
+    ...(spec.effort === undefined ? {} : { effort: spec.effort }),
+  };
+  await writeRecord(paths, record);
+  await markActive(paths, id);
+  return record;
+}

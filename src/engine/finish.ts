@@ -1,0 +1,27 @@
+/**
+ * The files of a finished run: the raw stream is compressed, and stderr is kept only for runs
+ * that did not succeed.
+ */
+import type { RunPaths } from "../store/paths.ts";
+
+/** Compresses the raw stream and drops stderr of a successful run. */
+export async function finishFiles(paths: RunPaths, ok: boolean): Promise<void> {
+  try {
+    const source = await Deno.open(paths.stream, { read: true });
+    const target = await Deno.open(paths.streamGz, {
+      write: true,
+      create: true,
+      truncate: true,
+      mode: 0o600,
+    });
+    await source.readable.pipeThrough(new CompressionStream("gzip")).pipeTo(target.writable);
+    await Deno.remove(paths.stream);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  if (ok) {
+    await Deno.remove(paths.stderr).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The engine's view of the working tree: snapshots before and after a worker, the diff between
+ * them, and the exact undo. Backed by vcs/ with Pitroom's own object store per repository.
+ */
+import type { StatePaths } from "../store/paths.ts";
+import type { ChangedFile, TreeSnapshot } from "../store/record.ts";
+import type { Sys } from "../sys/mod.ts";
+import * as vcs from "../vcs/mod.ts";
+
+/** A repository as the engine tracks it. */
+export interface TrackedTree {
+  root: string;
+  key: string;
+  snapshot(): Promise<TreeSnapshot>;
+  diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
+  revert(before: TreeSnapshot, after: string, runId: string): Promise<void>;
+}
+
+/** Opens the repository containing `dir`, or null when it is not in one. */
+export async function trackTree(
+  sys: Pick<Sys, "runner" | "env">,
+  paths: StatePaths,
+  dir: string,
+): Promise<TrackedTree | null> {
+  const repo = await vcs.findRepo(sys, dir);
+  if (repo === null) return null;
+  const key = await vcs.repoKey(repo.root);
+  const store = { objectsDir: paths.repo(key).objects };
+  return {
+    root: repo.root,
+    key,
+    snapshot: () => vcs.snapshot(sys, repo, store),
+    async diff(before, after) {
+      const range = { ...store, before, after };
+      const set = await vcs.diffSnapshots(sys, repo, range);
+      const patch = await vcs.patchBetween(sys, repo, range);
+      const files: ChangedFile[] = set.files.map((f) => ({
+        path: f.path,
+        status: f.status,
+        added: f.added,
+        removed: f.removed,
+        binary: f.binary,
+      }));
+      return { patch, files };
+    },
+    async revert(before, after, runId) {
+      await vcs.revert(sys, repo, { ...store, before, after, runId });
+    },
+  };
+}

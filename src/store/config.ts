@@ -1,0 +1,90 @@
+/**
+ * The config file (`$XDG_CONFIG_HOME/pitroom/config.json`): read tolerantly. Unknown keys and
+ * wrong types are warnings, never fatal; each setting remembers where it came from.
+ */
+import { readJsonOrNull } from "./atomic.ts";
+
+/** The settings Pitroom reads from its config file. */
+export interface Config {
+  /** The default worker (chain syntax allowed: `opencode:fake/a,codex`). */
+  worker?: string;
+  /** Targets tried after the worker, in order. */
+  fallback?: string[];
+  /** Default model per backend. */
+  models?: Record<string, string>;
+  /** Tier name -> worker chain. */
+  tiers?: Record<string, string>;
+  /** What a model costs, USD per million tokens. */
+  costs?: Record<string, { input?: number; output?: number; cached?: number }>;
+  /** @default 20 */
+  maxParallel?: number;
+  /** Default run timeout (`30m`). */
+  timeout?: string;
+}
+
+type Kind = "string" | "number" | "string[]" | "record";
+const KEYS: Record<keyof Config, Kind> = {
+  worker: "string",
+  fallback: "string[]",
+  models: "record",
+  tiers: "record",
+  costs: "record",
+  maxParallel: "number",
+  timeout: "string",
+};
+
+/** A loaded config with its warnings. */
+export interface LoadedConfig {
+  config: Config;
+  warnings: string[];
+  path: string;
+  exists: boolean;
+}
+
+function fits(kind: Kind, value: unknown): boolean {
+  switch (kind) {
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "string[]":
+      return Array.isArray(value) && value.every((v) => typeof v === "string");
+    case "record":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+  }
+}
+
+/** Reads the config file; a missing file is an empty config. */
+export async function loadConfig(path: string): Promise<LoadedConfig> {
+  let raw: unknown;
+  try {
+    raw = await readJsonOrNull(path);
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      return {
+        config: {},
+        warnings: [`Config "${path}" is not valid JSON: ${error.message}`],
+        path,
+        exists: true,
+      };
+    }
+    throw error;
+  }
+  if (raw === null) return { config: {}, warnings: [], path, exists: false };
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    return { config: {}, warnings: [`Config "${path}" is not a JSON object`], path, exists: true };
+  }
+  const config: Record<string, unknown> = {};
+  const warnings: string[] = [];
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    const kind = KEYS[key as keyof Config];
+    if (kind === undefined) {
+      warnings.push(`Config key "${key}" is unknown and ignored`);
+    } else if (!fits(kind, value)) {
+      warnings.push(`Config key "${key}" should be a ${kind}: ignored`);
+    } else {
+      config[key] = value;
+    }
+  }
+  return { config: config as Config, warnings, path, exists: true };
+}

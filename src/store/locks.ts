@@ -1,0 +1,69 @@
+/**
+ * Advisory file locks (flock) that the kernel releases when their owner dies: the supervisor's
+ * lock on its run, slot files, queue tickets and a repo's writer lock all rest on this, so a
+ * crashed process never leaves a stale claim behind.
+ */
+import { dirname } from "node:path";
+
+/** A held lock; `release()` unlocks and closes it. */
+export interface HeldLock {
+  readonly path: string;
+  release(): void;
+  [Symbol.dispose](): void;
+}
+
+async function open(path: string): Promise<Deno.FsFile> {
+  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  return await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+}
+
+function held(path: string, file: Deno.FsFile): HeldLock {
+  let open = true;
+  const release = () => {
+    if (!open) return;
+    open = false;
+    file.unlockSync();
+    file.close();
+  };
+  return { path, release, [Symbol.dispose]: release };
+}
+
+/** Takes the lock if nobody holds it; null when somebody does. */
+export async function tryLock(path: string, exclusive = true): Promise<HeldLock | null> {
+  const file = await open(path);
+  if (await file.tryLock(exclusive)) return held(path, file);
+  file.close();
+  return null;
+}
+
+/** True when a live process holds the lock at `path` exclusively. */
+export async function isLocked(path: string): Promise<boolean> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+  try {
+    if (await file.tryLock(false)) {
+      file.unlockSync();
+      return false;
+    }
+    return true;
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Resolves once nobody holds the lock at `path` exclusively (its owner finished or died).
+ * The wait blocks a thread of the runtime's pool, not the event loop; it cannot be cancelled,
+ * so only the CLI (which ends the process when done) uses it.
+ */
+export async function waitUnlocked(path: string): Promise<void> {
+  const file = await open(path);
+  await file.lock(false);
+  file.unlockSync();
+  file.close();
+}

@@ -1,0 +1,74 @@
+/**
+ * Every path in the state dir, computed in one place.
+ */
+import { join } from "node:path";
+
+/** The layout of Pitroom's state dir. */
+export interface StatePaths {
+  root: string;
+  runs: string;
+  slots: string;
+  queue: string;
+  repos: string;
+  logs: string;
+  cooldown: string;
+  run(id: string): RunPaths;
+  repo(key: string): { dir: string; objects: string; writerLock: string };
+}
+
+/** The files of one run folder. */
+export interface RunPaths {
+  dir: string;
+  record: string;
+  supervisorLock: string;
+  /** The worker's raw stdout stream (compressed to `stream.jsonl.gz` when the run ends). */
+  stream: string;
+  streamGz: string;
+  /** Normalized events of the union, one JSON line each. */
+  events: string;
+  stderr: string;
+  patch: string;
+  prompt: string;
+  /** Private dirs of the attempts (profiles, homes, throwaway index). */
+  private: string;
+  index: string;
+}
+
+/** Computes the layout under `root`. */
+export function statePaths(root: string): StatePaths {
+  const runs = join(root, "runs");
+  return {
+    root,
+    runs,
+    slots: join(root, "slots"),
+    queue: join(root, "queue"),
+    repos: join(root, "repos"),
+    logs: join(root, "logs"),
+    cooldown: join(root, "cooldown.json"),
+    run(id) {
+      const dir = join(runs, id);
+      return {
+        dir,
+        record: join(dir, "run.json"),
+        supervisorLock: join(dir, "supervisor.lock"),
+        stream: join(dir, "stream.jsonl"),
+        streamGz: join(dir, "stream.jsonl.gz"),
+        events: join(dir, "events.jsonl"),
+        stderr: join(dir, "stderr.log"),
+        patch: join(dir, "patch.diff"),
+        prompt: join(dir, "prompt.txt"),
+        private: join(dir, "private"),
+        index: join(dir, "private", "index"),
+      };
+    },
+    repo(key) {
+      const dir = join(root, "repos", key);
+      return { dir, objects: join(dir, "objects"), writerLock: join(dir, "writer.lock") };
+    },
+  };
+}
+
+/** True when `id` has the shape of a run id (`YYYYMMDD-HHMMSS-xxxx`). */
+export function isRunId(id: string): boolean {
+  return /^\d{8}-\d{6}-[0-9a-f]{4}$/.test(id);
+}

@@ -1,0 +1,119 @@
+/**
+ * The run record (`run.json`): the truth about one run. Written atomically by the run's
+ * supervisor; read by every command. `schemaVersion` changes when the shape does.
+ */
+import type { OutcomeClass, RunState } from "../events/mod.ts";
+import type { Mode, WorkerName } from "../workers/types.ts";
+
+/** The current record format. */
+export const RECORD_SCHEMA = 1;
+
+/** One step of a worker chain. */
+export interface Target {
+  worker: WorkerName;
+  model?: string;
+}
+
+/** One attempt: a target that ran (or was skipped). */
+export interface Attempt {
+  worker: WorkerName;
+  model?: string;
+  startedAt: number;
+  endedAt?: number;
+  outcome?: OutcomeClass;
+  message?: string;
+  sessionId?: string;
+  workerPid?: number;
+}
+
+/** Token counts. */
+export interface Tokens {
+  input: number;
+  output: number;
+  cached: number;
+  reasoning: number;
+}
+
+/** Live progress of a run. */
+export interface Progress {
+  steps: number;
+  tools: number;
+  last?: string;
+  tokens: Tokens;
+  cost?: number;
+}
+
+/** A file the worker changed. */
+export interface ChangedFile {
+  path: string;
+  status: "added" | "modified" | "deleted";
+  added: number;
+  removed: number;
+  binary: boolean;
+}
+
+/** A snapshot of the working tree (plain data from vcs/). */
+export interface TreeSnapshot {
+  tree: string;
+  head: string | null;
+  bareDirs: string[];
+}
+
+/** What a write (or violating read) run changed. */
+export interface Changes {
+  before: TreeSnapshot;
+  /** The tree after the worker. */
+  after: string;
+  files: ChangedFile[];
+  /** True once `pitroom revert` (or the read-only guard) undid them. */
+  reverted?: boolean;
+}
+
+/** The run record. */
+export interface RunRecord {
+  schemaVersion: number;
+  id: string;
+  state: RunState;
+  mode: Mode;
+  task: string;
+  /** The directory the run works in. */
+  cwd: string;
+  /** The repository root (the snapshot scope), when the dir is in a git repo. */
+  repoRoot?: string;
+  group?: string;
+  chain: Target[];
+  effort?: string;
+  web: boolean;
+  timeoutMs: number;
+  createdAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  supervisorPid?: number;
+  /** Set by the supervisor once it holds the run's lock. */
+  supervised?: boolean;
+  attempts: Attempt[];
+  progress: Progress;
+  outcome?: OutcomeClass;
+  exit?: number;
+  message?: string;
+  answer?: string;
+  changes?: Changes;
+}
+
+/** An empty progress. */
+export function emptyProgress(): Progress {
+  return { steps: 0, tools: 0, tokens: { input: 0, output: 0, cached: 0, reasoning: 0 } };
+}
+
+/** True when the state is final. */
+export function isFinal(state: RunState): boolean {
+  return state === "done" || state === "problem" || state === "lost";
+}
+
+/** Checks the shape of a parsed `run.json` enough to trust it. */
+export function isRunRecord(value: unknown): value is RunRecord {
+  if (typeof value !== "object" || value === null) return false;
+  const r = value as Partial<RunRecord>;
+  return typeof r.schemaVersion === "number" && typeof r.id === "string" &&
+    typeof r.state === "string" && typeof r.task === "string" && Array.isArray(r.attempts);
+}

@@ -1,0 +1,25 @@
+/**
+ * Every backend by name: a small data table the engine looks workers up in.
+ */
+import { RefusedError } from "../sys/errors.ts";
+// opencode is wired in when its backend lands.
+import type { Backend, WorkerName } from "./types.ts";
+
+/** The backends, by name (`undefined` for one not written yet). */
+export const BACKENDS: Record<WorkerName, Backend | undefined> = {
+  opencode: undefined,
+  codex: undefined,
+  claude: undefined,
+  gemini: undefined,
+};
+
+/** The backend called `name`; refuses one that does not exist yet. */
+export function getBackend(name: WorkerName): Backend {
+  const backend = BACKENDS[name];
+  if (backend === undefined) {
+    throw new RefusedError("no_backend", `Worker "${name}" is not supported yet`, {
+      hint: "use -W opencode",
+    });
+  }
+  return backend;
+}

@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createRun } from "../../src/engine/create.ts";
+import { revertRun } from "../../src/engine/control.ts";
+import { executeRun } from "../../src/engine/lifecycle.ts";
+import { statePaths } from "../../src/store/paths.ts";
+import { readRecord } from "../../src/store/runs.ts";
+import type { RunSpec } from "../../src/workers/types.ts";
+import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
+import { testSys } from "../support/sys.ts";
+import { git, tempDir, tempRepo, waitFor } from "../support/temp.ts";
+
+async function setup(
+  steps: (spec: RunSpec) => FakeStep[],
+  files: Record<string, string> = { "a.txt": "one\n" },
+) {
+  const state = await tempDir("pitroom-state-");
+  const repo = await tempRepo(files);
+  const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  const backend = fakeBackend(steps);
+  return {
+    sys,
+    repo,
+    backend,
+    async [Symbol.asyncDispose]() {
+      await repo[Symbol.asyncDispose]();
+      await state[Symbol.asyncDispose]();
+    },
+  };
+}
+
+async function start(
+  t: Awaited<ReturnType<typeof setup>>,
+  mode: "read" | "write",
+  options: { timeoutMs?: number; stop?: AbortSignal; maxParallel?: number } = {},
+) {
+  const record = await createRun(t.sys, {
+    task: "do the thing",
+    mode,
+    cwd: t.repo.path,
+    chain: [{ worker: "opencode" }],
+    timeoutMs: options.timeoutMs ?? 30_000,
+  });
+  return await executeRun(t.sys, record.id, {
+    maxParallel: options.maxParallel ?? 20,
+    backends: () => t.backend,
+    ...(options.stop ? { stop: options.stop } : {}),
+  });
+}
+
+Deno.test("executeRun() finishes a read run with the answer, steps and tokens", async () => {
+  await using t = await setup(() => [{ tool: "read", target: "a.txt" }, { answer: "It says one" }]);
+  const record = await start(t, "read");
+  assert.equal(record.state, "done");
+  assert.equal(record.exit, 0);
+  assert.equal(record.answer, "It says one");
+  assert.equal(record.progress.tools, 1);
+  assert.equal(record.progress.tokens.input, 10);
+  assert.equal(record.changes, undefined);
+  assert.match(t.backend.prompts[0]!, /do the thing/);
+  const onDisk = await readRecord(statePaths(t.sys.stateDir), record.id);
+  assert.equal(onDisk?.state, "done");
+});
+
+Deno.test("executeRun() reports only the worker's edits in a dirty tree, and keeps the user's work", async () => {
+  await using t = await setup(() => [
+    { writeFile: "a.txt", content: "one\nworker\n" },
+    { writeFile: "new.txt", content: "added\n" },
+    { answer: "Edited" },
+  ], { "a.txt": "one\n", "b.txt": "bee\n" });
+  await Deno.writeTextFile(join(t.repo.path, "b.txt"), "bee, edited by the user\n");
+  await Deno.writeTextFile(join(t.repo.path, "notes.txt"), "untracked user notes\n");
+  const record = await start(t, "write");
+  assert.equal(record.state, "done");
+  assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status, f.added, f.removed]), [
+    ["a.txt", "modified", 1, 0],
+    ["new.txt", "added", 1, 0],
+  ]);
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "b.txt")), "bee, edited by the user\n");
+  const patch = await Deno.readTextFile(statePaths(t.sys.stateDir).run(record.id).patch);
+  assert.match(patch, /\+worker/);
+  assert.doesNotMatch(patch, /edited by the user/);
+
+  const reverted = await revertRun(t.sys, record.id);
+  assert.equal(reverted.changes?.reverted, true);
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "one\n");
+  await assert.rejects(Deno.stat(join(t.repo.path, "new.txt")), Deno.errors.NotFound);
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "b.txt")), "bee, edited by the user\n");
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "notes.txt")), "untracked user notes\n");
+  assert.match(await git(t.repo.path, "status", "--porcelain"), /^ M b.txt\n\?\? notes.txt\n$/);
+});
+
+Deno.test("revertRun() refuses when a file the worker changed was changed since", async () => {
+  await using t = await setup(
+    () => [{ writeFile: "a.txt", content: "worker\n" }, { answer: "Edited" }],
+  );
+  const record = await start(t, "write");
+  await Deno.writeTextFile(join(t.repo.path, "a.txt"), "user changed it again\n");
+  await assert.rejects(revertRun(t.sys, record.id), /changed since the run/);
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "user changed it again\n");
+});
+
+Deno.test("executeRun() undoes a read run's change exactly and ends with exit 5", async () => {
+  await using t = await setup(
+    () => [{ writeFile: "a.txt", content: "sneaky\n" }, { answer: "Done" }],
+    {
+      "a.txt": "one\n",
+      "c.txt": "sea\n",
+    },
+  );
+  await Deno.writeTextFile(join(t.repo.path, "c.txt"), "user's own edit\n");
+  const record = await start(t, "read");
+  assert.equal(record.outcome, "read_only_violation");
+  assert.equal(record.exit, 5);
+  assert.equal(record.changes?.reverted, true);
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "one\n");
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "c.txt")), "user's own edit\n");
+});
+
+Deno.test("executeRun() kills the whole process group on timeout, even one that ignores SIGTERM", async () => {
+  await using t = await setup(() => [{ ignoreTerm: true }, { hang: true }]);
+  const record = await start(t, "read", { timeoutMs: 300 });
+  assert.equal(record.outcome, "timeout");
+  assert.equal(record.exit, 4);
+  const pid = record.attempts[0]?.workerPid;
+  assert.ok(pid !== undefined);
+  const ps = await new Deno.Command("ps", { args: ["-o", "pid=", "-g", String(pid)] }).output();
+  assert.equal(new TextDecoder().decode(ps.stdout).trim(), "");
+});
+
+Deno.test("executeRun() stops a running worker when its stop signal fires", async () => {
+  await using t = await setup(() => [{ hang: true }]);
+  const stop = new AbortController();
+  const running = start(t, "read", { stop: stop.signal });
+  await waitFor(async () => {
+    const ids = [...Deno.readDirSync(statePaths(t.sys.stateDir).runs)].map((e) => e.name);
+    const r = ids[0] ? await readRecord(statePaths(t.sys.stateDir), ids[0]) : null;
+    return r?.attempts[0]?.workerPid !== undefined;
+  }, { timeoutMs: 10_000, what: "the worker to start" });
+  stop.abort();
+  const record = await running;
+  assert.equal(record.outcome, "stopped");
+  assert.equal(record.state, "problem");
+});
+
+Deno.test("executeRun() queues a second run until the only slot is free (FIFO)", async () => {
+  await using gate = await tempDir();
+  const release = join(gate.path, "go");
+  let launches = 0;
+  await using t = await setup(() => {
+    launches++;
+    return launches === 1 ? [{ waitFile: release }, { answer: "first" }] : [{ answer: "second" }];
+  });
+  const first = start(t, "read", { maxParallel: 1 });
+  await waitFor(() => launches === 1, { timeoutMs: 10_000, what: "the first worker" });
+  const second = start(t, "read", { maxParallel: 1 });
+  const paths = statePaths(t.sys.stateDir);
+  await waitFor(async () => {
+    const ids = [...Deno.readDirSync(paths.runs)].map((e) => e.name).sort();
+    const r = ids[1] ? await readRecord(paths, ids[1]) : null;
+    return r?.supervised === true;
+  }, { timeoutMs: 10_000, what: "the second run to be supervised" });
+  assert.equal(launches, 1, "the second run must wait for the slot");
+  await Deno.writeTextFile(release, "");
+  const [a, b] = await Promise.all([first, second]);
+  assert.equal(a.answer, "first");
+  assert.equal(b.answer, "second");
+  assert.ok((b.startedAt ?? 0) >= (a.endedAt ?? Infinity) - 5);
+});

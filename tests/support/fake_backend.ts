@@ -1,0 +1,111 @@
+/**
+ * A scriptable fake worker for fast engine tests: a real `sh` process that reads its prompt from
+ * stdin, prints a scenario as JSON lines, touches files, hangs, crashes or ignores SIGTERM. Its
+ * backend parses those lines into the event union. The real CLIs against the scripted model
+ * server remain the proof that a backend works; this one exercises slots, queue, timeouts,
+ * kills and crash recovery.
+ */
+import { event, type WorkerEvent } from "../../src/events/mod.ts";
+import type { Backend, Launch, Outcome, RunSpec } from "../../src/workers/types.ts";
+
+/** One step of a fake worker's script. */
+export type FakeStep =
+  | { answer: string }
+  | { tool: "read" | "edit" | "write" | "shell"; target: string }
+  | { writeFile: string; content: string }
+  | { sleepMs: number }
+  | { hang: true }
+  | { ignoreTerm: true }
+  | { exit: number }
+  | { waitFile: string };
+
+function q(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function line(value: unknown): string {
+  return `printf '%s\\n' ${q(JSON.stringify(value))}`;
+}
+
+/** Builds the shell script of a fake worker. */
+export function fakeScript(steps: FakeStep[]): string {
+  const out = ["cat >/dev/null", line({ t: "start", pid: "$$" })];
+  for (const s of steps) {
+    if ("answer" in s) out.push(line({ t: "answer", text: s.answer }));
+    else if ("tool" in s) out.push(line({ t: "tool", kind: s.tool, target: s.target }));
+    else if ("writeFile" in s) out.push(`printf '%s' ${q(s.content)} > ${q(s.writeFile)}`);
+    else if ("sleepMs" in s) out.push(`sleep ${s.sleepMs / 1000}`);
+    else if ("hang" in s) out.push("while :; do sleep 1; done");
+    else if ("ignoreTerm" in s) out.push("trap '' TERM");
+    else if ("exit" in s) out.push(`exit ${s.exit}`);
+    else if ("waitFile" in s) out.push(`while [ ! -e ${q(s.waitFile)} ]; do sleep 0.05; done`);
+  }
+  out.push(line({ t: "tokens", input: 10, output: 5 }));
+  return out.join("\n");
+}
+
+/** A backend whose worker is `sh -c <script>`; `script(spec)` picks the steps per launch. */
+export function fakeBackend(
+  script: (spec: RunSpec) => FakeStep[],
+): Backend & { prompts: string[] } {
+  const prompts: string[] = [];
+  return {
+    name: "opencode",
+    prompts,
+    detect: () => Promise.resolve({ binary: "sh", version: "fake" }),
+    launch(spec): Launch {
+      prompts.push(spec.prompt);
+      return {
+        argv: ["sh", "-c", fakeScript(script(spec))],
+        env: { PATH: spec.baseEnv.PATH ?? "/usr/bin:/bin" },
+        cwd: spec.cwd,
+        files: [],
+        stdin: spec.prompt,
+      };
+    },
+    newState: () => ({ steps: 0, scratch: {} }),
+    parse(raw, _state, time): WorkerEvent[] {
+      let v: Record<string, unknown>;
+      try {
+        v = JSON.parse(raw);
+      } catch {
+        return [event("worker.unknown", time, { raw })];
+      }
+      switch (v.t) {
+        case "start":
+          return [event("worker.step", time, {})];
+        case "answer":
+          return [event("worker.answer", time, { text: String(v.text) })];
+        case "tool":
+          return [event("worker.tool_call", time, {
+            tool: String(v.kind),
+            kind: v.kind as "read",
+            target: String(v.target),
+            status: "ok",
+          })];
+        case "tokens":
+          return [event("worker.tokens", time, {
+            input: Number(v.input),
+            output: Number(v.output),
+            cached: 0,
+            reasoning: 0,
+          })];
+        default:
+          return [event("worker.unknown", time, { raw })];
+      }
+    },
+    parseStderr: () => [],
+    classify(end, events): Outcome {
+      if (end.timedOut) return { class: "timeout", message: "The worker ran out of time" };
+      if (end.stopped) return { class: "stopped", message: "Stopped" };
+      if (end.code !== 0) {
+        return { class: "failed", message: `The worker exited with ${end.code ?? end.signal}` };
+      }
+      if (!events.some((e) => e.type === "worker.answer")) {
+        return { class: "failed", message: "No answer" };
+      }
+      return { class: "ok", message: "ok" };
+    },
+    models: () => Promise.resolve([]),
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * A `Sys` for tests: the real runner and clock, a temp state dir, a chosen cwd and env, and
+ * output captured in memory.
+ */
+import { realSys } from "../../src/sys/real.ts";
+import type { Sys } from "../../src/sys/mod.ts";
+
+/** A test Sys with its captured output. */
+export interface TestSys extends Sys {
+  stdoutText(): string;
+  stderrText(): string;
+}
+
+/** Builds a test Sys. */
+export function testSys(
+  options: { stateDir: string; cwd?: string; env?: Record<string, string> },
+): TestSys {
+  const real = realSys();
+  let out = "";
+  let err = "";
+  const env: Record<string, string> = {
+    ...Deno.env.toObject(),
+    ...options.env,
+    PITROOM_STATE_DIR: options.stateDir,
+  };
+  return {
+    ...real,
+    env: { get: (n) => env[n], toObject: () => ({ ...env }) },
+    stateDir: options.stateDir,
+    configPath: env.PITROOM_CONFIG ?? `${options.stateDir}/no-config.json`,
+    cwd: () => options.cwd ?? Deno.cwd(),
+    out: {
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      isTTY: false,
+      color: false,
+    },
+    stdoutText: () => out,
+    stderrText: () => err,
+  };
+}
