@@ -1,0 +1,152 @@
+/**
+ * The Gemini CLI launch: `gemini --output-format stream-json --approval-mode MODE --policy FILE`
+ * with the prompt on stdin (gemini 0.61.0 runs headless when stdin is not a terminal and `-p` is
+ * absent, and sends the piped text verbatim as the prompt), then stdin closed.
+ *
+ * Permissions come from the approval mode plus a generated policy file in the attempt's private
+ * dir (the user's own settings and policies stay untouched; `--policy` rules sit in the user tier,
+ * above workspace policies):
+ * - read: `default` mode, which headless offers read and search tools only; the policy also
+ *   removes edit, write, shell and (unless `web`) web tools, so a call anyway answers
+ *   `tool_not_registered`.
+ * - write / isolate: `auto_edit` (edits in place) plus a policy rule that allows the shell, with
+ *   deny rules (`commandPrefix`) for history-changing and destructive commands, which answer
+ *   `policy_violation`.
+ * Never `yolo`: yolo plus a deny policy is still a bypass flag. No rule is `ask_user`: headless
+ * gemini turns an ask into a denial, which would silently remove a tool.
+ */
+import { delimiter, join } from "node:path";
+import { UsageError } from "../../sys/errors.ts";
+import type { Launch, Mode, RunSpec } from "../types.ts";
+
+/** Tools that change files. */
+export const EDIT_TOOLS: readonly string[] = ["replace", "write_file"];
+/** The shell tool. */
+export const SHELL_TOOL = "run_shell_command";
+/** Tools that reach the web. */
+export const WEB_TOOLS: readonly string[] = ["web_fetch", "google_web_search"];
+
+/** Command prefixes the shell may never run in write and isolate modes. */
+export const DENIED_COMMAND_PREFIXES: readonly string[] = [
+  "git commit",
+  "git push",
+  "git reset",
+  "git rebase",
+  "git checkout",
+  "git switch",
+  "git restore",
+  "git clean",
+  "git merge",
+  "git cherry-pick",
+  "git revert",
+  "git am",
+  "git branch -D",
+  "git branch -d",
+  "git branch --delete",
+  "git stash",
+  "git tag",
+  "git update-ref",
+  "git filter-branch",
+  "git gc",
+  "git reflog expire",
+  "sudo",
+  "su",
+  "doas",
+  "npm publish",
+  "pnpm publish",
+  "yarn publish",
+  "cargo publish",
+  "deno publish",
+  "gem push",
+  "twine upload",
+  "rm -rf",
+  "rm -fr",
+  "rm -r",
+  "rm -Rf",
+  "rm --recursive",
+];
+
+/** Approval mode of a run mode. */
+export function approvalMode(mode: Mode): "default" | "auto_edit" {
+  return mode === "read" ? "default" : "auto_edit";
+}
+
+function tomlString(value: string): string {
+  return JSON.stringify(value);
+}
+
+function tomlList(values: readonly string[]): string {
+  return `[${values.map(tomlString).join(", ")}]`;
+}
+
+function rule(fields: Record<string, string | number>): string {
+  const lines = Object.entries(fields).map(([key, value]) =>
+    `${key} = ${typeof value === "number" ? String(value) : value}`
+  );
+  return ["[[rule]]", ...lines].join("\n");
+}
+
+/** The policy file (TOML) of a run mode: what the worker may never do, and the shell in write. */
+export function policyToml(mode: Mode, web: boolean): string {
+  const rules: string[] = [];
+  const denied = mode === "read" ? [...EDIT_TOOLS, SHELL_TOOL, "activate_skill"] : [];
+  if (!web) denied.push(...WEB_TOOLS);
+  if (denied.length > 0) {
+    rules.push(rule({ toolName: tomlList(denied), decision: '"deny"', priority: 900 }));
+  }
+  if (web) {
+    rules.push(rule({ toolName: tomlList(WEB_TOOLS), decision: '"allow"', priority: 800 }));
+  }
+  if (mode !== "read") {
+    rules.push(rule({ toolName: tomlString(SHELL_TOOL), decision: '"allow"', priority: 100 }));
+    rules.push(rule({
+      toolName: tomlString(SHELL_TOOL),
+      commandPrefix: tomlList(DENIED_COMMAND_PREFIXES),
+      decision: '"deny"',
+      priority: 900,
+    }));
+  }
+  return `# Pitroom ${mode} profile (generated for one attempt)\n\n${rules.join("\n\n")}\n`;
+}
+
+function withPath(env: Record<string, string>, prefix: string[] | undefined): string | undefined {
+  if (prefix === undefined || prefix.length === 0) return env.PATH;
+  return [...prefix, ...(env.PATH === undefined ? [] : [env.PATH])].join(delimiter);
+}
+
+/** Describes the launch of one gemini attempt. */
+export function geminiLaunch(spec: RunSpec): Launch {
+  if (spec.effort !== undefined) {
+    // Gemini takes its thinking level only from a model alias in settings; not wired yet.
+    throw new UsageError(`Effort "${spec.effort}" is not supported for gemini yet`, {
+      hint: "run again without --effort",
+    });
+  }
+  const policyPath = join(spec.privateDir, "gemini-policy.toml");
+  const argv = [
+    "gemini",
+    "--output-format",
+    "stream-json",
+    "--approval-mode",
+    approvalMode(spec.mode),
+    "--policy",
+    policyPath,
+  ];
+  if (spec.model !== undefined) argv.push("-m", spec.model);
+  if (spec.sessionId !== undefined) argv.push("--resume", spec.sessionId);
+  const path = withPath(spec.baseEnv, spec.pathPrefix);
+  const env: Record<string, string> = {
+    ...spec.baseEnv,
+    ...(path === undefined ? {} : { PATH: path }),
+    // One node process (no self re-exec), and a headless run in a folder gemini has not seen.
+    GEMINI_CLI_NO_RELAUNCH: "true",
+    GEMINI_CLI_TRUST_WORKSPACE: "true",
+  };
+  return {
+    argv,
+    env,
+    cwd: spec.cwd,
+    files: [{ path: policyPath, content: policyToml(spec.mode, spec.web) }],
+    stdin: spec.prompt,
+  };
+}

@@ -1,0 +1,284 @@
+/**
+ * The gemini 0.61.0 `--output-format stream-json` parser (pure). Every line is a JSON object with
+ * `type` and an ISO `timestamp`:
+ * - `init{session_id, model}` -> `worker.session`
+ * - `message{role:"user", content}` -> nothing (the prompt echoed back)
+ * - `message{role:"assistant", content, delta:true}` -> chunks of text, concatenated; the text of
+ *   the last model turn is the answer
+ * - `tool_use{tool_name, tool_id, parameters}` -> held until its result
+ * - `tool_result{tool_id, status:"success"|"error", output?, error{type,message}?}` ->
+ *   `worker.tool_call`; an error of type `policy_violation` or `tool_not_registered` is a denial
+ *   and also gives `worker.denied`
+ * - `result{status, stats{input_tokens, output_tokens, cached, input, ...}, error?{type,message}}`
+ *   -> `worker.tokens` (totals of the whole run: gemini reports no per-call usage), then
+ *   `worker.answer` or `worker.error`.
+ * Gemini marks no model call, so a step starts at the first text or tool call after the prompt or
+ * after tool results.
+ */
+import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
+import type { ParseState } from "../types.ts";
+
+/** Gemini tool names and their kinds. */
+export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
+  read_file: "read",
+  read_many_files: "read",
+  grep_search: "search",
+  search_file_content: "search",
+  grep: "search",
+  glob: "search",
+  list_directory: "list",
+  replace: "edit",
+  edit: "edit",
+  write_file: "write",
+  run_shell_command: "shell",
+  web_fetch: "web",
+  google_web_search: "web",
+  invoke_agent: "task",
+};
+
+/** Tool-result error types that mean the call was refused, not that it failed. */
+export const DENIAL_TYPES: readonly string[] = ["policy_violation", "tool_not_registered"];
+
+const TARGET_CHARS = 160;
+
+interface PendingTool {
+  tool: string;
+  target: string;
+}
+
+interface Scratch {
+  /** Text of the current model turn so far. */
+  text: string;
+  /** True between the first output of a model turn and the next tool result. */
+  inTurn: boolean;
+  tools: Record<string, PendingTool>;
+}
+
+function scratchOf(state: ParseState): Scratch {
+  const s = state.scratch as Partial<Scratch>;
+  s.text ??= "";
+  s.inTurn ??= false;
+  s.tools ??= {};
+  return s as Scratch;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function num(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+function shorten(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= TARGET_CHARS ? line : `${line.slice(0, TARGET_CHARS - 1)}…`;
+}
+
+/** The kind of a gemini tool; MCP and unknown tools are `other`. */
+export function toolKind(tool: string): ToolKind {
+  return TOOL_KINDS[tool] ?? "other";
+}
+
+/** What a tool call acts on: a path, pattern, command, URL or agent, shortened. */
+export function toolTarget(tool: string, params: Record<string, unknown>): string {
+  const first = (...keys: string[]) => {
+    for (const key of keys) {
+      const value = str(params[key]);
+      if (value !== undefined && value !== "") return value;
+    }
+    return undefined;
+  };
+  let target: string | undefined;
+  switch (toolKind(tool)) {
+    case "read":
+    case "edit":
+    case "write":
+      target = first("file_path", "absolute_path", "path");
+      if (target === undefined && Array.isArray(params.include)) {
+        target = params.include.filter((p) => typeof p === "string").join(" ");
+      }
+      break;
+    case "search":
+      target = first("pattern", "query");
+      break;
+    case "list":
+      target = first("dir_path", "path");
+      break;
+    case "shell":
+      target = first("command");
+      break;
+    case "web": {
+      const text = first("url", "prompt", "query") ?? "";
+      target = /https?:\/\/\S+/.exec(text)?.[0] ?? text;
+      break;
+    }
+    case "task":
+      target = first("agent_name", "prompt");
+      break;
+    default:
+      target = first("file_path", "dir_path", "path", "command", "pattern", "query", "title");
+  }
+  return shorten(target ?? "");
+}
+
+/** Milliseconds of the first retry hint in a message ("retry in 2s", "retry after 31.5s"). */
+export function retryHintMs(message: string): number | undefined {
+  const found = /retry (?:in|after) ([0-9.]+)\s*(ms|s)\b/i.exec(message);
+  if (found === null) return undefined;
+  const value = Number.parseFloat(found[1] ?? "");
+  if (!Number.isFinite(value)) return undefined;
+  return Math.round(found[2] === "ms" ? value : value * 1000);
+}
+
+/** The HTTP status inside an `[API Error: {"error":{"code":N,...}}]` message, if any. */
+export function apiStatus(message: string): number | undefined {
+  const found = /"code"\s*:\s*(\d{3})/.exec(message);
+  return found === null ? undefined : Number(found[1]);
+}
+
+function startStep(state: ParseState, s: Scratch, time: number): WorkerEvent[] {
+  if (s.inTurn) return [];
+  s.inTurn = true;
+  s.text = "";
+  const index = state.steps;
+  state.steps++;
+  return [event("worker.step", time, { index })];
+}
+
+function flushText(s: Scratch, time: number): WorkerEvent[] {
+  // Text events carry the model's words up to a tool call or the end; the answer keeps them too.
+  return s.text === "" ? [] : [event("worker.text", time, { text: s.text })];
+}
+
+function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number): WorkerEvent[] {
+  const id = str(line.tool_id) ?? "";
+  const pending = s.tools[id] ?? { tool: "unknown", target: "" };
+  delete s.tools[id];
+  s.inTurn = false;
+  const kind = toolKind(pending.tool);
+  if (line.status === "success") {
+    return [
+      event("worker.tool_call", time, {
+        tool: pending.tool,
+        kind,
+        target: pending.target,
+        status: "ok",
+      }),
+    ];
+  }
+  const error = isObject(line.error) ? line.error : {};
+  const message = str(error.message) ?? str(line.output) ?? "tool failed";
+  const type = str(error.type) ?? "";
+  if (DENIAL_TYPES.includes(type)) {
+    return [
+      event("worker.tool_call", time, {
+        tool: pending.tool,
+        kind,
+        target: pending.target,
+        status: "denied",
+        error: message,
+      }),
+      event("worker.denied", time, { tool: pending.tool, message }),
+    ];
+  }
+  return [
+    event("worker.tool_call", time, {
+      tool: pending.tool,
+      kind,
+      target: pending.target,
+      status: "error",
+      error: message,
+    }),
+  ];
+}
+
+function parseResult(line: Record<string, unknown>, s: Scratch, time: number): WorkerEvent[] {
+  const out: WorkerEvent[] = [];
+  if (s.inTurn) out.push(...flushText(s, time));
+  const stats = isObject(line.stats) ? line.stats : {};
+  const cached = num(stats.cached);
+  const input = typeof stats.input === "number"
+    ? num(stats.input)
+    : num(stats.input_tokens) - cached;
+  out.push(
+    event("worker.tokens", time, {
+      input: Math.max(0, input),
+      output: num(stats.output_tokens),
+      cached,
+      reasoning: num(stats.thoughts_tokens ?? stats.thoughts),
+    }),
+  );
+  if (line.status === "success") {
+    out.push(event("worker.answer", time, { text: s.inTurn ? s.text : "" }));
+  } else {
+    const error = isObject(line.error) ? line.error : {};
+    const message = str(error.message) ?? "gemini ended with an error";
+    const status = apiStatus(message);
+    const retryAfterMs = retryHintMs(message);
+    out.push(
+      event("worker.error", time, {
+        message,
+        ...(status === undefined ? {} : { status }),
+        ...(str(error.type) === undefined ? {} : { name: str(error.type) as string }),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      }),
+    );
+  }
+  s.inTurn = false;
+  s.text = "";
+  return out;
+}
+
+/** Turns one stdout line of gemini's stream-json into events (pure). */
+export function parseGeminiLine(line: string, state: ParseState, time: number): WorkerEvent[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    if (error instanceof SyntaxError) return [event("worker.unknown", time, { raw: line })];
+    throw error;
+  }
+  if (!isObject(value)) return [event("worker.unknown", time, { raw: line })];
+  const s = scratchOf(state);
+  switch (value.type) {
+    case "init": {
+      const sessionId = str(value.session_id);
+      return sessionId === undefined ? [] : [event("worker.session", time, { sessionId })];
+    }
+    case "message": {
+      if (value.role === "user") return [];
+      if (value.role !== "assistant") break;
+      const out = startStep(state, s, time);
+      const content = str(value.content) ?? "";
+      s.text = value.delta === true ? s.text + content : content;
+      return out;
+    }
+    case "tool_use": {
+      const out = startStep(state, s, time);
+      out.push(...flushText(s, time));
+      s.text = "";
+      const tool = str(value.tool_name) ?? "unknown";
+      const params = isObject(value.parameters) ? value.parameters : {};
+      s.tools[str(value.tool_id) ?? ""] = { tool, target: toolTarget(tool, params) };
+      return out;
+    }
+    case "tool_result":
+      return parseToolResult(value, s, time);
+    case "result":
+      return parseResult(value, s, time);
+    case "error": {
+      // A warning or an invalid-stream error (`{type:"error", severity, message}`); a fatal
+      // error comes in the `result` line.
+      const message = str(value.message);
+      if (message === undefined) break;
+      const severity = str(value.severity);
+      return [event("worker.error", time, { message, ...(severity ? { name: severity } : {}) })];
+    }
+  }
+  return [event("worker.unknown", time, { raw: line })];
+}
