@@ -102,13 +102,30 @@ export function parentsDeepestFirst(paths: string[]): string[] {
   return [...dirs].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? -1 : 1));
 }
 
+/** Makes room for a file at `dest`: removes a symlink, file or empty directory there. */
+async function clearWay(dest: string, existing: Deno.FileInfo | null): Promise<void> {
+  if (existing === null) {
+    await Deno.mkdir(dirname(dest), { recursive: true });
+    return;
+  }
+  if (existing.isDirectory && !(await isEmptyDir(dest))) {
+    throw new RefusedError(
+      "restore_blocked",
+      `Cannot restore "${dest}": a directory is in the way`,
+      {
+        hint: `move "${dest}" aside, then run the revert again`,
+      },
+    );
+  }
+  await Deno.remove(dest);
+}
+
 /** Writes `src` (a scratch checkout) to `dest` as a file or symlink of git mode `mode`. */
 async function place(src: string, dest: string, mode: string): Promise<void> {
   const existing = await lstatOrNull(dest);
   if (mode === "120000") {
     const target = await Deno.readLink(src);
-    if (existing !== null) await Deno.remove(dest);
-    else await Deno.mkdir(dirname(dest), { recursive: true });
+    await clearWay(dest, existing);
     await Deno.symlink(target, dest);
     return;
   }
@@ -120,8 +137,7 @@ async function place(src: string, dest: string, mode: string): Promise<void> {
     if (want !== perm) await Deno.chmod(dest, want);
     return;
   }
-  if (existing !== null) await Deno.remove(dest);
-  else await Deno.mkdir(dirname(dest), { recursive: true });
+  await clearWay(dest, existing);
   // A new file gets the permissions git gave the scratch copy (umask applied).
   await Deno.copyFile(src, dest);
 }

@@ -14,10 +14,11 @@ export interface Entry {
   blob: string;
 }
 
-/** What a path holds now: nothing, a file or symlink (as an entry), or something else. */
+/** What a path holds now: nothing, a file or symlink (as an entry), a directory, or other. */
 export type PathState =
   | { kind: "absent" }
   | { kind: "entry"; entry: Entry }
+  | { kind: "dir" }
   | { kind: "other" };
 
 /** The git mode of a gitlink (submodule) entry; vcs/ leaves those alone. */
@@ -95,7 +96,7 @@ export async function readPathStates(
     } else if (info.isFile) {
       files.push({ path, mode: ((info.mode ?? 0) & 0o100) !== 0 ? "100755" : "100644" });
     } else {
-      states.set(path, { kind: "other" });
+      states.set(path, { kind: info.isDirectory ? "dir" : "other" });
     }
   }
   const hashes = await hashFiles(sys, repo, files.map((file) => file.path), options);
@@ -112,8 +113,9 @@ function sameMode(expected: string, actual: string, fileMode: boolean): boolean 
 }
 
 /**
- * The paths whose current state differs from what is expected (an entry, or null for "must not
- * exist"). Gitlinks are not checked. `fileMode: false` ignores the executable bit.
+ * The paths whose current state differs from what is expected (an entry, or null for "no file
+ * here": a directory is fine, a snapshot holds no directories). Gitlinks are not checked.
+ * `fileMode: false` ignores the executable bit.
  */
 export function changedSince(
   expected: Map<string, Entry | null>,
@@ -124,8 +126,10 @@ export function changedSince(
   for (const [path, entry] of expected) {
     if (entry?.mode === GITLINK) continue;
     const state = now.get(path) ?? { kind: "absent" };
-    const same = entry === null ? state.kind === "absent" : state.kind === "entry" &&
-      state.entry.blob === entry.blob && sameMode(entry.mode, state.entry.mode, options.fileMode);
+    const same = entry === null
+      ? state.kind === "absent" || state.kind === "dir"
+      : state.kind === "entry" &&
+        state.entry.blob === entry.blob && sameMode(entry.mode, state.entry.mode, options.fileMode);
     if (!same) changed.push(path);
   }
   return changed;
