@@ -1,0 +1,140 @@
+/**
+ * The claude launch: `claude -p --output-format stream-json --verbose` with the prompt on stdin
+ * (claude -p reads its prompt from stdin when no prompt argument is given; stdin is then closed),
+ * and one permission profile per mode, made of `--tools` (what the model is offered at all),
+ * `--permission-mode` and allow/deny rules. Never a bypass mode: no `bypassPermissions`, no
+ * `--dangerously-skip-permissions`, and no mode that would ask (headless, an ask is denied).
+ */
+import type { Launch, Mode, RunSpec } from "../types.ts";
+
+/** Tools a read-only worker gets: read and search, plus a shell limited to read-only commands. */
+export const READ_TOOLS = ["Read", "Grep", "Glob", "Bash"] as const;
+/** Tools a writing worker gets. */
+export const WRITE_TOOLS = [
+  "Read",
+  "Grep",
+  "Glob",
+  "Edit",
+  "Write",
+  "NotebookEdit",
+  "Bash",
+] as const;
+/** Web tools, only with `web`. */
+export const WEB_TOOLS = ["WebFetch", "WebSearch"] as const;
+
+/**
+ * Shell commands a read-only worker may run without asking (`dontAsk` denies every other
+ * command). No `find` (it has `-delete` and `-exec`), no `sed` (`-i`).
+ */
+export const READ_ONLY_SHELL = [
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "wc",
+  "grep",
+  "rg",
+  "tree",
+  "file",
+  "stat",
+  "pwd",
+  "git status",
+  "git log",
+  "git diff",
+  "git show",
+  "git blame",
+  "git grep",
+  "git ls-files",
+  "git rev-parse",
+] as const;
+
+/** Shell commands a writing worker is denied: history-changing, destructive, publishing. */
+export const DENIED_SHELL = [
+  "git commit",
+  "git push",
+  "git reset",
+  "git rebase",
+  "git checkout",
+  "git switch",
+  "git restore",
+  "git branch -D",
+  "git branch -d",
+  "git stash",
+  "git tag",
+  "git merge",
+  "git cherry-pick",
+  "git clean",
+  "git update-ref",
+  "git filter-branch",
+  "sudo",
+  "npm publish",
+  "cargo publish",
+  "rm -rf",
+  "rm -fr",
+  "rm -r",
+] as const;
+
+/** A claude permission rule for a shell command prefix: `Bash(git log:*)`. */
+export function shellRule(prefix: string): string {
+  return `Bash(${prefix}:*)`;
+}
+
+/** The permission flags of a mode. */
+export function profileArgs(mode: Mode, web: boolean): string[] {
+  const webTools = web ? [...WEB_TOOLS] : [];
+  if (mode === "read") {
+    return [
+      "--tools",
+      [...READ_TOOLS, ...webTools].join(","),
+      // dontAsk: whatever is not allowed below is denied, reported as `permission_denied`.
+      "--permission-mode",
+      "dontAsk",
+      "--allowedTools",
+      ...webTools,
+      ...READ_ONLY_SHELL.map(shellRule),
+    ];
+  }
+  // write and isolate: edits in place; the shell is allowed but the rules below deny
+  // history-changing and destructive commands (deny rules win over allow rules).
+  return [
+    "--tools",
+    [...WRITE_TOOLS, ...webTools].join(","),
+    "--permission-mode",
+    "acceptEdits",
+    "--allowedTools",
+    "Bash",
+    ...webTools,
+    "--disallowedTools",
+    ...DENIED_SHELL.map(shellRule),
+  ];
+}
+
+/** The argv of one claude attempt (the prompt is not in it: it goes to stdin). */
+export function claudeArgv(spec: RunSpec, binary = "claude"): string[] {
+  const argv = [binary, "-p", "--output-format", "stream-json", "--verbose"];
+  if (spec.model !== undefined) argv.push("--model", spec.model);
+  if (spec.effort !== undefined) argv.push("--effort", spec.effort);
+  if (spec.sessionId !== undefined) argv.push("--resume", spec.sessionId);
+  argv.push(...profileArgs(spec.mode, spec.web));
+  return argv;
+}
+
+/**
+ * Describes the launch. The user's own claude config dir (their login) is kept: the env is the
+ * scrubbed base env with the guard shim first on PATH, and claude's temp files go into the
+ * attempt's private dir.
+ */
+export function claudeLaunch(spec: RunSpec): Launch {
+  const env = { ...spec.baseEnv };
+  if (spec.pathPrefix !== undefined && spec.pathPrefix.length > 0) {
+    env.PATH = [...spec.pathPrefix, env.PATH ?? ""].filter((part) => part !== "").join(":");
+  }
+  env.CLAUDE_CODE_TMPDIR = `${spec.privateDir}/tmp`;
+  return {
+    argv: claudeArgv(spec),
+    env,
+    cwd: spec.cwd,
+    files: [{ path: `${spec.privateDir}/tmp/.keep`, content: "" }],
+    stdin: spec.prompt,
+  };
+}

@@ -1,0 +1,343 @@
+/**
+ * The pure parser of claude's `--output-format stream-json --verbose` stream (2.1.328). Lines:
+ * `system/init` (session id, cwd), `assistant` (one line per content block; blocks of one model
+ * call share the message id), `user` (tool results), `system/permission_denied`,
+ * `system/api_retry`, and the last line `result`. Tool calls are reported when their result
+ * arrives (status known). `assistant` lines carry the usage of the call's start (the output count
+ * is not final), so the `result` line adds what the calls' events did not count: the events'
+ * tokens add up to the run's usage.
+ */
+import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
+import type { ParseState } from "../types.ts";
+
+/** Kinds of claude's tools. */
+export const CLAUDE_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
+  Read: "read",
+  NotebookRead: "read",
+  Grep: "search",
+  Glob: "search",
+  ToolSearch: "search",
+  LS: "list",
+  Edit: "edit",
+  MultiEdit: "edit",
+  NotebookEdit: "edit",
+  Write: "write",
+  Bash: "shell",
+  BashOutput: "shell",
+  KillShell: "shell",
+  PowerShell: "shell",
+  WebFetch: "web",
+  WebSearch: "web",
+  Task: "task",
+  Agent: "task",
+};
+
+/** The tool result of a call to a tool `--tools` left out. */
+const REMOVED_TOOL = /No such tool available: .* is disabled for this session/;
+
+const TARGET_CHARS = 120;
+const ERROR_CHARS = 300;
+
+interface PendingTool {
+  tool: string;
+  kind: ToolKind;
+  target: string;
+}
+
+interface Totals {
+  input: number;
+  output: number;
+  cached: number;
+  reasoning: number;
+}
+
+/** The parser's scratch (JSON-serialisable, kept in `ParseState.scratch`). */
+interface Scratch {
+  cwd: string | null;
+  pending: Record<string, PendingTool>;
+  denied: string[];
+  messages: string[];
+  counted: Totals;
+  /** The provider's retry hint seen in `api_retry` lines, ms. */
+  retryHintMs: number | null;
+  /** `api_error_type` of the last synthetic API-error message. */
+  apiErrorType: string | null;
+}
+
+/** A fresh parse state. */
+export function newClaudeState(): ParseState {
+  const scratch: Scratch = {
+    cwd: null,
+    pending: {},
+    denied: [],
+    messages: [],
+    counted: { input: 0, output: 0, cached: 0, reasoning: 0 },
+    retryHintMs: null,
+    apiErrorType: null,
+  };
+  return { steps: 0, scratch: scratch as unknown as Record<string, unknown> };
+}
+
+function scratchOf(state: ParseState): Scratch {
+  return state.scratch as unknown as Scratch;
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function num(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+/** Shortens text to one line of at most `max` characters. */
+export function shorten(text: string, max = TARGET_CHARS): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+function relative(path: string, cwd: string | null): string {
+  if (cwd !== null && path.startsWith(cwd + "/")) return path.slice(cwd.length + 1);
+  return path;
+}
+
+/** The kind and target of a claude tool call. */
+export function describeTool(name: string, input: unknown, cwd: string | null): PendingTool {
+  const kind = CLAUDE_TOOL_KINDS[name] ?? "other";
+  const args = isObject(input) ? input : {};
+  const path = str(args.file_path) ?? str(args.notebook_path) ?? str(args.path);
+  let target: string;
+  if (name === "Grep" || name === "Glob") {
+    const where = str(args.path);
+    target = `${str(args.pattern) ?? ""}${where ? ` in ${relative(where, cwd)}` : ""}`;
+  } else if (kind === "shell") target = str(args.command) ?? str(args.bash_id) ?? "";
+  else if (name === "WebFetch") target = str(args.url) ?? "";
+  else if (name === "WebSearch") target = str(args.query) ?? "";
+  else if (kind === "task") target = str(args.description) ?? str(args.subagent_type) ?? "";
+  else if (name === "ToolSearch") target = str(args.query) ?? "";
+  else if (path !== undefined) target = relative(path, cwd);
+  else target = JSON.stringify(args);
+  return { tool: name, kind, target: shorten(target) };
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part) => isObject(part) && typeof part.text === "string" ? part.text : "")
+    .join("\n");
+}
+
+function cleanError(text: string): string {
+  return shorten(text.replace(/<\/?tool_use_error>/g, ""), ERROR_CHARS);
+}
+
+/** A retry hint in a message: "retry in 2s", "try again in 20 seconds", "retry after 3s". */
+export function retryHintMs(text: string): number | null {
+  const found =
+    /(?:retry|try again)\s+(?:in|after)\s+(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)\b/i
+      .exec(text);
+  if (found?.[1] === undefined || found[2] === undefined) return null;
+  const value = Number(found[1]);
+  const unit = found[2].toLowerCase();
+  if (unit === "ms") return value;
+  if (unit.startsWith("m")) return value * 60_000;
+  return value * 1000;
+}
+
+/**
+ * claude's own backoff for `attempt` is 500 ms doubling (at most 32 s) plus up to 25% jitter; a
+ * longer `retry_delay_ms` came from the provider's `retry-after`.
+ */
+function providerDelay(attempt: number, delayMs: number): number | null {
+  const own = Math.min(500 * 2 ** Math.max(0, attempt - 1), 32_000) * 1.25;
+  return delayMs > own ? delayMs : null;
+}
+
+function usageOf(usage: unknown): Totals {
+  const u = isObject(usage) ? usage : {};
+  const details = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
+  const reasoning = num(details.thinking_tokens);
+  return {
+    input: num(u.input_tokens) + num(u.cache_creation_input_tokens),
+    cached: num(u.cache_read_input_tokens),
+    output: Math.max(0, num(u.output_tokens) - reasoning),
+    reasoning,
+  };
+}
+
+function add(a: Totals, b: Totals): Totals {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cached: a.cached + b.cached,
+    reasoning: a.reasoning + b.reasoning,
+  };
+}
+
+function isZero(t: Totals): boolean {
+  return t.input === 0 && t.output === 0 && t.cached === 0 && t.reasoning === 0;
+}
+
+function parseAssistant(line: Json, state: ParseState, time: number): WorkerEvent[] {
+  const s = scratchOf(state);
+  const message = isObject(line.message) ? line.message : {};
+  if (line.is_api_error_message === true || message.model === "<synthetic>") {
+    // The API error is reported once, by the `result` line; remember its type for it.
+    s.apiErrorType = str(line.api_error_type) ?? str(line.error) ?? s.apiErrorType;
+    return [];
+  }
+  const out: WorkerEvent[] = [];
+  const id = str(message.id);
+  if (id !== undefined && !s.messages.includes(id)) {
+    s.messages.push(id);
+    out.push(event("worker.step", time, { index: state.steps }));
+    state.steps++;
+    const usage = usageOf(message.usage);
+    if (!isZero(usage)) {
+      s.counted = add(s.counted, usage);
+      out.push(event("worker.tokens", time, { ...usage }));
+    }
+  }
+  const content = Array.isArray(message.content) ? message.content.filter(isObject) : [];
+  for (const block of content) {
+    if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
+      out.push(event("worker.text", time, { text: block.text }));
+    } else if (block.type === "thinking" && typeof block.thinking === "string") {
+      if (block.thinking !== "") {
+        out.push(event("worker.reasoning", time, { text: block.thinking }));
+      }
+    } else if (block.type === "tool_use" && typeof block.id === "string") {
+      s.pending[block.id] = describeTool(str(block.name) ?? "unknown", block.input, s.cwd);
+    }
+  }
+  return out;
+}
+
+function parseUser(line: Json, state: ParseState, time: number): WorkerEvent[] {
+  const s = scratchOf(state);
+  const message = isObject(line.message) ? line.message : {};
+  const content = Array.isArray(message.content) ? message.content.filter(isObject) : [];
+  const out: WorkerEvent[] = [];
+  for (const block of content) {
+    if (block.type !== "tool_result") continue;
+    const id = str(block.tool_use_id) ?? "";
+    const pending = s.pending[id] ?? { tool: "unknown", kind: "other" as const, target: "" };
+    delete s.pending[id];
+    const failed = block.is_error === true;
+    const error = failed ? cleanError(resultText(block.content)) : "";
+    // A tool the profile removed (`--tools`) is refused with no `permission_denied` line.
+    const removed = failed && REMOVED_TOOL.test(error);
+    if (removed) out.push(event("worker.denied", time, { tool: pending.tool, message: error }));
+    const denied = removed || s.denied.includes(id);
+    s.denied = s.denied.filter((d) => d !== id);
+    const status = denied ? "denied" : failed ? "error" : "ok";
+    out.push(event("worker.tool_call", time, {
+      ...pending,
+      status,
+      ...(failed ? { error } : {}),
+    }));
+  }
+  return out;
+}
+
+function parseSystem(line: Json, state: ParseState, time: number): WorkerEvent[] | null {
+  const s = scratchOf(state);
+  switch (line.subtype) {
+    case "init": {
+      s.cwd = str(line.cwd) ?? null;
+      const sessionId = str(line.session_id);
+      return sessionId === undefined ? [] : [event("worker.session", time, { sessionId })];
+    }
+    case "permission_denied": {
+      const id = str(line.tool_use_id);
+      if (id !== undefined) s.denied.push(id);
+      return [event("worker.denied", time, {
+        tool: str(line.tool_name) ?? "unknown",
+        message: shorten(str(line.message) ?? "", ERROR_CHARS),
+      })];
+    }
+    case "api_retry": {
+      const attempt = num(line.attempt);
+      const status = typeof line.error_status === "number" ? line.error_status : undefined;
+      const hint = providerDelay(attempt, num(line.retry_delay_ms));
+      if (hint !== null) s.retryHintMs = hint;
+      const name = str(line.error) ?? "api_retry";
+      return [event("worker.error", time, {
+        message: `API retry ${attempt}/${num(line.max_retries)}: ${name}${
+          status === undefined ? "" : ` (${status})`
+        }`,
+        ...(status === undefined ? {} : { status }),
+        retryable: true,
+        name,
+        ...(hint === null ? {} : { retryAfterMs: hint }),
+      })];
+    }
+    default:
+      return null;
+  }
+}
+
+function parseResult(line: Json, state: ParseState, time: number): WorkerEvent[] {
+  const s = scratchOf(state);
+  const out: WorkerEvent[] = [];
+  const total = usageOf(line.usage);
+  const rest: Totals = {
+    input: Math.max(0, total.input - s.counted.input),
+    output: Math.max(0, total.output - s.counted.output),
+    cached: Math.max(0, total.cached - s.counted.cached),
+    reasoning: Math.max(0, total.reasoning - s.counted.reasoning),
+  };
+  s.counted = add(s.counted, rest);
+  const cost = typeof line.total_cost_usd === "number" ? line.total_cost_usd : undefined;
+  if (!isZero(rest) || (cost !== undefined && cost > 0)) {
+    out.push(event("worker.tokens", time, { ...rest, ...(cost === undefined ? {} : { cost }) }));
+  }
+  const text = str(line.result);
+  if (line.is_error !== true) {
+    out.push(event("worker.answer", time, { text: text ?? "" }));
+    return out;
+  }
+  const errors = Array.isArray(line.errors) ? line.errors.filter((e) => typeof e === "string") : [];
+  const message = text ??
+    (errors.join("; ") || `claude ended with ${str(line.subtype) ?? "an error"}`);
+  const status = typeof line.api_error_status === "number" ? line.api_error_status : undefined;
+  const hint = retryHintMs(message) ?? s.retryHintMs;
+  out.push(event("worker.error", time, {
+    message: shorten(message, ERROR_CHARS),
+    ...(status === undefined ? {} : { status }),
+    retryable: false,
+    name: s.apiErrorType ?? str(line.terminal_reason) ?? str(line.subtype) ?? "error",
+    ...(hint === null ? {} : { retryAfterMs: hint }),
+  }));
+  return out;
+}
+
+/** Turns one stdout line of claude into events (pure; `state` is the caller's). */
+export function parseClaudeLine(line: string, state: ParseState, time: number): WorkerEvent[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    return [event("worker.unknown", time, { raw: line })];
+  }
+  if (!isObject(value)) return [event("worker.unknown", time, { raw: line })];
+  switch (value.type) {
+    case "assistant":
+      return parseAssistant(value, state, time);
+    case "user":
+      return parseUser(value, state, time);
+    case "result":
+      return parseResult(value, state, time);
+    case "system":
+      return parseSystem(value, state, time) ?? [event("worker.unknown", time, { raw: line })];
+    default:
+      return [event("worker.unknown", time, { raw: line })];
+  }
+}
