@@ -1,14 +1,44 @@
 /**
- * Effective settings from config and environment.
+ * Effective settings for commands: load the config file (with its warnings) and resolve it with
+ * the environment and flags (src/engine/settings.ts does the resolving).
  */
-import type { Config } from "../store/config.ts";
-import { MAX_PARALLEL_CEILING } from "../store/slots.ts";
+import { DEFAULT_MAX_PARALLEL, resolveSettings, type SettingFlags } from "../engine/settings.ts";
+import type { Settings } from "../engine/settings.ts";
+import { type Config, loadConfig, type LoadedConfig } from "../store/config.ts";
+import type { Sys } from "../sys/mod.ts";
 
-/** The default number of workers at once. */
-export const DEFAULT_MAX_PARALLEL = 20;
+export { DEFAULT_MAX_PARALLEL };
 
-/** maxParallel: config, clamped to 1..30. */
-export function maxParallelOf(config: Config): number {
-  const wanted = config.maxParallel ?? DEFAULT_MAX_PARALLEL;
-  return Math.max(1, Math.min(Math.floor(wanted), MAX_PARALLEL_CEILING));
+/** maxParallel from the config (and `PITROOM_MAX_PARALLEL` when `env` is given), clamped to 1..30. */
+export function maxParallelOf(
+  config: Config,
+  env: { get(name: string): string | undefined } = { get: () => undefined },
+): number {
+  return resolveSettings({ config, env, configPath: "", stateDir: "" }).settings.maxParallel
+    .value;
+}
+
+/** The loaded config file and the effective settings, with every warning of both. */
+export interface LoadedSettings {
+  loaded: LoadedConfig;
+  settings: Settings;
+  warnings: string[];
+}
+
+/** Loads the config file of `sys` and resolves the effective settings. */
+export async function loadSettings(sys: Sys, flags: SettingFlags = {}): Promise<LoadedSettings> {
+  const loaded = await loadConfig(sys.configPath);
+  const { settings, warnings } = resolveSettings({
+    config: loaded.config,
+    env: sys.env,
+    flags,
+    configPath: sys.configPath,
+    stateDir: sys.stateDir,
+  });
+  return { loaded, settings, warnings: [...loaded.warnings, ...warnings] };
+}
+
+/** Writes warnings to stderr, one line each. */
+export function warn(sys: Sys, warnings: readonly string[]): void {
+  for (const w of warnings) sys.out.stderr(`pitroom: warning: ${w}\n`);
 }
