@@ -92,6 +92,10 @@ export interface RunRecord {
   /** Set by the supervisor once it holds the run's lock. */
   supervised?: boolean;
   attempts: Attempt[];
+  /** Targets left out because they were cooling down. */
+  skipped?: { worker: WorkerName; model?: string; until: number }[];
+  /** A follow-up: the run it continues and the worker session it resumes. */
+  continues?: { run: string; sessionId: string };
   progress: Progress;
   outcome?: OutcomeClass;
   exit?: number;

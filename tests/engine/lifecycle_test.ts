@@ -4,11 +4,31 @@ import { createRun } from "../../src/engine/create.ts";
 import { revertRun } from "../../src/engine/control.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
-import { readRecord } from "../../src/store/runs.ts";
+import { listRunIds, readRecord } from "../../src/store/runs.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
 import { git, tempDir, tempRepo, waitFor } from "../support/temp.ts";
+
+/** Every run record in the state dir, oldest first. */
+async function listRecords(stateDir: string) {
+  const paths = statePaths(stateDir);
+  const out = [];
+  for (const id of await listRunIds(paths)) {
+    const r = await readRecord(paths, id);
+    if (r) out.push(r);
+  }
+  return out;
+}
+
+/** Members of a process group that are alive (zombies waiting to be reaped count as dead). */
+async function liveInGroup(pgid: number): Promise<string[]> {
+  const ps = await new Deno.Command("ps", { args: ["-o", "pid=,stat=", "-g", String(pgid)] })
+    .output();
+  return new TextDecoder().decode(ps.stdout).split("\n").map((l) => l.trim()).filter((l) =>
+    l && !/\sZ/.test(l)
+  );
+}
 
 async function setup(
   steps: (spec: RunSpec) => FakeStep[],
@@ -124,8 +144,7 @@ Deno.test("executeRun() kills the whole process group on timeout, even one that 
   assert.equal(record.exit, 4);
   const pid = record.attempts[0]?.workerPid;
   assert.ok(pid !== undefined);
-  const ps = await new Deno.Command("ps", { args: ["-o", "pid=", "-g", String(pid)] }).output();
-  assert.equal(new TextDecoder().decode(ps.stdout).trim(), "");
+  assert.deepEqual(await liveInGroup(pid), []);
 });
 
 Deno.test("executeRun() stops a running worker when its stop signal fires", async () => {
@@ -133,8 +152,7 @@ Deno.test("executeRun() stops a running worker when its stop signal fires", asyn
   const stop = new AbortController();
   const running = start(t, "read", { stop: stop.signal });
   await waitFor(async () => {
-    const ids = [...Deno.readDirSync(statePaths(t.sys.stateDir).runs)].map((e) => e.name);
-    const r = ids[0] ? await readRecord(statePaths(t.sys.stateDir), ids[0]) : null;
+    const r = (await listRecords(t.sys.stateDir))[0];
     return r?.attempts[0]?.workerPid !== undefined;
   }, { timeoutMs: 10_000, what: "the worker to start" });
   stop.abort();
@@ -154,12 +172,10 @@ Deno.test("executeRun() queues a second run until the only slot is free (FIFO)",
   const first = start(t, "read", { maxParallel: 1 });
   await waitFor(() => launches === 1, { timeoutMs: 10_000, what: "the first worker" });
   const second = start(t, "read", { maxParallel: 1 });
-  const paths = statePaths(t.sys.stateDir);
-  await waitFor(async () => {
-    const ids = [...Deno.readDirSync(paths.runs)].map((e) => e.name).sort();
-    const r = ids[1] ? await readRecord(paths, ids[1]) : null;
-    return r?.supervised === true;
-  }, { timeoutMs: 10_000, what: "the second run to be supervised" });
+  await waitFor(async () => (await listRecords(t.sys.stateDir))[1]?.supervised === true, {
+    timeoutMs: 10_000,
+    what: "the second run to be supervised",
+  });
   assert.equal(launches, 1, "the second run must wait for the slot");
   await Deno.writeTextFile(release, "");
   const [a, b] = await Promise.all([first, second]);

@@ -17,7 +17,12 @@ export type FakeStep =
   | { hang: true }
   | { ignoreTerm: true }
   | { exit: number }
-  | { waitFile: string };
+  | { waitFile: string }
+  | {
+    fail: "rate_limited" | "quota" | "model_not_found" | "auth";
+    retryAfterMs?: number;
+    daily?: boolean;
+  };
 
 function q(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
@@ -38,6 +43,7 @@ export function fakeScript(steps: FakeStep[]): string {
     else if ("hang" in s) out.push("while :; do sleep 1; done");
     else if ("ignoreTerm" in s) out.push("trap '' TERM");
     else if ("exit" in s) out.push(`exit ${s.exit}`);
+    else if ("fail" in s) out.push(line({ t: "fail", ...s }), "exit 1");
     else if ("waitFile" in s) out.push(`while [ ! -e ${q(s.waitFile)} ]; do sleep 0.05; done`);
   }
   out.push(line({ t: "tokens", input: 10, output: 5 }));
@@ -47,10 +53,11 @@ export function fakeScript(steps: FakeStep[]): string {
 /** A backend whose worker is `sh -c <script>`; `script(spec)` picks the steps per launch. */
 export function fakeBackend(
   script: (spec: RunSpec) => FakeStep[],
+  name: Backend["name"] = "opencode",
 ): Backend & { prompts: string[] } {
   const prompts: string[] = [];
   return {
-    name: "opencode",
+    name,
     prompts,
     detect: () => Promise.resolve({ binary: "sh", version: "fake" }),
     launch(spec): Launch {
@@ -83,6 +90,13 @@ export function fakeBackend(
             target: String(v.target),
             status: "ok",
           })];
+        case "fail":
+          return [event("worker.error", time, {
+            message: `provider said ${v.fail}`,
+            name: String(v.fail),
+            ...(typeof v.retryAfterMs === "number" ? { retryAfterMs: v.retryAfterMs } : {}),
+            ...(v.daily === true ? { retryable: false } : {}),
+          })];
         case "tokens":
           return [event("worker.tokens", time, {
             input: Number(v.input),
@@ -98,6 +112,15 @@ export function fakeBackend(
     classify(end, events): Outcome {
       if (end.timedOut) return { class: "timeout", message: "The worker ran out of time" };
       if (end.stopped) return { class: "stopped", message: "Stopped" };
+      const fail = events.find((e) => e.type === "worker.error");
+      if (fail?.type === "worker.error" && fail.name) {
+        return {
+          class: fail.name as Outcome["class"],
+          message: fail.message,
+          ...(fail.retryAfterMs === undefined ? {} : { retryAfterMs: fail.retryAfterMs }),
+          ...(fail.retryable === false ? { daily: true } : {}),
+        };
+      }
       if (end.code !== 0) {
         return { class: "failed", message: `The worker exited with ${end.code ?? end.signal}` };
       }

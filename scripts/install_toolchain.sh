@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what Pitroom's development needs into the checkout, from the npm registry:
+# Deno 2.9.6 in .tools/, the pinned worker CLIs in .tools/workers/, ripgrep where missing.
+# Safe to run again: it only installs what is missing or at the wrong version.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+DENO_VERSION=2.9.6
+tools="$root/.tools"
+mkdir -p "$tools"
+
+have_deno="$("$tools/node_modules/.bin/deno" --version 2>/dev/null | head -n1 || true)"
+if [[ "$have_deno" != "deno $DENO_VERSION "* ]]; then
+  echo "installing deno $DENO_VERSION into .tools/" >&2
+  npm install --prefix "$tools" --no-audit --no-fund --loglevel=error "deno@$DENO_VERSION" >&2
+fi
+
+bash "$root/scripts/install_workers.sh"
+
+if ! command -v rg >/dev/null 2>&1; then
+  echo "installing ripgrep (opencode's grep and glob tools need rg)" >&2
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq >&2 && apt-get install -y -qq ripgrep >&2
+  else
+    echo "ripgrep is missing: install it with your package manager (apt install ripgrep)" >&2
+    exit 3
+  fi
+fi
+
+export DENO_DIR="${DENO_DIR:-$root/.deno}"
+"$tools/node_modules/.bin/deno" install --frozen --quiet >&2
+echo "toolchain ready: $("$tools/node_modules/.bin/deno" --version | head -n1)" >&2

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the pinned worker CLIs into .tools/workers/ (git ignores it) from the npm registry.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dir="$root/.tools/workers"
+mkdir -p "$dir"
+cat > "$dir/package.json" <<'JSON'
+{
+  "name": "pitroom-workers",
+  "private": true,
+  "dependencies": {
+    "opencode-ai": "1.18.33",
+    "@openai/codex": "0.169.0",
+    "@anthropic-ai/claude-code": "2.1.328",
+    "@google/gemini-cli": "0.61.0"
+  }
+}
+JSON
+ok=1
+for pair in opencode:1.18.33 codex:0.169.0 claude:2.1.328 gemini:0.61.0; do
+  bin="${pair%%:*}" version="${pair#*:}"
+  out="$("$dir/node_modules/.bin/$bin" --version </dev/null 2>/dev/null || true)"
+  [[ "$out" == *"$version"* ]] || ok=0
+done
+if [[ $ok == 0 ]]; then
+  echo "installing worker CLIs into .tools/workers/ (opencode, codex, claude, gemini)" >&2
+  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error >&2)
+fi
+for bin in opencode codex claude gemini; do
+  printf '  %-9s %s\n' "$bin" "$("$dir/node_modules/.bin/$bin" --version </dev/null 2>/dev/null | head -n1)" >&2
+done

@@ -1,0 +1,36 @@
+/**
+ * `pitroom cooldown [--clear] [--json]`.
+ */
+import { formatUntil } from "../engine/cooldown.ts";
+import { activeCooldowns, clearCooldowns } from "../store/cooldown.ts";
+import { statePaths } from "../store/paths.ts";
+import type { CommandRun } from "./command.ts";
+import { oneLine, printJson, table } from "./output.ts";
+
+/** Shows or clears cooldowns. */
+export const cooldownCommand: CommandRun = async ({ sys, flags }) => {
+  const paths = statePaths(sys.stateDir);
+  const now = sys.clock.now();
+  if (flags.clear) {
+    const n = await clearCooldowns(paths, now);
+    if (flags.json) printJson(sys, { cleared: n });
+    else sys.out.stdout(`cleared ${n} cooldown(s)\n`);
+    return 0;
+  }
+  const list = await activeCooldowns(paths, now);
+  if (flags.json) {
+    printJson(sys, list);
+    return 0;
+  }
+  if (list.length === 0) {
+    sys.out.stderr("No worker is cooling down\n");
+    return 0;
+  }
+  sys.out.stdout(table([
+    ["TARGET", "UNTIL", "WHY", "RUN", "MESSAGE"],
+    ...list.map((
+      c,
+    ) => [c.target, formatUntil(c.until, now), c.reason, c.run, oneLine(c.message, 60)]),
+  ]));
+  return 0;
+};

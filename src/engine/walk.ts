@@ -1,0 +1,251 @@
+/**
+ * Walking a run's worker chain: skip targets that are cooling down (the last one is always
+ * tried), run each attempt, put a rate-limited or out-of-quota target into cooldown, and move
+ * on for the fallback classes. A target that already did work hands the next one a summary of
+ * its steps and, in write mode, the files it changed (its edits stay). Afterwards the tree is
+ * compared with the snapshot: a write run's changes are recorded, a read run's are undone.
+ */
+import { event, type OutcomeClass, type PitroomEvent, type WorkerEvent } from "../events/mod.ts";
+import { activeCooldowns, cooldownKey, putCooldown } from "../store/cooldown.ts";
+import { statePaths } from "../store/paths.ts";
+import type { Attempt, Changes, RunRecord, Target } from "../store/record.ts";
+import { writeRecord } from "../store/runs.ts";
+import type { Sys } from "../sys/mod.ts";
+import type { Backend, WorkerName } from "../workers/types.ts";
+import { getBackend } from "../workers/registry.ts";
+import { runAttempt } from "./attempt.ts";
+import { targetLabel } from "./chain.ts";
+import { cooldownUntil, formatUntil } from "./cooldown.ts";
+import { FALLBACK_CLASSES } from "./exit.ts";
+import { buildPrompt } from "./prompt.ts";
+import type { TrackedTree } from "./tree.ts";
+
+/** How the chain ended. */
+export interface Final {
+  outcome: OutcomeClass;
+  message?: string;
+  answer?: string;
+  changes?: Changes;
+}
+
+/** What walking needs from the lifecycle. */
+export interface WalkOptions {
+  backends?: (name: WorkerName) => Backend;
+  stop?: AbortSignal;
+  /** @default 250 */
+  progressEveryMs?: number;
+}
+
+/** A summary of what an interrupted attempt did, for the next target. */
+export function handoverNote(
+  from: Target,
+  reason: OutcomeClass,
+  events: readonly WorkerEvent[],
+  changedFiles: readonly string[],
+): string | null {
+  const steps = events.flatMap((e) =>
+    e.type === "worker.tool_call"
+      ? [`- ${e.kind} ${e.target}${e.status === "ok" ? "" : ` (${e.status})`}`]
+      : []
+  );
+  const texts = events.flatMap((e) => (e.type === "worker.text" ? [e.text.trim()] : [])).filter(
+    Boolean,
+  );
+  if (steps.length === 0 && texts.length === 0 && changedFiles.length === 0) return null;
+  const lines = [
+    `Another worker (${targetLabel(from)}) started this task and was interrupted (${
+      reason.replace(/_/g, " ")
+    }).`,
+    "Continue from where it stopped; do not redo what is already done.",
+  ];
+  if (steps.length) lines.push("", "Its steps so far:", ...steps.slice(-40));
+  if (texts.length) lines.push("", "Its last notes:", texts.at(-1)!.slice(0, 2000));
+  if (changedFiles.length) {
+    lines.push(
+      "",
+      "It already changed these files (the changes are in place; check them):",
+      ...changedFiles.map((f) => `- ${f}`),
+    );
+  }
+  return lines.join("\n");
+}
+
+/** Walks the chain and returns how the run ended. */
+export async function walkChain(
+  sys: Sys,
+  record: RunRecord,
+  tree: TrackedTree | null,
+  options: WalkOptions,
+  emit: (ev: PitroomEvent) => void,
+): Promise<Final> {
+  const paths = statePaths(sys.stateDir);
+  const runPaths = paths.run(record.id);
+  const before = tree ? await tree.snapshot() : null;
+  if (tree && before) {
+    // Recorded before the worker starts: a crash mid-run can still be reverted exactly.
+    record.repoRoot = tree.root;
+    record.changes = { before, after: before.tree, files: [] };
+    await writeRecord(paths, record);
+  }
+  const followUp = record.continues !== undefined;
+  let prompt = followUp ? record.task : buildPrompt(record.task, record.mode);
+  await Deno.writeTextFile(runPaths.prompt, prompt, { mode: 0o600 });
+  const deadline = (record.startedAt ?? sys.clock.now()) + record.timeoutMs;
+  let last: Final = { outcome: "failed", message: "No worker ran" };
+  let lastWrite = 0;
+  const progressEvery = options.progressEveryMs ?? 250;
+  const cooling = new Map(
+    (await activeCooldowns(paths, sys.clock.now())).map((c) => [c.target, c]),
+  );
+
+  for (let i = 0; i < record.chain.length; i++) {
+    const target = record.chain[i]!;
+    const isLast = i === record.chain.length - 1;
+    const cool = cooling.get(cooldownKey(target.worker, target.model));
+    if (cool && !isLast) {
+      (record.skipped ??= []).push({ ...target, until: cool.until });
+      emit(
+        event("run.skipped", sys.clock.now(), {
+          run: record.id,
+          target: targetLabel(target),
+          until: cool.until,
+        }),
+      );
+      continue;
+    }
+    let backend: Backend;
+    try {
+      backend = (options.backends ?? getBackend)(target.worker);
+    } catch (error) {
+      last = {
+        outcome: "refused",
+        message: error instanceof Error ? error.message : String(error),
+      };
+      if (isLast) break;
+      continue;
+    }
+    const attempt: Attempt = {
+      worker: target.worker,
+      startedAt: sys.clock.now(),
+      ...(target.model ? { model: target.model } : {}),
+    };
+    record.attempts.push(attempt);
+    await writeRecord(paths, record);
+    emit(event("run.started", sys.clock.now(), {
+      run: record.id,
+      worker: target.worker,
+      mode: record.mode,
+      attempt: record.attempts.length,
+      ...(target.model ? { model: target.model } : {}),
+    }));
+    const result = await runAttempt(sys, runPaths, {
+      backend,
+      runId: record.id,
+      attempt: record.attempts.length,
+      mode: record.mode,
+      prompt,
+      cwd: record.cwd,
+      web: record.web,
+      timeoutMs: Math.max(1, deadline - sys.clock.now()),
+      progress: record.progress,
+      ...(target.model ? { model: target.model } : {}),
+      ...(record.effort ? { effort: record.effort } : {}),
+      ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
+      ...(options.stop ? { stop: options.stop } : {}),
+    }, {
+      emit,
+      progressed(p) {
+        const now = sys.clock.now();
+        if (now - lastWrite < progressEvery) return;
+        lastWrite = now;
+        emit(event("run.progress", now, {
+          run: record.id,
+          steps: p.steps,
+          tools: p.tools,
+          tokens: p.tokens,
+          ...(p.last ? { last: p.last } : {}),
+        }));
+        writeRecord(paths, record).catch(() => undefined);
+      },
+      spawned(pid) {
+        attempt.workerPid = pid;
+        writeRecord(paths, record).catch(() => undefined);
+      },
+    });
+    const outcome = result.outcome;
+    attempt.endedAt = sys.clock.now();
+    attempt.outcome = outcome.class;
+    attempt.message = outcome.message;
+    if (result.sessionId) attempt.sessionId = result.sessionId;
+    last = {
+      outcome: outcome.class,
+      message: outcome.message,
+      ...(result.answer === undefined ? {} : { answer: result.answer }),
+    };
+    if (outcome.class === "rate_limited" || outcome.class === "quota") {
+      const now = sys.clock.now();
+      await putCooldown(paths, {
+        target: cooldownKey(target.worker, target.model),
+        until: cooldownUntil(outcome, now),
+        reason: outcome.class,
+        message: outcome.message,
+        run: record.id,
+        since: now,
+      });
+    }
+    const next = record.chain.slice(i + 1).find((t, k) => {
+      const c = cooling.get(cooldownKey(t.worker, t.model));
+      return !c || i + 1 + k === record.chain.length - 1;
+    });
+    if (!FALLBACK_CLASSES.has(outcome.class) || next === undefined || followUp) break;
+    const changed = tree && before
+      ? (await tree.diff(before, (await tree.snapshot()).tree)).files.map((f) => f.path)
+      : [];
+    const note = handoverNote(
+      target,
+      outcome.class,
+      result.events,
+      record.mode === "read" ? [] : changed,
+    );
+    if (note) prompt = buildPrompt(record.task, record.mode, { context: note });
+    emit(event("run.fallback", sys.clock.now(), {
+      run: record.id,
+      from: targetLabel(target),
+      to: targetLabel(next),
+      reason: outcome.class,
+      message: outcome.message,
+    }));
+  }
+  await writeRecord(paths, record);
+  return await collect(sys, record, tree, before, last);
+}
+
+async function collect(
+  sys: Sys,
+  record: RunRecord,
+  tree: TrackedTree | null,
+  before: Changes["before"] | null,
+  last: Final,
+): Promise<Final> {
+  if (!tree || !before) return last;
+  const runPaths = statePaths(sys.stateDir).run(record.id);
+  const after = (await tree.snapshot()).tree;
+  if (after === before.tree) {
+    return record.mode === "read" ? last : { ...last, changes: { before, after, files: [] } };
+  }
+  const diff = await tree.diff(before, after);
+  await Deno.writeFile(runPaths.patch, diff.patch, { mode: 0o600 });
+  const changes: Changes = { before, after, files: diff.files };
+  if (record.mode !== "read") return { ...last, changes };
+  await tree.revert(before, after, record.id);
+  changes.reverted = true;
+  return {
+    outcome: "read_only_violation",
+    message: `The worker changed ${diff.files.length} file(s) in a read-only run: undone`,
+    changes,
+    ...(last.answer === undefined ? {} : { answer: last.answer }),
+  };
+}
+
+/** `formatUntil` re-exported for reports of skipped targets. */
+export { formatUntil };

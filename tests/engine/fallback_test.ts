@@ -1,0 +1,140 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createRun } from "../../src/engine/create.ts";
+import { cooldownUntil, nextLocalMidnight } from "../../src/engine/cooldown.ts";
+import { executeRun } from "../../src/engine/lifecycle.ts";
+import { handoverNote } from "../../src/engine/walk.ts";
+import { event } from "../../src/events/mod.ts";
+import { activeCooldowns, putCooldown } from "../../src/store/cooldown.ts";
+import { statePaths } from "../../src/store/paths.ts";
+import type { Target } from "../../src/store/record.ts";
+import type { Backend, WorkerName } from "../../src/workers/types.ts";
+import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
+import { testSys } from "../support/sys.ts";
+import { tempDir, tempRepo } from "../support/temp.ts";
+
+async function runChain(
+  chain: Target[],
+  scripts: Partial<Record<WorkerName, FakeStep[]>>,
+  options: { mode?: "read" | "write"; before?: (stateDir: string) => Promise<void> } = {},
+) {
+  await using state = await tempDir("pitroom-state-");
+  await using repo = await tempRepo({ "a.txt": "one\n" });
+  const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  await options.before?.(state.path);
+  const backends: Partial<Record<WorkerName, Backend & { prompts: string[] }>> = {};
+  for (const [name, steps] of Object.entries(scripts)) {
+    backends[name as WorkerName] = fakeBackend(() => steps, name as WorkerName);
+  }
+  const created = await createRun(sys, {
+    task: "task",
+    mode: options.mode ?? "read",
+    cwd: repo.path,
+    chain,
+    timeoutMs: 30_000,
+  });
+  const record = await executeRun(sys, created.id, {
+    maxParallel: 20,
+    backends: (n) => backends[n]!,
+  });
+  const cooldowns = await activeCooldowns(statePaths(state.path), Date.now());
+  const files = { a: await Deno.readTextFile(join(repo.path, "a.txt")) };
+  return { record, backends, cooldowns, files };
+}
+
+Deno.test("a rate-limited target moves the run to the next one and cools down for the hinted time", async () => {
+  const { record, cooldowns } = await runChain(
+    [{ worker: "opencode", model: "fake/a" }, { worker: "codex" }],
+    {
+      opencode: [{ fail: "rate_limited", retryAfterMs: 120_000 }],
+      codex: [{ answer: "from codex" }],
+    },
+  );
+  assert.equal(record.state, "done", record.message);
+  assert.equal(record.answer, "from codex");
+  assert.deepEqual(record.attempts.map((a) => [a.worker, a.outcome]), [
+    ["opencode", "rate_limited"],
+    ["codex", "ok"],
+  ]);
+  assert.equal(cooldowns.length, 1);
+  assert.equal(cooldowns[0]?.target, "opencode:fake/a");
+  const left = cooldowns[0]!.until - Date.now();
+  assert.ok(left > 100_000 && left <= 120_000, `cooldown left ${left}ms`);
+});
+
+Deno.test("a cooling target is skipped and listed, but the last target is always tried", async () => {
+  const future = Date.now() + 3_600_000;
+  const cool = (target: string) => async (stateDir: string) => {
+    await putCooldown(statePaths(stateDir), {
+      target,
+      until: future,
+      reason: "quota",
+      message: "q",
+      run: "x",
+      since: Date.now(),
+    });
+  };
+  const skipped = await runChain(
+    [{ worker: "opencode", model: "fake/a" }, { worker: "codex" }],
+    { opencode: [{ answer: "should not run" }], codex: [{ answer: "codex ran" }] },
+    { before: cool("opencode:fake/a") },
+  );
+  assert.equal(skipped.record.answer, "codex ran");
+  assert.deepEqual(skipped.record.skipped?.map((s) => [s.worker, s.until]), [["opencode", future]]);
+  assert.equal(skipped.backends.opencode?.prompts.length, 0);
+
+  const lastTried = await runChain(
+    [{ worker: "codex" }],
+    { codex: [{ answer: "tried anyway" }] },
+    { before: cool("codex:default") },
+  );
+  assert.equal(lastTried.record.answer, "tried anyway");
+});
+
+Deno.test("the next target is told what the interrupted one did, and partial edits stay in write mode", async () => {
+  const { record, backends, files } = await runChain(
+    [{ worker: "opencode" }, { worker: "claude" }],
+    {
+      opencode: [
+        { tool: "read", target: "a.txt" },
+        { writeFile: "a.txt", content: "half done\n" },
+        { fail: "quota" },
+      ],
+      claude: [{ answer: "finished" }],
+    },
+    { mode: "write" },
+  );
+  assert.equal(record.state, "done");
+  assert.equal(files.a, "half done\n");
+  const prompt = backends.claude!.prompts[0]!;
+  assert.match(prompt, /interrupted \(quota\)/);
+  assert.match(prompt, /- read a\.txt/);
+  assert.match(prompt, /- a\.txt/);
+  assert.deepEqual(record.changes?.files.map((f) => f.path), ["a.txt"]);
+});
+
+Deno.test("a failure that is not a fallback class ends the run without trying the next target", async () => {
+  const { record, backends } = await runChain(
+    [{ worker: "opencode" }, { worker: "codex" }],
+    { opencode: [{ exit: 1 }], codex: [{ answer: "never" }] },
+  );
+  assert.equal(record.outcome, "failed");
+  assert.equal(backends.codex?.prompts.length, 0);
+});
+
+Deno.test("cooldownUntil() clamps hints to 1 min..24 h and cools a daily quota until local midnight", () => {
+  const now = new Date(2026, 10, 30, 14, 0, 0).getTime();
+  assert.equal(cooldownUntil({ retryAfterMs: 2_000 }, now), now + 60_000);
+  assert.equal(cooldownUntil({ retryAfterMs: 3 * 86_400_000 }, now), now + 86_400_000);
+  assert.equal(cooldownUntil({ retryAfterMs: 300_000 }, now), now + 300_000);
+  assert.equal(cooldownUntil({ daily: true }, now), nextLocalMidnight(now));
+  assert.equal(new Date(nextLocalMidnight(now)).getHours(), 0);
+  assert.equal(cooldownUntil({}, now), now + 20 * 60_000);
+});
+
+Deno.test("handoverNote() is null for an attempt that did nothing", () => {
+  assert.equal(
+    handoverNote({ worker: "opencode" }, "rate_limited", [event("worker.step", 0, {})], []),
+    null,
+  );
+});

@@ -1,0 +1,56 @@
+/**
+ * Runs the real program the way users get it: `main.ts` through `deno run` with the permission
+ * set the binary is compiled with (`-P=pitroom` from deno.json, defined once there).
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The repository root. */
+export const REPO_ROOT: string = ROOT;
+
+/** The argv that starts pitroom under test. */
+export function pitroomArgv(): string[] {
+  return [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    "--no-prompt",
+    `--config=${join(ROOT, "deno.json")}`,
+    "-P=pitroom",
+    join(ROOT, "main.ts"),
+  ];
+}
+
+/** What a pitroom process did. */
+export interface PitroomResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs pitroom to completion. */
+export async function pitroom(
+  args: string[],
+  options: { env: Record<string, string>; cwd: string; stdin?: string },
+): Promise<PitroomResult> {
+  const [cmd, ...rest] = pitroomArgv();
+  const child = new Deno.Command(cmd!, {
+    args: [...rest, ...args],
+    cwd: options.cwd,
+    env: { NO_COLOR: "1", ...options.env },
+    clearEnv: true,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(options.stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
