@@ -1,0 +1,43 @@
+/**
+ * Reads a recorded gemini stream (`testdata/NAME.jsonl`) and its note (`NAME.txt`: the command,
+ * the exit code and the stderr the CLI printed) for the parser and classifier tests.
+ */
+import { join } from "node:path";
+import type { WorkerEvent } from "../../../src/events/mod.ts";
+import { geminiBackend } from "../../../src/workers/gemini/mod.ts";
+import type { ProcessEnd } from "../../../src/workers/types.ts";
+
+const TESTDATA = join(import.meta.dirname ?? ".", "testdata");
+
+/** A recorded attempt: its stdout lines, parsed events and how the process ended. */
+export interface Recorded {
+  lines: string[];
+  events: WorkerEvent[];
+  end: ProcessEnd;
+}
+
+/** The time every parsed event of a recording gets. */
+export const TIME = 1_700_000_000_000;
+
+/** Loads and parses recording `name` with a fresh parse state. */
+export async function recorded(name: string): Promise<Recorded> {
+  const text = await Deno.readTextFile(join(TESTDATA, `${name}.jsonl`));
+  const note = await Deno.readTextFile(join(TESTDATA, `${name}.txt`));
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  const state = geminiBackend.newState();
+  const events = lines.flatMap((line) => geminiBackend.parse(line, state, TIME));
+  const exit = /^Exit: code (\d+|null) signal (\S+)$/m.exec(note);
+  if (exit === null) throw new Error(`${name}.txt has no "Exit:" line`);
+  const stderr = note.split(/^stderr[^\n]*\n/m)[1] ?? "";
+  return {
+    lines,
+    events,
+    end: {
+      code: exit[1] === "null" ? null : Number(exit[1]),
+      signal: exit[2] === "null" ? null : exit[2] ?? null,
+      timedOut: false,
+      stopped: false,
+      stderr: stderr.split("\n").map((line) => line.replace(/^ {2}/, "")).join("\n"),
+    },
+  };
+}

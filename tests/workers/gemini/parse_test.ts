@@ -1,0 +1,160 @@
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { isEvent, type WorkerEvent } from "../../../src/events/mod.ts";
+import { geminiBackend } from "../../../src/workers/gemini/mod.ts";
+import { retryHintMs, toolKind, toolTarget } from "../../../src/workers/gemini/parse.ts";
+import { recorded, TIME } from "./_recorded.ts";
+
+function ofType<T extends WorkerEvent["type"]>(events: WorkerEvent[], type: T) {
+  return events.filter((e): e is Extract<WorkerEvent, { type: T }> => e.type === type);
+}
+
+Deno.test("parseLine() turns a recorded read run into session, steps, tool calls, tokens and answer", async () => {
+  const { events } = await recorded("read_answer");
+  assertEquals(events.every(isEvent), true);
+  assertEquals(events.map((e) => e.type), [
+    "worker.session",
+    "worker.step",
+    "worker.text",
+    "worker.tool_call",
+    "worker.step",
+    "worker.tool_call",
+    "worker.step",
+    "worker.tool_call",
+    "worker.step",
+    "worker.text",
+    "worker.tokens",
+    "worker.answer",
+  ]);
+  assertEquals(
+    ofType(events, "worker.session")[0]?.sessionId,
+    "00000000-0000-4000-8000-000000000000",
+  );
+  assertEquals(
+    ofType(events, "worker.tool_call").map(({ tool, kind, target, status }) => ({
+      tool,
+      kind,
+      target,
+      status,
+    })),
+    [
+      { tool: "grep_search", kind: "search", target: "hello", status: "ok" },
+      { tool: "read_file", kind: "read", target: "/repo/a.txt", status: "ok" },
+      { tool: "list_directory", kind: "list", target: "/repo", status: "ok" },
+    ],
+  );
+  assertEquals(ofType(events, "worker.step").map((e) => e.index), [0, 1, 2, 3]);
+  assertEquals(ofType(events, "worker.tokens")[0], {
+    type: "worker.tokens",
+    time: TIME,
+    input: 32132,
+    output: 46,
+    cached: 800,
+    reasoning: 0,
+  });
+  assertEquals(ofType(events, "worker.answer")[0]?.text, "a.txt says hello.");
+});
+
+Deno.test("parseLine() reports every refused call of a read run as denied, with a denied event", async () => {
+  const { events } = await recorded("read_denied");
+  const calls = ofType(events, "worker.tool_call");
+  assertEquals(calls.map((c) => [c.tool, c.kind, c.status]), [
+    ["replace", "edit", "denied"],
+    ["run_shell_command", "shell", "denied"],
+    ["web_fetch", "web", "denied"],
+    ["write_file", "write", "denied"],
+  ]);
+  assertEquals(calls.map((c) => c.target), [
+    "/repo/a.txt",
+    "echo x > b.txt",
+    "http://127.0.0.1:9/",
+    "/repo/c.txt",
+  ]);
+  const denied = ofType(events, "worker.denied");
+  assertEquals(denied.map((d) => d.tool), [
+    "replace",
+    "run_shell_command",
+    "web_fetch",
+    "write_file",
+  ]);
+  assertEquals(denied[0]?.message.startsWith('Tool "replace" not found'), true);
+  assertEquals(ofType(events, "worker.answer")[0]?.text, "Could not.");
+});
+
+Deno.test("parseLine() reports a policy_violation of the write profile as denied and the allowed command as ok", async () => {
+  const { events } = await recorded("shell_policy");
+  assertEquals(
+    ofType(events, "worker.tool_call").map((c) => [c.target, c.status, c.error]),
+    [
+      ["git commit --allow-empty -m x", "denied", "Tool execution denied by policy."],
+      ["echo hi > d.txt", "ok", undefined],
+    ],
+  );
+  assertEquals(ofType(events, "worker.denied").length, 1);
+});
+
+Deno.test("parseLine() reports an in-place edit as an edit tool call on the file", async () => {
+  const { events } = await recorded("edit_write");
+  assertEquals(
+    ofType(events, "worker.tool_call").map((c) => [c.tool, c.kind, c.target, c.status]),
+    [
+      ["replace", "edit", "/repo/a.txt", "ok"],
+    ],
+  );
+  assertEquals(ofType(events, "worker.answer")[0]?.text, "Changed a.txt.");
+});
+
+Deno.test("parseLine() turns an error result into worker.error with the status and retry hint", async () => {
+  const rate = await recorded("error_rate_limit");
+  const error = ofType(rate.events, "worker.error")[0];
+  assertEquals(error?.retryAfterMs, 2000);
+  assertEquals(ofType(rate.events, "worker.answer"), []);
+  const auth = ofType((await recorded("error_auth")).events, "worker.error")[0];
+  assertEquals(auth?.status, 400);
+  const missing = ofType((await recorded("error_model_not_found")).events, "worker.error")[0];
+  assertEquals(missing?.message.includes("models/nosuch is not found"), true);
+});
+
+Deno.test("parseLine() gives a stopped run only its session: no answer, no result", async () => {
+  const { events } = await recorded("stopped");
+  assertEquals(events.map((e) => e.type), ["worker.session"]);
+});
+
+Deno.test("parseLine() concatenates assistant deltas of one model turn into the answer", () => {
+  const state = geminiBackend.newState();
+  const lines = [
+    { type: "message", role: "assistant", content: "Hel", delta: true },
+    { type: "message", role: "assistant", content: "lo ", delta: true },
+    { type: "message", role: "assistant", content: "world", delta: true },
+    { type: "result", status: "success", stats: { input_tokens: 10, output_tokens: 3, cached: 0 } },
+  ];
+  const events = lines.flatMap((line) => geminiBackend.parse(JSON.stringify(line), state, 1));
+  assertEquals(ofType(events, "worker.answer")[0]?.text, "Hello world");
+  assertEquals(ofType(events, "worker.tokens")[0]?.input, 10);
+  assertEquals(ofType(events, "worker.step").length, 1);
+});
+
+Deno.test("parseLine() makes unrecognised lines explicit unknown events", () => {
+  const state = geminiBackend.newState();
+  assertEquals(geminiBackend.parse("not json", state, 1), [
+    { type: "worker.unknown", time: 1, raw: "not json" },
+  ]);
+  assertEquals(geminiBackend.parse('{"type":"surprise"}', state, 1)[0]?.type, "worker.unknown");
+});
+
+Deno.test("toolKind() and toolTarget() name gemini tools and what they act on", () => {
+  assertEquals(toolKind("run_shell_command"), "shell");
+  assertEquals(toolKind("mcp_server_tool"), "other");
+  assertEquals(toolTarget("google_web_search", { query: "deno compile" }), "deno compile");
+  assertEquals(
+    toolTarget("invoke_agent", { agent_name: "codebase_investigator" }),
+    "codebase_investigator",
+  );
+  assertEquals(toolTarget("run_shell_command", { command: "x".repeat(400) }).length, 160);
+});
+
+Deno.test("retryHintMs() reads 'retry in' and 'retry after' hints", () => {
+  assertEquals(retryHintMs("Please retry in 31.5s."), 31500);
+  assertEquals(retryHintMs("Suggested retry after 2s."), 2000);
+  assertEquals(retryHintMs("Please retry in 250ms"), 250);
+  assertEquals(retryHintMs("no hint"), undefined);
+});
