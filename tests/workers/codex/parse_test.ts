@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import { fileURLToPath as fromFileUrl } from "node:url";
+import type { WorkerEvent } from "../../../src/events/mod.ts";
+import { isEvent } from "../../../src/events/mod.ts";
+import {
+  commandKind,
+  newCodexState,
+  parseCodexLine,
+  parseCodexStderr,
+  unwrapCommand,
+} from "../../../src/workers/codex/parse.ts";
+import type { ParseState } from "../../../src/workers/types.ts";
+
+const T = 1_000;
+
+function lines(name: string): string[] {
+  const path = fromFileUrl(new URL(`./testdata/${name}`, import.meta.url));
+  return Deno.readTextFileSync(path).split("\n").filter((line) => line !== "");
+}
+
+function parseAll(name: string, state: ParseState = newCodexState()): WorkerEvent[] {
+  return lines(name).flatMap((line) => parseCodexLine(line, state, T));
+}
+
+function ofType<K extends WorkerEvent["type"]>(events: WorkerEvent[], type: K) {
+  return events.filter((e): e is Extract<WorkerEvent, { type: K }> => e.type === type);
+}
+
+Deno.test("parseCodexLine() turns a recorded read run into valid events with no unknowns", () => {
+  const events = parseAll("read-answer.jsonl");
+  assert.ok(events.every(isEvent));
+  assert.deepEqual(ofType(events, "worker.unknown"), []);
+  assert.deepEqual(ofType(events, "worker.session").map((e) => e.sessionId), [
+    "00000000-0000-0000-0000-000000000001",
+  ]);
+  assert.deepEqual(
+    ofType(events, "worker.tool_call").map((e) => [e.tool, e.kind, e.target, e.status]),
+    [
+      ["exec_command", "read", "cat -- notes.txt", "ok"],
+      ["exec_command", "search", "grep -rn -e hello -- .", "ok"],
+      ["exec_command", "list", "ls -la -- .", "ok"],
+    ],
+  );
+  assert.deepEqual(ofType(events, "worker.answer").map((e) => e.text), [
+    "notes.txt says hello world.",
+  ]);
+  assert.deepEqual(ofType(events, "worker.text").map((e) => e.text), [
+    "Looking.",
+    "notes.txt says hello world.",
+  ]);
+});
+
+Deno.test("parseCodexLine() splits cached input and reasoning output out of codex's usage", () => {
+  const [tokens] = ofType(parseAll("read-answer.jsonl"), "worker.tokens");
+  assert.deepEqual(
+    tokens && [tokens.input, tokens.cached, tokens.output, tokens.reasoning],
+    [11631 - 40, 40, 41 - 5, 5],
+  );
+});
+
+Deno.test("parseCodexLine() reports a resumed thread's tokens as the difference from priorUsage", () => {
+  const state = newCodexState();
+  state.scratch.priorUsage = { input: 11631, cached: 40, output: 41, reasoning: 5 };
+  const [tokens] = ofType(parseAll("resume.jsonl", state), "worker.tokens");
+  assert.deepEqual(
+    tokens && [tokens.input, tokens.cached, tokens.output, tokens.reasoning],
+    [(11731 - 11631) - (130 - 40), 90, 2, 0],
+  );
+  assert.deepEqual(state.scratch.usageTotals, {
+    input: 11731,
+    cached: 130,
+    output: 43,
+    reasoning: 5,
+  });
+});
+
+Deno.test("parseCodexLine() reports per-turn tokens when one stream holds two turns", () => {
+  const state = newCodexState();
+  const usage = (input: number, output: number) =>
+    JSON.stringify({
+      type: "turn.completed",
+      usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: output },
+    });
+  parseCodexLine(usage(100, 10), state, T);
+  const second = parseCodexLine(usage(250, 14), state, T);
+  assert.deepEqual(
+    second.map((e) => e.type === "worker.tokens" ? [e.input, e.output] : null),
+    [[150, 4]],
+  );
+});
+
+Deno.test("parseCodexLine() maps file changes to edit and write tool calls", () => {
+  const calls = ofType(parseAll("edit.jsonl"), "worker.tool_call");
+  assert.deepEqual(calls.map((e) => [e.tool, e.kind, e.target, e.status]), [
+    ["apply_patch", "edit", "/repo/notes.txt", "ok"],
+    ["apply_patch", "write", "/repo/new.txt", "ok"],
+  ]);
+});
+
+Deno.test("parseCodexLine() marks a sandbox-refused shell write as denied", () => {
+  const events = parseAll("read-shell-write.jsonl");
+  const [call] = ofType(events, "worker.tool_call");
+  assert.equal(call?.status, "denied");
+  assert.equal(call?.kind, "shell");
+  assert.equal(call?.target, "echo pwned > b.txt");
+  assert.deepEqual(ofType(events, "worker.denied").map((e) => e.message), [
+    "/bin/bash: line 1: b.txt: Read-only file system",
+  ]);
+});
+
+Deno.test("parseCodexLine() reports a failed curl as a web call in error", () => {
+  const [call] = ofType(parseAll("read-trespass.jsonl"), "worker.tool_call");
+  assert.deepEqual(call && [call.kind, call.status], ["web", "error"]);
+});
+
+Deno.test("parseCodexStderr() turns a router refusal into a denied apply_patch", () => {
+  const [line] = lines("read-trespass.stderr");
+  const events = parseCodexStderr(line ?? "", newCodexState(), T);
+  assert.ok(events.every(isEvent));
+  assert.deepEqual(events.map((e) => e.type), ["worker.tool_call", "worker.denied"]);
+  const [call] = ofType(events, "worker.tool_call");
+  assert.deepEqual(call && [call.tool, call.kind, call.status], ["apply_patch", "edit", "denied"]);
+});
+
+Deno.test("parseCodexStderr() ignores warnings and other codex errors", () => {
+  const state = newCodexState();
+  assert.deepEqual(
+    parseCodexStderr(
+      "2026-01-01T00:00:00Z ERROR codex_core::session: failed to record rollout items: thread x not found",
+      state,
+      T,
+    ),
+    [],
+  );
+  assert.deepEqual(parseCodexStderr("WARNING: proceeding, even though ...", state, T), []);
+});
+
+Deno.test("parseCodexLine() turns turn.failed into a turn_failed error with its status", () => {
+  const events = parseAll("rate.jsonl");
+  const failed = ofType(events, "worker.error").filter((e) => e.name === "turn_failed");
+  assert.deepEqual(failed.map((e) => [e.status, e.message]), [
+    [429, "exceeded retry limit, last status: 429 Too Many Requests"],
+  ]);
+  assert.deepEqual(ofType(events, "worker.answer"), []);
+});
+
+Deno.test("parseCodexLine() keeps lines it does not know as worker.unknown", () => {
+  const state = newCodexState();
+  assert.deepEqual(parseCodexLine("not json", state, T), [
+    { type: "worker.unknown", time: T, raw: "not json" },
+  ]);
+  const odd = JSON.stringify({ type: "item.completed", item: { type: "hologram" } });
+  assert.deepEqual(parseCodexLine(odd, state, T), [{ type: "worker.unknown", time: T, raw: odd }]);
+});
+
+Deno.test("unwrapCommand() and commandKind() read codex's bash wrapper", () => {
+  assert.equal(unwrapCommand(`/bin/bash -lc 'echo '\\''hi'\\'''`), "echo 'hi'");
+  assert.equal(unwrapCommand(`/bin/bash -lc "grep -n \\"a b\\" x"`), `grep -n "a b" x`);
+  assert.equal(commandKind("rg --files src"), "list");
+  assert.equal(commandKind("sed -n 1,20p a.ts"), "read");
+  assert.equal(commandKind("sed -i s/a/b/ a.ts"), "shell");
+  assert.equal(commandKind("/usr/bin/curl -sS x"), "web");
+  assert.equal(commandKind("git commit -m x"), "shell");
+});
