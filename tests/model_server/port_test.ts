@@ -159,3 +159,24 @@ Deno.test("main.ts (deno task model-server) prints one listening line, writes th
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("main.ts refuses a scenarios dir that does not exist with exit 2", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-P=pitroom",
+      "--quiet",
+      join(REPO_ROOT, "tests/support/model_server/main.ts"),
+      "--scenarios",
+      join(REPO_ROOT, "no-such-scenarios-dir"),
+    ],
+    cwd: REPO_ROOT,
+    stdin: "null",
+  }).output();
+  assertEquals(output.code, 2);
+  assertEquals(new TextDecoder().decode(output.stdout), "");
+  assertEquals(
+    new TextDecoder().decode(output.stderr).includes("scenarios dir not found"),
+    true,
+  );
+});

@@ -44,6 +44,13 @@ export async function main(args: string[]): Promise<number> {
     return 2;
   }
   const scenariosDir = resolve(values.scenarios);
+  try {
+    if (!(await Deno.stat(scenariosDir)).isDirectory) throw new Deno.errors.NotFound();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    console.error(`model-server: scenarios dir not found: "${scenariosDir}"`);
+    return 2;
+  }
   const handler = createModelServer({
     scenariosDir,
     ...(values.log === undefined ? {} : { logFile: resolve(values.log) }),
