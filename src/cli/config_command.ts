@@ -1,0 +1,84 @@
+/**
+ * `pitroom config`: every effective setting and where it comes from, where the config file and
+ * the state dir are, and what is wrong with the config (warnings on stderr; in JSON a list).
+ */
+import { type Setting, type Settings, TIERS } from "../engine/settings.ts";
+import type { CommandRun } from "./command.ts";
+import { printJson, table } from "./output.ts";
+import { loadSettings, warn } from "./settings.ts";
+
+/**
+ * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
+ * `tiers.cheap` … `tiers.audit`, `costs`, `maxParallel`, `timeout`) to `{value, source}` with
+ * source `flag|env|file|default`; an unconfigured tier has value `null`.
+ */
+export interface ConfigReport {
+  configPath: string;
+  configExists: boolean;
+  stateDir: string;
+  settings: Record<string, Setting<unknown>>;
+  warnings: string[];
+}
+
+/** Flattens the settings into named rows (pure). */
+export function settingRows(settings: Settings): Record<string, Setting<unknown>> {
+  const rows: Record<string, Setting<unknown>> = {
+    worker: settings.worker,
+    fallback: settings.fallback,
+    models: settings.models,
+  };
+  for (const tier of TIERS) rows[`tiers.${tier}`] = settings.tiers[tier];
+  rows.costs = settings.costs;
+  rows.maxParallel = settings.maxParallel;
+  rows.timeout = { value: settings.timeout.value.text, source: settings.timeout.source };
+  rows.configPath = settings.configPath;
+  rows.stateDir = settings.stateDir;
+  return rows;
+}
+
+function show(name: string, value: unknown, settings: Settings): string {
+  if (name.startsWith("tiers.") && value === null) {
+    return `(not set: ${settings.worker.value})`;
+  }
+  if (Array.isArray(value)) return value.length === 0 ? "(none)" : value.join(", ");
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return "(none)";
+    return entries.map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(" ");
+  }
+  return String(value);
+}
+
+/** Shows the effective settings. */
+export const configCommand: CommandRun = async ({ sys, flags }) => {
+  const { loaded, settings, warnings } = await loadSettings(sys);
+  const rows = settingRows(settings);
+  if (flags.json) {
+    const report: ConfigReport = {
+      configPath: loaded.path,
+      configExists: loaded.exists,
+      stateDir: sys.stateDir,
+      settings: rows,
+      warnings,
+    };
+    printJson(sys, report);
+    return 0;
+  }
+  warn(sys, warnings);
+  const lines = [["SETTING", "SOURCE", "VALUE"]];
+  for (const [name, setting] of Object.entries(rows)) {
+    if (name === "configPath" || name === "stateDir") continue;
+    lines.push([name, setting.source, show(name, setting.value, settings)]);
+  }
+  sys.out.stdout(table(lines));
+  sys.out.stdout(
+    `\nconfig     ${loaded.path} (${
+      loaded.exists ? "exists" : "missing: `pitroom init` proposes one"
+    }, ${settings.configPath.source === "env" ? "from PITROOM_CONFIG" : "default place"})\n` +
+      `state dir  ${sys.stateDir} (${
+        settings.stateDir.source === "env" ? "from PITROOM_STATE_DIR" : "default place"
+      })\n`,
+  );
+  return 0;
+};
