@@ -2,12 +2,12 @@
  * Every backend by name: a small data table the engine looks workers up in.
  */
 import { RefusedError } from "../sys/errors.ts";
-// opencode is wired in when its backend lands.
+import { opencodeBackend } from "./opencode/mod.ts";
 import type { Backend, WorkerName } from "./types.ts";
 
 /** The backends, by name (`undefined` for one not written yet). */
 export const BACKENDS: Record<WorkerName, Backend | undefined> = {
-  opencode: undefined,
+  opencode: opencodeBackend,
   codex: undefined,
   claude: undefined,
   gemini: undefined,

@@ -1,0 +1,255 @@
+/**
+ * Turns `opencode run --format json` lines into worker events (pure). Every line has `type`,
+ * `timestamp` and `sessionID`; `part` carries the step, text, reasoning or tool part and `error`
+ * the failure. The answer is the text of the step whose `step_finish` reason is "stop". A tool
+ * the profile removed shows up as tool `invalid` (or as an error naming the unavailable tool);
+ * a pattern rule shows up as an error "...rule which prevents you...": both are denials.
+ */
+import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
+import type { ParseState } from "../types.ts";
+
+/** OpenCode's tools by kind. */
+export const OPENCODE_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
+  read: "read",
+  glob: "search",
+  grep: "search",
+  list: "list",
+  edit: "edit",
+  multiedit: "edit",
+  patch: "edit",
+  apply_patch: "edit",
+  write: "write",
+  bash: "shell",
+  webfetch: "web",
+  websearch: "web",
+  codesearch: "web",
+  task: "task",
+};
+
+const TARGET_MAX = 160;
+
+/** Shortens a target to one line of at most 160 characters (paths keep their end). */
+export function shorten(text: string, { keepEnd = false } = {}): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  if (line.length <= TARGET_MAX) return line;
+  return keepEnd ? `…${line.slice(-(TARGET_MAX - 1))}` : `${line.slice(0, TARGET_MAX - 1)}…`;
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function num(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+/** What a tool call was aimed at: its path, pattern, command or URL. */
+export function toolTarget(tool: string, input: Json): string {
+  const path = str(input.filePath) ?? str(input.path);
+  switch (OPENCODE_TOOL_KINDS[tool]) {
+    case "read":
+    case "edit":
+    case "write":
+    case "list":
+      return shorten(path ?? "", { keepEnd: true });
+    case "search": {
+      const pattern = str(input.pattern) ?? "";
+      return shorten(path === undefined ? pattern : `${pattern} in ${path}`);
+    }
+    case "shell":
+      return shorten(str(input.command) ?? "");
+    case "web":
+      return shorten(str(input.url) ?? str(input.query) ?? "");
+    case "task":
+      return shorten(str(input.description) ?? str(input.prompt) ?? "");
+    default:
+      return shorten(str(input.name) ?? path ?? str(input.description) ?? "");
+  }
+}
+
+const UNAVAILABLE = /unavailable tool '([^']+)'/;
+const RULE = /rule which prevents you from using this specific tool call/;
+const REJECTED = /user rejected permission/i;
+
+/** A denial message without the JSON dump of rules OpenCode appends. */
+function denialMessage(text: string): string {
+  return shorten(text.replace(/\s*Here are some of the relevant rules[\s\S]*$/, ""));
+}
+
+function toolEvents(part: Json, time: number): WorkerEvent[] {
+  const state = isObject(part.state) ? part.state : {};
+  const input = isObject(state.input) ? state.input : {};
+  const status = str(state.status);
+  let tool = str(part.tool) ?? "unknown";
+  let error = str(state.error);
+  if (tool === "invalid") {
+    // A call of a tool the model was not offered: the real name is in the input.
+    tool = str(input.tool) ?? tool;
+    error = str(input.error) ?? str(state.output) ?? error;
+  }
+  const denied = error !== undefined &&
+    (UNAVAILABLE.test(error) || RULE.test(error) || REJECTED.test(error));
+  const failed = denied || status === "error" || str(part.tool) === "invalid";
+  const kind = OPENCODE_TOOL_KINDS[tool] ?? "other";
+  const call = event("worker.tool_call", time, {
+    tool,
+    kind,
+    target: toolTarget(tool, input),
+    status: denied ? "denied" : failed ? "error" : "ok",
+    ...(failed && error !== undefined ? { error: denialMessage(error) } : {}),
+  });
+  if (!denied || error === undefined) return [call];
+  return [call, event("worker.denied", time, { tool, message: denialMessage(error) })];
+}
+
+/** A wait the provider asked for, in ms, from a message ("try again in 1m30s", "retry in 2s"). */
+export function retryAfterFromText(text: string): number | undefined {
+  const found = /(?:try again|retry) in\s+((?:\d+(?:\.\d+)?\s*(?:ms|h|m|s)\s*)+)/i.exec(text);
+  if (found?.[1] === undefined) return undefined;
+  let ms = 0;
+  for (const [, value, unit] of found[1].matchAll(/(\d+(?:\.\d+)?)\s*(ms|h|m|s)/g)) {
+    const n = Number(value);
+    ms += unit === "h" ? n * 3_600_000 : unit === "m" ? n * 60_000 : unit === "s" ? n * 1000 : n;
+  }
+  return Math.round(ms);
+}
+
+function headerRetryAfter(headers: unknown): number | undefined {
+  if (!isObject(headers)) return undefined;
+  const ms = Number.parseFloat(str(headers["retry-after-ms"]) ?? "");
+  if (Number.isFinite(ms)) return ms;
+  const s = Number.parseFloat(str(headers["retry-after"]) ?? "");
+  return Number.isFinite(s) ? s * 1000 : undefined;
+}
+
+function errorEvent(error: Json, time: number): WorkerEvent {
+  const data = isObject(error.data) ? error.data : {};
+  const name = str(error.name);
+  const body = str(data.responseBody) ?? "";
+  const message = str(data.message) ?? name ?? "Unknown error";
+  const status = typeof data.statusCode === "number" ? data.statusCode : undefined;
+  const retryAfterMs = headerRetryAfter(data.responseHeaders) ?? retryAfterFromText(message) ??
+    retryAfterFromText(body);
+  return event("worker.error", time, {
+    message: shorten(body !== "" && !message.includes(body) ? `${message}: ${body}` : message),
+    ...(status === undefined ? {} : { status }),
+    ...(typeof data.isRetryable === "boolean" ? { retryable: data.isRetryable } : {}),
+    ...(name === undefined ? {} : { name }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  });
+}
+
+interface Scratch {
+  session?: string;
+  text?: string[];
+}
+
+/** Turns one line of OpenCode's JSON stream into events. */
+export function parseOpencodeLine(line: string, state: ParseState, time: number): WorkerEvent[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    if (error instanceof SyntaxError) return [event("worker.unknown", time, { raw: line })];
+    throw error;
+  }
+  if (!isObject(value) || typeof value.type !== "string") {
+    return [event("worker.unknown", time, { raw: line })];
+  }
+  const scratch = state.scratch as Scratch;
+  const out: WorkerEvent[] = [];
+  const session = str(value.sessionID);
+  if (session !== undefined && session !== scratch.session) {
+    scratch.session = session;
+    out.push(event("worker.session", time, { sessionId: session }));
+  }
+  const part = isObject(value.part) ? value.part : {};
+  switch (value.type) {
+    case "step_start":
+      scratch.text = [];
+      out.push(event("worker.step", time, { index: state.steps }));
+      state.steps++;
+      return out;
+    case "text": {
+      const text = str(part.text) ?? "";
+      scratch.text = [...(scratch.text ?? []), text];
+      out.push(event("worker.text", time, { text }));
+      return out;
+    }
+    case "reasoning":
+      out.push(event("worker.reasoning", time, { text: str(part.text) ?? "" }));
+      return out;
+    case "tool_use":
+      out.push(...toolEvents(part, time));
+      return out;
+    case "step_finish": {
+      const tokens = isObject(part.tokens) ? part.tokens : {};
+      const cache = isObject(tokens.cache) ? tokens.cache : {};
+      out.push(event("worker.tokens", time, {
+        // `input` excludes cached reads; cache writes are billed as input.
+        input: num(tokens.input) + num(cache.write),
+        output: num(tokens.output),
+        cached: num(cache.read),
+        reasoning: num(tokens.reasoning),
+        ...(typeof part.cost === "number" ? { cost: part.cost } : {}),
+      }));
+      const text = (scratch.text ?? []).join("\n\n").trim();
+      if (part.reason === "stop" && text !== "") {
+        out.push(event("worker.answer", time, { text }));
+      }
+      scratch.text = [];
+      return out;
+    }
+    case "error":
+      out.push(errorEvent(isObject(value.error) ? value.error : {}, time));
+      return out;
+    default:
+      out.push(event("worker.unknown", time, { raw: line }));
+      return out;
+  }
+}
+
+// deno-lint-ignore no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/**
+ * Turns a stderr line into events. With `--print-logs --log-level WARN` OpenCode logs its
+ * errors there (`level=ERROR ... error="ProviderModelNotFoundError: ..."`), which its stream only
+ * reports as "Unexpected server error"; it also prints a line when it auto-rejects a permission
+ * ask or falls back to its default agent.
+ */
+export function parseOpencodeStderr(line: string, _state: ParseState, time: number): WorkerEvent[] {
+  const plain = line.replace(ANSI, "").trim();
+  const asked = /permission requested: (\S+) \((.*)\); auto-rejecting/.exec(plain);
+  if (asked) {
+    return [event("worker.denied", time, {
+      tool: asked[1] ?? "unknown",
+      message: shorten(`permission asked and auto-rejected: ${asked[2] ?? ""}`),
+    })];
+  }
+  if (/agent "[^"]+" (?:not found|is a subagent)/.test(plain)) {
+    return [
+      event("worker.error", time, {
+        message: shorten(plain.replace(/^!\s*/, "")),
+        name: "AgentMissing",
+      }),
+    ];
+  }
+  // The server's catch-all log line; other ERROR lines repeat what the stream reports.
+  if (/\blevel=ERROR\b.*\bmessage=failed\b/.test(plain)) {
+    const error = /\berror="((?:[^"\\]|\\.)*)"/.exec(plain)?.[1];
+    if (error === undefined) return [];
+    const name = /^([A-Za-z]+Error):/.exec(error)?.[1];
+    return [event("worker.error", time, {
+      message: shorten(error.replace(/\\n[\s\S]*$/, "")),
+      ...(name === undefined ? {} : { name }),
+    })];
+  }
+  return [];
+}
