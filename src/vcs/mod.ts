@@ -7,7 +7,10 @@
  * Pitroom's scratch space, runs `git add -A` and `git write-tree` there and returns a tree id:
  * new objects go to Pitroom's store, the user's objects are borrowed read-only as an alternate,
  * and the user's index, HEAD, refs, stash, config and objects stay as they were. The engine
- * snapshots before and after a worker; `diffSnapshots` lists the changed files with a diffstat
+ * snapshots before a worker, then after it with `base: before` and the same `indexFile` (so a
+ * worker's `.gitignore` edit neither exposes ignored files nor hides untracked ones); a read
+ * run that left the tree alone has `after.tree === before.tree`. `diffSnapshots` lists the
+ * changed files with a diffstat
  * and `patchBetween` gives the binary-safe patch; `revert` undoes exactly those changes after
  * checking that none of the affected files changed since (a read run that changed the tree
  * calls the same `revert`). Directories outside any work tree are not tracked: `findRepo`

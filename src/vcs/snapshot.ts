@@ -6,9 +6,12 @@
  * modification time, so git's racy-entry check stays sound and unchanged files are not re-read),
  * `git add -A` brings it up to the work tree, `git write-tree` turns it into a tree. New blobs
  * and trees go to Pitroom's object store; the user's objects are only read, as an alternate.
+ * The snapshot after a worker names the one before as its `base`: new paths the base saw as
+ * ignored stay out, and with a shared `indexFile` every file of the base stays tracked.
  */
 import { join } from "node:path";
-import { git, type GitSys } from "./git.ts";
+import { git, type GitSys, nulList } from "./git.ts";
+import { listChanges } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
 import { ensureStore, type StoreOptions, trackingEnv, withScratch } from "./store.ts";
 
@@ -21,18 +24,30 @@ export interface Snapshot {
   /**
    * Untracked directories that held no snapshot file (empty, or only ignored files), relative
    * to the root without a trailing slash. Revert keeps these when it prunes directories.
+   * Recorded by a snapshot without `base` only.
    */
   bareDirs: string[];
+  /**
+   * What git ignored then: files, and whole directories with a trailing slash. A snapshot taken
+   * with this one as `base` leaves out new paths under them, so a worker that edits
+   * `.gitignore` does not make the user's ignored files (`.env`, `node_modules/`) look like its
+   * own additions. Recorded by a snapshot without `base` only.
+   */
+  ignored: string[];
 }
 
 /** Options of `snapshot`. */
 export interface SnapshotOptions extends StoreOptions {
   /**
-   * List the untracked directories with no file in them (one more walk of the tree). The
-   * snapshot taken after a worker does not need them.
-   * @default true
+   * Keep the throwaway index in this file (in a folder Pitroom owns, e.g. the run folder) and
+   * pass the same file to the snapshot after the worker: it then starts from the earlier
+   * snapshot's index, which is faster (untracked files are hashed once) and keeps every file
+   * of the earlier snapshot tracked even if the worker's `.gitignore` now ignores it. Without
+   * it the index lives in scratch space and is seeded from the user's index each time.
    */
-  bareDirs?: boolean;
+  indexFile?: string;
+  /** The snapshot taken before the worker, when this is the one after. */
+  base?: Snapshot;
 }
 
 /** Copies the user's index (keeping its mtime) to `target`; false when there is none. */
@@ -51,11 +66,41 @@ async function seedIndex(userIndex: string, target: string): Promise<boolean> {
   return true;
 }
 
-/** Parses `git ls-files -o --directory -z` down to its directory entries. */
-export function parseBareDirs(stdout: string): string[] {
-  return stdout.split("\0").filter((entry) => entry.endsWith("/")).map((entry) =>
-    entry.slice(0, -1)
-  );
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** Splits `git ls-files -z --directory` output into its directory and file entries. */
+export function parseLsFilesZ(stdout: string): { dirs: string[]; files: string[] } {
+  const entries = stdout.split("\0").filter((entry) => entry !== "");
+  return {
+    dirs: entries.filter((entry) => entry.endsWith("/")).map((entry) => entry.slice(0, -1)),
+    files: entries.filter((entry) => !entry.endsWith("/")),
+  };
+}
+
+/**
+ * The ignored files and directories from `git ls-files --others --ignored --directory`. That
+ * listing also names directories that merely hold only ignored files; those are bare
+ * directories (they show in the not-ignored listing too) and are not ignored themselves.
+ */
+export function ignoredEntries(
+  listed: { dirs: string[]; files: string[] },
+  bareDirs: readonly string[],
+): string[] {
+  const bare = new Set(bareDirs);
+  return [...listed.files, ...listed.dirs.filter((dir) => !bare.has(dir)).map((dir) => `${dir}/`)];
+}
+
+/** True when `path` is one of `ignored`'s files or lies under one of its `dir/` entries. */
+export function isUnderIgnored(path: string, ignored: readonly string[]): boolean {
+  return ignored.some((entry) => entry.endsWith("/") ? path.startsWith(entry) : path === entry);
 }
 
 /** The user's HEAD commit, or null when the repository has none yet. */
@@ -68,6 +113,43 @@ export async function headCommit(sys: GitSys, repo: RepoInfo): Promise<string | 
   return out.code === 0 ? out.stdout.trim() : null;
 }
 
+/** Brings the index at `index` up to the work tree: seeded, then `git add -A`. */
+async function addAll(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: { index: string; env: Record<string, string>; reuse: boolean },
+): Promise<void> {
+  const call = { cwd: repo.root, env: options.env };
+  const seeded = (options.reuse && await exists(options.index)) ||
+    await seedIndex(repo.indexFile, options.index);
+  if (seeded) {
+    const out = await git(sys, ["add", "-A"], { ...call, okCodes: [0, 128] });
+    if (out.code === 0) return;
+    // An index git cannot take over here (a split index, say) only costs speed: start empty.
+    await Deno.remove(options.index);
+  }
+  await git(sys, ["add", "-A"], call);
+}
+
+/** Takes out of the index the new paths that `base` saw as ignored. */
+async function dropIgnoredByBase(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { env: Record<string, string>; base: Snapshot },
+): Promise<void> {
+  const call = { cwd: repo.root, env: options.env };
+  const tree = (await git(sys, ["write-tree"], call)).stdout.trim();
+  const changes = await listChanges(sys, repo, { ...options, before: options.base, after: tree });
+  const drop = changes.filter((change) =>
+    change.status === "added" && isUnderIgnored(change.path, options.base.ignored)
+  ).map((change) => change.path);
+  if (drop.length === 0) return;
+  await git(sys, ["update-index", "-z", "--force-remove", "--stdin"], {
+    ...call,
+    stdin: nulList(drop),
+  });
+}
+
 /** Records the whole work tree of `repo` as a tree object in Pitroom's store. */
 export async function snapshot(
   sys: GitSys,
@@ -77,24 +159,22 @@ export async function snapshot(
   await ensureStore(options);
   const head = await headCommit(sys, repo);
   return await withScratch(options, async (dir) => {
-    const index = join(dir, "index");
+    const index = options.indexFile ?? join(dir, "index");
     const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: index };
     const call = { cwd: repo.root, env };
-    if (await seedIndex(repo.indexFile, index)) {
-      const seeded = await git(sys, ["add", "-A"], { ...call, okCodes: [0, 128] });
-      // An index git cannot take over here (a split index, say) only costs speed: start empty.
-      if (seeded.code !== 0) {
-        await Deno.remove(index);
-        await git(sys, ["add", "-A"], call);
-      }
-    } else {
-      await git(sys, ["add", "-A"], call);
+    await addAll(sys, repo, { index, env, reuse: options.indexFile !== undefined });
+    const base = options.base;
+    if (base !== undefined && base.ignored.length > 0) {
+      await dropIgnoredByBase(sys, repo, { ...options, env, base });
     }
     const tree = (await git(sys, ["write-tree"], call)).stdout.trim();
-    const bareDirs = options.bareDirs === false ? [] : parseBareDirs(
-      (await git(sys, ["ls-files", "-z", "--others", "--directory", "--exclude-standard"], call))
-        .stdout,
+    if (base !== undefined) return { tree, head, bareDirs: [], ignored: [] };
+    const listed = ["ls-files", "-z", "--others", "--directory", "--exclude-standard"];
+    const bare = parseLsFilesZ((await git(sys, listed, call)).stdout).dirs;
+    const ignored = ignoredEntries(
+      parseLsFilesZ((await git(sys, [...listed, "--ignored"], call)).stdout),
+      bare,
     );
-    return { tree, head, bareDirs };
+    return { tree, head, bareDirs: bare, ignored };
   });
 }

@@ -71,7 +71,7 @@ Deno.test("a repository with no commits is snapshotted, diffed and reverted", as
   await put(r.root, "draft.txt", "draft, edited\n");
   await put(r.root, "added.txt", "added\n");
   await Deno.remove(join(r.root, "keep/me.txt"));
-  const after = await snapshot(r.sys, repo, r.store);
+  const after = await snapshot(r.sys, repo, { ...r.store, base: before });
   const changes = await diffSnapshots(r.sys, repo, { ...r.store, before, after });
   assert.deepStrictEqual(changes.files.map((f) => [f.path, f.status]), [
     ["added.txt", "added"],
@@ -97,7 +97,7 @@ Deno.test("revert() keeps an empty directory the user had and removes ones the w
   await put(r.root, "empty/nested/w.txt", "worker\n");
   await put(r.root, "plain/w.txt", "worker\n");
   await put(r.root, "made/by/worker.txt", "worker\n");
-  const after = await snapshot(r.sys, repo, { ...r.store, bareDirs: false });
+  const after = await snapshot(r.sys, repo, { ...r.store, base: before });
   const report = await revert(r.sys, repo, { ...r.store, before, after });
   assert.deepStrictEqual(report.removedDirs, ["made/by", "made"]);
   assert.deepStrictEqual(await treeFingerprint(r.root), userTree);
@@ -116,7 +116,7 @@ Deno.test("revert() undoes a file replaced by a directory and a changed symlink"
   await put(r.root, "thing/inside.txt", "now a dir\n");
   await Deno.remove(join(r.root, "link"));
   await Deno.symlink("elsewhere.txt", join(r.root, "link"));
-  const after = await snapshot(r.sys, repo, r.store);
+  const after = await snapshot(r.sys, repo, { ...r.store, base: before });
   const changes = await diffSnapshots(r.sys, repo, { ...r.store, before, after });
   assert.deepStrictEqual(changes.files.map((f) => [f.path, f.status, f.newMode]), [
     ["link", "modified", "120000"],
@@ -136,7 +136,7 @@ Deno.test("revert() gives back CRLF bytes in a repository that converts line end
   const repo = await r.open();
   const before = await snapshot(r.sys, repo, r.store);
   await put(r.root, "win.txt", "one\ntwo (worker)\n");
-  const after = await snapshot(r.sys, repo, r.store);
+  const after = await snapshot(r.sys, repo, { ...r.store, base: before });
   await revert(r.sys, repo, { ...r.store, before, after });
   assert.equal(await Deno.readTextFile(join(r.root, "win.txt")), "one\r\ntwo (user)\r\n");
 });
@@ -151,7 +151,7 @@ Deno.test("snapshot() works over a split index without writing a shared index fi
   const repo = await r.open();
   const before = await snapshot(r.sys, repo, r.store);
   await put(r.root, "a.txt", "a (worker)\n");
-  const after = await snapshot(r.sys, repo, r.store);
+  const after = await snapshot(r.sys, repo, { ...r.store, base: before });
   const changes = await diffSnapshots(r.sys, repo, { ...r.store, before, after });
   assert.deepStrictEqual(changes.files.map((f) => [f.path, f.added, f.removed]), [[
     "a.txt",
@@ -168,10 +168,10 @@ Deno.test("a read run's changes are found by comparing trees and undone by rever
   const repo = await r.open();
   const userTree = await treeFingerprint(r.root);
   const before = await snapshot(r.sys, repo, r.store);
-  const untouched = await snapshot(r.sys, repo, { ...r.store, bareDirs: false });
+  const untouched = await snapshot(r.sys, repo, { ...r.store, base: before });
   assert.equal(untouched.tree, before.tree);
   await put(r.root, "src/main.ts", "export const oops = 1;\n");
-  const after = await snapshot(r.sys, repo, { ...r.store, bareDirs: false });
+  const after = await snapshot(r.sys, repo, { ...r.store, base: before });
   assert.notEqual(after.tree, before.tree);
   await revert(r.sys, repo, { ...r.store, before, after });
   assert.deepStrictEqual(await treeFingerprint(r.root), userTree);
@@ -189,7 +189,7 @@ Deno.test("the patch applied after a revert brings back exactly the after snapsh
   await put(r.root, "blob.bin", Uint8Array.from({ length: 400 }, (_, i) => (i * 7) % 256));
   await put(r.root, "fresh name é.txt", "new\n");
   await Deno.remove(join(r.root, "gone.txt"));
-  const after = await snapshot(r.sys, repo, r.store);
+  const after = await snapshot(r.sys, repo, { ...r.store, base: before });
   const patch = await patchBetween(r.sys, repo, { ...r.store, before, after });
   await revert(r.sys, repo, { ...r.store, before, after });
   const patchFile = join(r.tmp.path, "p.diff");

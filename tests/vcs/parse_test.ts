@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mergeChanges, parseNumstatZ, parseRawZ } from "../../src/vcs/diff_parse.ts";
 import { parseRepoQuery } from "../../src/vcs/repo.ts";
 import { parentsDeepestFirst } from "../../src/vcs/revert.ts";
-import { parseBareDirs } from "../../src/vcs/snapshot.ts";
+import { ignoredEntries, isUnderIgnored, parseLsFilesZ } from "../../src/vcs/snapshot.ts";
 import { quoteAlternate } from "../../src/vcs/store.ts";
 import { changedSince, type Entry, type PathState } from "../../src/vcs/worktree_state.ts";
 
@@ -99,9 +99,29 @@ Deno.test("parseRepoQuery() needs six lines and a known object format", () => {
   assert.equal(parseRepoQuery(lines.join("\n")), null);
 });
 
-Deno.test("parseBareDirs() keeps directory entries without their slash", () => {
-  assert.deepStrictEqual(parseBareDirs("empty/\0a file\0deep/er/\0"), ["empty", "deep/er"]);
-  assert.deepStrictEqual(parseBareDirs(""), []);
+Deno.test("parseLsFilesZ() splits directory entries (without their slash) from files", () => {
+  assert.deepStrictEqual(parseLsFilesZ("empty/\0a file\0deep/er/\0"), {
+    dirs: ["empty", "deep/er"],
+    files: ["a file"],
+  });
+  assert.deepStrictEqual(parseLsFilesZ(""), { dirs: [], files: [] });
+});
+
+Deno.test("ignoredEntries() drops directories that only hold ignored files", () => {
+  const listed = parseLsFilesZ(".env\0logs/\0logs/a.log\0node_modules/\0");
+  assert.deepStrictEqual(ignoredEntries(listed, ["empty", "logs"]), [
+    ".env",
+    "logs/a.log",
+    "node_modules/",
+  ]);
+});
+
+Deno.test("isUnderIgnored() matches ignored files exactly and directories by prefix", () => {
+  const ignored = [".env", "node_modules/"];
+  assert.equal(isUnderIgnored(".env", ignored), true);
+  assert.equal(isUnderIgnored(".env.example", ignored), false);
+  assert.equal(isUnderIgnored("node_modules/x/y.js", ignored), true);
+  assert.equal(isUnderIgnored("node_modules_other/y.js", ignored), false);
 });
 
 Deno.test("parentsDeepestFirst() lists every ancestor once, deepest first", () => {

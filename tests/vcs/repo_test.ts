@@ -52,7 +52,7 @@ Deno.test("a subdirectory cwd snapshots the whole work tree with root-relative p
   const before = await snapshot(sys, repo, store);
   await put(root, "top.txt", "top changed\n");
   await put(root, "pkg/inner/file.txt", "inner changed\n");
-  const after = await snapshot(sys, repo, store);
+  const after = await snapshot(sys, repo, { ...store, base: before });
   const changes = await diffSnapshots(sys, repo, { ...store, before, after });
   assert.deepStrictEqual(changes.files.map((f) => f.path), ["pkg/inner/file.txt", "top.txt"]);
 });
@@ -86,7 +86,7 @@ Deno.test("a linked worktree is tracked with its own git dir and the common obje
   assert.equal(before.head, (await sh(tmp.path, wt, "rev-parse", "HEAD")).trim());
   await put(wt, "f.txt", "worker edit\n");
   await put(wt, "g.txt", "worker file\n");
-  const after = await snapshot(sys, repo, store);
+  const after = await snapshot(sys, repo, { ...store, base: before });
   const changes = await diffSnapshots(sys, repo, { ...store, before, after });
   assert.deepStrictEqual(changes.files.map((f) => [f.path, f.status]), [
     ["f.txt", "modified"],
@@ -129,7 +129,7 @@ Deno.test("a repository under a path with a colon borrows its objects through a 
   const store = { objectsDir: join(tmp.path, "store", "objects") };
   const before = await snapshot(sys, repo, store);
   await put(root, "f.txt", "worker\n");
-  const after = await snapshot(sys, repo, store);
+  const after = await snapshot(sys, repo, { ...store, base: before });
   // Reverting needs the committed blob, which only the user's object store has.
   await revert(sys, repo, { ...store, before, after });
   assert.equal(await Deno.readTextFile(join(root, "f.txt")), "committed\n");

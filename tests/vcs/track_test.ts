@@ -22,7 +22,8 @@ interface Setup extends AsyncDisposable {
   home: string;
   root: string;
   repo: RepoInfo;
-  store: StoreOptions;
+  /** The store, and a throwaway index kept between the snapshots of one run. */
+  store: StoreOptions & { indexFile: string };
   sys: ReturnType<typeof testSys>;
 }
 
@@ -36,7 +37,11 @@ async function dirtySetup(): Promise<Setup> {
   await makeDirtyRepo(home, root);
   const repo = await findRepo(sys, root);
   assert.ok(repo !== null);
-  const store = { objectsDir: join(tmp.path, "state", "repos", "k", "objects") };
+  const store = {
+    objectsDir: join(tmp.path, "state", "repos", "k", "objects"),
+    indexFile: join(tmp.path, "state", "runs", "r1", "snapshot.index"),
+  };
+  await Deno.mkdir(join(tmp.path, "state", "runs", "r1"), { recursive: true });
   return {
     tmp,
     home,
@@ -52,7 +57,7 @@ Deno.test("diffSnapshots() holds exactly the worker's edits on a dirty tree", as
   await using s = await dirtySetup();
   const before = await snapshot(s.sys, s.repo, s.store);
   await workerEdits(s.root);
-  const after = await snapshot(s.sys, s.repo, { ...s.store, bareDirs: false });
+  const after = await snapshot(s.sys, s.repo, { ...s.store, base: before });
   const changes = await diffSnapshots(s.sys, s.repo, { ...s.store, before, after });
   const summary = changes.files.map((f) => [f.path, f.status, f.added, f.removed, f.binary]);
   assert.deepStrictEqual(
@@ -78,7 +83,7 @@ Deno.test("patchBetween() is a binary-safe patch with full blob ids", async () =
   await using s = await dirtySetup();
   const before = await snapshot(s.sys, s.repo, s.store);
   await workerEdits(s.root);
-  const after = await snapshot(s.sys, s.repo, s.store);
+  const after = await snapshot(s.sys, s.repo, { ...s.store, base: before });
   const patch = new TextDecoder().decode(
     await patchBetween(s.sys, s.repo, { ...s.store, before, after }),
   );
@@ -100,7 +105,7 @@ Deno.test("snapshot, diff and revert leave the user's index, HEAD, refs, stash a
   const state = await userRepoState(s.home, s.root);
   const before = await snapshot(s.sys, s.repo, s.store);
   await workerEdits(s.root);
-  const after = await snapshot(s.sys, s.repo, s.store);
+  const after = await snapshot(s.sys, s.repo, { ...s.store, base: before });
   await diffSnapshots(s.sys, s.repo, { ...s.store, before, after });
   await patchBetween(s.sys, s.repo, { ...s.store, before, after });
   await revert(s.sys, s.repo, { ...s.store, before, after });
@@ -113,7 +118,7 @@ Deno.test("revert() restores the tree exactly and keeps the user's uncommitted w
   const userTree = await treeFingerprint(s.root);
   const before = await snapshot(s.sys, s.repo, s.store);
   await workerEdits(s.root);
-  const after = await snapshot(s.sys, s.repo, s.store);
+  const after = await snapshot(s.sys, s.repo, { ...s.store, base: before });
   const report = await revert(s.sys, s.repo, { ...s.store, before, after });
 
   assert.deepStrictEqual(report.removed, [P.workerAdded]);
@@ -136,7 +141,7 @@ Deno.test("revert() keeps a file's own permission bits and restores the executab
   await using s = await dirtySetup();
   const before = await snapshot(s.sys, s.repo, s.store);
   await workerEdits(s.root);
-  const after = await snapshot(s.sys, s.repo, s.store);
+  const after = await snapshot(s.sys, s.repo, { ...s.store, base: before });
   await revert(s.sys, s.repo, { ...s.store, before, after });
   assert.equal((await Deno.stat(join(s.root, P.privateFile))).mode! & 0o777, 0o600);
   assert.equal((await Deno.stat(join(s.root, P.script))).mode! & 0o111, 0);
@@ -146,7 +151,7 @@ Deno.test("revert() refuses, naming the files, when a file changed since the aft
   await using s = await dirtySetup();
   const before = await snapshot(s.sys, s.repo, s.store);
   await workerEdits(s.root);
-  const after = await snapshot(s.sys, s.repo, s.store);
+  const after = await snapshot(s.sys, s.repo, { ...s.store, base: before });
   await Deno.writeTextFile(join(s.root, P.workerEdited), "edited again by the user\n");
   await Deno.writeTextFile(join(s.root, P.deep), "came back\n");
   const tree = await treeFingerprint(s.root);
@@ -171,7 +176,7 @@ Deno.test("revert() refuses when only the executable bit changed since", async (
   await using s = await dirtySetup();
   const before = await snapshot(s.sys, s.repo, s.store);
   await workerEdits(s.root);
-  const after = await snapshot(s.sys, s.repo, s.store);
+  const after = await snapshot(s.sys, s.repo, { ...s.store, base: before });
   await Deno.chmod(join(s.root, P.script), 0o644);
   await assert.rejects(
     () => revert(s.sys, s.repo, { ...s.store, before, after }),
@@ -200,4 +205,21 @@ Deno.test("snapshot() writes no object into the user's store but into Pitroom's"
   const stored = [];
   for await (const entry of Deno.readDir(s.store.objectsDir)) stored.push(entry.name);
   assert.ok(stored.length > 0);
+});
+
+Deno.test("a worker's .gitignore edit neither exposes the user's ignored files nor hides untracked ones", async () => {
+  await using s = await dirtySetup();
+  const userTree = await treeFingerprint(s.root);
+  const before = await snapshot(s.sys, s.repo, s.store);
+  assert.deepStrictEqual(before.ignored, [P.ignored]);
+  await Deno.writeTextFile(join(s.root, ".gitignore"), "notes/\n");
+  await Deno.writeTextFile(join(s.root, "fresh.log"), "made by the worker\n");
+  const after = await snapshot(s.sys, s.repo, { ...s.store, base: before });
+  const changes = await diffSnapshots(s.sys, s.repo, { ...s.store, before, after });
+  assert.deepStrictEqual(changes.files.map((f) => [f.path, f.status]), [
+    [".gitignore", "modified"],
+    ["fresh.log", "added"],
+  ]);
+  await revert(s.sys, s.repo, { ...s.store, before, after });
+  assert.deepStrictEqual(await treeFingerprint(s.root), userTree);
 });
