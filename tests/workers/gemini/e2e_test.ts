@@ -6,11 +6,12 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { join } from "node:path";
 import type { WorkerEvent } from "../../../src/events/mod.ts";
+import { realRunner } from "../../../src/sys/real.ts";
 import { geminiBackend } from "../../../src/workers/gemini/mod.ts";
 import type { RunSpec } from "../../../src/workers/types.ts";
 import { driveBackend } from "../../support/backend_harness.ts";
 import { type RunningModelServer, startModelServer } from "../../support/model_server/fixture.ts";
-import { git, tempDir, tempRepo } from "../../support/temp.ts";
+import { git, tempDir, tempRepo, waitFor } from "../../support/temp.ts";
 
 const TIMEOUT_MS = 45_000;
 
@@ -40,6 +41,7 @@ const SCENARIOS = {
   "write-guarded": {
     turns: [
       { shell: "git commit --allow-empty -m sneaky" },
+      { shell: "echo first && git reset --hard HEAD" },
       { shell: "echo made > made.txt" },
       { answer: "Made made.txt." },
     ],
@@ -47,6 +49,7 @@ const SCENARIOS = {
   "limit-minute": { turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 3 } }] },
   "limit-day": { turns: [{ error: { status: 429, kind: "quota_daily" } }] },
   "bad-key": { turns: [{ error: { status: 400, kind: "auth" } }] },
+  "never-answers": { turns: [{ hang: true }] },
 };
 
 async function withServer(fn: (server: RunningModelServer) => Promise<void>): Promise<void> {
@@ -152,7 +155,11 @@ Deno.test("gemini in write mode runs a harmless command but is denied git commit
     assertEquals(run.outcome.class, "ok");
     assertEquals(
       ofType(run.events, "worker.tool_call").map((e) => [e.target, e.status]),
-      [["git commit --allow-empty -m sneaky", "denied"], ["echo made > made.txt", "ok"]],
+      [
+        ["git commit --allow-empty -m sneaky", "denied"],
+        ["echo first && git reset --hard HEAD", "denied"],
+        ["echo made > made.txt", "ok"],
+      ],
     );
     assertEquals(await git(repo.path, "rev-parse", "HEAD"), head);
     assertEquals(await Deno.readTextFile(join(repo.path, "made.txt")), "made\n");
@@ -178,5 +185,41 @@ Deno.test("gemini failure classes: 404, per-minute 429, per-day quota and a bad 
       ok(Date.now() - started < 20_000, `${model} took ${Date.now() - started} ms`);
       assertEquals(ofType(run.events, "worker.answer"), []);
     }
+  });
+});
+
+Deno.test("gemini stopped mid-call exits 0 without a result and is classified stopped", async () => {
+  await withServer(async (server) => {
+    await using repo = await tempRepo({ "a.txt": "hello\n" });
+    await using priv = await tempDir("pitroom-gemini-private-");
+    const stop = new AbortController();
+    const running = driveBackend(geminiBackend, {
+      mode: "read",
+      prompt: "Do the scripted task.",
+      cwd: repo.path,
+      privateDir: priv.path,
+      model: "never-answers",
+      web: false,
+      baseEnv: server.env,
+    }, { timeoutMs: TIMEOUT_MS, stop: stop.signal });
+    await waitFor(async () => (await server.requests()).some((r) => r.played === "hang"), {
+      timeoutMs: 30_000,
+      what: "gemini's hanging model call",
+    });
+    stop.abort();
+    const run = await running;
+    assertEquals(run.outcome.class, "stopped");
+    assertEquals(run.end.code, 0); // gemini's own SIGTERM exit: 0, no result line
+    assertEquals(run.stdout.some((line) => line.includes('"type":"result"')), false);
+    assertEquals(ofType(run.events, "worker.session").length, 1);
+  });
+});
+
+Deno.test("detect() finds the installed gemini and reads its version", async () => {
+  await withServer(async (server) => {
+    const installed = await geminiBackend.detect(realRunner, server.env);
+    assertEquals(installed?.version, "0.61.0");
+    ok(installed?.binary.endsWith("/gemini"));
+    assertEquals(await geminiBackend.detect(realRunner, { PATH: "/nonexistent" }), null);
   });
 });
