@@ -1,18 +1,23 @@
 /**
  * `pitroom run`: create a run, then execute it here (foreground) or in a detached supervisor.
+ * `--continue RUN` follows up in the same worker session: same backend, mode and tree.
  */
 import { resolve } from "node:path";
 import { resolveChain } from "../engine/chain.ts";
-import { createRun } from "../engine/create.ts";
+import { createRun, type NewRun } from "../engine/create.ts";
+import { checkEffort } from "../engine/effort.ts";
 import { executeRun } from "../engine/lifecycle.ts";
+import { resolveTier, type Settings, type TierName, TIERS } from "../engine/settings.ts";
 import { startSupervisor } from "../engine/supervisor.ts";
-import { loadConfig } from "../store/config.ts";
+import { isFinal } from "../store/record.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { CommandRun } from "./command.ts";
+import { getBackend } from "../workers/registry.ts";
+import type { CommandRun, FlagValues } from "./command.ts";
 import { printJson } from "./output.ts";
 import { renderReport } from "./report.ts";
-import { maxParallelOf } from "./settings.ts";
+import { loadNamed } from "./runs.ts";
+import { loadSettings } from "./settings.ts";
 
 async function readTask(sys: Sys, args: string[], taskFile: string | undefined): Promise<string> {
   if (taskFile !== undefined) {
@@ -28,11 +33,127 @@ async function readTask(sys: Sys, args: string[], taskFile: string | undefined):
       throw error;
     }
   }
-  if (args.length === 1 && args[0] === "-") {
-    const text = await new Response(Deno.stdin.readable).text();
-    return text;
-  }
+  if (args.length === 1 && args[0] === "-") return await new Response(Deno.stdin.readable).text();
   return args.join(" ");
+}
+
+async function checkDir(sys: Sys, typed: string | undefined): Promise<string> {
+  const dir = resolve(sys.cwd(), typed ?? ".");
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(dir);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`Directory "${dir}" does not exist`);
+    }
+    throw error;
+  }
+  if (!info.isDirectory) throw new UsageError(`"${dir}" is not a directory`);
+  return dir;
+}
+
+async function refuseOutsideRepo(sys: Sys, dir: string): Promise<void> {
+  const out = await sys.runner.run(["git", "rev-parse", "--show-toplevel"], { cwd: dir });
+  if (out.code !== 0) {
+    throw new RefusedError(
+      "not_a_repo",
+      `"${dir}" is not in a git repository: write runs need one to track changes`,
+      {
+        hint: "run `git init` there first, or use a read run",
+      },
+    );
+  }
+}
+
+function workerChoice(sys: Sys, settings: Settings, flags: FlagValues): string | undefined {
+  if (flags.tier === undefined) return flags.worker as string | undefined;
+  if (flags.worker !== undefined) throw new UsageError("Choose one of -W and --tier");
+  const tier = flags.tier as string;
+  if (!(TIERS as readonly string[]).includes(tier)) {
+    throw new UsageError(`Unknown tier "${tier}": expected one of ${TIERS.join(", ")}`);
+  }
+  const choice = resolveTier(settings, tier as TierName);
+  if (choice.warning) sys.out.stderr(`pitroom: warning: ${choice.warning}\n`);
+  return choice.chain;
+}
+
+async function newRunFrom(
+  sys: Sys,
+  settings: Settings,
+  flags: FlagValues,
+  task: string,
+): Promise<NewRun> {
+  const dir = await checkDir(sys, flags.dir as string | undefined);
+  const worker = workerChoice(sys, settings, flags);
+  const chain = resolveChain({
+    worker: settings.worker.value,
+    fallback: settings.fallback.value,
+    models: settings.models.value,
+  }, {
+    ...(worker === undefined ? {} : { worker }),
+    ...(flags.model === undefined ? {} : { model: flags.model as string }),
+    noFallback: flags["no-fallback"] === true,
+  });
+  const mode = flags.write ? "write" : "read";
+  if (mode === "write") await refuseOutsideRepo(sys, dir);
+  let effort: string | undefined;
+  if (flags.effort !== undefined) {
+    const first = chain[0]!;
+    const backend = getBackend(first.worker);
+    const models = await backend.models(sys.runner, sys.env.toObject());
+    effort = checkEffort(models, first.model, flags.effort as string, { worker: first.worker });
+  }
+  return {
+    task,
+    mode,
+    cwd: dir,
+    chain,
+    timeoutMs: (flags.timeout as number | undefined) ?? settings.timeout.value.ms,
+    web: flags.web === true,
+    ...(flags.group === undefined ? {} : { group: flags.group as string }),
+    ...(effort === undefined ? {} : { effort }),
+  };
+}
+
+async function followUpFrom(
+  sys: Sys,
+  settings: Settings,
+  flags: FlagValues,
+  task: string,
+): Promise<NewRun> {
+  for (const name of ["write", "read", "worker", "model", "dir", "tier", "effort", "web"]) {
+    if (flags[name] !== undefined && flags[name] !== false) {
+      throw new UsageError(`--continue keeps the earlier run's settings: leave out --${name}`);
+    }
+  }
+  const [prev] = await loadNamed(sys, [flags.continue as string]);
+  if (prev === undefined) throw new UsageError("No run to continue");
+  if (!isFinal(prev.state)) {
+    throw new RefusedError("run_live", `Run "${prev.id}" is still ${prev.state}`, {
+      hint: `wait for it with \`pitroom wait ${prev.id}\``,
+    });
+  }
+  const attempt = prev.attempts.findLast((a) => a.sessionId !== undefined);
+  if (attempt?.sessionId === undefined) {
+    throw new RefusedError("no_session", `Run "${prev.id}" has no worker session to continue`, {
+      hint: "start a new run instead",
+    });
+  }
+  return {
+    task,
+    mode: prev.mode,
+    cwd: prev.cwd,
+    chain: [{ worker: attempt.worker, ...(attempt.model ? { model: attempt.model } : {}) }],
+    timeoutMs: (flags.timeout as number | undefined) ?? settings.timeout.value.ms,
+    web: prev.web,
+    continues: {
+      run: prev.id,
+      sessionId: attempt.sessionId,
+      ...(attempt.sessionTotals ? { sessionTotals: attempt.sessionTotals } : {}),
+    },
+    ...(prev.group === undefined ? {} : { group: prev.group }),
+    ...(prev.effort === undefined ? {} : { effort: prev.effort }),
+  };
 }
 
 /** Runs a task. */
@@ -42,34 +163,12 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
   if (task.length === 0) {
     throw new UsageError("No task given", { hint: 'pitroom run "what the worker should do"' });
   }
-  const dir = resolve(sys.cwd(), (flags.dir as string | undefined) ?? ".");
-  try {
-    if (!(await Deno.stat(dir)).isDirectory) throw new UsageError(`"${dir}" is not a directory`);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new UsageError(`Directory "${dir}" does not exist`);
-    }
-    throw error;
-  }
-  const { config, warnings } = await loadConfig(sys.configPath);
+  const { settings, warnings } = await loadSettings(sys);
   for (const w of warnings) sys.out.stderr(`pitroom: warning: ${w}\n`);
-  const chain = resolveChain(config, {
-    ...(flags.worker === undefined ? {} : { worker: flags.worker as string }),
-    ...(flags.model === undefined ? {} : { model: flags.model as string }),
-    noFallback: flags["no-fallback"] === true,
-  });
-  const mode = flags.write ? "write" : "read";
-  if (mode === "write") await refuseOutsideRepo(sys, dir);
-  const record = await createRun(sys, {
-    task,
-    mode,
-    cwd: dir,
-    chain,
-    timeoutMs: flags.timeout as number,
-    web: flags.web === true,
-    ...(flags.group === undefined ? {} : { group: flags.group as string }),
-    ...(flags.effort === undefined ? {} : { effort: flags.effort as string }),
-  });
+  const spec = flags.continue === undefined
+    ? await newRunFrom(sys, settings, flags, task)
+    : await followUpFrom(sys, settings, flags, task);
+  const record = await createRun(sys, spec);
   if (flags.bg) {
     await startSupervisor(sys, record.id);
     if (flags.json) printJson(sys, { id: record.id, state: "queued" });
@@ -83,7 +182,7 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
   const showProgress = sys.out.color && !flags.json;
   try {
     const final = await executeRun(sys, record.id, {
-      maxParallel: maxParallelOf(config),
+      maxParallel: settings.maxParallel.value,
       stop: stop.signal,
       onEvent(ev) {
         if (!showProgress) return;
@@ -99,26 +198,10 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
       },
     });
     if (flags.json) printJson(sys, final);
-    else {
-      if (!showProgress) sys.out.stderr(`run ${final.id}\n`);
-      sys.out.stdout(renderReport(final, sys.clock.now()));
-    }
+    else sys.out.stdout(renderReport(final, sys.clock.now()));
     return final.exit ?? 1;
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
   }
 };
-
-async function refuseOutsideRepo(sys: Sys, dir: string): Promise<void> {
-  const out = await sys.runner.run(["git", "rev-parse", "--show-toplevel"], { cwd: dir });
-  if (out.code !== 0) {
-    throw new RefusedError(
-      "not_a_repo",
-      `"${dir}" is not in a git repository: write runs need one to track changes`,
-      {
-        hint: "run `git init` there first, or use a read run",
-      },
-    );
-  }
-}

@@ -9,6 +9,6 @@ import { maxParallelOf } from "./settings.ts";
 /** Executes a background run. */
 export const superviseCommand: CommandRun = async ({ sys, args }) => {
   const { config } = await loadConfig(sys.configPath);
-  const record = await supervise(sys, args[0]!, maxParallelOf(config));
+  const record = await supervise(sys, args[0]!, maxParallelOf(config, sys.env));
   return record.exit ?? 1;
 };

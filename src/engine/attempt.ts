@@ -26,6 +26,8 @@ export interface AttemptInput {
   web: boolean;
   sessionId?: string;
   timeoutMs: number;
+  /** Usage a CLI with cumulative session counts (codex) reported before this run. */
+  priorUsage?: Record<string, number>;
   stop?: AbortSignal;
   progress: Progress;
 }
@@ -37,6 +39,8 @@ export interface AttemptResult {
   events: WorkerEvent[];
   answer?: string;
   sessionId?: string;
+  /** The session's cumulative usage at the end, for CLIs that count per session. */
+  sessionTotals?: Record<string, number>;
 }
 
 /** Callbacks an attempt reports through. */
@@ -69,6 +73,7 @@ export async function runAttempt(
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
   });
   const state = input.backend.newState();
+  if (input.priorUsage) state.scratch.priorUsage = input.priorUsage;
   const events: WorkerEvent[] = [];
   const gathered: Gathered = { progress: input.progress, texts: [] };
   const stream = await Deno.open(paths.stream, { create: true, append: true, mode: 0o600 });
@@ -111,5 +116,11 @@ export async function runAttempt(
     events,
     ...(answer === undefined ? {} : { answer }),
     ...(gathered.sessionId === undefined ? {} : { sessionId: gathered.sessionId }),
+    ...(isCounts(state.scratch.usageTotals) ? { sessionTotals: state.scratch.usageTotals } : {}),
   };
+}
+
+function isCounts(value: unknown): value is Record<string, number> {
+  return typeof value === "object" && value !== null &&
+    Object.values(value).every((v) => typeof v === "number");
 }

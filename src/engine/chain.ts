@@ -3,7 +3,6 @@
  * `worker` and `fallback`, else opencode; `-m` sets the first target's model; the config's
  * `models` give each backend its default model.
  */
-import type { Config } from "../store/config.ts";
 import type { Target } from "../store/record.ts";
 import { UsageError } from "../sys/errors.ts";
 import { WORKER_NAMES, type WorkerName } from "../workers/types.ts";
@@ -39,19 +38,29 @@ export interface ChainOptions {
   noFallback?: boolean;
 }
 
-/** Resolves the chain a run will walk. */
-export function resolveChain(config: Config, options: ChainOptions): Target[] {
+/** The configured defaults a chain starts from. */
+export interface ChainDefaults {
+  /** The default worker chain. */
+  worker: string;
+  /** Targets after it. */
+  fallback: readonly string[];
+  /** Default model per backend. */
+  models: Readonly<Record<string, string>>;
+}
+
+/** Resolves the chain a run will walk: `-W` wins; else the default worker and its fallback. */
+export function resolveChain(config: ChainDefaults, options: ChainOptions): Target[] {
   let chain: Target[];
   if (options.worker !== undefined) {
     chain = parseChain(options.worker);
   } else {
-    chain = config.worker ? parseChain(config.worker) : [{ worker: DEFAULT_WORKER }];
-    for (const fb of config.fallback ?? []) chain.push(...parseChain(fb));
+    chain = parseChain(config.worker || DEFAULT_WORKER);
+    for (const fb of config.fallback) chain.push(...parseChain(fb));
   }
   if (options.model !== undefined && chain[0]) chain[0] = { ...chain[0], model: options.model };
   if (options.noFallback) chain = chain.slice(0, 1);
   return chain.map((t) => {
-    const model = t.model ?? config.models?.[t.worker];
+    const model = t.model ?? config.models[t.worker];
     return model ? { worker: t.worker, model } : { worker: t.worker };
   });
 }

@@ -109,7 +109,7 @@ export async function revertRun(sys: Sys, id: string): Promise<RunRecord> {
   let after = changes.after;
   if (record.state === "lost" || after === changes.before.tree) {
     // The supervisor died before collecting: everything since the snapshot is the worker's.
-    after = (await tree.snapshot()).tree;
+    after = (await tree.snapshot({ base: changes.before })).tree;
     const diff = await tree.diff(changes.before, after);
     changes.files = diff.files;
     changes.after = after;

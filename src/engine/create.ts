@@ -19,6 +19,8 @@ export interface NewRun {
   web?: boolean;
   group?: string;
   effort?: string;
+  /** A follow-up in the worker session of an earlier run. */
+  continues?: { run: string; sessionId: string; sessionTotals?: Record<string, number> };
 }
 
 /** Creates the run folder and its queued record. */
@@ -41,6 +43,7 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     progress: emptyProgress(),
     ...(spec.group === undefined ? {} : { group: spec.group }),
     ...(spec.effort === undefined ? {} : { effort: spec.effort }),
+    ...(spec.continues === undefined ? {} : { continues: spec.continues }),
   };
   await writeRecord(paths, record);
   await markActive(paths, id);

@@ -11,7 +11,11 @@ import * as vcs from "../vcs/mod.ts";
 export interface TrackedTree {
   root: string;
   key: string;
-  snapshot(): Promise<TreeSnapshot>;
+  /**
+   * Snapshots the tree; `base` is the snapshot before the worker, when there is one, and
+   * `indexFile` a throwaway index in the run folder shared by a run's snapshots.
+   */
+  snapshot(options?: { base?: TreeSnapshot; indexFile?: string }): Promise<TreeSnapshot>;
   diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
   revert(before: TreeSnapshot, after: string, runId: string): Promise<void>;
 }
@@ -29,7 +33,7 @@ export async function trackTree(
   return {
     root: repo.root,
     key,
-    snapshot: () => vcs.snapshot(sys, repo, store),
+    snapshot: (options = {}) => vcs.snapshot(sys, repo, { ...store, ...options }),
     async diff(before, after) {
       const range = { ...store, before, after };
       const set = await vcs.diffSnapshots(sys, repo, range);

@@ -80,7 +80,9 @@ export async function walkChain(
 ): Promise<Final> {
   const paths = statePaths(sys.stateDir);
   const runPaths = paths.run(record.id);
-  const before = tree ? await tree.snapshot() : null;
+  const indexFile = runPaths.index;
+  await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
+  const before = tree ? await tree.snapshot({ indexFile }) : null;
   if (tree && before) {
     // Recorded before the worker starts: a crash mid-run can still be reverted exactly.
     record.repoRoot = tree.root;
@@ -151,6 +153,7 @@ export async function walkChain(
       ...(target.model ? { model: target.model } : {}),
       ...(record.effort ? { effort: record.effort } : {}),
       ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
+      ...(record.continues?.sessionTotals ? { priorUsage: record.continues.sessionTotals } : {}),
       ...(options.stop ? { stop: options.stop } : {}),
     }, {
       emit,
@@ -177,6 +180,7 @@ export async function walkChain(
     attempt.outcome = outcome.class;
     attempt.message = outcome.message;
     if (result.sessionId) attempt.sessionId = result.sessionId;
+    if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
     last = {
       outcome: outcome.class,
       message: outcome.message,
@@ -199,7 +203,8 @@ export async function walkChain(
     });
     if (!FALLBACK_CLASSES.has(outcome.class) || next === undefined || followUp) break;
     const changed = tree && before
-      ? (await tree.diff(before, (await tree.snapshot()).tree)).files.map((f) => f.path)
+      ? (await tree.diff(before, (await tree.snapshot({ base: before, indexFile })).tree)).files
+        .map((f) => f.path)
       : [];
     const note = handoverNote(
       target,
@@ -229,7 +234,7 @@ async function collect(
 ): Promise<Final> {
   if (!tree || !before) return last;
   const runPaths = statePaths(sys.stateDir).run(record.id);
-  const after = (await tree.snapshot()).tree;
+  const after = (await tree.snapshot({ base: before, indexFile: runPaths.index })).tree;
   if (after === before.tree) {
     return record.mode === "read" ? last : { ...last, changes: { before, after, files: [] } };
   }

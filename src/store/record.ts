@@ -23,6 +23,8 @@ export interface Attempt {
   outcome?: OutcomeClass;
   message?: string;
   sessionId?: string;
+  /** Cumulative session usage at the end (CLIs that count per session, like codex). */
+  sessionTotals?: Record<string, number>;
   workerPid?: number;
 }
 
@@ -56,7 +58,10 @@ export interface ChangedFile {
 export interface TreeSnapshot {
   tree: string;
   head: string | null;
+  /** Untracked directories with no tracked file then (revert keeps them). */
   bareDirs: string[];
+  /** What git ignored then (files, and directories with a trailing slash). */
+  ignored: string[];
 }
 
 /** What a write (or violating read) run changed. */
@@ -95,7 +100,7 @@ export interface RunRecord {
   /** Targets left out because they were cooling down. */
   skipped?: { worker: WorkerName; model?: string; until: number }[];
   /** A follow-up: the run it continues and the worker session it resumes. */
-  continues?: { run: string; sessionId: string };
+  continues?: { run: string; sessionId: string; sessionTotals?: Record<string, number> };
   progress: Progress;
   outcome?: OutcomeClass;
   exit?: number;

@@ -2,14 +2,16 @@
  * Every backend by name: a small data table the engine looks workers up in.
  */
 import { RefusedError } from "../sys/errors.ts";
+import { claudeBackend } from "./claude/mod.ts";
+import { codexBackend } from "./codex/mod.ts";
 import { opencodeBackend } from "./opencode/mod.ts";
 import type { Backend, WorkerName } from "./types.ts";
 
 /** The backends, by name (`undefined` for one not written yet). */
 export const BACKENDS: Record<WorkerName, Backend | undefined> = {
   opencode: opencodeBackend,
-  codex: undefined,
-  claude: undefined,
+  codex: codexBackend,
+  claude: claudeBackend,
   gemini: undefined,
 };
 
