@@ -40,8 +40,8 @@ export interface Snapshot {
 export interface SnapshotOptions extends StoreOptions {
   /**
    * Keep the throwaway index in this file (in a folder Pitroom owns, e.g. the run folder) and
-   * pass the same file to the snapshot after the worker: it then starts from the earlier
-   * snapshot's index, which is faster (untracked files are hashed once) and keeps every file
+   * pass the same file to the snapshot after the worker (the one with `base`): it then starts
+   * from the earlier snapshot's index, which is faster (untracked files are hashed once) and keeps every file
    * of the earlier snapshot tracked even if the worker's `.gitignore` now ignores it. Without
    * it the index lives in scratch space and is seeded from the user's index each time.
    */
@@ -120,8 +120,9 @@ async function addAll(
   options: { index: string; env: Record<string, string>; reuse: boolean },
 ): Promise<void> {
   const call = { cwd: repo.root, env: options.env };
-  const seeded = (options.reuse && await exists(options.index)) ||
-    await seedIndex(repo.indexFile, options.index);
+  const kept = await exists(options.index);
+  if (kept && !options.reuse) await Deno.remove(options.index);
+  const seeded = (options.reuse && kept) || await seedIndex(repo.indexFile, options.index);
   if (seeded) {
     const out = await git(sys, ["add", "-A"], { ...call, okCodes: [0, 128] });
     if (out.code === 0) return;
@@ -162,8 +163,9 @@ export async function snapshot(
     const index = options.indexFile ?? join(dir, "index");
     const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: index };
     const call = { cwd: repo.root, env };
-    await addAll(sys, repo, { index, env, reuse: options.indexFile !== undefined });
     const base = options.base;
+    // Only the snapshot after continues from a kept index; the one before starts afresh.
+    await addAll(sys, repo, { index, env, reuse: base !== undefined });
     if (base !== undefined && base.ignored.length > 0) {
       await dropIgnoredByBase(sys, repo, { ...options, env, base });
     }

@@ -223,3 +223,15 @@ Deno.test("a worker's .gitignore edit neither exposes the user's ignored files n
   await revert(s.sys, s.repo, { ...s.store, before, after });
   assert.deepStrictEqual(await treeFingerprint(s.root), userTree);
 });
+
+Deno.test("a before snapshot does not continue from an index file left at its path", async () => {
+  await using s = await dirtySetup();
+  const fresh = await snapshot(s.sys, s.repo, { objectsDir: s.store.objectsDir });
+  // An earlier run's index that tracks the (now ignored) build.log.
+  await Deno.writeTextFile(join(s.root, ".gitignore"), "");
+  const old = await snapshot(s.sys, s.repo, { objectsDir: s.store.objectsDir });
+  await snapshot(s.sys, s.repo, { ...s.store, base: old });
+  await Deno.writeTextFile(join(s.root, ".gitignore"), "*.log\n");
+  const before = await snapshot(s.sys, s.repo, s.store);
+  assert.equal(before.tree, fresh.tree);
+});
