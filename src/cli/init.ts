@@ -1,0 +1,151 @@
+/**
+ * `pitroom init`: proposes a starter config from the installed workers (the first of opencode,
+ * codex, claude, gemini as `worker`, the others as `fallback`, tiers cheap/standard/capable for
+ * the ones installed) and prints it; writes it only with `--yes`, and replaces an existing config
+ * only with `--force`, keeping a backup first.
+ */
+import { dirname } from "node:path";
+import { parseTarget } from "../engine/chain.ts";
+import { detectWorkers } from "../engine/installed.ts";
+import { DEFAULT_MAX_PARALLEL } from "../engine/settings.ts";
+import { writeJsonAtomic } from "../store/atomic.ts";
+import type { Config } from "../store/config.ts";
+import { RefusedError } from "../sys/errors.ts";
+import type { Sys } from "../sys/mod.ts";
+import type { Backend, WorkerName } from "../workers/types.ts";
+import type { CommandRun } from "./command.ts";
+import { printJson } from "./output.ts";
+
+const TIER_WORKERS: Record<string, WorkerName> = {
+  cheap: "opencode",
+  standard: "codex",
+  capable: "claude",
+};
+
+/** What `init` decides from the installed workers (pure). */
+export function proposeConfig(
+  installed: readonly WorkerName[],
+  options: { model?: string; fallback?: string[] } = {},
+): Config {
+  const [first, ...rest] = installed;
+  if (first === undefined) {
+    throw new RefusedError(
+      "no_worker",
+      "No worker CLI is installed: there is nothing to configure",
+      {
+        hint: "npm i -g opencode-ai",
+      },
+    );
+  }
+  const config: Config = { worker: first };
+  const fallback = options.fallback ?? rest;
+  if (fallback.length > 0) config.fallback = [...fallback];
+  if (options.model !== undefined) config.models = { [first]: options.model };
+  const tiers: Record<string, string> = {};
+  for (const [tier, worker] of Object.entries(TIER_WORKERS)) {
+    if (installed.includes(worker)) tiers[tier] = worker;
+  }
+  if (Object.keys(tiers).length > 0) config.tiers = tiers;
+  config.maxParallel = DEFAULT_MAX_PARALLEL;
+  return config;
+}
+
+/** The `init --json` document. */
+export interface InitReport {
+  path: string;
+  /** A config existed before. */
+  existed: boolean;
+  written: boolean;
+  /** Where the old config was kept, when it was replaced. */
+  backup: string | null;
+  config: Config;
+}
+
+function backupName(path: string, now: number): string {
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return `${path}.bak-${stamp}`;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** Options of `initConfig`. */
+export interface InitOptions {
+  model?: string;
+  fallback?: string[];
+  yes?: boolean;
+  force?: boolean;
+  /** The backends to ask. @default the registry */
+  backends?: Readonly<Record<WorkerName, Backend | undefined>>;
+}
+
+/** Proposes the config and, with `yes`, writes it (keeping a backup of one it replaces). */
+export async function initConfig(sys: Sys, options: InitOptions): Promise<InitReport> {
+  const fallback = options.fallback?.map((t) => {
+    parseTarget(t);
+    return t.trim();
+  });
+  const statuses = await detectWorkers(
+    sys.runner,
+    sys.env.toObject(),
+    options.backends === undefined ? {} : { backends: options.backends },
+  );
+  const installed = statuses.filter((s) => s.installed).map((s) => s.worker);
+  const config = proposeConfig(installed, {
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(fallback === undefined ? {} : { fallback }),
+  });
+  const path = sys.configPath;
+  const existed = await exists(path);
+  const report: InitReport = { path, existed, written: false, backup: null, config };
+  if (!options.yes) return report;
+  if (existed && !options.force) {
+    throw new RefusedError("config_exists", `A config exists already at "${path}"`, {
+      hint: "pitroom init --yes --force (keeps a backup)",
+    });
+  }
+  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  if (existed) {
+    report.backup = backupName(path, sys.clock.now());
+    await Deno.copyFile(path, report.backup);
+  }
+  await writeJsonAtomic(path, config);
+  report.written = true;
+  return report;
+}
+
+/** Proposes (and with --yes writes) a starter config. */
+export const initCommand: CommandRun = async ({ sys, flags }) => {
+  const fallbackFlag = flags.fallback as string | undefined;
+  const report = await initConfig(sys, {
+    ...(flags.model === undefined ? {} : { model: flags.model as string }),
+    ...(fallbackFlag === undefined
+      ? {}
+      : { fallback: fallbackFlag.split(",").filter((t) => t.trim() !== "") }),
+    yes: flags.yes === true,
+    force: flags.force === true,
+  });
+  if (flags.json) {
+    printJson(sys, report);
+    return 0;
+  }
+  sys.out.stdout(JSON.stringify(report.config, null, 2) + "\n");
+  if (report.written) {
+    sys.out.stderr(`Wrote ${report.path}\n`);
+    if (report.backup) sys.out.stderr(`The old config is kept at ${report.backup}\n`);
+  } else if (report.existed) {
+    sys.out.stderr(
+      `A config exists at ${report.path}: \`pitroom init --yes --force\` replaces it (a backup is kept)\n`,
+    );
+  } else {
+    sys.out.stderr(`Would write ${report.path}: run \`pitroom init --yes\` to write it\n`);
+  }
+  return 0;
+};

@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type Check, renderChecks, runDoctor } from "../../src/cli/doctor.ts";
+import { codexBackend } from "../../src/workers/codex/mod.ts";
+import { opencodeBackend } from "../../src/workers/opencode/mod.ts";
+import { startModelServer } from "../support/model_server/fixture.ts";
+import { pitroom } from "../support/pitroom.ts";
+import { testSys } from "../support/sys.ts";
+import { BARE_PATH, REAL_BACKENDS, tempHome } from "./_setup.ts";
+
+function find(checks: Check[], check: string, worker?: string): Check {
+  const found = checks.find((c) => c.check === check && c.worker === worker);
+  assert.ok(found, `no ${check} check${worker ? ` for ${worker}` : ""}`);
+  return found;
+}
+
+Deno.test("runDoctor() finds the real installed CLIs, their paths and pinned versions", async () => {
+  await using home = await tempHome();
+  await home.writeConfig({ worker: "codex", fallback: ["claude"] });
+  const sys = testSys({ stateDir: home.stateDir, env: home.env() });
+  const checks = await runDoctor(sys, { backends: REAL_BACKENDS });
+  for (
+    const [worker, version] of [["codex", "0.169.0"], ["claude", "2.1.328"], ["gemini", "0.61.0"]]
+  ) {
+    const installed = find(checks, "worker", worker);
+    assert.equal(installed.status, "ok");
+    assert.equal(installed.version, version);
+    assert.ok(installed.path?.endsWith(`/node_modules/.bin/${worker}`), installed.path);
+    assert.equal(find(checks, "version", worker).status, "ok");
+  }
+  assert.equal(find(checks, "fallback").status, "ok");
+  assert.equal(find(checks, "git").status, "ok");
+  assert.deepEqual(find(checks, "state_dir"), {
+    check: "state_dir",
+    status: "ok",
+    message: `${home.stateDir} is writable`,
+    path: home.stateDir,
+  });
+  assert.equal(checks.filter((c) => c.status === "error").length, 0, renderChecks(checks));
+});
+
+Deno.test("runDoctor() warns about a version other than the pinned one", async () => {
+  await using home = await tempHome();
+  const sys = testSys({ stateDir: home.stateDir, env: home.env() });
+  const newer = {
+    ...codexBackend,
+    detect: () => Promise.resolve({ binary: "codex", version: "0.170.0" }),
+  };
+  const checks = await runDoctor(sys, {
+    backends: { opencode: undefined, codex: newer, claude: undefined, gemini: undefined },
+  });
+  assert.deepEqual(find(checks, "version", "codex"), {
+    check: "version",
+    worker: "codex",
+    status: "warn",
+    message: "0.170.0 is not the version Pitroom is tested with (0.169.0)",
+    version: "0.170.0",
+    pinned: "0.169.0",
+    hint: "npm i -g @openai/codex@0.169.0",
+  });
+});
+
+Deno.test("runDoctor() reports config warnings, uninstalled workers it names and a missing fallback", async () => {
+  await using home = await tempHome();
+  await home.writeConfig({ worker: "codex", tiers: { capable: "claude" }, speed: "fast" });
+  const sys = testSys({ stateDir: home.stateDir, env: home.env({ PATH: BARE_PATH }) });
+  const checks = await runDoctor(sys, { backends: REAL_BACKENDS });
+  assert.equal(find(checks, "worker", "codex").status, "warn");
+  assert.equal(find(checks, "worker", "codex").hint, "npm i -g @openai/codex");
+  assert.deepEqual(find(checks, "config"), {
+    check: "config",
+    status: "warn",
+    message: 'Config key "speed" is unknown and ignored',
+  });
+  assert.equal(find(checks, "chain", "codex").status, "error");
+  assert.equal(
+    find(checks, "chain", "codex").message,
+    '"worker" names codex, which is not installed',
+  );
+  assert.equal(find(checks, "chain", "claude").status, "warn");
+  assert.equal(
+    find(checks, "fallback").message,
+    "no fallback configured: a rate-limited free model will fail the run",
+  );
+});
+
+Deno.test("runDoctor() says when the state dir is not writable", async () => {
+  await using home = await tempHome();
+  const blocker = join(home.root, "file");
+  await Deno.writeTextFile(blocker, "not a dir\n");
+  const sys = testSys({ stateDir: join(blocker, "state"), env: home.env() });
+  const checks = await runDoctor(sys, { backends: REAL_BACKENDS });
+  const stateDir = find(checks, "state_dir");
+  assert.equal(stateDir.status, "error");
+  assert.match(stateDir.message, /is not writable/);
+});
+
+Deno.test("pitroom doctor --json prints the checks and exits 3 when no worker is installed", async () => {
+  await using home = await tempHome();
+  const result = await pitroom(["doctor", "--json"], {
+    env: home.env({ PATH: BARE_PATH }),
+    cwd: home.root,
+  });
+  assert.equal(result.code, 3, result.stderr);
+  assert.match(result.stderr, /pitroom: No worker CLI is installed\nhint: npm i -g opencode-ai/);
+  const checks = JSON.parse(result.stdout) as Check[];
+  assert.deepEqual(
+    checks.filter((c) => c.check === "worker").map((c) => c.worker),
+    ["opencode", "codex", "claude", "gemini"],
+  );
+  assert.ok(checks.every((c) => ["ok", "warn", "error", "skip"].includes(c.status)));
+  assert.ok(checks.every((c) => typeof c.message === "string" && c.message.length > 0));
+});
+
+Deno.test("runDoctor() with probe runs opencode against the scripted model server and reports a failing fallback", async () => {
+  await using server = await startModelServer({
+    scenarios: {
+      ok: { turns: [{ answer: "OK" }] },
+      gone: { turns: [{ error: { kind: "model_not_found" } }] },
+    },
+  });
+  await using home = await tempHome();
+  await home.writeConfig({
+    worker: "opencode",
+    fallback: ["codex:fake/gone"],
+    models: { opencode: "fake/ok" },
+  });
+  const sys = testSys({
+    stateDir: home.stateDir,
+    env: { ...server.env, PITROOM_CONFIG: home.configPath },
+  });
+  const checks = await runDoctor(sys, {
+    probe: true,
+    backends: { ...REAL_BACKENDS, opencode: opencodeBackend, codex: codexBackend },
+  });
+  const opencode = find(checks, "probe", "opencode");
+  assert.equal(opencode.status, "ok", opencode.message);
+  assert.equal(opencode.model, "fake/ok");
+  assert.equal(opencode.outcome, "ok");
+  assert.match(opencode.message, /^answered "OK" in /);
+  const codex = find(checks, "probe", "codex");
+  assert.equal(codex.status, "error");
+  assert.equal(codex.outcome, "model_not_found");
+  assert.match(codex.message, /^model_not_found: /);
+  // The probes ran in a throwaway state dir: nothing is left in the real one.
+  await assert.rejects(Deno.stat(join(home.stateDir, "runs")), Deno.errors.NotFound);
+});

@@ -1,0 +1,119 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { initConfig, proposeConfig } from "../../src/cli/init.ts";
+import { RefusedError } from "../../src/sys/errors.ts";
+import { configPathFrom } from "../../src/sys/real.ts";
+import type { Sys } from "../../src/sys/mod.ts";
+import { pitroom } from "../support/pitroom.ts";
+import { testSys } from "../support/sys.ts";
+import { BARE_PATH, type Home, REAL_BACKENDS, tempHome } from "./_setup.ts";
+
+/** Without opencode (its backend may land any time), so the proposal is fixed. */
+const BACKENDS = { ...REAL_BACKENDS, opencode: undefined };
+
+/** A Sys whose config lives under `$XDG_CONFIG_HOME/pitroom/config.json` of the temp home. */
+function xdgSys(home: Home): Sys {
+  const { PITROOM_CONFIG: _, ...env } = home.env({ XDG_CONFIG_HOME: join(home.root, "xdg") });
+  const sys = testSys({ stateDir: home.stateDir, env });
+  return { ...sys, configPath: configPathFrom({ get: (n) => env[n], toObject: () => env }) };
+}
+
+Deno.test("proposeConfig() takes the first installed worker, the others as fallback, and tiers", () => {
+  assert.deepEqual(proposeConfig(["opencode", "codex", "claude", "gemini"]), {
+    worker: "opencode",
+    fallback: ["codex", "claude", "gemini"],
+    tiers: { cheap: "opencode", standard: "codex", capable: "claude" },
+    maxParallel: 20,
+  });
+  assert.deepEqual(proposeConfig(["gemini"], { model: "gemini-2.5-flash", fallback: [] }), {
+    worker: "gemini",
+    models: { gemini: "gemini-2.5-flash" },
+    maxParallel: 20,
+  });
+});
+
+Deno.test("proposeConfig() refuses when no worker is installed", () => {
+  assert.throws(() => proposeConfig([]), RefusedError);
+});
+
+Deno.test("initConfig() proposes from the real installed CLIs and writes nothing without yes", async () => {
+  await using home = await tempHome();
+  const sys = xdgSys(home);
+  const report = await initConfig(sys, { backends: BACKENDS });
+  assert.equal(report.path, join(home.root, "xdg", "pitroom", "config.json"));
+  assert.deepEqual(report.config, {
+    worker: "codex",
+    fallback: ["claude", "gemini"],
+    tiers: { standard: "codex", capable: "claude" },
+    maxParallel: 20,
+  });
+  assert.equal(report.written, false);
+  await assert.rejects(Deno.stat(report.path), Deno.errors.NotFound);
+});
+
+Deno.test("initConfig() with yes creates the config dir and writes the proposal", async () => {
+  await using home = await tempHome();
+  const sys = xdgSys(home);
+  const report = await initConfig(sys, {
+    backends: BACKENDS,
+    yes: true,
+    model: "gpt-5.5",
+    fallback: ["claude:opus"],
+  });
+  assert.equal(report.written, true);
+  assert.equal(report.backup, null);
+  const written = JSON.parse(await Deno.readTextFile(report.path));
+  assert.deepEqual(written, {
+    worker: "codex",
+    fallback: ["claude:opus"],
+    models: { codex: "gpt-5.5" },
+    tiers: { standard: "codex", capable: "claude" },
+    maxParallel: 20,
+  });
+  assert.equal((await Deno.stat(report.path)).mode! & 0o777, 0o600);
+});
+
+Deno.test("initConfig() refuses to replace a config without force", async () => {
+  await using home = await tempHome();
+  await home.writeConfig({ worker: "gemini" });
+  const sys = testSys({ stateDir: home.stateDir, env: home.env() });
+  await assert.rejects(
+    initConfig(sys, { backends: BACKENDS, yes: true }),
+    (error: unknown) =>
+      error instanceof RefusedError && error.exit === 3 &&
+      error.hint === "pitroom init --yes --force (keeps a backup)",
+  );
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(home.configPath)), { worker: "gemini" });
+});
+
+Deno.test("initConfig() with force keeps a backup of the old config first", async () => {
+  await using home = await tempHome();
+  await home.writeConfig({ worker: "gemini" });
+  const sys = testSys({ stateDir: home.stateDir, env: home.env() });
+  const report = await initConfig(sys, { backends: BACKENDS, yes: true, force: true });
+  assert.ok(report.backup?.startsWith(`${home.configPath}.bak-`), report.backup ?? "no backup");
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(report.backup!)), { worker: "gemini" });
+  assert.equal(JSON.parse(await Deno.readTextFile(home.configPath)).worker, "codex");
+});
+
+Deno.test("initConfig() refuses an unknown fallback worker before writing", async () => {
+  await using home = await tempHome();
+  const sys = testSys({ stateDir: home.stateDir, env: home.env() });
+  await assert.rejects(
+    initConfig(sys, { backends: BACKENDS, yes: true, fallback: ["cursor"] }),
+    /Unknown worker "cursor"/,
+  );
+  await assert.rejects(Deno.stat(home.configPath), Deno.errors.NotFound);
+});
+
+Deno.test("pitroom init refuses with exit 3 when no worker CLI is installed", async () => {
+  await using home = await tempHome();
+  const result = await pitroom(["init", "--yes"], {
+    env: home.env({ PATH: BARE_PATH }),
+    cwd: home.root,
+  });
+  assert.equal(result.code, 3, result.stderr);
+  assert.match(result.stderr, /No worker CLI is installed/);
+  assert.match(result.stderr, /hint: npm i -g opencode-ai/);
+  await assert.rejects(Deno.stat(home.configPath), Deno.errors.NotFound);
+});
