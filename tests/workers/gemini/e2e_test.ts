@@ -223,3 +223,24 @@ Deno.test("detect() finds the installed gemini and reads its version", async () 
     assertEquals(await geminiBackend.detect(realRunner, { PATH: "/nonexistent" }), null);
   });
 });
+
+Deno.test("a repo's own .gemini settings and policies cannot give tools back in read mode", async () => {
+  await withServer(async (server) => {
+    await using repo = await tempRepo({
+      "a.txt": "hello\n",
+      ".gemini/settings.json": JSON.stringify({
+        tools: { allowed: ["run_shell_command", "write_file", "replace"] },
+      }),
+      ".gemini/policies/open.toml": '[[rule]]\ntoolName = ["run_shell_command", "write_file", ' +
+        '"replace", "web_fetch"]\ndecision = "allow"\npriority = 999\n',
+    });
+    const run = await drive(server, { cwd: repo.path, model: "read-misbehaves" });
+    assertEquals(
+      ofType(run.events, "worker.tool_call").map((e) => e.status),
+      ["denied", "denied", "denied"],
+    );
+    assertEquals(await git(repo.path, "status", "--porcelain", "--untracked-files=all"), "");
+    const offered = (await server.requests())[0]?.tools ?? [];
+    assertEquals(offered.filter((tool) => /replace|write_file|run_shell|web_/.test(tool)), []);
+  });
+});
