@@ -185,7 +185,7 @@ function usageText(u: UsageSummary | null): string {
 
 function costText(c: ModelCost | null): string {
   if (c === null) return "-";
-  const part = (v: number | undefined) => (v === undefined ? "?" : `$${v}`);
+  const part = (v: number | undefined) => (v === undefined ? "-" : `$${v}`);
   return `${part(c.input)}/${part(c.output)}/${part(c.cached)}`;
 }
 
