@@ -1,0 +1,220 @@
+/**
+ * The real opencode CLI through the process shell against the scripted model server: a read
+ * answer, an in-place edit, the read profile blocking an edit, a shell write and a web fetch,
+ * the write profile blocking a commit, and each failure class.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { WorkerEvent } from "../../../src/events/mod.ts";
+import { opencodeBackend } from "../../../src/workers/opencode/mod.ts";
+import type { RunSpec } from "../../../src/workers/types.ts";
+import { driveBackend } from "../../support/backend_harness.ts";
+import { startModelServer } from "../../support/model_server/fixture.ts";
+
+const SCENARIOS = {
+  "read-answer": {
+    turns: [
+      { say: "Looking.", calls: [{ read: "notes.txt" }, { grep: "hello" }] },
+      { shell: "git log --oneline" },
+      { answer: "notes.txt says hello world.", usage: { input: 100, output: 20, cached: 40 } },
+    ],
+  },
+  "edit": {
+    turns: [
+      { shell: "git commit -am sneaky" },
+      { edit: { path: "src/app.ts", old: "a+b", new: "a + b" } },
+      { answer: "Spaced the sum in src/app.ts:2." },
+    ],
+  },
+  "read-trespass": {
+    turns: [
+      { edit: { path: "notes.txt", old: "world", new: "there" } },
+      { shell: "echo pwned > pwned.txt" },
+      { shell: "touch pwned.txt" },
+      { web: "http://127.0.0.1:9/page" },
+      { answer: "Tried." },
+    ],
+  },
+  "rate": { turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }] },
+  "quota": { turns: [{ error: { status: 429, kind: "quota", retry_after_s: 1 } }] },
+  "auth": { turns: [{ error: { status: 401, kind: "auth" } }] },
+};
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args: ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args],
+    cwd,
+    stdin: "null",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  if (!out.success) {
+    throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return text;
+}
+
+async function tempRepo(): Promise<{ dir: string } & AsyncDisposable> {
+  const dir = await Deno.makeTempDir({ prefix: "pitroom-opencode-repo-" });
+  await Deno.mkdir(join(dir, "src"));
+  await Deno.writeTextFile(join(dir, "notes.txt"), "hello world\n");
+  await Deno.writeTextFile(
+    join(dir, "src/app.ts"),
+    "export function add(a: number, b: number) {\n  return a+b;\n}\n",
+  );
+  await git(dir, "init", "-q");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "init");
+  return { dir, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+}
+
+function spec(
+  env: Record<string, string>,
+  cwd: string,
+  model: string,
+  mode: RunSpec["mode"],
+): RunSpec {
+  return {
+    mode,
+    prompt: "Do the task.",
+    cwd,
+    privateDir: join(cwd, ".."),
+    model: `fake/${model}`,
+    web: false,
+    // The test process's own PWD must not leak in as opencode's project directory.
+    baseEnv: { ...env, PWD: Deno.cwd() },
+  };
+}
+
+function ofType<K extends WorkerEvent["type"]>(events: WorkerEvent[], type: K) {
+  return events.filter((e): e is Extract<WorkerEvent, { type: K }> => e.type === type);
+}
+
+const TIMEOUT = { timeoutMs: 120_000 };
+
+Deno.test("opencode answers a read task with its tool calls, tokens and session", async () => {
+  await using server = await startModelServer({ scenarios: SCENARIOS });
+  await using repo = await tempRepo();
+  const run = await driveBackend(
+    opencodeBackend,
+    spec(server.env, repo.dir, "read-answer", "read"),
+    TIMEOUT,
+  );
+  assert.equal(run.outcome.class, "ok", run.stderr.join("\n"));
+  assert.deepEqual(ofType(run.events, "worker.answer").map((e) => e.text), [
+    "notes.txt says hello world.",
+  ]);
+  assert.deepEqual(
+    // The two calls of one turn run in parallel and finish in either order.
+    ofType(run.events, "worker.tool_call").map((e) => [e.kind, e.target, e.status]).sort(),
+    [
+      ["read", join(repo.dir, "notes.txt"), "ok"],
+      ["search", "hello", "ok"],
+      ["shell", "git log --oneline", "ok"],
+    ],
+  );
+  assert.equal(ofType(run.events, "worker.session").length, 1);
+  const tokens = ofType(run.events, "worker.tokens");
+  assert.equal(tokens.length, 3, "one per model call");
+  assert.deepEqual(
+    { input: tokens[2]?.input, output: tokens[2]?.output, cached: tokens[2]?.cached },
+    { input: 100, output: 20, cached: 40 },
+  );
+  assert.equal(await git(repo.dir, "status", "--porcelain"), "");
+});
+
+Deno.test("opencode in write mode makes exactly the scripted edit and cannot commit", async () => {
+  await using server = await startModelServer({ scenarios: SCENARIOS });
+  await using repo = await tempRepo();
+  const head = await git(repo.dir, "rev-parse", "HEAD");
+  const run = await driveBackend(
+    opencodeBackend,
+    spec(server.env, repo.dir, "edit", "write"),
+    TIMEOUT,
+  );
+  assert.equal(run.outcome.class, "ok", run.stderr.join("\n"));
+  assert.equal(await git(repo.dir, "status", "--porcelain"), " M src/app.ts\n");
+  assert.equal(
+    await Deno.readTextFile(join(repo.dir, "src/app.ts")),
+    "export function add(a: number, b: number) {\n  return a + b;\n}\n",
+  );
+  assert.equal(await git(repo.dir, "rev-parse", "HEAD"), head);
+  assert.deepEqual(
+    ofType(run.events, "worker.tool_call").map((e) => [e.tool, e.status]),
+    [["bash", "denied"], ["edit", "ok"]],
+  );
+  assert.deepEqual(ofType(run.events, "worker.denied").map((e) => e.tool), ["bash"]);
+  assert.equal(ofType(run.events, "worker.answer")[0]?.text, "Spaced the sum in src/app.ts:2.");
+});
+
+Deno.test("opencode in read mode is denied an edit, a shell write and a web fetch", async () => {
+  await using server = await startModelServer({ scenarios: SCENARIOS });
+  await using repo = await tempRepo();
+  const run = await driveBackend(
+    opencodeBackend,
+    spec(server.env, repo.dir, "read-trespass", "read"),
+    TIMEOUT,
+  );
+  assert.equal(run.outcome.class, "ok", run.stderr.join("\n"));
+  assert.equal(await git(repo.dir, "status", "--porcelain"), "");
+  assert.equal(await Deno.readTextFile(join(repo.dir, "notes.txt")), "hello world\n");
+  assert.deepEqual(
+    ofType(run.events, "worker.tool_call").map((e) => [e.tool, e.kind, e.status]),
+    [
+      ["edit", "edit", "denied"],
+      ["bash", "shell", "denied"],
+      ["bash", "shell", "denied"],
+      ["webfetch", "web", "denied"],
+    ],
+  );
+  assert.deepEqual(
+    ofType(run.events, "worker.denied").map((e) => e.tool),
+    ["edit", "bash", "bash", "webfetch"],
+  );
+});
+
+Deno.test("opencode classifies a listed model the server does not know as model_not_found", async () => {
+  await using server = await startModelServer({ scenarios: SCENARIOS });
+  await using repo = await tempRepo();
+  const run = await driveBackend(
+    opencodeBackend,
+    spec(server.env, repo.dir, "missing", "read"),
+    TIMEOUT,
+  );
+  assert.equal(run.outcome.class, "model_not_found", run.outcome.message);
+  assert.equal(run.end.code, 1);
+  const requests = await server.requests();
+  assert.equal(requests.filter((r) => r.status === 404).length, 1, "not retried");
+});
+
+Deno.test("opencode classifies a model missing from its config as model_not_found", async () => {
+  await using server = await startModelServer({ scenarios: SCENARIOS });
+  await using repo = await tempRepo();
+  const run = await driveBackend(
+    opencodeBackend,
+    spec(server.env, repo.dir, "not-configured", "read"),
+    TIMEOUT,
+  );
+  assert.equal(run.outcome.class, "model_not_found", run.outcome.message);
+  assert.match(run.outcome.message, /fake\/not-configured/);
+});
+
+for (
+  const [scenario, expected] of [
+    ["rate", "rate_limited"],
+    ["quota", "quota"],
+    ["auth", "auth"],
+  ] as const
+) {
+  Deno.test(`opencode classifies a ${scenario} failure as ${expected}`, async () => {
+    await using server = await startModelServer({ scenarios: SCENARIOS });
+    await using repo = await tempRepo();
+    const run = await driveBackend(
+      opencodeBackend,
+      spec(server.env, repo.dir, scenario, "read"),
+      TIMEOUT,
+    );
+    assert.equal(run.outcome.class, expected, run.outcome.message);
+    assert.equal(run.end.code, 1);
+    if (scenario !== "auth") assert.equal(run.outcome.retryAfterMs, 1000);
+  });
+}
