@@ -244,3 +244,21 @@ Deno.test("a repo's own .gemini settings and policies cannot give tools back in 
     assertEquals(offered.filter((tool) => /replace|write_file|run_shell|web_/.test(tool)), []);
   });
 });
+
+Deno.test("gemini in read mode with web is allowed its web fetch but still not edits", async () => {
+  await withServer(async (server) => {
+    await using repo = await tempRepo({ "a.txt": "hello\n" });
+    const run = await drive(server, { cwd: repo.path, model: "read-misbehaves", web: true });
+    const calls = ofType(run.events, "worker.tool_call");
+    assertEquals(calls.map((e) => [e.kind, e.status]), [
+      ["edit", "denied"],
+      ["shell", "denied"],
+      // Allowed by the policy; gemini's fetch itself refuses loopback hosts, so it errors.
+      ["web", "error"],
+    ]);
+    ok(calls[2]?.error?.includes("Blocked Host"), calls[2]?.error);
+    assertEquals(await git(repo.path, "status", "--porcelain", "--untracked-files=all"), "");
+    const offered = (await server.requests())[0]?.tools ?? [];
+    assertEquals(offered.filter((tool) => /web/.test(tool)), ["web_fetch", "google_web_search"]);
+  });
+});
