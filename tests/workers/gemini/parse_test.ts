@@ -158,3 +158,14 @@ Deno.test("retryHintMs() reads 'retry in' and 'retry after' hints", () => {
   assertEquals(retryHintMs("Please retry in 250ms"), 250);
   assertEquals(retryHintMs("no hint"), undefined);
 });
+
+Deno.test("parseLine() counts two tool calls of one model turn as one step", async () => {
+  const { events } = await recorded("parallel_calls");
+  assertEquals(ofType(events, "worker.step").map((e) => e.index), [0, 1]);
+  assertEquals(ofType(events, "worker.tool_call").map((e) => [e.tool, e.status]), [
+    ["read_file", "ok"],
+    ["grep_search", "ok"],
+  ]);
+  assertEquals(ofType(events, "worker.text").map((e) => e.text), ["Two at once.", "Both done."]);
+  assertEquals(ofType(events, "worker.answer")[0]?.text, "Both done.");
+});
