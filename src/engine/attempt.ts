@@ -80,7 +80,8 @@ export async function runAttempt(
   const stderrLog = await Deno.open(paths.stderr, { create: true, append: true, mode: 0o600 });
   const encoder = new TextEncoder();
   const take = (evs: WorkerEvent[]) => {
-    for (const ev of evs) {
+    for (const raw of evs) {
+      const ev = relativeTarget(raw, input.cwd);
       events.push(ev);
       sink.emit(ev);
       if (gather(gathered, ev)) sink.progressed(gathered.progress);
@@ -123,4 +124,12 @@ export async function runAttempt(
 function isCounts(value: unknown): value is Record<string, number> {
   return typeof value === "object" && value !== null &&
     Object.values(value).every((v) => typeof v === "number");
+}
+
+/** Shows paths inside the run's directory relative to it (`src/a.ts`, not `/home/.../src/a.ts`). */
+export function relativeTarget(ev: WorkerEvent, cwd: string): WorkerEvent {
+  if (ev.type !== "worker.tool_call") return ev;
+  const prefix = cwd.endsWith("/") ? cwd : cwd + "/";
+  if (!ev.target.includes(prefix)) return ev;
+  return { ...ev, target: ev.target.split(prefix).join("") };
 }

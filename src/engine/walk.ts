@@ -18,6 +18,7 @@ import { targetLabel } from "./chain.ts";
 import { cooldownUntil, formatUntil } from "./cooldown.ts";
 import { FALLBACK_CLASSES } from "./exit.ts";
 import { buildPrompt } from "./prompt.ts";
+import { RecordWriter } from "./record_writer.ts";
 import type { TrackedTree } from "./tree.ts";
 
 /** How the chain ended. */
@@ -94,8 +95,10 @@ export async function walkChain(
   await Deno.writeTextFile(runPaths.prompt, prompt, { mode: 0o600 });
   const deadline = (record.startedAt ?? sys.clock.now()) + record.timeoutMs;
   let last: Final = { outcome: "failed", message: "No worker ran" };
-  let lastWrite = 0;
-  const progressEvery = options.progressEveryMs ?? 250;
+  const writer = new RecordWriter(() => writeRecord(paths, record), {
+    everyMs: options.progressEveryMs ?? 250,
+    now: () => sys.clock.now(),
+  });
   const cooling = new Map(
     (await activeCooldowns(paths, sys.clock.now())).map((c) => [c.target, c]),
   );
@@ -158,23 +161,21 @@ export async function walkChain(
     }, {
       emit,
       progressed(p) {
-        const now = sys.clock.now();
-        if (now - lastWrite < progressEvery) return;
-        lastWrite = now;
-        emit(event("run.progress", now, {
+        if (!writer.soon()) return;
+        emit(event("run.progress", sys.clock.now(), {
           run: record.id,
           steps: p.steps,
           tools: p.tools,
           tokens: p.tokens,
           ...(p.last ? { last: p.last } : {}),
         }));
-        writeRecord(paths, record).catch(() => undefined);
       },
       spawned(pid) {
         attempt.workerPid = pid;
-        writeRecord(paths, record).catch(() => undefined);
+        writer.now().catch(() => undefined);
       },
     });
+    await writer.settle();
     const outcome = result.outcome;
     attempt.endedAt = sys.clock.now();
     attempt.outcome = outcome.class;

@@ -4,6 +4,7 @@
 import { RefusedError } from "../sys/errors.ts";
 import { claudeBackend } from "./claude/mod.ts";
 import { codexBackend } from "./codex/mod.ts";
+import { geminiBackend } from "./gemini/mod.ts";
 import { opencodeBackend } from "./opencode/mod.ts";
 import type { Backend, WorkerName } from "./types.ts";
 
@@ -12,7 +13,7 @@ export const BACKENDS: Record<WorkerName, Backend | undefined> = {
   opencode: opencodeBackend,
   codex: codexBackend,
   claude: claudeBackend,
-  gemini: undefined,
+  gemini: geminiBackend,
 };
 
 /** The backend called `name`; refuses one that does not exist yet. */

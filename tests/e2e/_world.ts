@@ -1,0 +1,71 @@
+/**
+ * One end-to-end world: the scripted model server, a git repo with some uncommitted work of the
+ * user's, a private state dir and config, and `pitroom(...)` running the real program there.
+ */
+import { join } from "node:path";
+import { startModelServer } from "../support/model_server/fixture.ts";
+import { pitroom, type PitroomResult } from "../support/pitroom.ts";
+import { tempDir, tempRepo } from "../support/temp.ts";
+import type { RunRecord } from "../../src/store/record.ts";
+
+/** A running world. */
+export interface World extends AsyncDisposable {
+  repo: string;
+  stateDir: string;
+  env: Record<string, string>;
+  run(args: string[], options?: { stdin?: string }): Promise<PitroomResult>;
+  record(id: string): Promise<RunRecord>;
+  read(path: string): Promise<string>;
+}
+
+/** Starts a world with these scenarios (opencode model ids are `fake/<name>`). */
+export async function world(
+  scenarios: Record<string, unknown>,
+  options: { files?: Record<string, string>; config?: Record<string, unknown> } = {},
+): Promise<World> {
+  const server = await startModelServer({ scenarios });
+  const repo = await tempRepo(
+    options.files ?? { "src/app.ts": "export const answer = 41;\n", "README.md": "# app\n" },
+  );
+  const state = await tempDir("pitroom-e2e-state-");
+  const configPath = join(state.path, "config.json");
+  await Deno.writeTextFile(configPath, JSON.stringify(options.config ?? {}));
+  const env = {
+    ...server.env,
+    PITROOM_STATE_DIR: join(state.path, "state"),
+    PITROOM_CONFIG: configPath,
+  };
+  return {
+    repo: repo.path,
+    stateDir: env.PITROOM_STATE_DIR,
+    env,
+    run: (args, o = {}) => pitroom(args, { env, cwd: repo.path, ...o }),
+    async record(id) {
+      return JSON.parse(
+        await Deno.readTextFile(join(env.PITROOM_STATE_DIR, "runs", id, "run.json")),
+      );
+    },
+    read: (path) => Deno.readTextFile(join(repo.path, path)),
+    async [Symbol.asyncDispose]() {
+      await server[Symbol.asyncDispose]();
+      await repo[Symbol.asyncDispose]();
+      await state[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** Members of a process group that are alive (zombies count as dead). */
+export async function liveInGroup(pgid: number): Promise<string[]> {
+  const ps = await new Deno.Command("ps", { args: ["-o", "pid=,stat=", "-g", String(pgid)] })
+    .output();
+  return new TextDecoder().decode(ps.stdout).split("\n").map((l) => l.trim()).filter((l) =>
+    l && !/\sZ/.test(l)
+  );
+}
+
+/** True when a process is alive (not a zombie). */
+export async function alive(pid: number): Promise<boolean> {
+  const ps = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
+  const stat = new TextDecoder().decode(ps.stdout).trim();
+  return stat.length > 0 && !stat.startsWith("Z");
+}

@@ -1,0 +1,234 @@
+/**
+ * End to end: the real program (`deno run -P=pitroom main.ts`) drives the real opencode CLI
+ * against the scripted model server.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { git, waitFor } from "../support/temp.ts";
+import { alive, liveInGroup, world } from "./_world.ts";
+
+Deno.test("run -r answers a question and reports worker, steps and tokens", async () => {
+  await using w = await world({
+    "read-answer": {
+      turns: [
+        { grep: "answer" },
+        { read: "src/app.ts" },
+        {
+          answer: "The answer is defined in src/app.ts:1 as 41.",
+          usage: { input: 900, output: 12 },
+        },
+      ],
+    },
+  });
+  const r = await w.run([
+    "run",
+    "-W",
+    "opencode",
+    "-m",
+    "fake/read-answer",
+    "Where is the answer defined?",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /· done · read ·/);
+  assert.match(r.stdout, /worker\s+opencode \(fake\/read-answer\)/);
+  assert.match(r.stdout, /The answer is defined in src\/app\.ts:1 as 41\./);
+  assert.match(r.stdout, /\d+ steps, 2 tool calls/);
+  assert.match(r.stdout, /read src\/app\.ts/);
+  assert.match(r.stdout, /tokens\s+[\d,]+ in/);
+});
+
+Deno.test("run -w in a dirty tree reports exactly the worker's edit, and revert undoes just that", async () => {
+  await using w = await world({
+    edit: {
+      turns: [
+        { read: "src/app.ts" },
+        { edit: { path: "src/app.ts", old: "41", new: "42" } },
+        { answer: "Set the answer to 42." },
+      ],
+    },
+  });
+  await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nmy own uncommitted note\n");
+  await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
+  const r = await w.run([
+    "run",
+    "-w",
+    "-W",
+    "opencode",
+    "-m",
+    "fake/edit",
+    "--json",
+    "Make the answer 42",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const record = JSON.parse(r.stdout);
+  assert.equal(record.state, "done");
+  assert.deepEqual(record.changes.files.map((f: { path: string }) => f.path), ["src/app.ts"]);
+  const patch = await w.run(["show", record.id, "--patch"]);
+  assert.match(patch.stdout, /^-export const answer = 41;$/m);
+  assert.match(patch.stdout, /^\+export const answer = 42;$/m);
+  assert.doesNotMatch(patch.stdout, /uncommitted note|untracked work/);
+
+  const reverted = await w.run(["revert", record.id]);
+  assert.equal(reverted.code, 0, reverted.stderr);
+  assert.equal(await w.read("src/app.ts"), "export const answer = 41;\n");
+  assert.equal(await w.read("README.md"), "# app\n\nmy own uncommitted note\n");
+  assert.equal(await w.read("scratch.txt"), "untracked work\n");
+  const again = await w.run(["revert", record.id]);
+  assert.equal(again.code, 3);
+  assert.match(again.stderr, /reverted already/);
+});
+
+Deno.test("a read run's attempted edit is denied by the profile and nothing changes", async () => {
+  await using w = await world({
+    "sneaky-edit": {
+      turns: [
+        { edit: { path: "src/app.ts", old: "41", new: "0" } },
+        { answer: "I could not edit." },
+      ],
+    },
+  });
+  const r = await w.run([
+    "run",
+    "-W",
+    "opencode",
+    "-m",
+    "fake/sneaky-edit",
+    "--json",
+    "Look at src/app.ts",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const record = JSON.parse(r.stdout);
+  assert.equal(record.state, "done");
+  assert.equal(await w.read("src/app.ts"), "export const answer = 41;\n");
+  const events = await w.run(["show", record.id, "--events"]);
+  assert.match(events.stdout, /"type":"worker\.tool_call"[^\n]*"status":"denied"/);
+  assert.equal((await git(w.repo, "status", "--porcelain")).trim(), "");
+});
+
+Deno.test("a read run that writes through an allowed shell command is caught: exit 5, undone", async () => {
+  await using w = await world({
+    "shell-write": {
+      turns: [
+        { shell: "sed -n 'w src/copy.ts' src/app.ts" },
+        { answer: "Looked at it." },
+      ],
+    },
+  });
+  await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nuser edit\n");
+  const r = await w.run(["run", "-W", "opencode", "-m", "fake/shell-write", "Look at src/app.ts"]);
+  assert.equal(r.code, 5, r.stdout + r.stderr);
+  assert.match(r.stdout, /changed \(undone\) 1 file/);
+  await assert.rejects(Deno.stat(join(w.repo, "src/copy.ts")), Deno.errors.NotFound);
+  assert.equal(await w.read("README.md"), "# app\n\nuser edit\n");
+});
+
+Deno.test("a model that does not exist ends the run with exit 1 and a clear message", async () => {
+  await using w = await world({});
+  const r = await w.run([
+    "run",
+    "-W",
+    "opencode",
+    "-m",
+    "fake/missing",
+    "--no-fallback",
+    "Anything",
+  ]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /problem\s+.*(not found|does not exist)/i);
+});
+
+Deno.test("a run that outlives -t is killed with its whole process group: exit 4", async () => {
+  await using w = await world({ hang: { turns: [{ hang: true }] } });
+  const r = await w.run([
+    "run",
+    "-W",
+    "opencode",
+    "-m",
+    "fake/hang",
+    "-t",
+    "4s",
+    "--json",
+    "Wait forever",
+  ]);
+  assert.equal(r.code, 4, r.stderr);
+  const record = JSON.parse(r.stdout);
+  assert.equal(record.outcome, "timeout");
+  assert.deepEqual(await liveInGroup(record.attempts[0].workerPid), []);
+});
+
+Deno.test("run --bg returns the id at once; wait collects the report", async () => {
+  await using w = await world({
+    slow: { turns: [{ read: "README.md", delay_ms: 1500 }, { answer: "Background answer." }] },
+  });
+  const started = await w.run([
+    "run",
+    "--bg",
+    "-W",
+    "opencode",
+    "-m",
+    "fake/slow",
+    "Read the README",
+  ]);
+  assert.equal(started.code, 0, started.stderr);
+  const id = started.stdout.trim();
+  assert.match(id, /^\d{8}-\d{6}-[0-9a-f]{4}$/);
+  const status = await w.run(["status", id, "--json"]);
+  assert.ok(["queued", "running", "done"].includes(JSON.parse(status.stdout)[0].state));
+  const waited = await w.run(["wait", id, "--timeout", "120"]);
+  assert.equal(waited.code, 0, waited.stderr);
+  assert.match(waited.stdout, /Background answer\./);
+});
+
+Deno.test("wait gives up with exit 75 while a run is still going; stop ends it and its worker", async () => {
+  await using w = await world({ hang: { turns: [{ hang: true }] } });
+  const id = (await w.run(["run", "--bg", "-W", "opencode", "-m", "fake/hang", "Hang"])).stdout
+    .trim();
+  await waitFor(async () => (await w.record(id)).attempts[0]?.workerPid !== undefined, {
+    timeoutMs: 60_000,
+    what: "the worker to start",
+  });
+  const waited = await w.run(["wait", id, "--timeout", "1s"]);
+  assert.equal(waited.code, 75);
+  const stopped = await w.run(["stop", id]);
+  assert.equal(stopped.code, 0, stopped.stderr);
+  const record = await w.record(id);
+  assert.equal(record.outcome, "stopped");
+  assert.deepEqual(await liveInGroup(record.attempts[0]!.workerPid!), []);
+});
+
+Deno.test("a supervisor killed with SIGKILL mid-run: the run is lost, its slot freed, the user's files intact", async () => {
+  await using w = await world({
+    "edit-then-hang": {
+      turns: [{ edit: { path: "src/app.ts", old: "41", new: "7" } }, { hang: true }],
+    },
+    quick: { turns: [{ answer: "next run got the slot" }] },
+  }, { config: { maxParallel: 1 } });
+  await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nuser work in progress\n");
+  const id =
+    (await w.run(["run", "--bg", "-w", "-W", "opencode", "-m", "fake/edit-then-hang", "Edit"]))
+      .stdout.trim();
+  await waitFor(async () => (await w.record(id)).progress.tools >= 1, {
+    timeoutMs: 90_000,
+    what: "the edit",
+  });
+  const before = await w.record(id);
+  Deno.kill(before.supervisorPid!, "SIGKILL");
+  await waitFor(async () => !(await alive(before.supervisorPid!)), {
+    timeoutMs: 10_000,
+    what: "the supervisor to die",
+  });
+
+  const status = await w.run(["status", id, "--json"]);
+  assert.equal(JSON.parse(status.stdout)[0].state, "lost");
+  assert.deepEqual(await liveInGroup(before.attempts[0]!.workerPid!), []);
+  assert.equal(await w.read("README.md"), "# app\n\nuser work in progress\n");
+
+  const next = await w.run(["run", "-W", "opencode", "-m", "fake/quick", "-t", "120s", "Quick"]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stdout, /next run got the slot/);
+
+  const reverted = await w.run(["revert", id]);
+  assert.equal(reverted.code, 0, reverted.stderr);
+  assert.equal(await w.read("src/app.ts"), "export const answer = 41;\n");
+  assert.equal(await w.read("README.md"), "# app\n\nuser work in progress\n");
+});
