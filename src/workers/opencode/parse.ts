@@ -26,13 +26,11 @@ export const OPENCODE_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   task: "task",
 };
 
-const TARGET_MAX = 160;
-
-/** Shortens a target to one line of at most 160 characters (paths keep their end). */
-export function shorten(text: string, { keepEnd = false } = {}): string {
+/** Shortens text to one line of at most `max` characters (paths keep their end). */
+export function shorten(text: string, { keepEnd = false, max = 160 } = {}): string {
   const line = text.replace(/\s+/g, " ").trim();
-  if (line.length <= TARGET_MAX) return line;
-  return keepEnd ? `…${line.slice(-(TARGET_MAX - 1))}` : `${line.slice(0, TARGET_MAX - 1)}…`;
+  if (line.length <= max) return line;
+  return keepEnd ? `…${line.slice(-(max - 1))}` : `${line.slice(0, max - 1)}…`;
 }
 
 type Json = Record<string, unknown>;
@@ -128,6 +126,26 @@ function headerRetryAfter(headers: unknown): number | undefined {
   return Number.isFinite(s) ? s * 1000 : undefined;
 }
 
+/** The provider's error code from a response body (`{error:{code|type|status}}`), if any. */
+function bodyCode(body: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(body);
+    const error = isObject(value) && isObject(value.error) ? value.error : {};
+    return str(error.code) ?? str(error.status) ?? str(error.type);
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
+
+/** The message plus what the body adds: its error code, or the body when it is not JSON. */
+function errorText(message: string, body: string): string {
+  if (body === "" || message.includes(body)) return message;
+  const code = bodyCode(body);
+  if (code !== undefined) return message.includes(code) ? message : `${message} (${code})`;
+  return body.includes(message) ? body : `${message}: ${body}`;
+}
+
 function errorEvent(error: Json, time: number): WorkerEvent {
   const data = isObject(error.data) ? error.data : {};
   const name = str(error.name);
@@ -137,7 +155,7 @@ function errorEvent(error: Json, time: number): WorkerEvent {
   const retryAfterMs = headerRetryAfter(data.responseHeaders) ?? retryAfterFromText(message) ??
     retryAfterFromText(body);
   return event("worker.error", time, {
-    message: shorten(body !== "" && !message.includes(body) ? `${message}: ${body}` : message),
+    message: shorten(errorText(message, body), { max: 300 }),
     ...(status === undefined ? {} : { status }),
     ...(typeof data.isRetryable === "boolean" ? { retryable: data.isRetryable } : {}),
     ...(name === undefined ? {} : { name }),

@@ -1,0 +1,64 @@
+/**
+ * Reads a recorded opencode stream (`testdata/NAME.jsonl`) and its note (`NAME.txt`: version,
+ * command, exit and stderr) and parses both with the backend, for the parser and classifier
+ * tests. Snapshots of the parsed events live in `testdata/NAME.events.json`; run the tests with
+ * `UPDATE_SNAPSHOTS=1` to rewrite them after a deliberate change.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { WorkerEvent } from "../../../src/events/mod.ts";
+import { opencodeBackend } from "../../../src/workers/opencode/mod.ts";
+import type { ProcessEnd } from "../../../src/workers/types.ts";
+
+/** The folder of the recordings. */
+export const TESTDATA = join(import.meta.dirname ?? ".", "testdata");
+
+/** The time every parsed event of a recording gets. */
+export const TIME = 1_700_000_000_000;
+
+/** A recorded attempt: its stdout lines, parsed events (stdout then stderr) and its end. */
+export interface Recorded {
+  lines: string[];
+  events: WorkerEvent[];
+  end: ProcessEnd;
+}
+
+/** Loads and parses recording `name` with a fresh parse state. */
+export async function recorded(name: string): Promise<Recorded> {
+  const text = await Deno.readTextFile(join(TESTDATA, `${name}.jsonl`));
+  const note = await Deno.readTextFile(join(TESTDATA, `${name}.txt`));
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  const exit = /^Exit: code (\d+|null) signal (\S+)$/m.exec(note);
+  if (exit === null) throw new Error(`${name}.txt has no "Exit:" line`);
+  const stderr = (note.split(/^stderr:\n/m)[1] ?? "")
+    .split("\n")
+    .map((line) => line.replace(/^ {2}/, ""))
+    .filter((line) => line !== "");
+  const state = opencodeBackend.newState();
+  const events = [
+    ...lines.flatMap((line) => opencodeBackend.parse(line, state, TIME)),
+    ...stderr.flatMap((line) => opencodeBackend.parseStderr(line, state, TIME)),
+  ];
+  return {
+    lines,
+    events,
+    end: {
+      code: exit[1] === "null" ? null : Number(exit[1]),
+      signal: exit[2] === "null" ? null : exit[2] ?? null,
+      timedOut: false,
+      stopped: false,
+      stderr: stderr.join("\n"),
+    },
+  };
+}
+
+/** Compares `value` with the stored snapshot `name`, or rewrites it under `UPDATE_SNAPSHOTS`. */
+export async function assertSnapshot(name: string, value: unknown): Promise<void> {
+  const file = join(TESTDATA, `${name}.events.json`);
+  const text = JSON.stringify(value, null, 2) + "\n";
+  if (Deno.env.get("UPDATE_SNAPSHOTS") === "1") {
+    await Deno.writeTextFile(file, text);
+    return;
+  }
+  assert.deepEqual(JSON.parse(text), JSON.parse(await Deno.readTextFile(file)), `snapshot ${file}`);
+}
