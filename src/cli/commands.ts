@@ -50,8 +50,7 @@ export const COMMANDS: readonly CommandDef[] = [
         short: "t",
         type: "duration",
         value: "DUR",
-        default: "30m",
-        describe: "kill the worker after this long",
+        describe: "kill the worker after this long (default 30m, or the config's timeout)",
       },
       {
         name: "group",
