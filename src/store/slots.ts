@@ -85,6 +85,10 @@ export async function acquireSlot(paths: StatePaths, options: AcquireOptions): P
   const watcher = Deno.watchFs([paths.slots, paths.queue], { recursive: false });
   const iterator = watcher[Symbol.asyncIterator]();
   let pending: Promise<unknown> | null = null;
+  const aborted = new Promise((resolve) => {
+    if (options.signal?.aborted) resolve("abort");
+    options.signal?.addEventListener("abort", () => resolve("abort"), { once: true });
+  });
   try {
     for (;;) {
       options.signal?.throwIfAborted();
@@ -110,9 +114,6 @@ export async function acquireSlot(paths: StatePaths, options: AcquireOptions): P
       const timer = new Promise((resolve) => {
         const id = setTimeout(resolve, options.rescanMs ?? 5000);
         rescan.signal.addEventListener("abort", () => clearTimeout(id));
-      });
-      const aborted = new Promise((resolve) => {
-        options.signal?.addEventListener("abort", resolve, { once: true });
       });
       const winner = await Promise.race([pending.then(() => "fs"), timer, aborted]);
       rescan.abort();

@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { renderBrief, renderReport } from "../../src/cli/report.ts";
+import type { RunRecord } from "../../src/store/record.ts";
+
+function record(overrides: Partial<RunRecord> = {}): RunRecord {
+  return {
+    schemaVersion: 1,
+    id: "20261130-101500-3f2a",
+    state: "done",
+    mode: "write",
+    task: "Make the answer 42",
+    cwd: "/repo",
+    chain: [{ worker: "opencode", model: "fake/edit" }],
+    web: false,
+    timeoutMs: 1_800_000,
+    createdAt: 1_000,
+    startedAt: 1_000,
+    endedAt: 13_000,
+    attempts: [
+      {
+        worker: "codex",
+        startedAt: 1_000,
+        endedAt: 2_000,
+        outcome: "rate_limited",
+        message: "429",
+      },
+      { worker: "opencode", model: "fake/edit", startedAt: 2_000, endedAt: 13_000, outcome: "ok" },
+    ],
+    progress: {
+      steps: 3,
+      tools: 2,
+      last: "edit src/app.ts",
+      tokens: { input: 12_345, output: 67, cached: 1_000, reasoning: 0 },
+    },
+    outcome: "ok",
+    exit: 0,
+    answer: "Set the answer to 42.",
+    changes: {
+      before: { tree: "a", head: null, bareDirs: [], ignored: [] },
+      after: "b",
+      files: [{ path: "src/app.ts", status: "modified", added: 1, removed: 1, binary: false }],
+    },
+    ...overrides,
+  };
+}
+
+Deno.test("renderReport() shows state, worker, fallbacks, work, tokens, answer, diffstat and how to revert", () => {
+  assert.equal(
+    renderReport(record(), 20_000),
+    [
+      "run 20261130-101500-3f2a · done · write · 12s",
+      "worker   opencode (fake/edit)",
+      "         tried codex (default model) first: rate_limited (429)",
+      "work     3 steps, 2 tool calls · last: edit src/app.ts",
+      "tokens   12,345 in (+1,000 cached) / 67 out",
+      "",
+      "answer:",
+      "  Set the answer to 42.",
+      "",
+      "changed 1 file(s), +1 -1:",
+      "  M src/app.ts  +1 -1",
+      "",
+      "see the diff: pitroom show 20261130-101500-3f2a --patch",
+      "undo it:      pitroom revert 20261130-101500-3f2a",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport() of a read-only violation says the change was undone and offers no revert", () => {
+  const text = renderReport(
+    record({
+      mode: "read",
+      state: "problem",
+      outcome: "read_only_violation",
+      exit: 5,
+      message: "The worker changed 1 file(s) in a read-only run: undone",
+      changes: { ...record().changes!, reverted: true },
+    }),
+    20_000,
+  );
+  assert.match(text, /problem {2}The worker changed 1 file\(s\) in a read-only run: undone/);
+  assert.match(text, /changed \(undone\) 1 file\(s\)/);
+  assert.doesNotMatch(text, /pitroom revert/);
+});
+
+Deno.test("renderBrief() is one line with the result", () => {
+  const line = renderBrief(record(), 20_000);
+  assert.equal(line.split("\n").length, 2);
+  assert.match(
+    line,
+    /^20261130-101500-3f2a {2}done {2}write {2}12s {2}opencode \(fake\/edit\) {2}Set the answer to 42\.\n$/,
+  );
+});

@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { isLocked, tryLock } from "../../src/store/locks.ts";
+import { statePaths } from "../../src/store/paths.ts";
+import { acquireSlot, busySlots } from "../../src/store/slots.ts";
+import { tempDir } from "../support/temp.ts";
+
+Deno.test("tryLock() gives a lock to one holder at a time and frees it on release", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "l");
+  const first = await tryLock(path);
+  assert.ok(first);
+  assert.equal(await tryLock(path), null);
+  assert.equal(await isLocked(path), true);
+  first.release();
+  assert.equal(await isLocked(path), false);
+  const second = await tryLock(path);
+  assert.ok(second);
+  second.release();
+});
+
+Deno.test("a lock held by a process that died is free again (the kernel releases it)", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "l");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `const f = await Deno.open(${
+        JSON.stringify(path)
+      }, {read: true, write: true, create: true}); await f.lock(true); console.log("held"); setInterval(() => {}, 60000);`,
+    ],
+    stdout: "piped",
+    stdin: "null",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  const { value } = await reader.read();
+  assert.match(new TextDecoder().decode(value), /held/);
+  assert.equal(await isLocked(path), true);
+  child.kill("SIGKILL");
+  await child.status;
+  reader.releaseLock();
+  await child.stdout.cancel();
+  assert.equal(await isLocked(path), false);
+});
+
+Deno.test("acquireSlot() never hands out more than maxParallel slots and queues the rest in order", async () => {
+  await using dir = await tempDir();
+  const paths = statePaths(dir.path);
+  const a = await acquireSlot(paths, { maxParallel: 2, queueKey: "1-a" });
+  const b = await acquireSlot(paths, { maxParallel: 2, queueKey: "2-b" });
+  assert.equal(await busySlots(paths, 2), 2);
+  const order: string[] = [];
+  const cQueued = Promise.withResolvers<number>();
+  const dQueued = Promise.withResolvers<number>();
+  const c = acquireSlot(paths, {
+    maxParallel: 2,
+    queueKey: "3-c",
+    onQueued: (p) => cQueued.resolve(p),
+  })
+    .then((s) => (order.push("c"), s));
+  assert.equal(await cQueued.promise, 1);
+  const d = acquireSlot(paths, {
+    maxParallel: 2,
+    queueKey: "4-d",
+    onQueued: (p) => dQueued.resolve(p),
+  })
+    .then((s) => (order.push("d"), s));
+  assert.equal(await dQueued.promise, 2);
+  await a.release();
+  const sc = await c;
+  assert.deepEqual(order, ["c"]);
+  await b.release();
+  const sd = await d;
+  assert.deepEqual(order, ["c", "d"]);
+  await sc.release();
+  await sd.release();
+  assert.equal(await busySlots(paths, 2), 0);
+});
+
+Deno.test("acquireSlot() gives up when its signal aborts while queued", async () => {
+  await using dir = await tempDir();
+  const paths = statePaths(dir.path);
+  const held = await acquireSlot(paths, { maxParallel: 1, queueKey: "1-a" });
+  const abort = new AbortController();
+  const waiting = acquireSlot(paths, {
+    maxParallel: 1,
+    queueKey: "2-b",
+    signal: abort.signal,
+    onQueued: () => abort.abort(new Error("stop")),
+  });
+  await assert.rejects(waiting, /stop/);
+  await held.release();
+});
