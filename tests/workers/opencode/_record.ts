@@ -85,7 +85,7 @@ const RECORDINGS: Record<string, Recording> = {
 };
 
 /** Replaces run-specific ids, times and paths with stable placeholders. */
-function normalise(text: string, repo: string, home: string): string {
+export function normalise(text: string, repo: string, home: string): string {
   const ids = new Map<string, string>();
   return text
     .replaceAll(repo, "/REPO")

@@ -33,6 +33,10 @@ const RECORDED: [string, Outcome][] = [
     message:
       "Incorrect API key provided: x. You can find your API key at https://platform.openai.com/account/api-keys. (invalid_api_key) (HTTP 401)",
   }],
+  ["ask_rejected", {
+    class: "failed",
+    message: 'OpenCode ended without an answer after auto-rejecting a "bash" ask',
+  }],
   ["error_unconfigured_model", {
     class: "model_not_found",
     message:

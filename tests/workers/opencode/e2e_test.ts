@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { WorkerEvent } from "../../../src/events/mod.ts";
 import { opencodeBackend } from "../../../src/workers/opencode/mod.ts";
+import { realRunner } from "../../../src/sys/real.ts";
 import type { RunSpec } from "../../../src/workers/types.ts";
 import { driveBackend } from "../../support/backend_harness.ts";
 import { startModelServer } from "../../support/model_server/fixture.ts";
@@ -34,6 +35,10 @@ const SCENARIOS = {
       { web: "http://127.0.0.1:9/page" },
       { answer: "Tried." },
     ],
+  },
+  "chat": {
+    turns: [{ answer: "First answer." }],
+    followup: [{ read: "notes.txt" }, { answer: "Second answer." }],
   },
   "rate": { turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }] },
   "quota": { turns: [{ error: { status: 429, kind: "quota", retry_after_s: 1 } }] },
@@ -170,6 +175,36 @@ Deno.test("opencode in read mode is denied an edit, a shell write and a web fetc
     ofType(run.events, "worker.denied").map((e) => e.tool),
     ["edit", "bash", "bash", "webfetch"],
   );
+});
+
+Deno.test("opencode continues a session when given its id", async () => {
+  await using server = await startModelServer({ scenarios: SCENARIOS });
+  await using repo = await tempRepo();
+  const first = await driveBackend(
+    opencodeBackend,
+    spec(server.env, repo.dir, "chat", "read"),
+    TIMEOUT,
+  );
+  assert.equal(first.outcome.class, "ok", first.stderr.join("\n"));
+  const sessionId = ofType(first.events, "worker.session")[0]?.sessionId ?? "";
+  assert.ok(sessionId.startsWith("ses_"));
+  const second = await driveBackend(
+    opencodeBackend,
+    { ...spec(server.env, repo.dir, "chat", "read"), sessionId },
+    TIMEOUT,
+  );
+  assert.equal(second.outcome.class, "ok", second.stderr.join("\n"));
+  assert.deepEqual(ofType(second.events, "worker.session").map((e) => e.sessionId), [sessionId]);
+  assert.deepEqual(ofType(second.events, "worker.answer").map((e) => e.text), ["Second answer."]);
+});
+
+Deno.test("opencode is detected and lists the configured models", async () => {
+  await using server = await startModelServer({ scenarios: SCENARIOS });
+  const installed = await opencodeBackend.detect(realRunner, server.env);
+  assert.equal(installed?.version, "1.18.33");
+  const ids = (await opencodeBackend.models(realRunner, server.env)).map((m) => m.id);
+  assert.ok(ids.includes("fake/read-answer"), ids.join(", "));
+  assert.ok(ids.includes("fake/missing"));
 });
 
 Deno.test("opencode classifies a listed model the server does not know as model_not_found", async () => {

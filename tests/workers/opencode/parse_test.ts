@@ -24,6 +24,7 @@ const RECORDINGS = [
   "error_quota",
   "error_401",
   "error_unconfigured_model",
+  "ask_rejected",
 ];
 
 function ofType<K extends WorkerEvent["type"]>(events: WorkerEvent[], type: K) {
@@ -105,6 +106,19 @@ Deno.test("parseOpencodeStderr() recovers the cause the stream calls an unexpect
   assert.deepEqual(errors.map((e) => e.name), ["UnknownError", "ProviderModelNotFoundError"]);
   assert.match(errors[1]?.message ?? "", /^ProviderModelNotFoundError: Model not found: fake\//);
   assert.doesNotMatch(errors[1]?.message ?? "", /chunk-/, "no stack");
+});
+
+Deno.test("parseOpencodeLine() and parseOpencodeStderr() report an auto-rejected ask as denials", async () => {
+  const { events } = await recorded("ask_rejected");
+  assert.deepEqual(
+    ofType(events, "worker.tool_call").map((e) => [e.tool, e.target, e.status]),
+    [["bash", "touch x.txt", "denied"]],
+  );
+  assert.deepEqual(ofType(events, "worker.denied").map((e) => e.message), [
+    "The user rejected permission to use this specific tool call.",
+    "permission asked and auto-rejected: touch x.txt",
+  ]);
+  assert.equal(ofType(events, "worker.answer").length, 0);
 });
 
 Deno.test("parseOpencodeStderr() ignores the per-retry error log lines", () => {
