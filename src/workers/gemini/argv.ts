@@ -16,8 +16,8 @@
  * gemini turns an ask into a denial, which would silently remove a tool.
  */
 import { delimiter, join } from "node:path";
-import { UsageError } from "../../sys/errors.ts";
-import type { Launch, Mode, RunSpec } from "../types.ts";
+import type { Launch, LaunchFile, Mode, RunSpec } from "../types.ts";
+import { effortHome, type ReadUserFile, readUserFile } from "./effort.ts";
 
 /** Tools that change files. */
 export const EDIT_TOOLS: readonly string[] = ["replace", "write_file"];
@@ -114,14 +114,24 @@ function withPath(env: Record<string, string>, prefix: string[] | undefined): st
   return [...prefix, ...(env.PATH === undefined ? [] : [env.PATH])].join(delimiter);
 }
 
-/** Describes the launch of one gemini attempt. */
-export function geminiLaunch(spec: RunSpec): Launch {
-  if (spec.effort !== undefined) {
-    // Gemini takes its thinking level only from a model alias in settings; not wired yet.
-    throw new UsageError(`Effort "${spec.effort}" is not supported for gemini yet`, {
-      hint: "run again without --effort",
-    });
-  }
+/** Options of `geminiLaunch`. */
+export interface GeminiLaunchOptions {
+  /**
+   * Reads the user's gemini files, only when an effort asks for a private home (effort.ts).
+   * @default a synchronous read of the real file
+   */
+  readUserFile?: ReadUserFile;
+}
+
+/**
+ * Describes the launch of one gemini attempt. With an effort, the user's gemini settings and
+ * login files are read (through `options.readUserFile`) into a private home that carries the
+ * thinking level; everything else is a pure description.
+ */
+export function geminiLaunch(spec: RunSpec, options: GeminiLaunchOptions = {}): Launch {
+  const effort = spec.effort === undefined
+    ? undefined
+    : effortHome(spec, spec.effort, options.readUserFile ?? readUserFile);
   const policyPath = join(spec.privateDir, "gemini-policy.toml");
   const argv = [
     "gemini",
@@ -132,7 +142,8 @@ export function geminiLaunch(spec: RunSpec): Launch {
     "--policy",
     policyPath,
   ];
-  if (spec.model !== undefined) argv.push("-m", spec.model);
+  const model = effort?.model ?? spec.model;
+  if (model !== undefined) argv.push("-m", model);
   if (spec.sessionId !== undefined) argv.push("--resume", spec.sessionId);
   const path = withPath(spec.baseEnv, spec.pathPrefix);
   const env: Record<string, string> = {
@@ -141,12 +152,17 @@ export function geminiLaunch(spec: RunSpec): Launch {
     // One node process (no self re-exec), and a headless run in a folder gemini has not seen.
     GEMINI_CLI_NO_RELAUNCH: "true",
     GEMINI_CLI_TRUST_WORKSPACE: "true",
+    ...effort?.env,
   };
+  const files: LaunchFile[] = [
+    { path: policyPath, content: policyToml(spec.mode, spec.web) },
+    ...(effort?.files ?? []),
+  ];
   return {
     argv,
     env,
     cwd: spec.cwd,
-    files: [{ path: policyPath, content: policyToml(spec.mode, spec.web) }],
+    files,
     stdin: spec.prompt,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The Gemini CLI backend (gemini 0.61.0): describes a headless `gemini --output-format
  * stream-json` launch with the prompt on stdin and a generated policy file for the mode
- * (argv.ts), turns its JSON lines into worker events (parse.ts), classifies how it ended from its
+ * (argv.ts; an effort adds a private gemini home with a thinking-level model alias, effort.ts),
+ * turns its JSON lines into worker events (parse.ts), classifies how it ended from its
  * exit code and error text (classify.ts), and lists the Gemini models it offers (models.ts).
  */
 import { existsSync } from "node:fs";

@@ -1,44 +1,74 @@
 /**
- * The Gemini models gemini-cli 0.61.0 knows (its bundle's model table), with the thinking levels
- * each takes as efforts: Gemini 3 models take a thinking level (`low`, `high`; the flash models
- * also `minimal` and `medium`), Gemini 2.5 models a thinking budget, named here by level. The list
- * is maintained by hand: the CLI has no command that prints its models.
+ * The Gemini models gemini-cli 0.61.0 knows (its bundle's `modelDefinitions` and model-config
+ * aliases), with the efforts each really takes. The CLI sets thinking per model family in its
+ * built-in aliases: Gemini 3 (and Gemma 4) models extend `chat-base-3`, which sends
+ * `thinkingConfig.thinkingLevel` (the bundled SDK knows `LOW` and `HIGH`; the CLI uses `HIGH`);
+ * Gemini 2.5 models extend `chat-base-2.5`, which sends `thinkingConfig.thinkingBudget` (8192
+ * tokens), so their efforts name budgets. The routing names (`auto`, `pro`, `flash`,
+ * `flash-lite`) pick a model per request and have no effort levels. The list is maintained by
+ * hand: the CLI has no command that prints its models.
  */
 import type { ModelInfo } from "../types.ts";
 
-const GEMINI_3_PRO = ["low", "high"];
-const GEMINI_3_FLASH = ["minimal", "low", "medium", "high"];
-const GEMINI_25 = ["low", "medium", "high"];
-const GEMINI_25_FLASH = ["none", "low", "medium", "high"];
+/** How a model family takes its thinking setting. */
+export type ThinkingKind = "level" | "budget" | "none";
 
-/** Model ids and their efforts, newest first; `gemini-2.5-pro` is the CLI's default model. */
+/** Thinking levels of Gemini 3 models, as efforts, and what `thinkingLevel` each sends. */
+export const THINKING_LEVELS: Readonly<Record<string, string>> = { low: "LOW", high: "HIGH" };
+
+/**
+ * Thinking budgets (tokens) of Gemini 2.5 models by effort; medium is the CLI's own default
+ * (`DEFAULT_THINKING_MODE`), high the largest budget every 2.5 model takes.
+ */
+export const THINKING_BUDGETS: Readonly<Record<string, number>> = {
+  low: 1024,
+  medium: 8192,
+  high: 24576,
+};
+
+const LEVEL_EFFORTS = Object.keys(THINKING_LEVELS);
+const BUDGET_EFFORTS = Object.keys(THINKING_BUDGETS);
+
+function model(id: string, kind: ThinkingKind): ModelInfo {
+  if (kind === "none") return { id, efforts: [], source: "builtin" };
+  return kind === "level"
+    ? { id, efforts: LEVEL_EFFORTS, defaultEffort: "high", source: "builtin" }
+    : { id, efforts: BUDGET_EFFORTS, defaultEffort: "medium", source: "builtin" };
+}
+
+/** Routing names (`auto` is the CLI's default model), then model ids newest first. */
 export const GEMINI_MODELS: readonly ModelInfo[] = [
-  { id: "gemini-3.1-pro-preview", efforts: GEMINI_3_PRO, defaultEffort: "high", source: "builtin" },
-  { id: "gemini-3-pro-preview", efforts: GEMINI_3_PRO, defaultEffort: "high", source: "builtin" },
-  { id: "gemini-3.5-flash", efforts: GEMINI_3_FLASH, defaultEffort: "high", source: "builtin" },
-  {
-    id: "gemini-3-flash-preview",
-    efforts: GEMINI_3_FLASH,
-    defaultEffort: "high",
-    source: "builtin",
-  },
-  {
-    id: "gemini-3.1-flash-lite",
-    efforts: GEMINI_3_FLASH,
-    defaultEffort: "minimal",
-    source: "builtin",
-  },
-  { id: "gemini-2.5-pro", efforts: GEMINI_25, defaultEffort: "medium", source: "builtin" },
-  { id: "gemini-2.5-flash", efforts: GEMINI_25_FLASH, defaultEffort: "medium", source: "builtin" },
-  {
-    id: "gemini-2.5-flash-lite",
-    efforts: GEMINI_25_FLASH,
-    defaultEffort: "none",
-    source: "builtin",
-  },
+  model("auto", "none"),
+  model("pro", "none"),
+  model("flash", "none"),
+  model("flash-lite", "none"),
+  model("gemini-3.1-pro-preview", "level"),
+  model("gemini-3-pro-preview", "level"),
+  model("gemini-3.8-flash", "level"),
+  model("gemini-3.5-flash", "level"),
+  model("gemini-3-flash-preview", "level"),
+  model("gemini-3.5-flash-lite", "level"),
+  model("gemini-3.1-flash-lite", "level"),
+  model("gemini-2.5-pro", "budget"),
+  model("gemini-2.5-flash", "budget"),
+  model("gemini-2.5-flash-lite", "budget"),
+  model("gemma-4-31b-it", "level"),
+  model("gemma-4-26b-a4b-it", "level"),
 ];
+
+/** How `id` takes its thinking setting: by the maintained list, else by its family's name. */
+export function thinkingKind(id: string): ThinkingKind {
+  const known = GEMINI_MODELS.find((m) => m.id === id);
+  if (known !== undefined) {
+    if (known.efforts.length === 0) return "none";
+    return known.efforts.includes("medium") ? "budget" : "level";
+  }
+  if (/^gemini-3(\.|-|$)|^gemma-4/.test(id)) return "level";
+  if (/^gemini-2\.5(-|$)/.test(id)) return "budget";
+  return "none";
+}
 
 /** The models gemini offers (a copy of the maintained list). */
 export function geminiModels(): ModelInfo[] {
-  return GEMINI_MODELS.map((model) => ({ ...model, efforts: [...model.efforts] }));
+  return GEMINI_MODELS.map((m) => ({ ...m, efforts: [...m.efforts] }));
 }

@@ -77,8 +77,12 @@ Deno.test("launch() keeps the base env, puts the shim first on PATH and sets the
   assertEquals(launch.env.GEMINI_CLI_TRUST_WORKSPACE, "true");
 });
 
-Deno.test("launch() refuses an effort with a clear message until thinking levels are wired", () => {
-  throws(() => geminiBackend.launch(spec({ effort: "high" })), UsageError);
+Deno.test("launch() refuses an effort on a model without levels and without a model", () => {
+  throws(() => geminiBackend.launch(spec({ model: "auto", effort: "high" })), /no effort levels/);
+  throws(
+    () => geminiBackend.launch(spec({ baseEnv: {}, effort: "high" })),
+    (error) => error instanceof UsageError && /needs a gemini model/.test(error.message),
+  );
 });
 
 Deno.test("policyToml() denies edits, shell and web in read mode", () => {
