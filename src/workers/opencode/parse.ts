@@ -2,8 +2,10 @@
  * Turns `opencode run --format json` lines into worker events (pure). Every line has `type`,
  * `timestamp` and `sessionID`; `part` carries the step, text, reasoning or tool part and `error`
  * the failure. The answer is the text of the step whose `step_finish` reason is "stop". A tool
- * the profile removed shows up as tool `invalid` (or as an error naming the unavailable tool);
- * a pattern rule shows up as an error "...rule which prevents you...": both are denials.
+ * the profile removed shows up as tool `invalid` (or as an error naming the unavailable tool),
+ * without the call's arguments, so its target is empty; a pattern rule shows up as an error
+ * "...rule which prevents you..." and an auto-rejected ask as "The user rejected permission...":
+ * all are denials.
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
@@ -238,7 +240,8 @@ const ANSI = /\x1b\[[0-9;]*m/g;
 
 /**
  * Turns a stderr line into events. With `--print-logs --log-level WARN` OpenCode logs its
- * errors there (`level=ERROR ... error="ProviderModelNotFoundError: ..."`), which its stream only
+ * errors there (`level=ERROR ... message=failed ... error="ProviderModelNotFoundError: ..."`), which
+ * its stream only
  * reports as "Unexpected server error"; it also prints a line when it auto-rejects a permission
  * ask or falls back to its default agent.
  */
