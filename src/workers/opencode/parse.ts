@@ -240,10 +240,9 @@ const ANSI = /\x1b\[[0-9;]*m/g;
 
 /**
  * Turns a stderr line into events. With `--print-logs --log-level WARN` OpenCode logs its
- * errors there (`level=ERROR ... message=failed ... error="ProviderModelNotFoundError: ..."`), which
- * its stream only
- * reports as "Unexpected server error"; it also prints a line when it auto-rejects a permission
- * ask or falls back to its default agent.
+ * errors there (`level=ERROR ... message=failed ... error="ProviderModelNotFoundError: ..."`),
+ * which its stream only reports as "Unexpected server error"; it also prints a line when it
+ * auto-rejects a permission ask or falls back to its default agent.
  */
 export function parseOpencodeStderr(line: string, _state: ParseState, time: number): WorkerEvent[] {
   const plain = line.replace(ANSI, "").trim();
