@@ -1,4 +1,4 @@
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { isEvent, type WorkerEvent } from "../../../src/events/mod.ts";
 import { geminiBackend } from "../../../src/workers/gemini/mod.ts";
 import { retryHintMs, toolKind, toolTarget } from "../../../src/workers/gemini/parse.ts";
@@ -9,7 +9,7 @@ function ofType<T extends WorkerEvent["type"]>(events: WorkerEvent[], type: T) {
 }
 
 Deno.test("parseLine() turns a recorded read run into session, steps, tool calls, tokens and answer", async () => {
-  const { events } = await recorded("read_answer");
+  const { events, lines } = await recorded("read_answer");
   assertEquals(events.every(isEvent), true);
   assertEquals(events.map((e) => e.type), [
     "worker.session",
@@ -43,11 +43,14 @@ Deno.test("parseLine() turns a recorded read run into session, steps, tool calls
     ],
   );
   assertEquals(ofType(events, "worker.step").map((e) => e.index), [0, 1, 2, 3]);
+  // The totals come from the result line (they follow request sizes, so a re-record moves them).
+  const { stats } = JSON.parse(lines.findLast((l) => l.includes('"type":"result"')) ?? "{}");
+  ok(stats.cached === 800 && stats.input === stats.input_tokens - 800, JSON.stringify(stats));
   assertEquals(ofType(events, "worker.tokens")[0], {
     type: "worker.tokens",
     time: TIME,
-    input: 32132,
-    output: 46,
+    input: stats.input,
+    output: stats.output_tokens,
     cached: 800,
     reasoning: 0,
   });

@@ -1,0 +1,375 @@
+/**
+ * The scenarios `scripts/record_fixtures.ts` records each backend's real CLI on: one entry per
+ * recorded stream in `tests/workers/<backend>/testdata/`, named as the parser tests load it. Each
+ * says the mode, the scripted model server scenario (the model-server contract) and the files of
+ * the repo the worker runs in; the recorder does the rest the same way for every backend.
+ */
+import type { Mode, WorkerName } from "../../../src/workers/types.ts";
+
+/** One recording. */
+export interface Fixture {
+  /** File name in testdata/ (`NAME.jsonl` and `NAME.txt`). */
+  name: string;
+  mode: Mode;
+  /** The scenario name on the model server (the model id asks for it). */
+  scenario: string;
+  /** The scenario; absent for a model the server does not know. */
+  turns?: Record<string, unknown>[];
+  /** The model to ask for, when not the backend's usual spelling of `scenario`. */
+  model?: string;
+  /** Stop the worker (SIGTERM to its group) once it printed its first line. */
+  stopAfterFirstLine?: boolean;
+  /** Also keep stderr in `NAME.stderr` (codex reports denials only there). */
+  stderrFile?: boolean;
+}
+
+/** A backend's recordings and the repo they run in. */
+export interface BackendFixtures {
+  /** Files of the git repo each recording runs in. */
+  files: Record<string, string>;
+  /** The model id for a scenario name. */
+  model(scenario: string): string;
+  /** How paths, ids and times are written after normalising. */
+  placeholders: { repo: string; home: string; private: string; uuid: (n: number) => string };
+  fixtures: Fixture[];
+}
+
+const pad = (n: number) => String(n).padStart(12, "0");
+const LOWER = {
+  repo: "/repo",
+  home: "/home",
+  private: "/private",
+  uuid: (n: number) => `00000000-0000-0000-0000-${pad(n)}`,
+};
+
+const ERRORS_GEMINI: Fixture[] = [
+  { name: "error_model_not_found", mode: "read", scenario: "nosuch" },
+  {
+    name: "error_auth",
+    mode: "read",
+    scenario: "auth",
+    turns: [{ error: { status: 400, kind: "auth" } }],
+  },
+  {
+    name: "error_overloaded",
+    mode: "read",
+    scenario: "overloaded",
+    turns: [{ error: { status: 503, kind: "overloaded" } }],
+  },
+  {
+    name: "error_quota",
+    mode: "read",
+    scenario: "quota",
+    turns: [{ error: { status: 429, kind: "quota" } }],
+  },
+  {
+    name: "error_quota_daily",
+    mode: "read",
+    scenario: "daily",
+    turns: [{ error: { status: 429, kind: "quota_daily" } }],
+  },
+  {
+    name: "error_rate_limit",
+    mode: "read",
+    scenario: "rate",
+    turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 2 } }],
+  },
+  {
+    name: "error_server",
+    mode: "read",
+    scenario: "server",
+    turns: [{ error: { status: 500, kind: "server" } }],
+  },
+];
+
+/** Every backend's recordings. */
+export const FIXTURES: Record<WorkerName, BackendFixtures> = {
+  opencode: {
+    files: { "notes.txt": "hello world\n" },
+    model: (scenario) => `fake/${scenario}`,
+    placeholders: { ...LOWER, repo: "/REPO", home: "/HOME", private: "/PRIVATE" },
+    fixtures: [
+      {
+        name: "read_answer",
+        mode: "read",
+        scenario: "read_answer",
+        turns: [
+          { say: "Looking.", read: "notes.txt" },
+          { grep: "hello" },
+          { answer: "notes.txt says hello world.", usage: { input: 100, output: 20, cached: 40 } },
+        ],
+      },
+      {
+        name: "edit",
+        mode: "write",
+        scenario: "edit",
+        turns: [
+          { edit: { path: "notes.txt", old: "world", new: "there" } },
+          { answer: "Changed notes.txt:1." },
+        ],
+      },
+      {
+        name: "denied_edit",
+        mode: "read",
+        scenario: "denied_edit",
+        turns: [
+          { edit: { path: "notes.txt", old: "world", new: "there" } },
+          { shell: "echo pwned > pwned.txt" },
+          { web: "http://127.0.0.1:9/page" },
+          { answer: "I could not change anything." },
+        ],
+      },
+      {
+        name: "write_denied_commit",
+        mode: "write",
+        scenario: "write_denied_commit",
+        turns: [
+          { shell: "git commit -am sneaky" },
+          { web: "http://127.0.0.1:9/page" },
+          { answer: "Not committed." },
+        ],
+      },
+      {
+        name: "error_404",
+        mode: "read",
+        scenario: "error_404",
+        turns: [{ error: { status: 404, kind: "model_not_found" } }],
+      },
+      {
+        name: "error_429",
+        mode: "read",
+        scenario: "error_429",
+        turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }],
+      },
+      {
+        name: "error_quota",
+        mode: "read",
+        scenario: "error_quota",
+        turns: [{ error: { status: 429, kind: "quota_daily", retry_after_s: 1 } }],
+      },
+      {
+        name: "error_unconfigured_model",
+        mode: "read",
+        scenario: "error_unconfigured_model",
+        turns: [{ answer: "unused" }],
+        model: "fake/not-in-config",
+      },
+      {
+        name: "error_401",
+        mode: "read",
+        scenario: "error_401",
+        turns: [{ error: { status: 401, kind: "auth" } }],
+      },
+    ],
+  },
+  codex: {
+    files: { "notes.txt": "hello world\n" },
+    model: (scenario) => `fake/${scenario}`,
+    placeholders: LOWER,
+    fixtures: [
+      {
+        name: "read-answer",
+        mode: "read",
+        scenario: "read-answer",
+        turns: [
+          { say: "Looking.", calls: [{ read: "notes.txt" }, { grep: "hello" }] },
+          { list: "." },
+          {
+            answer: "notes.txt says hello world.",
+            usage: { input: 11631, output: 41, cached: 40, reasoning: 5 },
+          },
+        ],
+      },
+      {
+        name: "edit",
+        mode: "write",
+        scenario: "edit",
+        turns: [
+          { edit: { path: "notes.txt", old: "world", new: "there" } },
+          { write: { path: "new.txt", content: "new\n" } },
+          { answer: "Edited." },
+        ],
+      },
+      {
+        name: "read-trespass",
+        mode: "read",
+        scenario: "read-trespass",
+        stderrFile: true,
+        turns: [
+          { edit: { path: "notes.txt", old: "world", new: "there" } },
+          { shell: "curl -sS http://127.0.0.1:9/page" },
+          { answer: "Tried." },
+        ],
+      },
+      { name: "missing-model", mode: "read", scenario: "missing-model" },
+      {
+        name: "quota",
+        mode: "read",
+        scenario: "quota",
+        turns: [{ error: { status: 429, kind: "quota" } }],
+      },
+      {
+        name: "rate",
+        mode: "read",
+        scenario: "rate",
+        turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }],
+      },
+      {
+        name: "auth",
+        mode: "read",
+        scenario: "auth",
+        turns: [{ error: { status: 401, kind: "auth" } }],
+      },
+    ],
+  },
+  claude: {
+    files: { "a.txt": "hello world\n" },
+    model: (scenario) => scenario,
+    placeholders: LOWER,
+    fixtures: [
+      {
+        name: "read_answer",
+        mode: "read",
+        scenario: "read-answer",
+        turns: [
+          { say: "Looking at the file.", read: "a.txt" },
+          { grep: "hello" },
+          { shell: "ls -la" },
+          { answer: "a.txt says hello world." },
+        ],
+      },
+      {
+        name: "edit_in_place",
+        mode: "write",
+        scenario: "edit-in-place",
+        turns: [
+          { read: "a.txt" },
+          { edit: { path: "a.txt", old: "hello", new: "goodbye" } },
+          { write: { path: "notes/new.txt", content: "new file\n" } },
+          { answer: "Changed a.txt and added notes/new.txt." },
+        ],
+      },
+      {
+        name: "read_refusals",
+        mode: "read",
+        scenario: "read-refusals",
+        turns: [
+          { read: "a.txt" },
+          { edit: { path: "a.txt", old: "hello", new: "goodbye" } },
+          { shell: "echo sneaky > b.txt" },
+          { web: "http://127.0.0.1:9/page" },
+          { shell: "git log --oneline" },
+          { answer: "Nothing could be changed." },
+        ],
+      },
+      {
+        name: "write_denials",
+        mode: "write",
+        scenario: "write-denials",
+        turns: [
+          { shell: "echo made > made.txt" },
+          { shell: "git commit -am sneaky" },
+          { shell: "rm -rf sub" },
+          { answer: "Made a file; the commit was refused." },
+        ],
+      },
+      {
+        name: "auth",
+        mode: "read",
+        scenario: "bad-key",
+        turns: [{ error: { status: 401, kind: "auth" } }],
+      },
+      { name: "model_not_found", mode: "read", scenario: "no-such-scenario" },
+      {
+        name: "overloaded",
+        mode: "read",
+        scenario: "overloaded",
+        turns: [{ error: { status: 529, kind: "overloaded" } }],
+      },
+      {
+        name: "quota",
+        mode: "read",
+        scenario: "out-of-credit",
+        turns: [{ error: { status: 400, kind: "quota" } }],
+      },
+      {
+        name: "rate_limited",
+        mode: "read",
+        scenario: "rate-limited",
+        turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }],
+      },
+      {
+        name: "server_error",
+        mode: "read",
+        scenario: "server-error",
+        turns: [{ error: { status: 500, kind: "server" } }],
+      },
+    ],
+  },
+  gemini: {
+    files: { "a.txt": "hello\n" },
+    model: (scenario) => scenario,
+    placeholders: { ...LOWER, uuid: (n) => `00000000-0000-4000-8000-${pad(n - 1)}` },
+    fixtures: [
+      {
+        name: "read_answer",
+        mode: "read",
+        scenario: "read-answer",
+        turns: [
+          { say: "Looking.", grep: "hello" },
+          { read: "a.txt" },
+          { list: "." },
+          { answer: "a.txt says hello.", usage: { input: 8000, output: 12, cached: 800 } },
+        ],
+      },
+      {
+        name: "edit_write",
+        mode: "write",
+        scenario: "edit",
+        turns: [
+          { edit: { path: "a.txt", old: "hello", new: "hi there" } },
+          { answer: "Changed a.txt." },
+        ],
+      },
+      {
+        name: "read_denied",
+        mode: "read",
+        scenario: "denied",
+        turns: [
+          { edit: { path: "a.txt", old: "hello", new: "bye" } },
+          { shell: "echo x > b.txt" },
+          { web: "http://127.0.0.1:9/" },
+          { write: { path: "c.txt", content: "c" } },
+          { answer: "Could not." },
+        ],
+      },
+      {
+        name: "shell_policy",
+        mode: "write",
+        scenario: "shell",
+        turns: [
+          { shell: "git commit --allow-empty -m x" },
+          { shell: "echo hi > d.txt" },
+          { answer: "Ran." },
+        ],
+      },
+      {
+        name: "parallel_calls",
+        mode: "read",
+        scenario: "multi",
+        turns: [
+          { say: "Two at once.", calls: [{ read: "a.txt" }, { grep: "hello" }] },
+          { answer: "Both done." },
+        ],
+      },
+      ...ERRORS_GEMINI,
+      {
+        name: "stopped",
+        mode: "read",
+        scenario: "hang",
+        turns: [{ hang: true }],
+        stopAfterFirstLine: true,
+      },
+    ],
+  },
+};
