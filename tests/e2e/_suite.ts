@@ -1,0 +1,319 @@
+/**
+ * The end-to-end suite every backend passes through the real program: `pitroom` (main.ts under
+ * `deno run`) drives the real pinned worker CLI against the scripted model server. Each backend
+ * has a `workers_<name>_test.ts` that calls `workerSuite()` with a small table saying how its
+ * CLI names a scenario and which limits of the CLI the cases must allow for; the cases are the
+ * same for all: a read answer, an in-place edit in a dirty tree with revert, actions denied in
+ * read mode, each failure class with its cooldown, fallback to the next target, a follow-up in
+ * the same session.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { PitroomEvent } from "../../src/events/mod.ts";
+import type { RunRecord } from "../../src/store/record.ts";
+import type { WorkerName } from "../../src/workers/types.ts";
+import { git } from "../support/temp.ts";
+import { type World, world } from "./_world.ts";
+
+/** A failure class a scenario can script, and the outcome pitroom must record for it. */
+export const FAILURES = [
+  { kind: "model_not_found", outcome: "model_not_found", cools: false },
+  { kind: "rate_limit", outcome: "rate_limited", cools: true },
+  { kind: "quota", outcome: "quota", cools: true },
+  { kind: "auth", outcome: "auth", cools: false },
+] as const;
+
+/** A failure kind of `FAILURES`. */
+export type FailureKind = typeof FAILURES[number]["kind"];
+
+/** How one backend takes part in the suite. */
+export interface BackendTable {
+  worker: WorkerName;
+  /** The `-m` value that plays scenario `name` on the scripted model server. */
+  model(name: string): string;
+  /**
+   * The scenario `error` each failure kind is scripted with, where the CLI needs another shape
+   * than `{ kind }` to show that class (each override says why).
+   * @default `{ kind }` for every kind
+   */
+  errors?: Partial<Record<FailureKind, Record<string, unknown>>>;
+  /**
+   * The attempted actions of the read-mode case whose refusal the CLI reports in no event the
+   * parser can see (each entry says why). The tree and the web server are still checked.
+   * @default none
+   */
+  silentDenials?: readonly DeniedAction[];
+}
+
+/** The actions the read-mode case attempts. */
+export type DeniedAction = "edit" | "shell" | "web";
+
+/** The bound every pitroom run of the suite is given. */
+const BOUND = "120s";
+
+const APP = "export const answer = 41;\n";
+
+function parseJson<T>(text: string, what: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`${what} is not JSON: ${text.slice(0, 2000)}`);
+  }
+}
+
+/** `show RUN --events` as events. */
+async function events(w: World, id: string): Promise<PitroomEvent[]> {
+  const r = await w.run(["show", id, "--events"]);
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout.split("\n").filter((l) => l.trim() !== "").map((l) =>
+    parseJson<PitroomEvent>(l, "an events line")
+  );
+}
+
+function ofType<K extends PitroomEvent["type"]>(list: PitroomEvent[], type: K) {
+  return list.filter((e): e is Extract<PitroomEvent, { type: K }> => e.type === type);
+}
+
+/** A pitroom run with `--json`: the exit code and the record it printed. */
+async function runJson(
+  w: World,
+  args: string[],
+): Promise<{ code: number; record: RunRecord; stderr: string }> {
+  const r = await w.run(["run", "-t", BOUND, "--json", ...args]);
+  const record = parseJson<RunRecord>(r.stdout, `run --json (exit ${r.code}, ${r.stderr})`);
+  return { code: r.code, record, stderr: r.stderr };
+}
+
+/** A loopback web page that counts the requests it got: a web fetch that got through shows. */
+async function webPage(): Promise<{ url: string; hits(): number } & AsyncDisposable> {
+  let hits = 0;
+  const stop = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen: () => {} },
+    () => {
+      hits++;
+      return new Response("secret page\n");
+    },
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/page`,
+    hits: () => hits,
+    async [Symbol.asyncDispose]() {
+      stop.abort();
+      await server.finished;
+    },
+  };
+}
+
+/** Registers the suite's cases for one backend. */
+export function workerSuite(b: BackendTable): void {
+  const W = b.worker;
+
+  Deno.test(`${W}: a read run answers, counts its tool calls and changes nothing`, async () => {
+    await using w = await world({
+      "read-answer": {
+        turns: [
+          { say: "Looking.", grep: "answer" },
+          { read: "src/app.ts" },
+          { answer: "The answer is defined in src/app.ts:1 as 41." },
+        ],
+      },
+    });
+    const { code, record, stderr } = await runJson(w, [
+      "-W",
+      W,
+      "-m",
+      b.model("read-answer"),
+      "Where is the answer defined?",
+    ]);
+    assert.equal(code, 0, stderr);
+    assert.equal(record.state, "done");
+    assert.equal(record.outcome, "ok");
+    assert.equal(record.mode, "read");
+    assert.deepEqual(record.attempts.map((a) => a.worker), [W]);
+    assert.equal(record.progress.tools, 2);
+    assert.equal(record.answer?.trim(), "The answer is defined in src/app.ts:1 as 41.");
+    const report = await w.run(["show", record.id]);
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(report.stdout, new RegExp(`worker\\s+${W} \\(`));
+    assert.match(report.stdout, /\d+ steps, 2 tool calls/);
+    assert.match(report.stdout, /The answer is defined in src\/app\.ts:1 as 41\./);
+    const calls = ofType(await events(w, record.id), "worker.tool_call");
+    assert.deepEqual(calls.map((c) => [c.kind, c.status]), [["search", "ok"], ["read", "ok"]]);
+    assert.equal((await git(w.repo, "status", "--porcelain")).trim(), "");
+  });
+
+  Deno.test(`${W}: an in-place edit in a dirty tree reports exactly the worker's edit; revert undoes just that`, async () => {
+    await using w = await world({
+      edit: {
+        turns: [
+          { read: "src/app.ts" },
+          { edit: { path: "src/app.ts", old: "41", new: "42" } },
+          { answer: "Set the answer to 42." },
+        ],
+      },
+    });
+    await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nmy own uncommitted note\n");
+    await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
+    const { code, record, stderr } = await runJson(w, [
+      "-w",
+      "-W",
+      W,
+      "-m",
+      b.model("edit"),
+      "Make the answer 42",
+    ]);
+    assert.equal(code, 0, stderr);
+    assert.equal(record.state, "done");
+    assert.equal(record.mode, "write");
+    assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status, f.added, f.removed]), [
+      ["src/app.ts", "modified", 1, 1],
+    ]);
+    assert.equal(await w.read("src/app.ts"), "export const answer = 42;\n");
+    const patch = await w.run(["show", record.id, "--patch"]);
+    assert.equal(patch.code, 0, patch.stderr);
+    const changed = patch.stdout.split("\n").filter((l) => /^[-+](?![-+])/.test(l));
+    assert.deepEqual(changed, ["-export const answer = 41;", "+export const answer = 42;"]);
+    assert.doesNotMatch(patch.stdout, /uncommitted note|untracked work|README|scratch/);
+
+    const reverted = await w.run(["revert", record.id]);
+    assert.equal(reverted.code, 0, reverted.stderr);
+    assert.equal(await w.read("src/app.ts"), APP);
+    assert.equal(await w.read("README.md"), "# app\n\nmy own uncommitted note\n");
+    assert.equal(await w.read("scratch.txt"), "untracked work\n");
+  });
+
+  Deno.test(`${W}: a read run's edit, shell write and web fetch are refused or undone`, async () => {
+    await using page = await webPage();
+    await using w = await world({
+      trespass: {
+        turns: [
+          { edit: { path: "src/app.ts", old: "41", new: "0" } },
+          { shell: "echo x > f.txt" },
+          { web: page.url },
+          { answer: "I could not change anything." },
+        ],
+      },
+    });
+    await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nuser edit\n");
+    const before = await git(w.repo, "status", "--porcelain");
+    const { code, record, stderr } = await runJson(w, [
+      "-W",
+      W,
+      "-m",
+      b.model("trespass"),
+      "Look at src/app.ts",
+    ]);
+    assert.ok(code === 0 || code === 5, `exit ${code}: ${stderr} ${record.message}`);
+    assert.equal(await git(w.repo, "status", "--porcelain"), before);
+    assert.equal(await w.read("src/app.ts"), APP);
+    assert.equal(await w.read("README.md"), "# app\n\nuser edit\n");
+    await assert.rejects(Deno.stat(join(w.repo, "f.txt")), Deno.errors.NotFound);
+    assert.equal(page.hits(), 0, "the web fetch reached the page");
+    if (code === 5) {
+      assert.equal(record.outcome, "read_only_violation");
+      assert.equal(record.changes?.reverted, true);
+    }
+
+    const list = await events(w, record.id);
+    const refusals = [
+      ...ofType(list, "worker.tool_call").filter((c) => c.status !== "ok").map((c) =>
+        `${c.kind} ${c.tool} ${c.target} ${c.error ?? ""}`
+      ),
+      ...ofType(list, "worker.denied").map((d) => `denied ${d.tool} ${d.message}`),
+    ];
+    const silent = new Set(b.silentDenials ?? []);
+    const seen: Record<DeniedAction, RegExp> = {
+      edit: /\bedit\b|replace|apply_patch|src\/app\.ts/i,
+      shell: /f\.txt/,
+      web: new RegExp(`web|fetch|${page.url.replace(/[.?]/g, "\\$&")}`, "i"),
+    };
+    for (const action of ["edit", "shell", "web"] as const) {
+      if (silent.has(action)) continue;
+      // A shell write that got through is the engine's to catch: exit 5 and undone (above).
+      if (action === "shell" && code === 5) continue;
+      assert.ok(
+        refusals.some((r) => seen[action].test(r)),
+        `no refusal of the ${action} in the events: ${
+          JSON.stringify(list.filter((e) => e.type.startsWith("worker.")))
+        }`,
+      );
+    }
+  });
+
+  for (const failure of FAILURES) {
+    Deno.test(`${W}: ${failure.kind === "auth" ? "an" : "a"} ${failure.kind} error ends the run with exit 1 as ${failure.outcome}`, async () => {
+      const error = b.errors?.[failure.kind] ?? { kind: failure.kind };
+      await using w = await world({ failing: { turns: [{ error }] } });
+      const model = b.model("failing");
+      const { code, record, stderr } = await runJson(w, [
+        "-W",
+        W,
+        "-m",
+        model,
+        "--no-fallback",
+        "Anything",
+      ]);
+      assert.equal(code, 1, `${stderr} ${record.message}`);
+      const shown = await w.run(["show", record.id, "--json"]);
+      const stored = parseJson<RunRecord>(shown.stdout, "show --json");
+      assert.equal(stored.state, "problem");
+      assert.equal(stored.outcome, failure.outcome, stored.message);
+      assert.deepEqual(stored.attempts.map((a) => [a.worker, a.outcome]), [[W, failure.outcome]]);
+
+      const cooling = await w.run(["cooldown", "--json"]);
+      assert.equal(cooling.code, 0, cooling.stderr);
+      const targets = parseJson<{ target: string; reason: string }[]>(cooling.stdout, "cooldown")
+        .map((c) => [c.target, c.reason]);
+      assert.deepEqual(targets, failure.cools ? [[`${W}:${model}`, failure.outcome]] : []);
+      if (failure.cools) {
+        const cleared = await w.run(["cooldown", "--clear", "--json"]);
+        assert.deepEqual(JSON.parse(cleared.stdout), { cleared: 1 });
+        assert.deepEqual(JSON.parse((await w.run(["cooldown", "--json"])).stdout), []);
+      }
+    });
+  }
+
+  Deno.test(`${W}: a target whose model is missing falls back to the next one, which answers`, async () => {
+    await using w = await world({ good: { turns: [{ answer: "The second target answered." }] } });
+    const missing = b.model("missing");
+    const good = b.model("good");
+    const { code, record, stderr } = await runJson(w, [
+      "-W",
+      `${W}:${missing},${W}:${good}`,
+      "Anything",
+    ]);
+    assert.equal(code, 0, `${stderr} ${record.message}`);
+    assert.equal(record.state, "done");
+    assert.deepEqual(record.attempts.map((a) => [a.worker, a.model, a.outcome]), [
+      [W, missing, "model_not_found"],
+      [W, good, "ok"],
+    ]);
+    assert.equal(record.answer?.trim(), "The second target answered.");
+    const fallbacks = ofType(await events(w, record.id), "run.fallback");
+    assert.equal(fallbacks.length, 1, JSON.stringify(fallbacks));
+    assert.equal(fallbacks[0]?.reason, "model_not_found");
+  });
+
+  Deno.test(`${W}: run --continue follows up in the same worker session`, async () => {
+    await using w = await world({
+      chat: {
+        turns: [{ answer: "First answer." }],
+        followup: [{ answer: "Follow-up answer." }],
+      },
+    });
+    const first = await runJson(w, ["-W", W, "-m", b.model("chat"), "First question"]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.record.answer?.trim(), "First answer.");
+    const session = first.record.attempts[0]?.sessionId;
+    assert.ok(session, "the first run recorded its worker session");
+
+    const next = await runJson(w, ["--continue", first.record.id, "next"]);
+    assert.equal(next.code, 0, `${next.stderr} ${next.record.message}`);
+    assert.equal(next.record.answer?.trim(), "Follow-up answer.");
+    assert.deepEqual(next.record.attempts.map((a) => a.worker), [W]);
+    assert.equal(next.record.continues?.run, first.record.id);
+    assert.equal(next.record.continues?.sessionId, session);
+    assert.equal(next.record.attempts[0]?.sessionId, session);
+  });
+}

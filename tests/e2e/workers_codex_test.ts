@@ -1,0 +1,15 @@
+/**
+ * The shared worker suite (`_suite.ts`) for codex 0.169.0: model ids are `fake/NAME` (the worker
+ * home's model catalogue declares the slug `fake`, so codex offers its full tool set).
+ */
+import { workerSuite } from "./_suite.ts";
+
+workerSuite({
+  worker: "codex",
+  model: (name) => `fake/${name}`,
+  // In the read-only sandbox a shell write fails with "Read-only file system" and the model gets
+  // that as the tool's output, but codex 0.169.0 mostly emits no `command_execution` item and no
+  // stderr line for it (an item shows up now and then, by a race inside codex): nothing a parser
+  // can count on. The sandbox still keeps the tree unchanged, which the case checks.
+  silentDenials: ["shell"],
+});

@@ -1,0 +1,16 @@
+/**
+ * The shared worker suite (`_suite.ts`) for opencode 1.18.33: model ids are `fake/NAME`, the
+ * provider the scripted model server's worker home configures.
+ */
+import { workerSuite } from "./_suite.ts";
+
+workerSuite({
+  worker: "opencode",
+  model: (name) => `fake/${name}`,
+  errors: {
+    // opencode retries a 429 five times, backing off from 2 s (about a minute in all) unless the
+    // server names a wait: a 1 s `retry-after` keeps the case fast and the class the same.
+    rate_limit: { kind: "rate_limit", retry_after_s: 1 },
+    quota: { kind: "quota", retry_after_s: 1 },
+  },
+});
