@@ -85,7 +85,7 @@ async function runJson(
 }
 
 /** A loopback web page that counts the requests it got: a web fetch that got through shows. */
-async function webPage(): Promise<{ url: string; hits(): number } & AsyncDisposable> {
+function webPage(): { url: string; hits(): number } & AsyncDisposable {
   let hits = 0;
   const stop = new AbortController();
   const server = Deno.serve(
@@ -184,7 +184,7 @@ export function workerSuite(b: BackendTable): void {
   });
 
   Deno.test(`${W}: a read run's edit, shell write and web fetch are refused or undone`, async () => {
-    await using page = await webPage();
+    await using page = webPage();
     await using w = await world({
       trespass: {
         turns: [
