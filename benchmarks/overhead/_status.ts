@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { statePaths } from "../../src/store/paths.ts";
 import { RECORD_SCHEMA, type RunRecord } from "../../src/store/record.ts";
 import { createRunDir, writeRecord } from "../../src/store/runs.ts";
+import { markRecent, RECENT_KEEP } from "../../src/store/active.ts";
 import { tempDir } from "../../tests/support/temp.ts";
 import { checked, interleave, round1, type Series, series, timeProcess } from "./_measure.ts";
 
@@ -102,6 +103,12 @@ export async function fillStateDir(stateDir: string, count: number, repo: string
     }
     await Promise.all(writes);
   }
+  // As createRun does: the newest runs are remembered in recent/ (trimmed as it goes).
+  const ids = [];
+  for (let j = Math.max(0, count - RECENT_KEEP); j < count; j++) {
+    ids.push(runId(start + j * 60_000, j % 0x10000));
+  }
+  for (const id of ids) await markRecent(paths, id);
 }
 
 /** Fills a state dir with `records` runs and times status, ls and `--version`. */

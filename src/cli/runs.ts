@@ -2,7 +2,7 @@
  * Selecting runs for the commands that take RUN arguments or a group.
  */
 import { reconcile } from "../engine/liveness.ts";
-import { listActive } from "../store/active.ts";
+import { listActive, listRecent, RECENT_KEEP } from "../store/active.ts";
 import { statePaths } from "../store/paths.ts";
 import type { RunRecord } from "../store/record.ts";
 import { listRunIds, loadRecord, readRecord, resolveRunId } from "../store/runs.ts";
@@ -38,8 +38,11 @@ export async function loadGroup(sys: Sys, group: string): Promise<RunRecord[]> {
 export async function loadCurrent(sys: Sys, recent: number): Promise<RunRecord[]> {
   const paths = statePaths(sys.stateDir);
   const ids = new Set(await listActive(paths));
-  const all = await listRunIds(paths);
-  for (const id of all.slice(-recent)) ids.add(id);
+  if (recent > 0) {
+    const marked = recent <= RECENT_KEEP ? await listRecent(paths) : null;
+    const newest = marked ?? (await listRunIds(paths));
+    for (const id of newest.slice(-recent)) ids.add(id);
+  }
   const out: RunRecord[] = [];
   for (const id of [...ids].sort()) {
     const r = await readRecord(paths, id);

@@ -4,7 +4,7 @@
 import { statePaths } from "../store/paths.ts";
 import { emptyProgress, RECORD_SCHEMA, type RunRecord, type Target } from "../store/record.ts";
 import { createRunDir, writeRecord } from "../store/runs.ts";
-import { markActive } from "../store/active.ts";
+import { markActive, markRecent } from "../store/active.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Mode } from "../workers/types.ts";
 import { newRunId } from "./ids.ts";
@@ -47,5 +47,6 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
   };
   await writeRecord(paths, record);
   await markActive(paths, id);
+  await markRecent(paths, id);
   return record;
 }

@@ -9,7 +9,7 @@ import { statePaths } from "../store/paths.ts";
 import type { RunRecord } from "../store/record.ts";
 import { loadRecord, writeRecord } from "../store/runs.ts";
 import { acquireSlot } from "../store/slots.ts";
-import { tryLock } from "../store/locks.ts";
+import { tryLock, tryLockSoon } from "../store/locks.ts";
 import { clearActive } from "../store/active.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
@@ -43,7 +43,7 @@ export async function executeRun(
 ): Promise<RunRecord> {
   const paths = statePaths(sys.stateDir);
   const runPaths = paths.run(id);
-  using lock = await tryLock(runPaths.supervisorLock);
+  using lock = await tryLockSoon(runPaths.supervisorLock);
   if (lock === null) throw new Error(`run ${id} already has a supervisor`);
   const record = await loadRecord(paths, id);
   record.supervisorPid = sys.pid;

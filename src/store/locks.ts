@@ -36,6 +36,23 @@ export async function tryLock(path: string, exclusive = true): Promise<HeldLock 
   return null;
 }
 
+/**
+ * Takes the lock, retrying briefly: `isLocked` probes from other processes hold a shared lock for
+ * an instant, which must not be mistaken for an owner. Null when a real owner holds it.
+ */
+export async function tryLockSoon(
+  path: string,
+  options: { attempts?: number; delayMs?: number } = {},
+): Promise<HeldLock | null> {
+  const attempts = options.attempts ?? 40;
+  for (let i = 0; i < attempts; i++) {
+    const lock = await tryLock(path);
+    if (lock !== null) return lock;
+    await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 25));
+  }
+  return null;
+}
+
 /** True when a live process holds the lock at `path` exclusively. */
 export async function isLocked(path: string): Promise<boolean> {
   let file: Deno.FsFile;

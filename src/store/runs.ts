@@ -45,17 +45,18 @@ export async function updateRecord(
 }
 
 /** Run ids in the state dir, oldest first (ids sort by time). */
-export async function listRunIds(paths: StatePaths): Promise<string[]> {
+export function listRunIds(paths: StatePaths): Promise<string[]> {
   const ids: string[] = [];
   try {
-    for await (const entry of Deno.readDir(paths.runs)) {
-      if (entry.isDirectory && isRunId(entry.name)) ids.push(entry.name);
+    // Sync on purpose: one pass over a large folder without an async op per entry.
+    for (const entry of Deno.readDirSync(paths.runs)) {
+      if (isRunId(entry.name)) ids.push(entry.name);
     }
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return [];
+    if (error instanceof Deno.errors.NotFound) return Promise.resolve([]);
     throw error;
   }
-  return ids.sort();
+  return Promise.resolve(ids.sort());
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { StatePaths } from "./paths.ts";
-import { type HeldLock, isLocked, tryLock } from "./locks.ts";
+import { type HeldLock, isLocked, tryLock, tryLockSoon } from "./locks.ts";
 
 /** The hard ceiling on parallel workers. */
 export const MAX_PARALLEL_CEILING = 30;
@@ -80,7 +80,7 @@ export async function acquireSlot(paths: StatePaths, options: AcquireOptions): P
   await Deno.mkdir(paths.slots, { recursive: true, mode: 0o700 });
   await Deno.mkdir(paths.queue, { recursive: true, mode: 0o700 });
   const ticketName = options.queueKey;
-  const ticket = await tryLock(join(paths.queue, ticketName));
+  const ticket = await tryLockSoon(join(paths.queue, ticketName));
   if (ticket === null) throw new Error(`queue ticket ${ticketName} is held by another process`);
   const watcher = Deno.watchFs([paths.slots, paths.queue], { recursive: false });
   const iterator = watcher[Symbol.asyncIterator]();

@@ -153,7 +153,10 @@ Deno.test("a run that outlives -t is killed with its whole process group: exit 4
   assert.equal(r.code, 4, r.stderr);
   const record = JSON.parse(r.stdout);
   assert.equal(record.outcome, "timeout");
-  assert.deepEqual(await liveInGroup(record.attempts[0].workerPid), []);
+  await waitFor(async () => (await liveInGroup(record.attempts[0].workerPid)).length === 0, {
+    timeoutMs: 10_000,
+    what: "the worker's process group to die",
+  });
 });
 
 Deno.test("run --bg returns the id at once; wait collects the report", async () => {
@@ -193,7 +196,10 @@ Deno.test("wait gives up with exit 75 while a run is still going; stop ends it a
   assert.equal(stopped.code, 0, stopped.stderr);
   const record = await w.record(id);
   assert.equal(record.outcome, "stopped");
-  assert.deepEqual(await liveInGroup(record.attempts[0]!.workerPid!), []);
+  await waitFor(async () => (await liveInGroup(record.attempts[0]!.workerPid!)).length === 0, {
+    timeoutMs: 10_000,
+    what: "the worker's process group to die",
+  });
 });
 
 Deno.test("a supervisor killed with SIGKILL mid-run: the run is lost, its slot freed, the user's files intact", async () => {
@@ -220,7 +226,10 @@ Deno.test("a supervisor killed with SIGKILL mid-run: the run is lost, its slot f
 
   const status = await w.run(["status", id, "--json"]);
   assert.equal(JSON.parse(status.stdout)[0].state, "lost");
-  assert.deepEqual(await liveInGroup(before.attempts[0]!.workerPid!), []);
+  await waitFor(async () => (await liveInGroup(before.attempts[0]!.workerPid!)).length === 0, {
+    timeoutMs: 10_000,
+    what: "the orphaned worker's process group to be killed",
+  });
   assert.equal(await w.read("README.md"), "# app\n\nuser work in progress\n");
 
   const next = await w.run(["run", "-W", "opencode", "-m", "fake/quick", "-t", "120s", "Quick"]);
