@@ -1,6 +1,7 @@
 /**
- * The files of a finished run: the raw stream is compressed, and stderr is kept only for runs
- * that did not succeed.
+ * The files of a finished run: the raw stream is compressed, stderr is kept only for runs that
+ * did not succeed, and the attempts' private dirs (profiles, throwaway index, copies of a CLI's
+ * credentials) are removed.
  */
 import type { RunPaths } from "../store/paths.ts";
 
@@ -19,9 +20,14 @@ export async function finishFiles(paths: RunPaths, ok: boolean): Promise<void> {
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  if (ok) {
-    await Deno.remove(paths.stderr).catch((error) => {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    });
+  if (ok) await removeIfThere(paths.stderr);
+  await removeIfThere(paths.private);
+}
+
+async function removeIfThere(path: string): Promise<void> {
+  try {
+    await Deno.remove(path, { recursive: true });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
 }

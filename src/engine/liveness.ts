@@ -12,6 +12,7 @@ import { EventLog } from "./event_log.ts";
 import { Exit } from "../sys/errors.ts";
 import { clearActive } from "../store/active.ts";
 import { killGroup } from "./process.ts";
+import { finishFiles } from "./finish.ts";
 
 /** How long a just-created record may wait for its supervisor to take the lock. */
 const STARTUP_GRACE_MS = 15_000;
@@ -41,6 +42,7 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
     log.close();
   }
   await clearActive(paths, fresh.id);
+  await finishFiles(runPaths, false);
   return fresh;
 }
 

@@ -11,6 +11,7 @@ import { statePaths } from "../store/paths.ts";
 import type { Attempt, Changes, RunRecord, Target } from "../store/record.ts";
 import { writeRecord } from "../store/runs.ts";
 import type { Sys } from "../sys/mod.ts";
+import { PitroomError } from "../sys/errors.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { getBackend } from "../workers/registry.ts";
 import { runAttempt } from "./attempt.ts";
@@ -143,38 +144,51 @@ export async function walkChain(
       attempt: record.attempts.length,
       ...(target.model ? { model: target.model } : {}),
     }));
-    const result = await runAttempt(sys, runPaths, {
-      backend,
-      runId: record.id,
-      attempt: record.attempts.length,
-      mode: record.mode,
-      prompt,
-      cwd: record.cwd,
-      web: record.web,
-      timeoutMs: Math.max(1, deadline - sys.clock.now()),
-      progress: record.progress,
-      ...(target.model ? { model: target.model } : {}),
-      ...(record.effort ? { effort: record.effort } : {}),
-      ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
-      ...(record.continues?.sessionTotals ? { priorUsage: record.continues.sessionTotals } : {}),
-      ...(options.stop ? { stop: options.stop } : {}),
-    }, {
-      emit,
-      progressed(p) {
-        if (!writer.soon()) return;
-        emit(event("run.progress", sys.clock.now(), {
-          run: record.id,
-          steps: p.steps,
-          tools: p.tools,
-          tokens: p.tokens,
-          ...(p.last ? { last: p.last } : {}),
-        }));
-      },
-      spawned(pid) {
-        attempt.workerPid = pid;
-        writer.now().catch(() => undefined);
-      },
-    });
+    let result;
+    try {
+      result = await runAttempt(sys, runPaths, {
+        backend,
+        runId: record.id,
+        attempt: record.attempts.length,
+        mode: record.mode,
+        prompt,
+        cwd: record.cwd,
+        web: record.web,
+        timeoutMs: Math.max(1, deadline - sys.clock.now()),
+        progress: record.progress,
+        ...(target.model ? { model: target.model } : {}),
+        ...(record.effort ? { effort: record.effort } : {}),
+        ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
+        ...(record.continues?.sessionTotals ? { priorUsage: record.continues.sessionTotals } : {}),
+        ...(options.stop ? { stop: options.stop } : {}),
+      }, {
+        emit,
+        progressed(p) {
+          if (!writer.soon()) return;
+          emit(event("run.progress", sys.clock.now(), {
+            run: record.id,
+            steps: p.steps,
+            tools: p.tools,
+            tokens: p.tokens,
+            ...(p.last ? { last: p.last } : {}),
+          }));
+        },
+        spawned(pid) {
+          attempt.workerPid = pid;
+          writer.now().catch(() => undefined);
+        },
+      });
+    } catch (error) {
+      // A backend refusing to describe the launch (an effort it cannot set, say) is a refusal
+      // for this target, not a crash of the run.
+      if (!(error instanceof PitroomError)) throw error;
+      attempt.endedAt = sys.clock.now();
+      attempt.outcome = "refused";
+      attempt.message = error.message;
+      last = { outcome: "refused", message: error.message };
+      if (isLast) break;
+      continue;
+    }
     await writer.settle();
     const outcome = result.outcome;
     attempt.endedAt = sys.clock.now();

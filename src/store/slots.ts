@@ -69,6 +69,16 @@ async function poke(dir: string): Promise<void> {
   await Deno.writeTextFile(join(dir, ".changed"), String(Date.now()));
 }
 
+function held(paths: StatePaths, taken: { index: number; lock: HeldLock }): Slot {
+  return {
+    index: taken.index,
+    async release() {
+      taken.lock.release();
+      await poke(paths.slots);
+    },
+  };
+}
+
 /** Number of slots held right now. */
 export async function busySlots(paths: StatePaths, max = MAX_PARALLEL_CEILING): Promise<number> {
   return max - (await freeSlotCount(paths, max));
@@ -79,6 +89,11 @@ export async function acquireSlot(paths: StatePaths, options: AcquireOptions): P
   const max = Math.max(1, Math.min(options.maxParallel, MAX_PARALLEL_CEILING));
   await Deno.mkdir(paths.slots, { recursive: true, mode: 0o700 });
   await Deno.mkdir(paths.queue, { recursive: true, mode: 0o700 });
+  if ((await liveTickets(paths)).length === 0) {
+    // Nobody is queued: take a free slot straight away, without a ticket or a watch.
+    const taken = await tryTakeSlot(paths, max);
+    if (taken !== null) return held(paths, taken);
+  }
   const ticketName = options.queueKey;
   const ticket = await tryLockSoon(join(paths.queue, ticketName));
   if (ticket === null) throw new Error(`queue ticket ${ticketName} is held by another process`);
@@ -97,16 +112,7 @@ export async function acquireSlot(paths: StatePaths, options: AcquireOptions): P
       const free = await freeSlotCount(paths, max);
       if (position < free) {
         const taken = await tryTakeSlot(paths, max);
-        if (taken !== null) {
-          const lock = taken.lock;
-          return {
-            index: taken.index,
-            async release() {
-              lock.release();
-              await poke(paths.slots);
-            },
-          };
-        }
+        if (taken !== null) return held(paths, taken);
       }
       options.onQueued?.(position + 1);
       pending ??= iterator.next();

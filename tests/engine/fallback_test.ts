@@ -5,6 +5,7 @@ import { cooldownUntil, nextLocalMidnight } from "../../src/engine/cooldown.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import { handoverNote } from "../../src/engine/walk.ts";
 import { event } from "../../src/events/mod.ts";
+import { UsageError } from "../../src/sys/errors.ts";
 import { activeCooldowns, putCooldown } from "../../src/store/cooldown.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { Target } from "../../src/store/record.ts";
@@ -137,4 +138,33 @@ Deno.test("handoverNote() is null for an attempt that did nothing", () => {
     handoverNote({ worker: "opencode" }, "rate_limited", [event("worker.step", 0, {})], []),
     null,
   );
+});
+
+Deno.test("a target whose backend refuses to describe the launch is skipped as refused", async () => {
+  await using state = await tempDir("pitroom-state-");
+  await using repo = await tempRepo({ "a.txt": "one\n" });
+  const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  const refusing = fakeBackend(() => [], "gemini");
+  refusing.launch = () => {
+    throw new UsageError('Model "x" of gemini has no effort levels');
+  };
+  const answering = fakeBackend(() => [{ answer: "claude answered" }], "claude");
+  const created = await createRun(sys, {
+    task: "t",
+    mode: "read",
+    cwd: repo.path,
+    chain: [{ worker: "gemini" }, { worker: "claude" }],
+    timeoutMs: 30_000,
+    effort: "high",
+  });
+  const record = await executeRun(sys, created.id, {
+    maxParallel: 20,
+    backends: (n) => (n === "gemini" ? refusing : answering),
+  });
+  assert.equal(record.answer, "claude answered");
+  assert.deepEqual(record.attempts.map((a) => [a.worker, a.outcome]), [["gemini", "refused"], [
+    "claude",
+    "ok",
+  ]]);
+  assert.match(record.attempts[0]?.message ?? "", /no effort levels/);
 });
