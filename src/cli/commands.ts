@@ -232,8 +232,8 @@ export const COMMANDS: readonly CommandDef[] = [
     name: "help",
     summary: "show help for pitroom or a command",
     flags: [],
-    args: [{ name: "COMMAND", describe: "the command to explain" }],
-    examples: ["pitroom help run"],
+    args: [{ name: "COMMAND", describe: "the command to explain, or `events`" }],
+    examples: ["pitroom help run", "pitroom help events"],
     load: () => import("./help_command.ts").then((m) => m.helpCommand),
   },
   {

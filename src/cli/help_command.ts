@@ -4,12 +4,31 @@ import type { CommandRun } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
 import { VERSION } from "./version.ts";
+import { describeEvents } from "../events/mod.ts";
+
+/** The event union as `show --events` prints it, generated from the registry. */
+export function eventsHelp(): string {
+  const lines = [
+    "Events: one JSON object per line, each with `type` and `time` (ms since the epoch).",
+    "`pitroom show RUN --events` prints a run's events; fields marked ? may be absent.",
+    "",
+  ];
+  for (const [type, fields] of Object.entries(describeEvents())) {
+    lines.push(`${type}`);
+    for (const [name, shape] of Object.entries(fields)) lines.push(`  ${name}: ${shape}`);
+  }
+  return lines.join("\n") + "\n";
+}
 
 /** Prints help. */
 export const helpCommand: CommandRun = ({ sys, args }) => {
   const name = args[0];
   if (name === undefined) {
     sys.out.stdout(overviewHelp(COMMANDS, VERSION));
+    return Promise.resolve(0);
+  }
+  if (name === "events") {
+    sys.out.stdout(eventsHelp());
     return Promise.resolve(0);
   }
   const def = findCommand(name);

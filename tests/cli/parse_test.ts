@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { eventsHelp } from "../../src/cli/help_command.ts";
+import { EVENTS } from "../../src/events/mod.ts";
 import { findCommand } from "../../src/cli/commands.ts";
 import { formatDuration, parseDuration } from "../../src/cli/duration.ts";
 import { commandHelp } from "../../src/cli/help.ts";
@@ -64,4 +66,12 @@ Deno.test("commandHelp() lists every declared flag of a command, with its short 
   for (const f of run.flags) assert.match(help, new RegExp(`--${f.name}\\b`));
   assert.match(help, /-w, --write/);
   assert.match(help, /Examples:\n {2}pitroom run/);
+});
+
+Deno.test("eventsHelp() documents every event type of the registry", () => {
+  const text = eventsHelp();
+  for (const type of Object.keys(EVENTS)) {
+    assert.match(text, new RegExp(`^${type.replace(".", "\\.")}$`, "m"));
+  }
+  assert.match(text, /^ {2}retryAfterMs: number\?$/m);
 });
