@@ -291,8 +291,10 @@ export function workerSuite(b: BackendTable): void {
     ]);
     assert.equal(record.answer?.trim(), "The second target answered.");
     const fallbacks = ofType(await events(w, record.id), "run.fallback");
-    assert.equal(fallbacks.length, 1, JSON.stringify(fallbacks));
-    assert.equal(fallbacks[0]?.reason, "model_not_found");
+    assert.deepEqual(
+      fallbacks.map((f) => [f.from, f.to, f.reason]),
+      [[`${W} (${missing})`, `${W} (${good})`, "model_not_found"]],
+    );
   });
 
   Deno.test(`${W}: run --continue follows up in the same worker session`, async () => {
