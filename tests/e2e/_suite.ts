@@ -216,24 +216,26 @@ export function workerSuite(b: BackendTable): void {
     }
 
     const list = await events(w, record.id);
-    const refusals = [
-      ...ofType(list, "worker.tool_call").filter((c) => c.status !== "ok").map((c) =>
-        `${c.kind} ${c.tool} ${c.target} ${c.error ?? ""}`
-      ),
-      ...ofType(list, "worker.denied").map((d) => `denied ${d.tool} ${d.message}`),
-    ];
-    const silent = new Set(b.silentDenials ?? []);
-    const seen: Record<DeniedAction, RegExp> = {
-      edit: /\bedit\b|replace|apply_patch|src\/app\.ts/i,
-      shell: /f\.txt/,
-      web: new RegExp(`web|fetch|${page.url.replace(/[.?]/g, "\\$&")}`, "i"),
+    const refused = ofType(list, "worker.tool_call").filter((c) => c.status !== "ok");
+    const denied = ofType(list, "worker.denied").map((d) => d.tool);
+    // Each action's refusal: a tool call of its kind that did not succeed, or a denial naming
+    // the CLI's tool for it (the tool names of all four CLIs).
+    const seen: Record<DeniedAction, () => boolean> = {
+      edit: () =>
+        refused.some((c) => c.kind === "edit") ||
+        denied.some((t) => /^(edit|Edit|replace|apply_patch)$/.test(t)),
+      shell: () => refused.some((c) => c.kind === "shell" && c.target.includes("f.txt")),
+      web: () =>
+        refused.some((c) => c.kind === "web" || c.target.includes(page.url)) ||
+        denied.some((t) => /^(webfetch|WebFetch|web_fetch|web_search)$/.test(t)),
     };
+    const silent = new Set(b.silentDenials ?? []);
     for (const action of ["edit", "shell", "web"] as const) {
       if (silent.has(action)) continue;
       // A shell write that got through is the engine's to catch: exit 5 and undone (above).
       if (action === "shell" && code === 5) continue;
       assert.ok(
-        refusals.some((r) => seen[action].test(r)),
+        seen[action](),
         `no refusal of the ${action} in the events: ${
           JSON.stringify(list.filter((e) => e.type.startsWith("worker.")))
         }`,
