@@ -9,6 +9,7 @@
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
+import { isObject, type Json, num, parseJsonObject, str } from "../_json.ts";
 
 /** Kinds of claude's tools. */
 export const CLAUDE_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
@@ -80,20 +81,6 @@ export function newClaudeState(): ParseState {
 
 function scratchOf(state: ParseState): Scratch {
   return state.scratch as unknown as Scratch;
-}
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
-}
-
-function num(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
 /** Shortens text to one line of at most `max` characters. */
@@ -320,14 +307,8 @@ function parseResult(line: Json, state: ParseState, time: number): WorkerEvent[]
 
 /** Turns one stdout line of claude into events (pure; `state` is the caller's). */
 export function parseClaudeLine(line: string, state: ParseState, time: number): WorkerEvent[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
-    return [event("worker.unknown", time, { raw: line })];
-  }
-  if (!isObject(value)) return [event("worker.unknown", time, { raw: line })];
+  const value = parseJsonObject(line);
+  if (value === null) return [event("worker.unknown", time, { raw: line })];
   switch (value.type) {
     case "assistant":
       return parseAssistant(value, state, time);

@@ -17,6 +17,7 @@
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
+import { isObject, type Json, num, parseJsonObject, str as text } from "../_json.ts";
 
 /** Token totals of a codex thread, as `turn.completed` reports them. */
 export interface CodexUsage {
@@ -26,21 +27,11 @@ export interface CodexUsage {
   reasoning: number;
 }
 
-type Json = Record<string, unknown>;
-
 const TARGET_CHARS = 160;
 const ZERO: CodexUsage = { input: 0, cached: 0, output: 0, reasoning: 0 };
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-function num(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+  return text(value) ?? "";
 }
 
 function shorten(text: string): string {
@@ -245,14 +236,8 @@ function errorEvent(message: string, name: string, time: number): WorkerEvent {
 
 /** Turns one stdout line of `codex exec --json` into events. */
 export function parseCodexLine(line: string, state: ParseState, time: number): WorkerEvent[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    if (error instanceof SyntaxError) return [event("worker.unknown", time, { raw: line })];
-    throw error;
-  }
-  if (!isObject(value)) return [event("worker.unknown", time, { raw: line })];
+  const value = parseJsonObject(line);
+  if (value === null) return [event("worker.unknown", time, { raw: line })];
   switch (value.type) {
     case "thread.started":
       return [event("worker.session", time, { sessionId: str(value.thread_id) })];

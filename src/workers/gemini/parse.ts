@@ -17,6 +17,7 @@
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
+import { isObject, num, parseJsonObject, str } from "../_json.ts";
 
 /** Gemini tool names and their kinds. */
 export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
@@ -60,18 +61,6 @@ function scratchOf(state: ParseState): Scratch {
   s.inTurn ??= false;
   s.tools ??= {};
   return s as Scratch;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
-}
-
-function num(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
 function shorten(text: string): string {
@@ -236,14 +225,8 @@ function parseResult(line: Record<string, unknown>, s: Scratch, time: number): W
 
 /** Turns one stdout line of gemini's stream-json into events (pure). */
 export function parseGeminiLine(line: string, state: ParseState, time: number): WorkerEvent[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    if (error instanceof SyntaxError) return [event("worker.unknown", time, { raw: line })];
-    throw error;
-  }
-  if (!isObject(value)) return [event("worker.unknown", time, { raw: line })];
+  const value = parseJsonObject(line);
+  if (value === null) return [event("worker.unknown", time, { raw: line })];
   const s = scratchOf(state);
   switch (value.type) {
     case "init": {

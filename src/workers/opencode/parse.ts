@@ -9,6 +9,7 @@
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
+import { isObject, type Json, num, parseJsonObject, str } from "../_json.ts";
 
 /** OpenCode's tools by kind. */
 export const OPENCODE_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
@@ -33,20 +34,6 @@ export function shorten(text: string, { keepEnd = false, max = 160 } = {}): stri
   const line = text.replace(/\s+/g, " ").trim();
   if (line.length <= max) return line;
   return keepEnd ? `…${line.slice(-(max - 1))}` : `${line.slice(0, max - 1)}…`;
-}
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
-}
-
-function num(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
 /** What a tool call was aimed at: its path, pattern, command or URL. */
@@ -172,14 +159,8 @@ interface Scratch {
 
 /** Turns one line of OpenCode's JSON stream into events. */
 export function parseOpencodeLine(line: string, state: ParseState, time: number): WorkerEvent[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    if (error instanceof SyntaxError) return [event("worker.unknown", time, { raw: line })];
-    throw error;
-  }
-  if (!isObject(value) || typeof value.type !== "string") {
+  const value = parseJsonObject(line);
+  if (value === null || typeof value.type !== "string") {
     return [event("worker.unknown", time, { raw: line })];
   }
   const scratch = state.scratch as Scratch;
