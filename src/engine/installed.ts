@@ -2,11 +2,11 @@
  * Which worker CLIs are installed: each backend's `detect`, the binary's full path, and how the
  * version compares with the one Pitroom is tested with.
  */
-import { existsSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
 import type { Runner } from "../sys/mod.ts";
 import { BACKENDS } from "../workers/registry.ts";
 import { type Backend, type Installed, WORKER_NAMES, type WorkerName } from "../workers/types.ts";
+import { findOnPath } from "../workers/_detect.ts";
+export { findOnPath };
 
 /** The versions Pitroom is tested with. */
 export const PINNED_VERSIONS: Readonly<Record<WorkerName, string>> = {
@@ -38,17 +38,6 @@ export interface WorkerStatus {
   /** True when installed and the version is the pinned one. */
   pinnedMatch: boolean;
   installHint: string;
-}
-
-/** Looks a binary up on the PATH of `env`. */
-export function findOnPath(binary: string, env: Record<string, string>): string | null {
-  if (isAbsolute(binary)) return existsSync(binary) ? binary : null;
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, binary);
-    if (existsSync(candidate)) return candidate;
-  }
-  return null;
 }
 
 async function detectOne(

@@ -6,6 +6,7 @@
  * `--dangerously-skip-permissions`, and no mode that would ask (headless, an ask is denied).
  */
 import type { Launch, Mode, RunSpec } from "../types.ts";
+import { deniedCommandPrefixes } from "../_floor.ts";
 
 /** Tools a read-only worker gets: read and search, plus a shell limited to read-only commands. */
 export const READ_TOOLS = ["Read", "Grep", "Glob", "Bash"] as const;
@@ -48,31 +49,8 @@ export const READ_ONLY_SHELL = [
   "git rev-parse",
 ] as const;
 
-/** Shell commands a writing worker is denied: history-changing, destructive, publishing. */
-export const DENIED_SHELL = [
-  "git commit",
-  "git push",
-  "git reset",
-  "git rebase",
-  "git checkout",
-  "git switch",
-  "git restore",
-  "git branch -D",
-  "git branch -d",
-  "git stash",
-  "git tag",
-  "git merge",
-  "git cherry-pick",
-  "git clean",
-  "git update-ref",
-  "git filter-branch",
-  "sudo",
-  "npm publish",
-  "cargo publish",
-  "rm -rf",
-  "rm -fr",
-  "rm -r",
-] as const;
+/** Shell commands a writing worker is denied: the fixed floor (workers/_floor.ts). */
+export const DENIED_SHELL: readonly string[] = deniedCommandPrefixes();
 
 /** A claude permission rule for a shell command prefix: `Bash(git log:*)`. */
 export function shellRule(prefix: string): string {

@@ -6,40 +6,18 @@
  * (models.ts). claude writes nothing useful to stderr, so `parseStderr` only keeps lines as
  * `worker.unknown` for the record.
  */
-import { delimiter, join } from "node:path";
-import { existsSync } from "node:fs";
 import { event } from "../../events/mod.ts";
 import type { Backend, Installed } from "../types.ts";
 import { claudeLaunch } from "./argv.ts";
 import { classifyClaude } from "./classify.ts";
 import { claudeModels } from "./models.ts";
 import { newClaudeState, parseClaudeLine } from "./parse.ts";
-
-/** Finds `name` on a PATH string; null when it is not there. */
-export function findOnPath(name: string, path: string | undefined): string | null {
-  for (const dir of (path ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, name);
-    if (existsSync(candidate)) return candidate;
-  }
-  return null;
-}
-
-/** Reads the version out of `claude --version` ("2.1.328 (Claude Code)"). */
-export function parseClaudeVersion(text: string): string | null {
-  return /(\d+\.\d+\.\d+\S*)/.exec(text)?.[1] ?? null;
-}
+import { detectCli } from "../_detect.ts";
 
 /** The claude backend. */
 export const claudeBackend: Backend = {
   name: "claude",
-  async detect(runner, env): Promise<Installed | null> {
-    const binary = findOnPath("claude", env.PATH);
-    if (binary === null) return null;
-    const out = await runner.run([binary, "--version"], { env, stdin: { kind: "null" } });
-    const version = out.code === 0 ? parseClaudeVersion(out.stdout) : null;
-    return version === null ? null : { binary, version };
-  },
+  detect: (runner, env): Promise<Installed | null> => detectCli(runner, "claude", { env }),
   launch: claudeLaunch,
   newState: newClaudeState,
   parse: parseClaudeLine,

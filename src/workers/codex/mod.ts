@@ -15,20 +15,12 @@ import { codexLaunch } from "./argv.ts";
 import { classifyCodex } from "./classify.ts";
 import { codexModels } from "./models.ts";
 import { newCodexState, parseCodexLine, parseCodexStderr } from "./parse.ts";
+import { detectCli } from "../_detect.ts";
 
 /** The codex backend. */
 export const codexBackend: Backend = {
   name: "codex",
-  async detect(runner, env) {
-    try {
-      const result = await runner.run(["codex", "--version"], { env, stdin: { kind: "null" } });
-      const version = /(\d+\.\d+\.\d+\S*)/.exec(result.stdout)?.[1];
-      return result.code === 0 && version !== undefined ? { binary: "codex", version } : null;
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return null;
-      throw error;
-    }
-  },
+  detect: (runner, env) => detectCli(runner, "codex", { env }),
   launch: codexLaunch,
   newState: newCodexState,
   parse: parseCodexLine,

@@ -18,6 +18,7 @@
 import { delimiter, join } from "node:path";
 import type { Launch, LaunchFile, Mode, RunSpec } from "../types.ts";
 import { effortHome, type ReadUserFile, readUserFile } from "./effort.ts";
+import { deniedCommandPrefixes } from "../_floor.ts";
 
 /** Tools that change files. */
 export const EDIT_TOOLS: readonly string[] = ["replace", "write_file"];
@@ -26,45 +27,8 @@ export const SHELL_TOOL = "run_shell_command";
 /** Tools that reach the web. */
 export const WEB_TOOLS: readonly string[] = ["web_fetch", "google_web_search"];
 
-/** Command prefixes the shell may never run in write and isolate modes. */
-export const DENIED_COMMAND_PREFIXES: readonly string[] = [
-  "git commit",
-  "git push",
-  "git reset",
-  "git rebase",
-  "git checkout",
-  "git switch",
-  "git restore",
-  "git clean",
-  "git merge",
-  "git cherry-pick",
-  "git revert",
-  "git am",
-  "git branch -D",
-  "git branch -d",
-  "git branch --delete",
-  "git stash",
-  "git tag",
-  "git update-ref",
-  "git filter-branch",
-  "git gc",
-  "git reflog expire",
-  "sudo",
-  "su",
-  "doas",
-  "npm publish",
-  "pnpm publish",
-  "yarn publish",
-  "cargo publish",
-  "deno publish",
-  "gem push",
-  "twine upload",
-  "rm -rf",
-  "rm -fr",
-  "rm -r",
-  "rm -Rf",
-  "rm --recursive",
-];
+/** Command prefixes the shell may never run in write and isolate modes (workers/_floor.ts). */
+export const DENIED_COMMAND_PREFIXES: readonly string[] = deniedCommandPrefixes();
 
 /** Approval mode of a run mode. */
 export function approvalMode(mode: Mode): "default" | "auto_edit" {

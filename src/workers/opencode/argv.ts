@@ -11,6 +11,7 @@
  * run with exit 0 and no answer.
  */
 import type { Launch, Mode, RunSpec } from "../types.ts";
+import { DENIED_GIT_SUBCOMMANDS, DENIED_PROGRAMS, DENIED_PUBLISHING } from "../_floor.ts";
 
 /** A permission value: one action, or a map from pattern to action (last match wins). */
 export type PermissionRule = "allow" | "deny" | Record<string, "allow" | "deny">;
@@ -84,48 +85,11 @@ export const READ_ONLY_EXCEPTIONS: readonly string[] = [
   "git *--output*",
 ];
 
-/** Git subcommands that change history, refs, the index or throw work away. */
-const GIT_DENIED: readonly string[] = [
-  "commit",
-  "push",
-  "reset",
-  "rebase",
-  "checkout",
-  "switch",
-  "restore",
-  "clean",
-  "stash",
-  "tag",
-  "merge",
-  "cherry-pick",
-  "revert",
-  "am",
-  "add",
-  "rm",
-  "mv",
-  "update-ref",
-  "update-index",
-  "filter-branch",
-  "reflog",
-  "branch -d",
-  "branch -D",
-  "branch --delete",
-  "branch -m",
-  "branch -M",
-];
-
 /** History-changing and destructive commands, denied in write and isolate modes. */
 export const DESTRUCTIVE_COMMANDS: readonly string[] = [
   // `git X ...`, and `git -C dir X ...` / `git -c k=v X ...`.
-  ...GIT_DENIED.flatMap((sub) => [`git ${sub} *`, `git -* ${sub} *`]),
-  "sudo *",
-  "doas *",
-  "su *",
-  "npm publish *",
-  "pnpm publish *",
-  "yarn publish *",
-  "cargo publish *",
-  "deno publish *",
+  ...DENIED_GIT_SUBCOMMANDS.flatMap((sub) => [`git ${sub} *`, `git -* ${sub} *`]),
+  ...[...DENIED_PROGRAMS, ...DENIED_PUBLISHING].map((command) => `${command} *`),
   "rm -r*",
   "rm -R*",
   "rm -f*r*",

@@ -5,7 +5,8 @@ import {
   DENIED_SHELL,
   profileArgs,
 } from "../../../src/workers/claude/argv.ts";
-import { claudeBackend, parseClaudeVersion } from "../../../src/workers/claude/mod.ts";
+import { claudeBackend } from "../../../src/workers/claude/mod.ts";
+import { parseVersion } from "../../../src/workers/_detect.ts";
 import { claudeModels } from "../../../src/workers/claude/models.ts";
 import type { RunSpec } from "../../../src/workers/types.ts";
 
@@ -146,7 +147,7 @@ Deno.test("claude models() lists aliases and ids with every effort level", async
   assert(models.every((m) => m.efforts.join() === "low,medium,high,xhigh,max"));
 });
 
-Deno.test("parseClaudeVersion() reads claude --version", () => {
-  assertEquals(parseClaudeVersion("2.1.328 (Claude Code)\n"), "2.1.328");
-  assertEquals(parseClaudeVersion("nothing"), null);
+Deno.test("parseVersion() reads claude --version", () => {
+  assertEquals(parseVersion("2.1.328 (Claude Code)\n"), "2.1.328");
+  assertEquals(parseVersion("nothing"), null);
 });
