@@ -9,7 +9,8 @@
  * backend's own `launch()` and the engine's process shell in a fresh git repo, normalises what
  * changes from run to run (temp paths, port, ids, times, durations) and writes `NAME.jsonl`
  * (stdout) and `NAME.txt` (CLI version, command, scenario, exit, stderr), plus `NAME.stderr` where
- * asked. Only those files are written; hand-made recordings in testdata/ stay as they are.
+ * asked. A fixture with a follow-up then resumes the recorded session and records that run too.
+ * Only those files are written; the files a backend lists as kept by hand stay as they are.
  */
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,12 +21,14 @@ import { type Backend, type RunSpec, WORKER_NAMES, type WorkerName } from "../sr
 import { startModelServer } from "../tests/support/model_server/fixture.ts";
 import {
   type BackendFixtures,
+  type Environment,
   type Fixture,
   FIXTURES,
 } from "../tests/workers/_fixtures/scenarios.ts";
 
 const ROOT = resolve(fileURLToPath(new URL(".", import.meta.url)), "..");
 const PROMPT = "Do the scripted task.";
+const FOLLOWUP_PROMPT = "And now the follow-up.";
 const TIMEOUT_MS = 180_000;
 const FIXED_ISO = "2026-01-01T00:00:00.000Z";
 
@@ -43,38 +46,44 @@ interface Volatile {
   port: number;
 }
 
-/** Replaces run-specific paths, ports, ids, times and durations with stable placeholders. */
-export function normalise(
-  text: string,
+/**
+ * Returns a function that replaces run-specific paths, ports, ids, times and durations with
+ * stable placeholders; ids are numbered in order of first sight across every call, so a stream,
+ * its stderr and a follow-up of the same session agree.
+ */
+export function normaliser(
   where: Volatile,
   placeholders: BackendFixtures["placeholders"],
-): string {
+): (text: string) => string {
   const ids = new Map<string, string>();
   const numbered = (id: string, make: (n: number) => string) => {
     if (!ids.has(id)) ids.set(id, make(ids.size + 1));
     return ids.get(id) ?? id;
   };
-  return text
-    .replaceAll(where.private, placeholders.private)
-    .replaceAll(where.repo, placeholders.repo)
-    .replaceAll(where.home, placeholders.home)
-    .replaceAll(`127.0.0.1:${where.port}`, "127.0.0.1:PORT")
-    .replace(
-      /\b(ses|msg|prt|call|toolu|msg_01|req)_[A-Za-z0-9_]+/g,
-      (id, kind: string) => numbered(id, (n) => `${kind}_${String(n).padStart(4, "0")}`),
-    )
-    .replace(
-      /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g,
-      (id) => numbered(id, placeholders.uuid),
-    )
-    .replace(/\d{4}-\d\d-\d\dT\d\d[:-]\d\d[:-]\d\d(?:[.-]\d+)?Z/g, FIXED_ISO)
-    .replace(/"(timestamp|start|end|created|updated)":\d{13}/g, '"$1":1700000000000')
-    .replace(/"(duration_ms|duration_api_ms|durationMs)":\d+/g, '"$1":100')
-    .replace(/"snapshot":"[0-9a-f]{40}"/g, `"snapshot":"${"0".repeat(40)}"`)
-    .replace(/"date":"[^"]*"/g, '"date":"Thu, 01 Jan 2026 00:00:00 GMT"')
-    .replace(/timestamp=\S+/g, `timestamp=${FIXED_ISO}`)
-    .replace(/run=[0-9a-f]{8}/g, "run=00000000")
-    .replace(/err_[0-9a-f]{8}/g, "err_00000000");
+  return (text) =>
+    text
+      .replaceAll(where.private, placeholders.private)
+      .replaceAll(where.repo, placeholders.repo)
+      .replaceAll(where.home, placeholders.home)
+      .replaceAll(`127.0.0.1:${where.port}`, "127.0.0.1:PORT")
+      .replace(
+        /\b(ses|msg|prt|call|toolu|msg_01|req)_[A-Za-z0-9_]+/g,
+        (id, kind: string) => numbered(id, (n) => `${kind}_${String(n).padStart(4, "0")}`),
+      )
+      .replace(
+        /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g,
+        (id) => numbered(id, placeholders.uuid),
+      )
+      .replace(/\d{4}-\d\d-\d\dT\d\d[:-]\d\d[:-]\d\d(?:[.-]\d+)?Z/g, FIXED_ISO)
+      .replace(/"(timestamp|start|end|created|updated)":\d{13}/g, '"$1":1700000000000')
+      .replace(/"(duration_ms|duration_api_ms|durationMs)":\d+/g, '"$1":100')
+      .replace(/"snapshot":"[0-9a-f]{40}"/g, `"snapshot":"${"0".repeat(40)}"`)
+      .replace(/"date":"[^"]*"/g, '"date":"Thu, 01 Jan 2026 00:00:00 GMT"')
+      // `ls -l` times of the fresh repo.
+      .replace(/\b[A-Z][a-z]{2} [ \d]\d \d\d:\d\d\b/g, "Jan  1 00:00")
+      .replace(/timestamp=\S+/g, `timestamp=${FIXED_ISO}`)
+      .replace(/run=[0-9a-f]{8}/g, "run=00000000")
+      .replace(/err_[0-9a-f]{8}/g, "err_00000000");
 }
 
 async function git(cwd: string, ...args: string[]): Promise<void> {
@@ -90,19 +99,74 @@ async function git(cwd: string, ...args: string[]): Promise<void> {
   }
 }
 
-async function makeRepo(files: Record<string, string>): Promise<string> {
-  const repo = await Deno.realPath(await Deno.makeTempDir({ prefix: "pitroom-fixture-repo-" }));
+async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
   for (const [path, content] of Object.entries(files)) {
-    await Deno.writeTextFile(join(repo, path), content);
+    await Deno.mkdir(join(dir, path, ".."), { recursive: true });
+    await Deno.writeTextFile(join(dir, path), content);
   }
+}
+
+/**
+ * A temp folder holding the repo and the attempt's private dir side by side, so that what a
+ * worker sees of the repo's parent (`ls -la`) is the same on every recording.
+ */
+async function makeWorkspace(files: Record<string, string>) {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pitroom-fixture-" }));
+  const repo = join(root, "repo");
+  const privateDir = join(root, "private");
+  await Deno.mkdir(repo);
+  await Deno.mkdir(privateDir);
+  await writeFiles(repo, files);
   await git(repo, "init", "-q");
   await git(repo, "add", "-A");
   await git(repo, "commit", "-qm", "init");
-  return repo;
+  return {
+    repo,
+    privateDir,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(root, { recursive: true });
+    },
+  };
+}
+
+/** The worker env of a recording that needs another environment than the prepared one. */
+async function environmentFor(
+  base: Record<string, string>,
+  change: Environment | undefined,
+  privateDir: string,
+): Promise<Record<string, string>> {
+  if (change === undefined) return base;
+  const env = { ...base };
+  for (const name of change.unset ?? []) delete env[name];
+  if (change.home !== undefined) {
+    // Every variable naming the prepared home (HOME, GEMINI_CLI_HOME, ...) names the fresh one.
+    const home = join(privateDir, "home");
+    await Deno.mkdir(home);
+    await writeFiles(home, change.home);
+    for (const [name, value] of Object.entries(base)) {
+      if (value === base.HOME) env[name] = home;
+    }
+  }
+  return env;
+}
+
+function jsonl(lines: string[]): string {
+  return lines.map((line) => `${line}\n`).join("");
 }
 
 function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/** One backend's recording session: the CLI, its model server and where the files go. */
+interface Session {
+  worker: WorkerName;
+  backend: Backend;
+  set: BackendFixtures;
+  env: Record<string, string>;
+  home: string;
+  port: number;
+  version: string;
 }
 
 interface Recorded {
@@ -111,74 +175,149 @@ interface Recorded {
   lines: number;
 }
 
-async function recordOne(
-  worker: WorkerName,
-  backend: Backend,
-  set: BackendFixtures,
-  fixture: Fixture,
-  env: Record<string, string>,
-  home: string,
-  port: number,
-  version: string,
-): Promise<Recorded> {
-  const repo = await makeRepo(set.files);
-  const privateDir = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "pitroom-fixture-private-" }),
-  );
-  try {
-    const spec: RunSpec = {
-      mode: fixture.mode,
-      prompt: PROMPT,
-      cwd: repo,
-      privateDir,
-      model: fixture.model ?? set.model(fixture.scenario),
-      web: false,
-      baseEnv: env,
-    };
-    const launch = backend.launch(spec);
-    const stop = new AbortController();
-    const stdout: string[] = [];
-    const end = await runProcess(realSys(), launch, {
-      timeoutMs: TIMEOUT_MS,
-      stop: stop.signal,
-      onStdoutLine(line) {
-        stdout.push(line);
-        if (fixture.stopAfterFirstLine) stop.abort();
-      },
-    });
-    const where = { repo, home, private: privateDir, port };
-    const norm = (text: string) => normalise(text, where, set.placeholders);
-    const dir = testdata(worker);
-    await Deno.writeTextFile(join(dir, `${fixture.name}.jsonl`), norm(stdout.join("\n")) + "\n");
-    const stderr = norm(end.stderr).split("\n").filter((line) => line.trim() !== "");
-    const note = [
-      `${worker} ${version}, recorded by scripts/record_fixtures.ts against the scripted model server`,
-      norm(`Command: ${launch.argv.map(quoteArg).join(" ")} <<< ${quoteArg(PROMPT)}`),
-      `  (mode ${fixture.mode}, cwd a git repo with ${Object.keys(set.files).join(", ")}, ` +
-      `stdin closed after the prompt, env from startModelServer)`,
-      `Scenario "${fixture.scenario}": ${
-        fixture.turns ? JSON.stringify({ turns: fixture.turns }) : "none (unknown model)"
-      }`,
-      ...(fixture.stopAfterFirstLine
-        ? ["Stopped with SIGTERM to the process group after the first line."]
-        : []),
-      `Normalised: paths (${
-        [set.placeholders.repo, set.placeholders.home, set.placeholders.private].join(", ")
-      }), port, ids, times, durations.`,
-      `Exit: code ${end.code} signal ${end.signal}`,
-      "stderr:",
-      ...norm(stderr.join("\n")).split("\n").filter((l) => l !== "").map((l) => `  ${l}`),
-      "",
-    ].join("\n");
-    await Deno.writeTextFile(join(dir, `${fixture.name}.txt`), note);
-    if (fixture.stderrFile) {
-      await Deno.writeTextFile(join(dir, `${fixture.name}.stderr`), stderr.join("\n") + "\n");
+/** What one CLI run printed. */
+interface Run {
+  argv: string[];
+  stdout: string[];
+  stderr: string[];
+  code: number | null;
+  signal: string | null;
+}
+
+async function runOnce(session: Session, spec: RunSpec, stopAfterFirstLine: boolean) {
+  const launch = session.backend.launch(spec);
+  const stop = new AbortController();
+  const stdout: string[] = [];
+  const end = await runProcess(realSys(), launch, {
+    timeoutMs: TIMEOUT_MS,
+    stop: stop.signal,
+    onStdoutLine(line) {
+      stdout.push(line);
+      if (stopAfterFirstLine) stop.abort();
+    },
+  });
+  const stderr = end.stderr.split("\n").filter((line) => line.trim() !== "");
+  const run: Run = { argv: launch.argv, stdout, stderr, code: end.code, signal: end.signal };
+  return run;
+}
+
+/** The session id the backend's own parser finds in a run's stdout. */
+function sessionIdOf(backend: Backend, stdout: string[]): string | undefined {
+  const state = backend.newState();
+  for (const line of stdout) {
+    for (const e of backend.parse(line, state, 0)) {
+      if (e.type === "worker.session") return e.sessionId;
     }
-    return { name: fixture.name, code: end.code, lines: stdout.length };
-  } finally {
-    await Deno.remove(repo, { recursive: true });
-    await Deno.remove(privateDir, { recursive: true });
   }
+  return undefined;
+}
+
+interface NoteFacts {
+  fixture: Fixture;
+  run: Run;
+  prompt: string;
+  /** Lines said before the exit (the follow-up's origin, the environment). */
+  extra: string[];
+}
+
+function note(session: Session, facts: NoteFacts): string {
+  const { set, worker, version } = session;
+  const { fixture, run } = facts;
+  const scenario = fixture.turns
+    ? JSON.stringify({
+      turns: fixture.turns,
+      ...(fixture.followup ? { followup: fixture.followup.turns } : {}),
+    })
+    : "none (unknown model)";
+  return [
+    `${worker} ${version}, recorded by scripts/record_fixtures.ts against the scripted model server`,
+    `Command: ${run.argv.map(quoteArg).join(" ")} <<< ${quoteArg(facts.prompt)}`,
+    `  (mode ${fixture.mode}, cwd a git repo with ${Object.keys(set.files).join(", ")}, ` +
+    `stdin closed after the prompt, env from startModelServer)`,
+    `Scenario "${fixture.scenario}": ${scenario}`,
+    ...facts.extra,
+    ...(fixture.stopAfterFirstLine
+      ? ["Stopped with SIGTERM to the process group after the first line."]
+      : []),
+    `Normalised: paths (${
+      [set.placeholders.repo, set.placeholders.home, set.placeholders.private].join(", ")
+    }), port, ids, times, durations.`,
+    `Exit: code ${run.code} signal ${run.signal}`,
+    "stderr:",
+    ...run.stderr.map((line) => `  ${line}`),
+    "",
+  ].join("\n");
+}
+
+async function writeRecording(
+  session: Session,
+  name: string,
+  files: { jsonl: string; note: string; stderr?: string },
+): Promise<void> {
+  const dir = testdata(session.worker);
+  await Deno.writeTextFile(join(dir, `${name}.jsonl`), files.jsonl);
+  await Deno.writeTextFile(join(dir, `${name}.txt`), files.note);
+  if (files.stderr !== undefined) {
+    await Deno.writeTextFile(join(dir, `${name}.stderr`), files.stderr);
+  }
+}
+
+/** Records `fixture` (and its follow-up, when it has one); returns what was written. */
+async function recordOne(session: Session, fixture: Fixture): Promise<Recorded[]> {
+  await using workspace = await makeWorkspace(session.set.files);
+  const { repo, privateDir } = workspace;
+  const spec: RunSpec = {
+    mode: fixture.mode,
+    prompt: PROMPT,
+    cwd: repo,
+    privateDir,
+    model: fixture.model ?? session.set.model(fixture.scenario),
+    web: false,
+    baseEnv: await environmentFor(session.env, fixture.environment, privateDir),
+  };
+  const first = await runOnce(session, spec, fixture.stopAfterFirstLine ?? false);
+  const norm = normaliser(
+    { repo, home: session.home, private: privateDir, port: session.port },
+    session.set.placeholders,
+  );
+  const normRun = (run: Run): Run => ({
+    ...run,
+    stdout: run.stdout.map(norm),
+    stderr: run.stderr.map(norm),
+    argv: run.argv.map(norm),
+  });
+  const shown = normRun(first);
+  const environment = fixture.environment ? [`Environment: ${fixture.environment.why}`] : [];
+  await writeRecording(session, fixture.name, {
+    jsonl: jsonl(shown.stdout),
+    note: note(session, { fixture, run: shown, prompt: PROMPT, extra: environment }),
+    ...(fixture.stderrFile ? { stderr: shown.stderr.join("\n") + "\n" } : {}),
+  });
+  const out = [{ name: fixture.name, code: first.code, lines: first.stdout.length }];
+  if (fixture.followup === undefined) return out;
+
+  const sessionId = sessionIdOf(session.backend, first.stdout);
+  if (sessionId === undefined) {
+    throw new Error(`${session.worker} ${fixture.name}: no session id to follow up on`);
+  }
+  const second = normRun(
+    await runOnce(session, { ...spec, prompt: FOLLOWUP_PROMPT, sessionId }, false),
+  );
+  await writeRecording(session, fixture.followup.name, {
+    jsonl: jsonl(second.stdout),
+    note: note(session, {
+      fixture,
+      run: second,
+      prompt: FOLLOWUP_PROMPT,
+      extra: [
+        ...environment,
+        `Follow-up: resumes the session of ${fixture.name}.jsonl (recorded just before, same ` +
+        `repo and homes); the scenario's followup turns play.`,
+      ],
+    }),
+  });
+  out.push({ name: fixture.followup.name, code: second.code, lines: second.stdout.length });
+  return out;
 }
 
 /** Records every fixture of `worker`; returns what was written. */
@@ -188,29 +327,28 @@ export async function recordBackend(worker: WorkerName): Promise<Recorded[]> {
   const set = FIXTURES[worker];
   const scenarios: Record<string, unknown> = {};
   for (const fixture of set.fixtures) {
-    if (fixture.turns) scenarios[fixture.scenario] = { turns: fixture.turns };
+    if (fixture.turns === undefined) continue;
+    scenarios[fixture.scenario] = {
+      turns: fixture.turns,
+      ...(fixture.followup ? { followup: fixture.followup.turns } : {}),
+    };
   }
   await using server = await startModelServer({ scenarios });
   const installed = await backend.detect(realSys().runner, server.env);
   if (installed === null) {
     throw new Error(`${worker} is not installed: run deno task workers:install`);
   }
-  const home = await Deno.realPath(server.home);
+  const session: Session = {
+    worker,
+    backend,
+    set,
+    env: server.env,
+    home: await Deno.realPath(server.home),
+    port: server.port,
+    version: installed.version,
+  };
   const out: Recorded[] = [];
-  for (const fixture of set.fixtures) {
-    out.push(
-      await recordOne(
-        worker,
-        backend,
-        set,
-        fixture,
-        server.env,
-        home,
-        server.port,
-        installed.version,
-      ),
-    );
-  }
+  for (const fixture of set.fixtures) out.push(...await recordOne(session, fixture));
   return out;
 }
 
@@ -224,10 +362,17 @@ if (import.meta.main) {
   } else {
     const workers = Deno.args.length === 0 ? [...WORKER_NAMES] : (Deno.args as WorkerName[]);
     const results = await Promise.all(workers.map(async (worker) => {
+      const started = performance.now();
       const recorded = await recordBackend(worker);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
       for (const r of recorded) {
         console.log(`${worker} ${r.name}: exit ${r.code}, ${r.lines} lines`);
       }
+      const kept = Object.keys(FIXTURES[worker].keptByHand);
+      console.log(
+        `${worker}: ${recorded.length} streams in ${seconds} s` +
+          (kept.length > 0 ? `; kept by hand: ${kept.join(", ")}` : ""),
+      );
       return recorded;
     }));
     console.log(`Recorded ${results.flat().length} streams; now run: deno test -P tests/workers/`);

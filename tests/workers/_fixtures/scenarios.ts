@@ -21,6 +21,23 @@ export interface Fixture {
   stopAfterFirstLine?: boolean;
   /** Also keep stderr in `NAME.stderr` (codex reports denials only there). */
   stderrFile?: boolean;
+  /** Resume this recording's session with a second prompt and record that run as `name`. */
+  followup?: { name: string; turns: Record<string, unknown>[] };
+  /** How this recording's environment differs from the one the model server prepared. */
+  environment?: Environment;
+}
+
+/** A change to the prepared worker environment, for endings it cannot reach. */
+export interface Environment {
+  /** What the change is for (said in the note). */
+  why: string;
+  /** Variables left out. */
+  unset?: string[];
+  /**
+   * A fresh home (inside the private dir) holding these files, instead of the prepared one: every
+   * variable that named the prepared home (HOME, GEMINI_CLI_HOME) names the fresh one.
+   */
+  home?: Record<string, string>;
 }
 
 /** A backend's recordings and the repo they run in. */
@@ -32,6 +49,8 @@ export interface BackendFixtures {
   /** How paths, ids and times are written after normalising. */
   placeholders: { repo: string; home: string; private: string; uuid: (n: number) => string };
   fixtures: Fixture[];
+  /** Files in testdata/ the recorder leaves alone, and why (each file's note says so too). */
+  keptByHand: Record<string, string>;
 }
 
 const pad = (n: number) => String(n).padStart(12, "0");
@@ -161,6 +180,12 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         turns: [{ error: { status: 401, kind: "auth" } }],
       },
     ],
+    keptByHand: {
+      "ask_rejected": "an `ask` rule on the default agent, which Pitroom's profiles never set, " +
+        "so the backend's launch cannot make it",
+      "ms_*.jsonl": "raw streams of the model server's first runs, not normalised (ms_streams.md)",
+      "models_verbose.txt": "`opencode models --verbose`, a model list rather than a run",
+    },
   },
   codex: {
     files: { "notes.txt": "hello world\n" },
@@ -201,6 +226,26 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
           { answer: "Tried." },
         ],
       },
+      {
+        // Codex refuses the write before running it: no event, nothing on stderr.
+        name: "read-shell-refused",
+        mode: "read",
+        scenario: "read-shell-refused",
+        turns: [{ shell: "echo pwned > b.txt" }, { answer: "Tried." }],
+      },
+      {
+        name: "resume-first",
+        mode: "read",
+        scenario: "resume",
+        turns: [
+          { read: "notes.txt" },
+          { answer: "Hello.", usage: { input: 11631, output: 41, cached: 40, reasoning: 5 } },
+        ],
+        followup: {
+          name: "resume",
+          turns: [{ answer: "Still hello.", usage: { input: 100, output: 2, cached: 90 } }],
+        },
+      },
       { name: "missing-model", mode: "read", scenario: "missing-model" },
       {
         name: "quota",
@@ -221,6 +266,13 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         turns: [{ error: { status: 401, kind: "auth" } }],
       },
     ],
+    keptByHand: {
+      "debug-models.json": "`codex debug models` prints ~745 KB; two entries kept, trimmed by hand",
+      "read-shell-write":
+        "a shell write failing inside the read-only sandbox, from a `shell` tool " +
+        "that 0.169.0 no longer offers (every model gets exec_command, which refuses the write " +
+        "with no event: read-shell-refused)",
+    },
   },
   claude: {
     files: { "a.txt": "hello world\n" },
@@ -235,15 +287,15 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
           { say: "Looking at the file.", read: "a.txt" },
           { grep: "hello" },
           { shell: "ls -la" },
-          { answer: "a.txt says hello world." },
+          { answer: "a.txt says hello world.", usage: { input: 100, output: 20, cached: 40 } },
         ],
       },
       {
         name: "edit_in_place",
         mode: "write",
         scenario: "edit-in-place",
+        // The server reads a file before editing it for claude: no read of our own.
         turns: [
-          { read: "a.txt" },
           { edit: { path: "a.txt", old: "hello", new: "goodbye" } },
           { write: { path: "notes/new.txt", content: "new file\n" } },
           { answer: "Changed a.txt and added notes/new.txt." },
@@ -254,7 +306,6 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         mode: "read",
         scenario: "read-refusals",
         turns: [
-          { read: "a.txt" },
           { edit: { path: "a.txt", old: "hello", new: "goodbye" } },
           { shell: "echo sneaky > b.txt" },
           { web: "http://127.0.0.1:9/page" },
@@ -305,6 +356,7 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         turns: [{ error: { status: 500, kind: "server" } }],
       },
     ],
+    keptByHand: {},
   },
   gemini: {
     files: { "a.txt": "hello\n" },
@@ -364,6 +416,33 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
       },
       ...ERRORS_GEMINI,
       {
+        name: "error_no_auth_method",
+        mode: "read",
+        scenario: "never-asked",
+        environment: {
+          why:
+            "a home with an empty .gemini/settings.json (no security.auth.selectedType) and no " +
+            "GEMINI_API_KEY: gemini stops before any request",
+          unset: ["GEMINI_API_KEY"],
+          home: { ".gemini/settings.json": "{}\n" },
+        },
+      },
+      {
+        name: "error_no_key",
+        mode: "read",
+        scenario: "never-asked",
+        environment: {
+          why: "a home with a .gemini/settings.json selecting gemini-api-key auth, and no " +
+            "GEMINI_API_KEY: gemini stops before any request",
+          unset: ["GEMINI_API_KEY"],
+          home: {
+            ".gemini/settings.json": JSON.stringify({
+              security: { auth: { selectedType: "gemini-api-key" } },
+            }) + "\n",
+          },
+        },
+      },
+      {
         name: "stopped",
         mode: "read",
         scenario: "hang",
@@ -371,5 +450,6 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         stopAfterFirstLine: true,
       },
     ],
+    keptByHand: {},
   },
 };

@@ -14,6 +14,14 @@ export async function recordedLines(name: string): Promise<string[]> {
   return text.split("\n").filter((line) => line.trim() !== "");
 }
 
+/** The `retry_delay_ms` of a recording's `api_retry` lines. */
+export async function retryDelays(name: string): Promise<number[]> {
+  return (await recordedLines(name))
+    .map((line) => JSON.parse(line))
+    .filter((line) => line.subtype === "api_retry")
+    .map((line) => line.retry_delay_ms);
+}
+
 /** Parses lines with a fresh state; each event is stamped with its line number. */
 export function parseLines(lines: string[]): { events: WorkerEvent[]; state: ParseState } {
   const state = claudeBackend.newState();

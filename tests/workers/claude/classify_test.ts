@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { classifyClaude } from "../../../src/workers/claude/classify.ts";
 import type { ProcessEnd } from "../../../src/workers/types.ts";
-import { recordedEvents } from "./_recorded.ts";
+import { recordedEvents, retryDelays } from "./_recorded.ts";
 
 const assertEquals = <T>(actual: T, expected: T, message?: string) =>
   assert.deepStrictEqual(actual, expected, message);
@@ -33,7 +33,9 @@ Deno.test("classifyClaude() maps each recorded API error to its failure class", 
 
 Deno.test("classifyClaude() takes the cooldown from the provider's retry-after", async () => {
   const outcome = classifyClaude(end({ code: 1 }), await recordedEvents("rate_limited"));
-  assertEquals(outcome.retryAfterMs, 2080);
+  const [delay] = await retryDelays("rate_limited");
+  assert(delay !== undefined && delay >= 1000, `delay ${delay}`);
+  assertEquals(outcome.retryAfterMs, delay);
   const overloaded = classifyClaude(end({ code: 1 }), await recordedEvents("overloaded"));
   assertEquals(overloaded.retryAfterMs, undefined);
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { isEvent } from "../../../src/events/mod.ts";
 import { claudeBackend } from "../../../src/workers/claude/mod.ts";
 import { retryHintMs, shorten } from "../../../src/workers/claude/parse.ts";
-import { ofType, parseLines, recordedEvents, recordedLines } from "./_recorded.ts";
+import { ofType, parseLines, recordedEvents, recordedLines, retryDelays } from "./_recorded.ts";
 
 const assertEquals = <T>(actual: T, expected: T, message?: string) =>
   assert.deepStrictEqual(actual, expected, message);
@@ -50,7 +50,7 @@ Deno.test("parseClaudeLine() maps a read run to steps, tool calls and the answer
     [
       ["Read", "read", "a.txt", "ok"],
       ["Grep", "search", "hello", "ok"],
-      ["Bash", "shell", "ls -la /repo", "ok"],
+      ["Bash", "shell", "ls -la", "ok"],
     ],
   );
   assertEquals(ofType(events, "worker.answer").map((e) => e.text), ["a.txt says hello world."]);
@@ -69,6 +69,8 @@ Deno.test("parseClaudeLine() tokens add up to the result's usage and carry its c
       output: usage.output,
       cached: usage.cached,
     }, name);
+    // read_answer's last call reports the scenario's 40 cached tokens.
+    if (name === "read_answer") assert(usage.cached >= 40, `cached ${usage.cached}`);
     // One event per model call, then the remainder with the run's cost.
     assert(tokens.length > 1, name);
     assertEquals(tokens.at(-1)?.cost, usage.cost, name);
@@ -140,8 +142,11 @@ Deno.test("parseClaudeLine() reports api_retry lines as retryable errors", async
   const events = await recordedEvents("rate_limited");
   const retries = ofType(events, "worker.error").filter((e) => e.retryable === true);
   assertEquals(retries.map((e) => [e.status, e.name]), [[429, "rate_limit"]]);
-  // The recorded delay (2080 ms) is longer than claude's own first backoff: the server's hint.
-  assertEquals(retries[0]?.retryAfterMs, 2080);
+  // The scenario's retry-after is 1 s, longer than claude's own first backoff (500 ms plus
+  // jitter): the recorded delay is the server's hint.
+  const [delay] = await retryDelays("rate_limited");
+  assert(delay !== undefined && delay >= 1000, `delay ${delay}`);
+  assertEquals(retries[0]?.retryAfterMs, delay);
   const overloaded = ofType(await recordedEvents("overloaded"), "worker.error");
   assertEquals(overloaded.find((e) => e.retryable === true)?.retryAfterMs, undefined);
 });

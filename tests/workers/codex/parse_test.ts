@@ -33,14 +33,13 @@ Deno.test("parseCodexLine() turns a recorded read run into valid events with no 
   assert.deepEqual(ofType(events, "worker.session").map((e) => e.sessionId), [
     "00000000-0000-0000-0000-000000000001",
   ]);
-  assert.deepEqual(
-    ofType(events, "worker.tool_call").map((e) => [e.tool, e.kind, e.target, e.status]),
-    [
-      ["exec_command", "read", "cat -- notes.txt", "ok"],
-      ["exec_command", "search", "grep -rn -e hello -- .", "ok"],
-      ["exec_command", "list", "ls -la -- .", "ok"],
-    ],
-  );
+  const calls = ofType(events, "worker.tool_call").map((e) => [e.tool, e.kind, e.target, e.status]);
+  // The first two ran in parallel: they are reported in the order they finished.
+  assert.deepEqual(calls.slice(0, 2).sort(), [
+    ["exec_command", "read", "cat -- notes.txt", "ok"],
+    ["exec_command", "search", "grep -rn -e hello -- .", "ok"],
+  ]);
+  assert.deepEqual(calls.slice(2), [["exec_command", "list", "ls -la -- .", "ok"]]);
   assert.deepEqual(ofType(events, "worker.answer").map((e) => e.text), [
     "notes.txt says hello world.",
   ]);
@@ -50,28 +49,51 @@ Deno.test("parseCodexLine() turns a recorded read run into valid events with no 
   ]);
 });
 
+/** Codex's usage on the recording's last `turn.completed` line (totals over the thread). */
+function finalUsage(
+  name: string,
+): [input: number, cached: number, output: number, reasoning: number] {
+  const line = lines(name).findLast((l) => l.includes('"type":"turn.completed"')) ?? "{}";
+  const u = JSON.parse(line).usage;
+  return [u.input_tokens, u.cached_input_tokens, u.output_tokens, u.reasoning_output_tokens];
+}
+
 Deno.test("parseCodexLine() splits cached input and reasoning output out of codex's usage", () => {
   const [tokens] = ofType(parseAll("read-answer.jsonl"), "worker.tokens");
+  // The totals follow request sizes; cached and reasoning are the scenario's (40 and 5).
+  const [input, cached, output, reasoning] = finalUsage("read-answer.jsonl");
+  assert.deepEqual([cached, reasoning], [40, 5]);
   assert.deepEqual(
     tokens && [tokens.input, tokens.cached, tokens.output, tokens.reasoning],
-    [11631 - 40, 40, 41 - 5, 5],
+    [input - cached, cached, output - reasoning, reasoning],
   );
 });
 
 Deno.test("parseCodexLine() reports a resumed thread's tokens as the difference from priorUsage", () => {
+  const first = newCodexState();
+  parseAll("resume-first.jsonl", first);
+  const prior = finalUsage("resume-first.jsonl");
+  assert.deepEqual(first.scratch.usageTotals, {
+    input: prior[0],
+    cached: prior[1],
+    output: prior[2],
+    reasoning: prior[3],
+  });
   const state = newCodexState();
-  state.scratch.priorUsage = { input: 11631, cached: 40, output: 41, reasoning: 5 };
-  const [tokens] = ofType(parseAll("resume.jsonl", state), "worker.tokens");
+  state.scratch.priorUsage = first.scratch.usageTotals;
+  const events = parseAll("resume.jsonl", state);
+  // The follow-up turn's usage is the scenario's: 100 uncached input, 90 cached, output 2.
+  const [tokens] = ofType(events, "worker.tokens");
   assert.deepEqual(
     tokens && [tokens.input, tokens.cached, tokens.output, tokens.reasoning],
-    [(11731 - 11631) - (130 - 40), 90, 2, 0],
+    [100, 90, 2, 0],
   );
-  assert.deepEqual(state.scratch.usageTotals, {
-    input: 11731,
-    cached: 130,
-    output: 43,
-    reasoning: 5,
-  });
+  const [input, cached, output, reasoning] = finalUsage("resume.jsonl");
+  assert.deepEqual(state.scratch.usageTotals, { input, cached, output, reasoning });
+  assert.deepEqual(ofType(events, "worker.session").map((e) => e.sessionId), [
+    "00000000-0000-0000-0000-000000000001",
+  ]);
+  assert.deepEqual(ofType(events, "worker.answer").map((e) => e.text), ["Still hello."]);
 });
 
 Deno.test("parseCodexLine() reports per-turn tokens when one stream holds two turns", () => {
@@ -106,6 +128,15 @@ Deno.test("parseCodexLine() marks a sandbox-refused shell write as denied", () =
   assert.deepEqual(ofType(events, "worker.denied").map((e) => e.message), [
     "/bin/bash: line 1: b.txt: Read-only file system",
   ]);
+});
+
+Deno.test("parseCodexLine() sees no call when exec_command refuses a read run's shell write", () => {
+  // Codex 0.169.0 refuses the write before running it and prints nothing about it.
+  const events = parseAll("read-shell-refused.jsonl");
+  assert.ok(events.every(isEvent));
+  assert.deepEqual(ofType(events, "worker.unknown"), []);
+  assert.deepEqual(ofType(events, "worker.tool_call"), []);
+  assert.deepEqual(ofType(events, "worker.answer").map((e) => e.text), ["Tried."]);
 });
 
 Deno.test("parseCodexLine() reports a failed curl as a web call in error", () => {

@@ -1,8 +1,10 @@
 /**
  * Reads a recorded opencode stream (`testdata/NAME.jsonl`) and its note (`NAME.txt`: version,
  * command, exit and stderr) and parses both with the backend, for the parser and classifier
- * tests. Snapshots of the parsed events live in `testdata/NAME.events.json`; run the tests with
- * `UPDATE_SNAPSHOTS=1` to rewrite them after a deliberate change.
+ * tests. Snapshots of the parsed events live in `testdata/NAME.events.json`, with the token
+ * counts that follow request sizes masked (a re-record moves them; the parse tests check each
+ * against its `step_finish` line); run the tests with `UPDATE_SNAPSHOTS=1` to rewrite them after a
+ * deliberate change. `deno task fixtures:record opencode` re-records the streams.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -50,6 +52,11 @@ export async function recorded(name: string): Promise<Recorded> {
       stderr: stderr.join("\n"),
     },
   };
+}
+
+/** `events` with the counts of `worker.tokens` that follow request sizes masked, for snapshots. */
+export function sizeCountsMasked(events: readonly WorkerEvent[]): unknown[] {
+  return events.map((e) => e.type === "worker.tokens" ? { ...e, input: "N", output: "N" } : e);
 }
 
 /** Compares `value` with the stored snapshot `name`, or rewrites it under `UPDATE_SNAPSHOTS`. */

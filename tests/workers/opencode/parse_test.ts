@@ -12,7 +12,7 @@ import {
   parseOpencodeStderr,
   retryAfterFromText,
 } from "../../../src/workers/opencode/parse.ts";
-import { assertSnapshot, recorded, TESTDATA, TIME } from "./_recorded.ts";
+import { assertSnapshot, recorded, sizeCountsMasked, TESTDATA, TIME } from "./_recorded.ts";
 
 const RECORDINGS = [
   "read_answer",
@@ -40,9 +40,28 @@ for (const name of RECORDINGS) {
     const { events } = await recorded(name);
     for (const e of events) assert.ok(isEvent(e), `not a valid event: ${JSON.stringify(e)}`);
     assert.equal(ofType(events, "worker.unknown").length, 0);
-    await assertSnapshot(name, events);
+    await assertSnapshot(name, sizeCountsMasked(events));
   });
 }
+
+Deno.test("parseOpencodeLine() maps every recorded step_finish to a tokens event", async () => {
+  for (const name of RECORDINGS) {
+    const { lines, events } = await recorded(name);
+    const expected = lines.map((line) => JSON.parse(line))
+      .filter((line) => line.type === "step_finish")
+      .map(({ part }) => ({
+        type: "worker.tokens",
+        time: TIME,
+        // opencode's input leaves cached reads out; cache writes are billed as input.
+        input: part.tokens.input + part.tokens.cache.write,
+        output: part.tokens.output,
+        cached: part.tokens.cache.read,
+        reasoning: part.tokens.reasoning,
+        cost: part.cost,
+      }));
+    assert.deepEqual(ofType(events, "worker.tokens"), expected, name);
+  }
+});
 
 Deno.test("parseOpencodeLine() takes the answer from the step that stops, not earlier text", async () => {
   const { events } = await recorded("read_answer");
@@ -167,6 +186,20 @@ Deno.test("parseOpencodeLine() gives reasoning its own event and no answer on to
     "worker.text",
     "worker.tokens",
   ]);
+});
+
+Deno.test("parseOpencodeLine() counts cache writes as input (no recording has any)", () => {
+  const tokens = { input: 10, output: 3, reasoning: 1, cache: { read: 4, write: 6 } };
+  const [event] = one({ type: "step_finish", part: { reason: "stop", tokens, cost: 0.5 } });
+  assert.deepEqual(event, {
+    type: "worker.tokens",
+    time: TIME,
+    input: 16,
+    output: 3,
+    cached: 4,
+    reasoning: 1,
+    cost: 0.5,
+  });
 });
 
 Deno.test("parseOpencodeLine() marks a failed tool that was not denied as an error", () => {
