@@ -4,7 +4,7 @@
  * fallback), are rg and git there, is the state dir writable. `--probe` makes one tiny real read
  * run per configured worker through the engine, in a throwaway repo and state dir.
  */
-import { join } from "node:path";
+import { join } from "../sys/path.ts";
 import { parseChain } from "../engine/chain.ts";
 import { createRun } from "../engine/create.ts";
 import { detectWorkers, type WorkerStatus } from "../engine/installed.ts";

@@ -4,7 +4,7 @@
  * the ones installed) and prints it; writes it only with `--yes`, and replaces an existing config
  * only with `--force`, keeping a backup first.
  */
-import { dirname } from "node:path";
+import { dirname } from "../sys/path.ts";
 import { parseTarget } from "../engine/chain.ts";
 import { detectWorkers } from "../engine/installed.ts";
 import { DEFAULT_MAX_PARALLEL } from "../engine/settings.ts";

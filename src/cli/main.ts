@@ -2,7 +2,7 @@
  * The CLI: argv -> declared command -> implementation -> exit code. Errors become one line on
  * stderr plus at most one hint; an unexpected error also leaves its stack in a log file.
  */
-import { join } from "node:path";
+import { join } from "../sys/path.ts";
 import { exitCodeOf, PitroomError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { COMMANDS, findCommand } from "./commands.ts";

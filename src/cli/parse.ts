@@ -1,7 +1,6 @@
 /**
  * argv -> flag values and arguments for one declared command (no effects).
  */
-import { parseArgs } from "node:util";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandDef, FlagValues } from "./command.ts";
 import { parseDuration } from "./duration.ts";
@@ -46,47 +45,92 @@ export function suggest(word: string, candidates: string[]): string | undefined 
   return closest(word, candidates);
 }
 
+type RawValue = string | boolean | string[];
+
+/**
+ * Splits argv into flag values and positionals, strictly: `--name`, `--name=value`,
+ * `--name value`, `-x`, `-x value`, `-xyz` (booleans), and `--` ending the flags. Unknown
+ * flags and missing values are usage errors.
+ */
+function splitArgv(
+  def: CommandDef,
+  argv: string[],
+): { values: Record<string, RawValue>; positionals: string[] } {
+  const flags = [...def.flags, {
+    name: "help",
+    short: "h",
+    type: "boolean" as const,
+    describe: "",
+  }];
+  const byName = new Map(flags.map((f) => [f.name, f]));
+  const byShort = new Map(flags.flatMap((f) => (f.short ? [[f.short, f] as const] : [])));
+  const values: Record<string, RawValue> = {};
+  const positionals: string[] = [];
+  const help = `see \`pitroom ${def.name} --help\``;
+  const set = (f: typeof flags[number], value: string | boolean) => {
+    if (f.type === "strings") {
+      const list = values[f.name];
+      values[f.name] = [...(Array.isArray(list) ? list : []), String(value)];
+    } else {
+      values[f.name] = value;
+    }
+  };
+  const unknown = (typed: string) => {
+    const guess = suggest(typed.replace(/^-+/, ""), def.flags.map((f) => f.name));
+    return new UsageError(`Unknown flag "${typed}" for \`pitroom ${def.name}\``, {
+      hint: guess ? `did you mean --${guess}?` : help,
+    });
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+      const f = byName.get(name);
+      if (f === undefined) throw unknown(eq < 0 ? arg : arg.slice(0, eq));
+      if (f.type === "boolean") {
+        if (eq >= 0) throw new UsageError(`Flag "--${name}" takes no value`, { hint: help });
+        set(f, true);
+      } else if (eq >= 0) {
+        set(f, arg.slice(eq + 1));
+      } else {
+        const value = argv[++i];
+        if (value === undefined) {
+          throw new UsageError(`Flag "--${name}" needs a value`, { hint: help });
+        }
+        set(f, value);
+      }
+    } else if (arg.startsWith("-") && arg.length > 1) {
+      for (let k = 1; k < arg.length; k++) {
+        const f = byShort.get(arg[k]!);
+        if (f === undefined) throw unknown(`-${arg[k]}`);
+        if (f.type === "boolean") {
+          set(f, true);
+          continue;
+        }
+        const rest = arg.slice(k + 1);
+        const value = rest !== "" ? rest : argv[++i];
+        if (value === undefined) {
+          throw new UsageError(`Flag "--${f.name}" needs a value`, { hint: help });
+        }
+        set(f, value);
+        break;
+      }
+    } else {
+      positionals.push(arg);
+    }
+  }
+  return { values, positionals };
+}
+
 /** Parses `argv` against `def`. */
 export function parseCommand(def: CommandDef, argv: string[]): Parsed {
-  const options: Record<
-    string,
-    { type: "boolean" | "string"; short?: string; multiple?: boolean }
-  > = {
-    help: { type: "boolean", short: "h" },
-  };
-  for (const f of def.flags) {
-    options[f.name] = {
-      type: f.type === "boolean" ? "boolean" : "string",
-      ...(f.short ? { short: f.short } : {}),
-      ...(f.type === "strings" ? { multiple: true } : {}),
-    };
-  }
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const unknown = /Unknown option '(-{1,2})([^']+)'/.exec(message);
-    if (unknown) {
-      const guess = suggest(unknown[2]!, def.flags.map((f) => f.name));
-      throw new UsageError(
-        `Unknown flag "${unknown[1]}${unknown[2]}" for \`pitroom ${def.name}\``,
-        {
-          hint: guess ? `did you mean --${guess}?` : `see \`pitroom ${def.name} --help\``,
-        },
-      );
-    }
-    const missing = /Option '(?:-\w, )?--([\w-]+) <value>' argument missing/.exec(message);
-    if (missing) {
-      throw new UsageError(`Flag "--${missing[1]}" needs a value`, {
-        hint: `see \`pitroom ${def.name} --help\``,
-      });
-    }
-    throw new UsageError(message.split("\n")[0] ?? message, {
-      hint: `see \`pitroom ${def.name} --help\``,
-    });
-  }
-  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const parsed = splitArgv(def, argv);
+  const values: Record<string, RawValue | undefined> = parsed.values;
   const flags: FlagValues = {};
   for (const f of def.flags) {
     const raw = values[f.name];

@@ -2,7 +2,7 @@
  * `pitroom run`: create a run, then execute it here (foreground) or in a detached supervisor.
  * `--continue RUN` follows up in the same worker session: same backend, mode and tree.
  */
-import { resolve } from "node:path";
+import { resolve } from "../sys/path.ts";
 import { resolveChain } from "../engine/chain.ts";
 import { createRun, type NewRun } from "../engine/create.ts";
 import { checkEffort } from "../engine/effort.ts";

@@ -3,7 +3,7 @@
  * runs it through the process shell, tees the raw stream, parses it into the event union, keeps
  * progress, and classifies the end.
  */
-import { join } from "node:path";
+import { join } from "../sys/path.ts";
 import { event, type PitroomEvent, type WorkerEvent } from "../events/mod.ts";
 import type { RunPaths } from "../store/paths.ts";
 import type { Progress } from "../store/record.ts";

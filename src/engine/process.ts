@@ -4,7 +4,7 @@
  * stderr line to the caller, enforces the timeout and a stop signal by killing the whole group,
  * and reports how the process ended.
  */
-import { dirname } from "node:path";
+import { dirname } from "../sys/path.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Launch, ProcessEnd } from "../workers/types.ts";
 

@@ -2,7 +2,7 @@
  * Markers that spare `status` from reading the whole state dir: `active/<id>` marks a live run
  * from creation until it ends (or is found lost), and `recent/<id>` the newest runs created.
  */
-import { join } from "node:path";
+import { join } from "../sys/path.ts";
 import { isRunId, type StatePaths } from "./paths.ts";
 
 function activeDir(paths: StatePaths): string {

@@ -1,7 +1,7 @@
 /**
  * Atomic file writes (temp file + rename) and tolerant JSON reads.
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join } from "../sys/path.ts";
 
 let counter = 0;
 

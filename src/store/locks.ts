@@ -3,7 +3,7 @@
  * lock on its run, slot files, queue tickets and a repo's writer lock all rest on this, so a
  * crashed process never leaves a stale claim behind.
  */
-import { dirname } from "node:path";
+import { dirname } from "../sys/path.ts";
 
 /** A held lock; `release()` unlocks and closes it. */
 export interface HeldLock {

@@ -1,7 +1,7 @@
 /**
  * Every path in the state dir, computed in one place.
  */
-import { join } from "node:path";
+import { join } from "../sys/path.ts";
 
 /** The layout of Pitroom's state dir. */
 export interface StatePaths {

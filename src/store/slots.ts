@@ -4,7 +4,7 @@
  * supervisor's slot and ticket free themselves. Owners touch the slots dir when they release,
  * which wakes waiters through a file watch; a slow re-scan covers owners that died.
  */
-import { join } from "node:path";
+import { join } from "../sys/path.ts";
 import type { StatePaths } from "./paths.ts";
 import { type HeldLock, isLocked, tryLock, tryLockSoon } from "./locks.ts";
 

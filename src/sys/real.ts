@@ -1,9 +1,7 @@
 /**
  * The real `Sys`: Deno's processes, environment, clock and terminal.
  */
-import { dirname, join } from "node:path";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { dirname, fromFileUrl, join } from "./path.ts";
 import type { Captured, ChildHandle, Env, Output, Runner, SpawnOptions, Sys } from "./mod.ts";
 
 const encoder = new TextEncoder();
@@ -132,13 +130,11 @@ export function configPathFrom(env: Env): string {
  */
 export function selfCommand(): string[] {
   if (Deno.build.standalone) return [Deno.execPath()];
-  const main = Deno.mainModule.startsWith("file:")
-    ? fileURLToPath(Deno.mainModule)
-    : Deno.mainModule;
+  const main = Deno.mainModule.startsWith("file:") ? fromFileUrl(Deno.mainModule) : Deno.mainModule;
   let dir = dirname(main);
   for (;;) {
     const config = join(dir, "deno.json");
-    if (existsSync(config)) {
+    if (isFile(config)) {
       return [
         Deno.execPath(),
         "run",
@@ -154,6 +150,15 @@ export function selfCommand(): string[] {
     dir = up;
   }
   throw new Error(`cannot find deno.json above ${main}`);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
 }
 
 /** The real `Sys` of this process. */

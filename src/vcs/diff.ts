@@ -3,7 +3,7 @@
  * patch (binary-safe, full blob ids) as bytes. Renames are off: a moved file is a delete and an
  * add, which is also how revert undoes it. Only git objects are read; the work tree is not.
  */
-import { join } from "node:path";
+import { join } from "../sys/path.ts";
 import { git, type GitSys } from "./git.ts";
 import {
   type FileChange,

@@ -2,7 +2,6 @@
  * Finds the git repository around a directory: its work-tree root, git dir, common dir (shared
  * by linked worktrees), object store and index, all absolute. Only reads; never writes.
  */
-import { realpath } from "node:fs/promises";
 import { RefusedError } from "../sys/errors.ts";
 import { git, type GitSys } from "./git.ts";
 
@@ -66,7 +65,7 @@ export async function findRepo(sys: GitSys, dir: string): Promise<RepoInfo | nul
   const parsed = parseRepoQuery(out.stdout);
   if (parsed === null) throw new Error(`Unexpected "git rev-parse" output in "${dir}"`);
   const { top, ...rest } = parsed;
-  return { root: await realpath(top), ...rest };
+  return { root: await Deno.realPath(top), ...rest };
 }
 
 /** Like `findRepo`, but a directory outside any work tree is refused with a hint. */
@@ -80,7 +79,7 @@ export async function requireRepo(sys: GitSys, dir: string): Promise<RepoInfo> {
 
 /** A stable short key for the repository at `root`: 16 hex digits of the real path's SHA-256. */
 export async function repoKey(root: string): Promise<string> {
-  const real = await realpath(root);
+  const real = await Deno.realPath(root);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(real));
   return Array.from(new Uint8Array(digest).subarray(0, 8), (b) => b.toString(16).padStart(2, "0"))
     .join("");

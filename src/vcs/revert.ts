@@ -9,7 +9,7 @@
  * copied into place, in place for an existing file so its permissions stay, with the
  * executable bit of `before`. The user's index is never read or written.
  */
-import { dirname, join } from "node:path";
+import { dirname, join } from "../sys/path.ts";
 import { RefusedError } from "../sys/errors.ts";
 import { git, type GitSys, nulList } from "./git.ts";
 import { listChanges, type RangeOptions, treeOf } from "./diff.ts";

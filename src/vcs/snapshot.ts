@@ -9,7 +9,7 @@
  * The snapshot after a worker names the one before as its `base`: new paths the base saw as
  * ignored stay out, and with a shared `indexFile` every file of the base stays tracked.
  */
-import { join } from "node:path";
+import { join } from "../sys/path.ts";
 import { git, type GitSys, nulList } from "./git.ts";
 import { listChanges } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
@@ -158,7 +158,10 @@ export async function snapshot(
   options: SnapshotOptions,
 ): Promise<Snapshot> {
   await ensureStore(options);
-  const head = await headCommit(sys, repo);
+  // Independent git calls run side by side: a snapshot sits on every run's critical path.
+  const heading = headCommit(sys, repo);
+  // Awaited below; marked handled now so an early failure is not an unhandled rejection.
+  heading.catch(() => undefined);
   return await withScratch(options, async (dir) => {
     const index = options.indexFile ?? join(dir, "index");
     const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: index };
@@ -169,14 +172,20 @@ export async function snapshot(
     if (base !== undefined && base.ignored.length > 0) {
       await dropIgnoredByBase(sys, repo, { ...options, env, base });
     }
-    const tree = (await git(sys, ["write-tree"], call)).stdout.trim();
-    if (base !== undefined) return { tree, head, bareDirs: [], ignored: [] };
+    const writing = git(sys, ["write-tree"], call).then((out) => out.stdout.trim());
+    if (base !== undefined) {
+      const [tree, head] = await Promise.all([writing, heading]);
+      return { tree, head, bareDirs: [], ignored: [] };
+    }
     const listed = ["ls-files", "-z", "--others", "--directory", "--exclude-standard"];
-    const bare = parseLsFilesZ((await git(sys, listed, call)).stdout).dirs;
-    const ignored = ignoredEntries(
-      parseLsFilesZ((await git(sys, [...listed, "--ignored"], call)).stdout),
-      bare,
-    );
+    const [tree, head, others, ignoredOut] = await Promise.all([
+      writing,
+      heading,
+      git(sys, listed, call),
+      git(sys, [...listed, "--ignored"], call),
+    ]);
+    const bare = parseLsFilesZ(others.stdout).dirs;
+    const ignored = ignoredEntries(parseLsFilesZ(ignoredOut.stdout), bare);
     return { tree, head, bareDirs: bare, ignored };
   });
 }

@@ -4,7 +4,7 @@
  * and work tree, Pitroom's object directory for writes, and the user's objects as a read-only
  * alternate. Nothing is ever written to the user's object store.
  */
-import { dirname, join } from "node:path";
+import { dirname, join } from "../sys/path.ts";
 import type { RepoInfo } from "./repo.ts";
 
 /** Where Pitroom keeps the objects of one repository. */

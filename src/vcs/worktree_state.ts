@@ -3,7 +3,7 @@
  * way `git add` would, filters included), and the pure check of those states against the
  * entries a snapshot expects. Revert uses it to refuse when a file changed since the worker.
  */
-import { join } from "node:path";
+import { join } from "../sys/path.ts";
 import { git, type GitSys } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
 import { type StoreOptions, trackingEnv } from "./store.ts";

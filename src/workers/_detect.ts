@@ -1,18 +1,29 @@
 /**
  * Finding a worker CLI on PATH and reading its version, the same way for every backend.
  */
-import { existsSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { delimiter, isAbsolute, join } from "../sys/path.ts";
 import type { Runner } from "../sys/mod.ts";
 import type { Installed } from "./types.ts";
 
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return false;
+    }
+    throw error;
+  }
+}
+
 /** The full path of `binary` on the env's PATH (or the path itself when absolute), else null. */
 export function findOnPath(binary: string, env: Record<string, string>): string | null {
-  if (isAbsolute(binary)) return existsSync(binary) ? binary : null;
+  if (isAbsolute(binary)) return exists(binary) ? binary : null;
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (dir === "") continue;
     const candidate = join(dir, binary);
-    if (existsSync(candidate)) return candidate;
+    if (exists(candidate)) return candidate;
   }
   return null;
 }

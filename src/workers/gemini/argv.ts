@@ -15,7 +15,7 @@
  * Never `yolo`: yolo plus a deny policy is still a bypass flag. No rule is `ask_user`: headless
  * gemini turns an ask into a denial, which would silently remove a tool.
  */
-import { delimiter, join } from "node:path";
+import { delimiter, join } from "../../sys/path.ts";
 import type { Launch, LaunchFile, Mode, RunSpec } from "../types.ts";
 import { effortHome, type ReadUserFile, readUserFile } from "./effort.ts";
 import { deniedCommandPrefixes } from "../_floor.ts";

@@ -14,7 +14,7 @@
  * The run is launched with `-m <alias>`; gemini resolves it to the real model for the request.
  * Reading the user's files is the one effect: it goes through an injected `ReadUserFile`.
  */
-import { join } from "node:path";
+import { join } from "../../sys/path.ts";
 import { UsageError } from "../../sys/errors.ts";
 import type { LaunchFile, RunSpec } from "../types.ts";
 import {
