@@ -3,7 +3,7 @@
  * lock on its run, slot files, queue tickets and a repo's writer lock all rest on this, so a
  * crashed process never leaves a stale claim behind.
  */
-import { dirname } from "../sys/path.ts";
+import { basename, dirname, join } from "../sys/path.ts";
 
 /** A held lock; `release()` unlocks and closes it. */
 export interface HeldLock {
@@ -51,6 +51,25 @@ export async function tryLockSoon(
     await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 25));
   }
   return null;
+}
+
+/**
+ * Creates a new file at `path` that is already locked when it appears (locked under a hidden
+ * name, then renamed into place), so no scanner ever sees it unlocked and takes it for the
+ * leftover of a dead owner.
+ */
+export async function createLocked(path: string): Promise<HeldLock> {
+  const temp = join(dirname(path), `.${basename(path)}.${Deno.pid}.new`);
+  const file = await Deno.open(temp, { read: true, write: true, createNew: true, mode: 0o600 });
+  try {
+    if (!(await file.tryLock(true))) throw new Error(`cannot lock a new file: ${temp}`);
+    await Deno.rename(temp, path);
+  } catch (error) {
+    file.close();
+    await Deno.remove(temp).catch(() => undefined);
+    throw error;
+  }
+  return held(path, file);
 }
 
 /** True when a live process holds the lock at `path` exclusively. */

@@ -6,7 +6,7 @@
  */
 import { join } from "../sys/path.ts";
 import type { StatePaths } from "./paths.ts";
-import { type HeldLock, isLocked, tryLock, tryLockSoon } from "./locks.ts";
+import { createLocked, type HeldLock, isLocked, tryLock } from "./locks.ts";
 
 /** The hard ceiling on parallel workers. */
 export const MAX_PARALLEL_CEILING = 30;
@@ -95,8 +95,7 @@ export async function acquireSlot(paths: StatePaths, options: AcquireOptions): P
     if (taken !== null) return held(paths, taken);
   }
   const ticketName = options.queueKey;
-  const ticket = await tryLockSoon(join(paths.queue, ticketName));
-  if (ticket === null) throw new Error(`queue ticket ${ticketName} is held by another process`);
+  const ticket = await createLocked(join(paths.queue, ticketName));
   const watcher = Deno.watchFs([paths.slots, paths.queue], { recursive: false });
   const iterator = watcher[Symbol.asyncIterator]();
   let pending: Promise<unknown> | null = null;

@@ -91,3 +91,26 @@ Deno.test("acquireSlot() gives up when its signal aborts while queued", async ()
   await assert.rejects(waiting, /stop/);
   await held.release();
 });
+
+Deno.test("queued runs keep their places while others join the queue (tickets appear already locked)", async () => {
+  await using dir = await tempDir();
+  const paths = statePaths(dir.path);
+  const first = await acquireSlot(paths, { maxParallel: 1, queueKey: "0-first" });
+  const order: string[] = [];
+  const waiting: Promise<{ release(): Promise<void> }>[] = [];
+  for (let n = 1; n <= 6; n++) {
+    const queued = Promise.withResolvers<number>();
+    waiting.push(
+      acquireSlot(paths, {
+        maxParallel: 1,
+        queueKey: `${n}-run`,
+        onQueued: (p) => queued.resolve(p),
+      })
+        .then((slot) => (order.push(`${n}-run`), slot)),
+    );
+    assert.equal(await queued.promise, n, `run ${n} joins the queue at position ${n}`);
+  }
+  await first.release();
+  for (const w of waiting) await (await w).release();
+  assert.deepEqual(order, ["1-run", "2-run", "3-run", "4-run", "5-run", "6-run"]);
+});
