@@ -10,13 +10,13 @@ import type {
   Action,
   Conversation,
   Dialect,
-  ErrorKind,
   ErrorReply,
   Reply,
   Usage,
   WorkerEnvOptions,
 } from "../dialect.ts";
 import { workerDirs } from "../worker_home.ts";
+import { openaiError } from "./_openai_error.ts";
 
 /** The model every opencode config lists besides the scenario names. */
 export const DEFAULT_MODEL = "scripted";
@@ -190,62 +190,9 @@ export function chatReply(reply: Reply): Response {
   });
 }
 
-const ERRORS: Record<
-  ErrorKind,
-  (model: string) => { type: string; code: string | null; message: string }
-> = {
-  model_not_found: (model) => ({
-    type: "invalid_request_error",
-    code: "model_not_found",
-    message: `The model \`${model}\` does not exist or you do not have access to it.`,
-  }),
-  rate_limit: (model) => ({
-    type: "requests",
-    code: "rate_limit_exceeded",
-    message:
-      `Rate limit reached for ${model} on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.`,
-  }),
-  quota: () => ({
-    type: "insufficient_quota",
-    code: "insufficient_quota",
-    message:
-      "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
-  }),
-  quota_daily: (model) => ({
-    type: "requests",
-    code: "rate_limit_exceeded",
-    message:
-      `Rate limit reached for ${model} on requests per day (RPD): Limit 200, Used 200, Requested 1. Please try again in 7m12s.`,
-  }),
-  auth: () => ({
-    type: "invalid_request_error",
-    code: "invalid_api_key",
-    message:
-      "Incorrect API key provided: x. You can find your API key at https://platform.openai.com/account/api-keys.",
-  }),
-  overloaded: () => ({
-    type: "server_error",
-    code: null,
-    message: "The engine is currently overloaded, please try again later.",
-  }),
-  server: () => ({
-    type: "server_error",
-    code: null,
-    message: "The server had an error while processing your request. Sorry about that!",
-  }),
-};
-
 /** Builds an error in OpenAI's shape (`{error:{message,type,param,code}}`, `retry-after`). */
 export function chatError(error: ErrorReply): Response {
-  const shape = ERRORS[error.kind](error.model);
-  const message = error.message === "" ? shape.message : error.message;
-  const headers = new Headers({ "content-type": "application/json" });
-  if (error.retryAfterS !== undefined) {
-    headers.set("retry-after", String(error.retryAfterS));
-    headers.set("retry-after-ms", String(error.retryAfterS * 1000));
-  }
-  const body = { error: { message, type: shape.type, param: null, code: shape.code } };
-  return new Response(JSON.stringify(body), { status: error.status, headers });
+  return openaiError(error, { apiKey: "x" });
 }
 
 /** The opencode config pointing provider `fake` at `baseUrl`, listing `models`. */

@@ -28,15 +28,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import type {
-  Action,
-  Conversation,
-  Dialect,
-  ErrorKind,
-  ErrorReply,
-  Reply,
-  Usage,
-} from "../dialect.ts";
+import type { Action, Conversation, Dialect, ErrorReply, Reply, Usage } from "../dialect.ts";
+import { openaiError } from "./_openai_error.ts";
 
 type Json = Record<string, unknown>;
 
@@ -355,68 +348,9 @@ function sse(events: Json[]): Response {
   });
 }
 
-const ERROR_SHAPES: Record<
-  ErrorKind,
-  (model: string) => { type: string; code: string; message: string }
-> = {
-  model_not_found: (model) => ({
-    type: "invalid_request_error",
-    code: "model_not_found",
-    message: `The model \`${model}\` does not exist or you do not have access to it.`,
-  }),
-  rate_limit: (model) => ({
-    type: "requests",
-    code: "rate_limit_exceeded",
-    message:
-      `Rate limit reached for ${model} on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.`,
-  }),
-  quota: () => ({
-    type: "insufficient_quota",
-    code: "insufficient_quota",
-    message:
-      "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
-  }),
-  quota_daily: (model) => ({
-    type: "requests",
-    code: "rate_limit_exceeded",
-    message:
-      `Rate limit reached for ${model} on requests per day (RPD): Limit 200, Used 200, Requested 1. Please try again in 7m12s.`,
-  }),
-  auth: () => ({
-    type: "invalid_request_error",
-    code: "invalid_api_key",
-    message:
-      "Incorrect API key provided: scripted. You can find your API key at https://platform.openai.com/account/api-keys.",
-  }),
-  overloaded: () => ({
-    type: "server_error",
-    code: "server_is_overloaded",
-    message: "The server is overloaded. Please try again later.",
-  }),
-  server: () => ({
-    type: "server_error",
-    code: "server_error",
-    message: "The server had an error while processing your request. Sorry about that!",
-  }),
-};
-
 /** An error response in OpenAI's shape, with `retry-after` when the scenario gives one. */
 export function errorResponse(error: ErrorReply): Response {
-  const shape = ERROR_SHAPES[error.kind](error.model);
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (error.retryAfterS !== undefined) {
-    headers["retry-after"] = String(error.retryAfterS);
-    headers["retry-after-ms"] = String(error.retryAfterS * 1000);
-  }
-  const body = {
-    error: {
-      message: error.message === "" ? shape.message : error.message,
-      type: shape.type,
-      param: null,
-      code: shape.code,
-    },
-  };
-  return new Response(JSON.stringify(body), { status: error.status, headers });
+  return openaiError(error, { apiKey: "scripted" });
 }
 
 /**
