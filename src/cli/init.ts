@@ -15,6 +15,7 @@ import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
+import { exists } from "../sys/fs.ts";
 
 const TIER_WORKERS: Record<string, WorkerName> = {
   cheap: "opencode",
@@ -64,16 +65,6 @@ export interface InitReport {
 function backupName(path: string, now: number): string {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
   return `${path}.bak-${stamp}`;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 /** Options of `initConfig`. */

@@ -4,6 +4,7 @@
  * credentials) are removed.
  */
 import type { RunPaths } from "../store/paths.ts";
+import { removeIfThere } from "../sys/fs.ts";
 
 /** Compresses the raw stream and drops stderr of a successful run. */
 export async function finishFiles(paths: RunPaths, ok: boolean): Promise<void> {
@@ -22,12 +23,4 @@ export async function finishFiles(paths: RunPaths, ok: boolean): Promise<void> {
   }
   if (ok) await removeIfThere(paths.stderr);
   await removeIfThere(paths.private);
-}
-
-async function removeIfThere(path: string): Promise<void> {
-  try {
-    await Deno.remove(path, { recursive: true });
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
 }

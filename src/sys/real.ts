@@ -3,6 +3,7 @@
  */
 import { dirname, fromFileUrl, join } from "./path.ts";
 import type { Captured, ChildHandle, Env, Output, Runner, SpawnOptions, Sys } from "./mod.ts";
+import { statOrNullSync } from "./fs.ts";
 
 const encoder = new TextEncoder();
 
@@ -134,7 +135,7 @@ export function selfCommand(): string[] {
   let dir = dirname(main);
   for (;;) {
     const config = join(dir, "deno.json");
-    if (isFile(config)) {
+    if (statOrNullSync(config)?.isFile) {
       return [
         Deno.execPath(),
         "run",
@@ -150,15 +151,6 @@ export function selfCommand(): string[] {
     dir = up;
   }
   throw new Error(`cannot find deno.json above ${main}`);
-}
-
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 /** The real `Sys` of this process. */

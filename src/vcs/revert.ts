@@ -23,6 +23,7 @@ import {
   readPathStates,
   tracksFileMode,
 } from "./worktree_state.ts";
+import { lstatOrNull } from "../sys/fs.ts";
 
 /** Options of `revert`. */
 export interface RevertOptions extends RangeOptions {
@@ -61,17 +62,6 @@ export class ChangedSinceError extends RefusedError {
 
 function entryOf(mode: string | null, blob: string | null): Entry | null {
   return mode === null || blob === null ? null : { mode, blob };
-}
-
-async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    throw error;
-  }
 }
 
 async function isEmptyDir(path: string): Promise<boolean> {

@@ -14,6 +14,7 @@ import { git, type GitSys, nulList } from "./git.ts";
 import { listChanges } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
 import { ensureStore, type StoreOptions, trackingEnv, withScratch } from "./store.ts";
+import { exists } from "../sys/fs.ts";
 
 /** The state of a work tree at one moment. Plain data: it can be kept in a run record. */
 export interface Snapshot {
@@ -64,16 +65,6 @@ async function seedIndex(userIndex: string, target: string): Promise<boolean> {
   // An index that looks older makes git distrust (re-read) more entries, never fewer.
   await Deno.utime(target, info.atime ?? info.mtime, info.mtime);
   return true;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 /** Splits `git ls-files -z --directory` output into its directory and file entries. */

@@ -7,6 +7,7 @@ import { join } from "../sys/path.ts";
 import { git, type GitSys } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
 import { type StoreOptions, trackingEnv } from "./store.ts";
+import { lstatOrNull } from "../sys/fs.ts";
 
 /** A file as a tree records it. */
 export interface Entry {
@@ -23,17 +24,6 @@ export type PathState =
 
 /** The git mode of a gitlink (submodule) entry; vcs/ leaves those alone. */
 export const GITLINK = "160000";
-
-async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    throw error;
-  }
-}
 
 /** Whether the repository tracks the executable bit (`core.fileMode`, true unless set false). */
 export async function tracksFileMode(

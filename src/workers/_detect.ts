@@ -4,26 +4,15 @@
 import { delimiter, isAbsolute, join } from "../sys/path.ts";
 import type { Runner } from "../sys/mod.ts";
 import type { Installed } from "./types.ts";
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return false;
-    }
-    throw error;
-  }
-}
+import { statOrNullSync } from "../sys/fs.ts";
 
 /** The full path of `binary` on the env's PATH (or the path itself when absolute), else null. */
 export function findOnPath(binary: string, env: Record<string, string>): string | null {
-  if (isAbsolute(binary)) return exists(binary) ? binary : null;
+  if (isAbsolute(binary)) return statOrNullSync(binary) !== null ? binary : null;
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (dir === "") continue;
     const candidate = join(dir, binary);
-    if (exists(candidate)) return candidate;
+    if (statOrNullSync(candidate) !== null) return candidate;
   }
   return null;
 }
