@@ -2,7 +2,8 @@
  * Classifies an ended OpenCode attempt (pure) from its exit, its `error` events (stream and
  * logged stderr errors) and whether an answer came. OpenCode retries 429, quota and 5xx answers
  * itself (5 times, backing off from 2 s, or waiting what `retry-after` says) before it reports
- * one `error` line and exits 1; a 404 or 401 is reported at once.
+ * one `error` line and exits 1; a 404 or 401 is reported at once. An overloaded provider counts
+ * as rate limited, as it does for the other backends.
  */
 import type { EventOf, WorkerEvent } from "../../events/mod.ts";
 import type { Outcome, ProcessEnd } from "../types.ts";
@@ -11,7 +12,8 @@ import { retryAfterFromText } from "./parse.ts";
 const QUOTA =
   /exceeded your current quota|insufficient_quota|quota exceeded|exhausted your (?:daily )?quota|credit balance is too low|free usage exceeded|usage limit reached|requests per day|\bRPD\b/i;
 const DAILY = /per day|daily|\bRPD\b/i;
-const RATE = /rate limit|rate_limit|too many requests|resource exhausted|resource_exhausted/i;
+const RATE =
+  /rate limit|rate_limit|too many requests|resource exhausted|resource_exhausted|overloaded|at capacity/i;
 const AUTH =
   /incorrect api key|invalid api key|invalid_api_key|unauthori[sz]ed|authentication|api key not valid|permission denied/i;
 const NOT_FOUND =
@@ -39,7 +41,9 @@ function fromError(error: EventOf<"worker.error">): Outcome {
   if (QUOTA.test(text)) {
     return { class: "quota", message, ...hint, ...(DAILY.test(text) ? { daily: true } : {}) };
   }
-  if (error.status === 429 || RATE.test(text)) return { class: "rate_limited", message, ...hint };
+  // An overloaded provider (503, 529) is as passing as a rate limit: cool down, move on.
+  const busy = error.status === 429 || error.status === 503 || error.status === 529;
+  if (busy || RATE.test(text)) return { class: "rate_limited", message, ...hint };
   return { class: "failed", message, ...hint };
 }
 

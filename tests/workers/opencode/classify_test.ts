@@ -133,3 +133,14 @@ Deno.test("classifyOpencode() names the exit and the last stderr line of a crash
     message: "OpenCode exited with code 1: Error: Unexpected error",
   });
 });
+
+Deno.test("classifyOpencode() counts an overloaded provider (503, 529) as rate limited", () => {
+  for (const status of [503, 529]) {
+    const busy = apiError(status, "The engine is currently overloaded, please try again later.");
+    assert.equal(
+      classifyOpencode({ ...ENDED, code: 1 }, [busy]).class,
+      "rate_limited",
+      `HTTP ${status}`,
+    );
+  }
+});
