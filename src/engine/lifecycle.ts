@@ -67,16 +67,14 @@ export async function executeRun(
     await writeRecord(paths, record);
 
     const tree = await trackTree(sys, paths, record.cwd);
+    if (tree !== null && record.mode !== "read") {
+      writer = await tryLock(paths.repo(tree.key).writerLock);
+    }
     if (tree === null && record.mode !== "read") {
       final = { outcome: "refused", message: `"${record.cwd}" is not in a git repository` };
+    } else if (tree !== null && record.mode !== "read" && writer === null) {
+      final = { outcome: "refused", message: `Another write run is working in "${tree.root}"` };
     } else {
-      if (tree !== null && record.mode !== "read") {
-        writer = await tryLock(paths.repo(tree.key).writerLock);
-        if (writer === null) {
-          final = { outcome: "refused", message: `Another write run is working in "${tree.root}"` };
-          return await finish(sys, record, final, emit);
-        }
-      }
       final = await walkChain(sys, record, tree, options, emit);
     }
   } catch (error) {

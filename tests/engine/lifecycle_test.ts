@@ -183,3 +183,24 @@ Deno.test("executeRun() queues a second run until the only slot is free (FIFO)",
   assert.equal(b.answer, "second");
   assert.ok((b.startedAt ?? 0) >= (a.endedAt ?? Infinity) - 5);
 });
+
+Deno.test("a second write run in the same repository is refused while one is working", async () => {
+  await using gate = await tempDir();
+  const release = join(gate.path, "go");
+  let launches = 0;
+  await using t = await setup(() => {
+    launches++;
+    return [{ waitFile: release }, { answer: "first writer" }];
+  });
+  const first = start(t, "write");
+  await waitFor(() => launches === 1, { timeoutMs: 10_000, what: "the first writer" });
+  const second = await start(t, "write");
+  assert.equal(second.outcome, "refused");
+  assert.equal(second.exit, 3);
+  assert.match(second.message ?? "", /Another write run is working in/);
+  assert.equal(launches, 1);
+  await Deno.writeTextFile(release, "");
+  assert.equal((await first).answer, "first writer");
+  const third = await start(t, "read");
+  assert.equal(third.state, "done", "the refused run freed its slot and the writer lock is gone");
+});
