@@ -61,6 +61,12 @@ export const COMMANDS: readonly CommandDef[] = [
       },
       { name: "web", type: "boolean", describe: "allow the worker to fetch web pages" },
       {
+        name: "verify",
+        type: "string",
+        value: "CMD",
+        describe: "after the worker succeeds, run CMD in its tree; failing is exit 6",
+      },
+      {
         name: "bg",
         type: "boolean",
         describe: "run in the background: print the run id and return",
@@ -85,6 +91,7 @@ export const COMMANDS: readonly CommandDef[] = [
     examples: [
       'pitroom run "Where is the retry policy defined?"',
       'pitroom run -w -W opencode "Add a --verbose flag to the CLI"',
+      'pitroom run -w --verify "deno task test" "Fix the failing date test"',
       'pitroom run --bg -g docs "Summarise docs/architecture.md"',
       'pitroom run --continue last "Now list the callers too"',
     ],

@@ -51,6 +51,18 @@ export function renderReport(record: RunRecord, now: number): string {
   const cost = p.cost ? ` · $${p.cost.toFixed(4)}` : "";
   lines.push(`tokens   ${n(p.tokens.input)} in${cached} / ${n(p.tokens.output)} out${cost}`);
   if (record.message && record.state !== "done") lines.push(`problem  ${record.message}`);
+  const verify = record.verify;
+  if (verify) {
+    const how = verify.ok
+      ? "passed"
+      : verify.timedOut
+      ? "ran out of time"
+      : `failed (exit ${verify.code ?? "signal"})`;
+    lines.push(`verify   \`${verify.command}\` ${how} in ${formatDuration(verify.ms)}`);
+    if (!verify.ok && verify.output.trim()) {
+      lines.push(...verify.output.trimEnd().split("\n").slice(-15).map((l) => `         ${l}`));
+    }
+  }
   if (record.answer) {
     lines.push("", "answer:", ...record.answer.trimEnd().split("\n").map((l) => `  ${l}`));
   } else if (record.state === "done") {

@@ -112,6 +112,7 @@ async function newRunFrom(
     web: flags.web === true,
     ...(flags.group === undefined ? {} : { group: flags.group as string }),
     ...(effort === undefined ? {} : { effort }),
+    ...(flags.verify === undefined ? {} : { verify: flags.verify as string }),
   };
 }
 
@@ -153,6 +154,7 @@ async function followUpFrom(
     },
     ...(prev.group === undefined ? {} : { group: prev.group }),
     ...(prev.effort === undefined ? {} : { effort: prev.effort }),
+    ...(flags.verify === undefined ? {} : { verify: flags.verify as string }),
   };
 }
 

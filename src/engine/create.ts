@@ -19,6 +19,8 @@ export interface NewRun {
   web?: boolean;
   group?: string;
   effort?: string;
+  /** Run this in the worker's tree after it succeeded; a failure is exit 6. */
+  verify?: string;
   /** A follow-up in the worker session of an earlier run. */
   continues?: { run: string; sessionId: string; sessionTotals?: Record<string, number> };
 }
@@ -43,6 +45,7 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     progress: emptyProgress(),
     ...(spec.group === undefined ? {} : { group: spec.group }),
     ...(spec.effort === undefined ? {} : { effort: spec.effort }),
+    ...(spec.verify === undefined ? {} : { verifyCommand: spec.verify }),
     ...(spec.continues === undefined ? {} : { continues: spec.continues }),
   };
   await writeRecord(paths, record);

@@ -20,6 +20,7 @@ import { cooldownUntil, formatUntil } from "./cooldown.ts";
 import { FALLBACK_CLASSES } from "./exit.ts";
 import { buildPrompt } from "./prompt.ts";
 import { RecordWriter } from "./record_writer.ts";
+import { runVerify } from "./verify.ts";
 import type { TrackedTree } from "./tree.ts";
 
 /** How the chain ended. */
@@ -237,7 +238,22 @@ export async function walkChain(
     }));
   }
   await writeRecord(paths, record);
-  return await collect(sys, record, tree, before, last);
+  const collected = await collect(sys, record, tree, before, last);
+  if (record.verifyCommand === undefined || collected.outcome !== "ok") return collected;
+  record.verify = await runVerify(sys, record.verifyCommand, {
+    cwd: record.cwd,
+    timeoutMs: Math.max(60_000, deadline - sys.clock.now()),
+    ...(options.stop ? { stop: options.stop } : {}),
+  });
+  if (record.verify.ok) return collected;
+  const how = record.verify.timedOut
+    ? "ran out of time"
+    : `exited with ${record.verify.code ?? "a signal"}`;
+  return {
+    ...collected,
+    outcome: "verify_failed",
+    message: `Verify \`${record.verifyCommand}\` ${how}`,
+  };
 }
 
 async function collect(

@@ -74,6 +74,18 @@ export interface Changes {
   reverted?: boolean;
 }
 
+/** What `--verify` found. */
+export interface Verify {
+  command: string;
+  ok: boolean;
+  /** Exit code; null when killed by a signal. */
+  code: number | null;
+  timedOut: boolean;
+  ms: number;
+  /** The last few KB of its output (stdout and stderr). */
+  output: string;
+}
+
 /** The run record. */
 export interface RunRecord {
   schemaVersion: number;
@@ -90,6 +102,9 @@ export interface RunRecord {
   effort?: string;
   web: boolean;
   timeoutMs: number;
+  /** A command run in the worker's tree after it succeeded (`--verify`). */
+  verifyCommand?: string;
+  verify?: Verify;
   createdAt: number;
   startedAt?: number;
   endedAt?: number;

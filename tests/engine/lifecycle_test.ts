@@ -204,3 +204,37 @@ Deno.test("a second write run in the same repository is refused while one is wor
   const third = await start(t, "read");
   assert.equal(third.state, "done", "the refused run freed its slot and the writer lock is gone");
 });
+
+Deno.test("--verify runs in the worker's tree after it succeeded; a failing verify is exit 6", async () => {
+  await using t = await setup(
+    () => [{ writeFile: "a.txt", content: "two\n" }, { answer: "Edited" }],
+  );
+  const run = async (verify: string) => {
+    const created = await createRun(t.sys, {
+      task: "edit",
+      mode: "write",
+      cwd: t.repo.path,
+      chain: [{ worker: "opencode" }],
+      timeoutMs: 30_000,
+      verify,
+    });
+    return await executeRun(t.sys, created.id, { maxParallel: 20, backends: () => t.backend });
+  };
+  const passing = await run("grep -q two a.txt && echo checked");
+  assert.equal(passing.outcome, "ok");
+  assert.equal(passing.verify?.ok, true);
+  assert.match(passing.verify?.output ?? "", /checked/);
+  await revertRun(t.sys, passing.id);
+
+  const failing = await run("echo 'expected one' >&2; grep -q one a.txt");
+  assert.equal(failing.outcome, "verify_failed");
+  assert.equal(failing.exit, 6);
+  assert.equal(failing.verify?.code, 1);
+  assert.match(failing.verify?.output ?? "", /expected one/);
+  assert.match(failing.message ?? "", /exited with 1/);
+  assert.deepEqual(
+    failing.changes?.files.map((f) => f.path),
+    ["a.txt"],
+    "the worker's edit stays for the agent to judge",
+  );
+});
