@@ -2,6 +2,7 @@
  * The report of a run, for people (text) and programs (`--json`).
  */
 import { targetLabel } from "../engine/chain.ts";
+import { formatUntil } from "../engine/cooldown.ts";
 import type { RunRecord } from "../store/record.ts";
 import { formatDuration } from "./duration.ts";
 import { oneLine } from "./output.ts";
@@ -39,6 +40,13 @@ export function renderReport(record: RunRecord, now: number): string {
     lines.push(
       `         tried ${targetLabel(a)} first: ${a.outcome ?? "?"}${
         a.message ? ` (${oneLine(a.message, 80)})` : ""
+      }`,
+    );
+  }
+  for (const skipped of record.skipped ?? []) {
+    lines.push(
+      `         skipped ${targetLabel(skipped)}: cooling down until ${
+        formatUntil(skipped.until, now)
       }`,
     );
   }

@@ -84,6 +84,15 @@ Deno.test("renderReport() of a read-only violation says the change was undone an
   assert.doesNotMatch(text, /pitroom revert/);
 });
 
+Deno.test("renderReport() lists targets skipped while cooling down, with the time they cool until", () => {
+  const until = new Date(2026, 10, 30, 14, 5).getTime();
+  const text = renderReport(
+    record({ skipped: [{ worker: "gemini", model: "gemini-2.5-pro", until }] }),
+    until - 60_000,
+  );
+  assert.match(text, /^ {9}skipped gemini \(gemini-2\.5-pro\): cooling down until 14:05$/m);
+});
+
 Deno.test("renderBrief() is one line with the result", () => {
   const line = renderBrief(record(), 20_000);
   assert.equal(line.split("\n").length, 2);
