@@ -12,6 +12,7 @@ import type { Backend, Mode, Outcome, ProcessEnd } from "../workers/types.ts";
 import { gather, type Gathered } from "./progress.ts";
 import { runProcess } from "./process.ts";
 import { scrubEnv } from "./env.ts";
+import { ensureGuard } from "./guard.ts";
 
 /** What an attempt needs. */
 export interface AttemptInput {
@@ -61,13 +62,16 @@ export async function runAttempt(
 ): Promise<AttemptResult> {
   const privateDir = join(paths.private, `attempt-${input.attempt}`);
   await Deno.mkdir(privateDir, { recursive: true, mode: 0o700 });
+  const baseEnv = scrubEnv(sys.env.toObject());
+  const guard = await ensureGuard(sys, baseEnv);
   const launch = input.backend.launch({
     mode: input.mode,
     prompt: input.prompt,
     cwd: input.cwd,
     privateDir,
     web: input.web,
-    baseEnv: scrubEnv(sys.env.toObject()),
+    baseEnv,
+    ...(guard === null ? {} : { pathPrefix: [guard] }),
     ...(input.model === undefined ? {} : { model: input.model }),
     ...(input.effort === undefined ? {} : { effort: input.effort }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),

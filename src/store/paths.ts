@@ -12,6 +12,8 @@ export interface StatePaths {
   repos: string;
   logs: string;
   cooldown: string;
+  /** The git guard put first on every worker's PATH. */
+  guard: string;
   run(id: string): RunPaths;
   repo(key: string): { dir: string; objects: string; writerLock: string };
 }
@@ -45,6 +47,7 @@ export function statePaths(root: string): StatePaths {
     repos: join(root, "repos"),
     logs: join(root, "logs"),
     cooldown: join(root, "cooldown.json"),
+    guard: join(root, "guard"),
     run(id) {
       const dir = join(runs, id);
       return {

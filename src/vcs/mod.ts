@@ -34,3 +34,4 @@ export {
 } from "./diff.ts";
 export type { ChangeStatus, FileChange } from "./diff_parse.ts";
 export { ChangedSinceError, revert, type RevertOptions, type RevertReport } from "./revert.ts";
+export { type GuardOptions, guardScript, writeGitGuard } from "./guard.ts";

@@ -238,3 +238,18 @@ Deno.test("--verify runs in the worker's tree after it succeeded; a failing veri
     "the worker's edit stays for the agent to judge",
   );
 });
+
+Deno.test("a worker's git commit is refused by the guard on its PATH; HEAD and the index stay", async () => {
+  await using t = await setup(() => [
+    { writeFile: "a.txt", content: "two\n" },
+    { run: "git -c user.name=w -c user.email=w@example.invalid commit -qam sneaky" },
+    { run: "sh -c 'git add a.txt'" },
+    { answer: "Edited" },
+  ]);
+  const head = await git(t.repo.path, "rev-parse", "HEAD");
+  const record = await start(t, "write");
+  assert.equal(record.state, "done");
+  assert.equal(await git(t.repo.path, "rev-parse", "HEAD"), head);
+  assert.equal((await git(t.repo.path, "diff", "--cached", "--name-only")).trim(), "");
+  assert.deepEqual(record.changes?.files.map((f) => f.path), ["a.txt"]);
+});

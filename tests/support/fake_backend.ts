@@ -18,6 +18,7 @@ export type FakeStep =
   | { ignoreTerm: true }
   | { exit: number }
   | { waitFile: string }
+  | { run: string }
   | {
     fail: "rate_limited" | "quota" | "model_not_found" | "auth";
     retryAfterMs?: number;
@@ -44,6 +45,7 @@ export function fakeScript(steps: FakeStep[]): string {
     else if ("ignoreTerm" in s) out.push("trap '' TERM");
     else if ("exit" in s) out.push(`exit ${s.exit}`);
     else if ("fail" in s) out.push(line({ t: "fail", ...s }), "exit 1");
+    else if ("run" in s) out.push(`(${s.run}) >/dev/null 2>&1 || true`);
     else if ("waitFile" in s) out.push(`while [ ! -e ${q(s.waitFile)} ]; do sleep 0.05; done`);
   }
   out.push(line({ t: "tokens", input: 10, output: 5 }));
@@ -64,7 +66,10 @@ export function fakeBackend(
       prompts.push(spec.prompt);
       return {
         argv: ["sh", "-c", fakeScript(script(spec))],
-        env: { PATH: spec.baseEnv.PATH ?? "/usr/bin:/bin" },
+        env: {
+          PATH: [...(spec.pathPrefix ?? []), spec.baseEnv.PATH ?? "/usr/bin:/bin"].join(":"),
+          HOME: spec.baseEnv.HOME ?? spec.cwd,
+        },
         cwd: spec.cwd,
         files: [],
         stdin: spec.prompt,
