@@ -8,18 +8,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startModelServer } from "../tests/support/model_server/fixture.ts";
 import { pitroom } from "../tests/support/pitroom.ts";
+import { git } from "../tests/support/temp.ts";
 
 const scenarios = fileURLToPath(new URL("./demo/scenarios/", import.meta.url));
-
-async function sh(cwd: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command(args[0]!, {
-    args: args.slice(1),
-    cwd,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (out.code !== 0) throw new Error(`${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-}
 
 const work = await Deno.makeTempDir({ prefix: "pitroom-demo-" });
 try {
@@ -35,29 +26,9 @@ try {
     'import { greet } from "./greet.ts";\n\nconsole.log(greet(Deno.args[0] ?? "world"));\n',
   );
   await Deno.writeTextFile(join(repo, "README.md"), "# sample\n");
-  await sh(repo, "git", "init", "-q", "-b", "main");
-  await sh(
-    repo,
-    "git",
-    "-c",
-    "user.name=demo",
-    "-c",
-    "user.email=demo@example.invalid",
-    "add",
-    "-A",
-  );
-  await sh(
-    repo,
-    "git",
-    "-c",
-    "user.name=demo",
-    "-c",
-    "user.email=demo@example.invalid",
-    "commit",
-    "-q",
-    "-m",
-    "sample",
-  );
+  await git(repo, "init", "-q", "-b", "main");
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "-q", "-m", "sample");
   await Deno.writeTextFile(join(repo, "README.md"), "# sample\n\nYour own uncommitted note.\n");
 
   const env = {
