@@ -11,6 +11,7 @@ import { loadRecord, writeRecord } from "../store/runs.ts";
 import { acquireSlot } from "../store/slots.ts";
 import { tryLock, tryLockSoon } from "../store/locks.ts";
 import { clearActive } from "../store/active.ts";
+import { writeTextAtomic } from "../store/atomic.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { exitFor, stateFor } from "./exit.ts";
@@ -54,6 +55,7 @@ export async function executeRun(
   const emit = (ev: PitroomEvent) => log.write(ev);
   let slot: { release(): Promise<void> } | null = null;
   let writer: { release(): void } | null = null;
+  let holder = "";
   let final: Final;
   try {
     slot = await acquireSlot(paths, {
@@ -68,12 +70,22 @@ export async function executeRun(
 
     const tree = await trackTree(sys, paths, record.cwd);
     if (tree !== null && record.mode !== "read") {
-      writer = await tryLock(paths.repo(tree.key).writerLock);
+      const repoPaths = paths.repo(tree.key);
+      writer = await tryLock(repoPaths.writerLock);
+      if (writer !== null) await writeTextAtomic(repoPaths.writer, id);
+      else holder = await Deno.readTextFile(repoPaths.writer).catch(() => "");
     }
     if (tree === null && record.mode !== "read") {
       final = { outcome: "refused", message: `"${record.cwd}" is not in a git repository` };
     } else if (tree !== null && record.mode !== "read" && writer === null) {
-      final = { outcome: "refused", message: `Another write run is working in "${tree.root}"` };
+      final = {
+        outcome: "refused",
+        message: `Another write run${
+          holder ? ` (${holder})` : ""
+        } is working in "${tree.root}": wait for it to finish (\`pitroom wait ${
+          holder || "RUN"
+        }\`)`,
+      };
     } else {
       final = await walkChain(sys, record, tree, options, emit);
     }

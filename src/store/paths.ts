@@ -15,7 +15,7 @@ export interface StatePaths {
   /** The git guard put first on every worker's PATH. */
   guard: string;
   run(id: string): RunPaths;
-  repo(key: string): { dir: string; objects: string; writerLock: string };
+  repo(key: string): { dir: string; objects: string; writerLock: string; writer: string };
 }
 
 /** The files of one run folder. */
@@ -66,7 +66,13 @@ export function statePaths(root: string): StatePaths {
     },
     repo(key) {
       const dir = join(root, "repos", key);
-      return { dir, objects: join(dir, "objects"), writerLock: join(dir, "writer.lock") };
+      return {
+        dir,
+        objects: join(dir, "objects"),
+        writerLock: join(dir, "writer.lock"),
+        /** The id of the run holding the writer lock. */
+        writer: join(dir, "writer"),
+      };
     },
   };
 }

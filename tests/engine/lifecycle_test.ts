@@ -197,7 +197,11 @@ Deno.test("a second write run in the same repository is refused while one is wor
   const second = await start(t, "write");
   assert.equal(second.outcome, "refused");
   assert.equal(second.exit, 3);
-  assert.match(second.message ?? "", /Another write run is working in/);
+  const firstId = (await listRecords(t.sys.stateDir)).find((r) => r.id !== second.id)!.id;
+  assert.match(
+    second.message ?? "",
+    new RegExp(`Another write run \\(${firstId}\\) is working in`),
+  );
   assert.equal(launches, 1);
   await Deno.writeTextFile(release, "");
   assert.equal((await first).answer, "first writer");
