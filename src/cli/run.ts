@@ -9,6 +9,7 @@ import { checkEffort } from "../engine/effort.ts";
 import { executeRun } from "../engine/lifecycle.ts";
 import { resolveTier, type Settings, type TierName, TIERS } from "../engine/settings.ts";
 import { startSupervisor } from "../engine/supervisor.ts";
+import { inRepo } from "../engine/tree.ts";
 import { isFinal } from "../store/record.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
@@ -53,8 +54,7 @@ async function checkDir(sys: Sys, typed: string | undefined): Promise<string> {
 }
 
 async function refuseOutsideRepo(sys: Sys, dir: string): Promise<void> {
-  const out = await sys.runner.run(["git", "rev-parse", "--show-toplevel"], { cwd: dir });
-  if (out.code !== 0) {
+  if (!(await inRepo(sys, dir))) {
     throw new RefusedError(
       "not_a_repo",
       `"${dir}" is not in a git repository: write runs need one to track changes`,

@@ -1,6 +1,8 @@
 /**
  * Writes of a live run's record: serialised (a newer state never loses to an older write) and
- * throttled for progress, with a trailing write so the last progress always lands.
+ * throttled for progress, with a trailing write so the last progress always lands. Progress
+ * writes are best effort: a failed one is replaced by the next, and the run's state changes are
+ * written directly by the lifecycle, where a failure is an error.
  */
 
 /** A throttled, serialised writer of one record. */

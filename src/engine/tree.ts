@@ -20,6 +20,11 @@ export interface TrackedTree {
   revert(before: TreeSnapshot, after: string, runId: string): Promise<void>;
 }
 
+/** True when `dir` is inside a git work tree. */
+export async function inRepo(sys: Pick<Sys, "runner" | "env">, dir: string): Promise<boolean> {
+  return (await vcs.findRepo(sys, dir)) !== null;
+}
+
 /** Opens the repository containing `dir`, or null when it is not in one. */
 export async function trackTree(
   sys: Pick<Sys, "runner" | "env">,

@@ -59,7 +59,9 @@ export const realRunner: Runner = {
     const child = spawnChild(argv, options);
     if (options.stdin?.kind === "text") {
       // The prompt goes in, then stdin is closed: an open stdin blocks the worker CLIs.
-      feed(child, encoder.encode(options.stdin.text)).catch(() => {});
+      // feed() already treats a closed pipe as normal; a child that vanished otherwise shows
+      // in its exit status, which the caller reads.
+      feed(child, encoder.encode(options.stdin.text)).catch(() => undefined);
     }
     const status = child.status.then((s) => ({ code: s.code, signal: s.signal }));
     return {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { WorkerEvent } from "../../../src/events/mod.ts";
 import { geminiBackend } from "../../../src/workers/gemini/mod.ts";
 import type { ProcessEnd } from "../../../src/workers/types.ts";
+import { endFromNote } from "../_fixtures/note.ts";
 
 const TESTDATA = join(import.meta.dirname ?? ".", "testdata");
 
@@ -26,18 +27,5 @@ export async function recorded(name: string): Promise<Recorded> {
   const lines = text.split("\n").filter((line) => line.trim() !== "");
   const state = geminiBackend.newState();
   const events = lines.flatMap((line) => geminiBackend.parse(line, state, TIME));
-  const exit = /^Exit: code (\d+|null) signal (\S+)$/m.exec(note);
-  if (exit === null) throw new Error(`${name}.txt has no "Exit:" line`);
-  const stderr = note.split(/^stderr[^\n]*\n/m)[1] ?? "";
-  return {
-    lines,
-    events,
-    end: {
-      code: exit[1] === "null" ? null : Number(exit[1]),
-      signal: exit[2] === "null" ? null : exit[2] ?? null,
-      timedOut: false,
-      stopped: false,
-      stderr: stderr.split("\n").map((line) => line.replace(/^ {2}/, "")).join("\n"),
-    },
-  };
+  return { lines, events, end: endFromNote(note, name).end };
 }

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { WorkerEvent } from "../../../src/events/mod.ts";
 import { opencodeBackend } from "../../../src/workers/opencode/mod.ts";
 import type { ProcessEnd } from "../../../src/workers/types.ts";
+import { endFromNote } from "../_fixtures/note.ts";
 
 /** The folder of the recordings. */
 export const TESTDATA = join(import.meta.dirname ?? ".", "testdata");
@@ -30,28 +31,13 @@ export async function recorded(name: string): Promise<Recorded> {
   const text = await Deno.readTextFile(join(TESTDATA, `${name}.jsonl`));
   const note = await Deno.readTextFile(join(TESTDATA, `${name}.txt`));
   const lines = text.split("\n").filter((line) => line.trim() !== "");
-  const exit = /^Exit: code (\d+|null) signal (\S+)$/m.exec(note);
-  if (exit === null) throw new Error(`${name}.txt has no "Exit:" line`);
-  const stderr = (note.split(/^stderr:\n/m)[1] ?? "")
-    .split("\n")
-    .map((line) => line.replace(/^ {2}/, ""))
-    .filter((line) => line !== "");
+  const { end, stderr } = endFromNote(note, name);
   const state = opencodeBackend.newState();
   const events = [
     ...lines.flatMap((line) => opencodeBackend.parse(line, state, TIME)),
     ...stderr.flatMap((line) => opencodeBackend.parseStderr(line, state, TIME)),
   ];
-  return {
-    lines,
-    events,
-    end: {
-      code: exit[1] === "null" ? null : Number(exit[1]),
-      signal: exit[2] === "null" ? null : exit[2] ?? null,
-      timedOut: false,
-      stopped: false,
-      stderr: stderr.join("\n"),
-    },
-  };
+  return { lines, events, end };
 }
 
 /** `events` with the counts of `worker.tokens` that follow request sizes masked, for snapshots. */
