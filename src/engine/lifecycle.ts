@@ -19,6 +19,8 @@ import { type Final, walkChain } from "./walk.ts";
 import { trackTree } from "./tree.ts";
 import { EventLog } from "./event_log.ts";
 import { finishFiles } from "./finish.ts";
+import { receiptFor } from "../receipts/mod.ts";
+import { indexRun } from "../history/mod.ts";
 
 /** Options of `executeRun`. */
 export interface ExecuteOptions {
@@ -124,6 +126,8 @@ async function finish(
   if (final.answer !== undefined) record.answer = final.answer;
   if (final.changes !== undefined) record.changes = final.changes;
   else if (record.mode === "read") delete record.changes;
+  const receipt = await receiptFor(sys, record).catch(() => undefined);
+  if (receipt !== undefined) record.receipt = receipt;
   await writeRecord(paths, record);
   emit(event("run.finished", record.endedAt, {
     run: record.id,
@@ -134,6 +138,7 @@ async function finish(
     ...(record.changes ? { changed: record.changes.files.map((f) => f.path) } : {}),
   }));
   await finishFiles(paths.run(record.id), final.outcome === "ok");
+  await indexRun(sys, record);
   await clearActive(paths, record.id);
   return record;
 }

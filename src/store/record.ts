@@ -86,6 +86,44 @@ export interface Verify {
   output: string;
 }
 
+/**
+ * What a run cost and what it saved. Every money figure is an estimate: a CLI's reported cost
+ * where it gives one, else token counts times a price table (src/receipts/).
+ */
+export interface Receipt {
+  /** Tokens the worker burned. */
+  tokens: Tokens;
+  /** Tokens handed back to the caller: the report's size (about 4 characters a token). */
+  returnedTokens: number;
+  /** Worker tokens (input + output) per returned token; null when nothing was returned. */
+  compression: number | null;
+  /** What the worker cost, USD. */
+  workerCost: number;
+  /** Where `workerCost` came from. */
+  workerCostSource: "reported" | "price-table" | "config" | "free" | "unknown";
+  /** The primary model the savings are measured against (`sonnet`, `opus`, `gpt-5`, `custom`). */
+  primary: string;
+  /** What the primary model would have charged for the same tokens, USD. */
+  primaryCost: number;
+  /** `primaryCost - workerCost`. */
+  saved: number;
+}
+
+/**
+ * Isolate mode (`-i`): the worker works in a private copy of the tree (its own repository in
+ * the state dir, objects borrowed read-only from the user's) and the run keeps a patch.
+ */
+export interface Isolation {
+  /** The copy's root. */
+  copyRoot: string;
+  /** Ignored folders symlinked into the copy (`--link`), relative to the repository root. */
+  links: string[];
+  /** When `pitroom apply` applied the patch to the user's tree, and which files it touched. */
+  applied?: { at: number; files: string[] };
+  /** When `pitroom discard` removed the copy (the patch is kept). */
+  discarded?: { at: number };
+}
+
 /** The run record. */
 export interface RunRecord {
   schemaVersion: number;
@@ -122,6 +160,10 @@ export interface RunRecord {
   message?: string;
   answer?: string;
   changes?: Changes;
+  /** Isolate mode: where the copy is and what became of the patch. */
+  isolation?: Isolation;
+  /** What the run cost and saved (set when it ends). */
+  receipt?: Receipt;
 }
 
 /** An empty progress. */
