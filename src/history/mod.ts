@@ -9,3 +9,8 @@ import type { Sys } from "../sys/mod.ts";
 export function indexRun(_sys: Sys, _record: RunRecord): Promise<void> {
   return Promise.resolve();
 }
+
+/** USD saved by runs that ended at or after `since` (for the status line); 0 without a history. */
+export function savedSince(_sys: Sys, _since: number): Promise<number> {
+  return Promise.resolve(0);
+}
