@@ -12,8 +12,12 @@ export interface StatePaths {
   repos: string;
   logs: string;
   cooldown: string;
+  /** The searchable history (an index rebuilt from the run folders). */
+  history: string;
   /** The git guard put first on every worker's PATH. */
   guard: string;
+  /** Private copies of isolate runs, one folder per copy (named after the run that made it). */
+  copies: string;
   run(id: string): RunPaths;
   repo(key: string): { dir: string; objects: string; writerLock: string; writer: string };
 }
@@ -26,8 +30,9 @@ export interface RunPaths {
   /** The worker's raw stdout stream (compressed to `stream.jsonl.gz` when the run ends). */
   stream: string;
   streamGz: string;
-  /** Normalized events of the union, one JSON line each. */
+  /** Normalized events of the union, one JSON line each (compressed to `events.jsonl.gz` when the run ends). */
   events: string;
+  eventsGz: string;
   stderr: string;
   patch: string;
   prompt: string;
@@ -47,7 +52,9 @@ export function statePaths(root: string): StatePaths {
     repos: join(root, "repos"),
     logs: join(root, "logs"),
     cooldown: join(root, "cooldown.json"),
+    history: join(root, "history.db"),
     guard: join(root, "guard"),
+    copies: join(root, "copies"),
     run(id) {
       const dir = join(runs, id);
       return {
@@ -57,6 +64,7 @@ export function statePaths(root: string): StatePaths {
         stream: join(dir, "stream.jsonl"),
         streamGz: join(dir, "stream.jsonl.gz"),
         events: join(dir, "events.jsonl"),
+        eventsGz: join(dir, "events.jsonl.gz"),
         stderr: join(dir, "stderr.log"),
         patch: join(dir, "patch.diff"),
         prompt: join(dir, "prompt.txt"),
