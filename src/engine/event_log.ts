@@ -1,7 +1,8 @@
 /**
  * A run's events file: one JSON line per event of the union, appended by the run's supervisor.
  */
-import { parseEventLine, type PitroomEvent } from "../events/mod.ts";
+import type { PitroomEvent } from "../events/mod.ts";
+import { readEventsFile } from "../store/events_file.ts";
 
 /** An open events file. */
 export class EventLog {
@@ -32,14 +33,7 @@ export class EventLog {
   }
 }
 
-/** Reads every event of an events file (lines that are not events are skipped). */
-export async function readEvents(path: string): Promise<PitroomEvent[]> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return [];
-    throw error;
-  }
-  return text.split("\n").filter((l) => l.length > 0).map(parseEventLine).filter((e) => e !== null);
+/** Reads every event of an events file, plain or compressed (lines that are not events are skipped). */
+export function readEvents(path: string): Promise<PitroomEvent[]> {
+  return readEventsFile(path);
 }
