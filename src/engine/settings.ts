@@ -7,6 +7,7 @@ import type { Config } from "../store/config.ts";
 import { MAX_PARALLEL_CEILING } from "../store/slots.ts";
 import { PitroomError } from "../sys/errors.ts";
 import { WORKER_NAMES } from "../workers/types.ts";
+import { resolvePricing } from "../receipts/pricing.ts";
 import { DEFAULT_WORKER, parseChain } from "./chain.ts";
 
 /** Where a setting's value comes from. */
@@ -47,6 +48,12 @@ export interface Settings {
   tiers: Record<TierName, Setting<string | null>>;
   /** Model id -> cost. */
   costs: Setting<Record<string, ModelCost>>;
+  /** Model id -> worker price for receipts (`costs` merged under `workerPrices`). */
+  workerPrices: Setting<Record<string, ModelCost>>;
+  /** The primary model savings are measured against (`sonnet`, `opus`, `gpt-5`, `custom`). */
+  primary: Setting<string>;
+  /** The custom primary price (`price`); `null` when not configured. */
+  price: Setting<ModelCost | null>;
   /** Workers at once, clamped to 1..30. */
   maxParallel: Setting<number>;
   /** The default run timeout. */
@@ -255,12 +262,16 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     warnings,
     "a time like 90s, 30m or 1h",
   );
+  const pricing = resolvePricing(config, env, warnings);
   const settings: Settings = {
     worker,
     fallback,
     models: resolveModels(config, warnings),
     tiers: resolveTiers(config, warnings),
     costs: resolveCosts(config, warnings),
+    workerPrices: { value: pricing.workerPrices, source: pricing.workerPricesSource },
+    primary: { value: pricing.primary, source: pricing.primarySource },
+    price: { value: pricing.price, source: pricing.price === null ? "default" : "file" },
     maxParallel: resolveMaxParallel(input, warnings),
     timeout,
     configPath: {

@@ -14,8 +14,14 @@ export interface Config {
   models?: Record<string, string>;
   /** Tier name -> worker chain. */
   tiers?: Record<string, string>;
-  /** What a model costs, USD per million tokens. */
+  /** What a model costs, USD per million tokens (read as `workerPrices` too). */
   costs?: Record<string, { input?: number; output?: number; cached?: number }>;
+  /** What a worker model costs, USD per million tokens (over the built-in price table). */
+  workerPrices?: Record<string, { input?: number; output?: number; cached?: number }>;
+  /** The primary model savings are measured against (`sonnet`, `opus`, `gpt-5`, `custom`). */
+  primary?: string;
+  /** The primary's price when `primary` is `custom`, USD per million tokens. */
+  price?: { input?: number; output?: number; cached?: number };
   /** @default 20 */
   maxParallel?: number;
   /** Default run timeout (`30m`). */
@@ -29,6 +35,9 @@ const KEYS: Record<keyof Config, Kind> = {
   models: "record",
   tiers: "record",
   costs: "record",
+  workerPrices: "record",
+  primary: "string",
+  price: "record",
   maxParallel: "number",
   timeout: "string",
 };
