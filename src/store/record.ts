@@ -107,6 +107,10 @@ export interface Receipt {
   primaryCost: number;
   /** `primaryCost - workerCost`. */
   saved: number;
+  /** The model the worker's tokens were priced at (the last attempt's), when known. */
+  model?: string;
+  /** The day the built-in list prices were taken (`2026-11-30`). */
+  pricesTaken?: string;
 }
 
 /**
