@@ -10,7 +10,7 @@ import { executeRun } from "../engine/lifecycle.ts";
 import { resolveTier, type Settings, type TierName, TIERS } from "../engine/settings.ts";
 import { startSupervisor } from "../engine/supervisor.ts";
 import { inRepo } from "../engine/tree.ts";
-import { isFinal } from "../store/record.ts";
+import { isFinal, type RunRecord } from "../store/record.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { getBackend } from "../workers/registry.ts";
@@ -94,8 +94,12 @@ async function newRunFrom(
     ...(flags.model === undefined ? {} : { model: flags.model as string }),
     noFallback: flags["no-fallback"] === true,
   });
-  const mode = flags.write ? "write" : "read";
-  if (mode === "write") await refuseOutsideRepo(sys, dir);
+  const mode = flags.isolate ? "isolate" : flags.write ? "write" : "read";
+  if (mode !== "read") await refuseOutsideRepo(sys, dir);
+  const links = linksFrom(flags);
+  if (links.length > 0 && mode !== "isolate") {
+    throw new UsageError("--link is for isolate runs (-i): a write run works in your tree");
+  }
   let effort: string | undefined;
   if (flags.effort !== undefined) {
     const first = chain[0]!;
@@ -113,6 +117,35 @@ async function newRunFrom(
     ...(flags.group === undefined ? {} : { group: flags.group as string }),
     ...(effort === undefined ? {} : { effort }),
     ...(flags.verify === undefined ? {} : { verify: flags.verify as string }),
+    ...(links.length > 0 ? { links } : {}),
+  };
+}
+
+/** The `--link` folders, given repeated or comma-separated. */
+function linksFrom(flags: FlagValues): string[] {
+  const given = (flags.link as string[] | undefined) ?? [];
+  return given.flatMap((item) => item.split(",")).map((item) => item.trim()).filter(Boolean);
+}
+
+/** For an isolate follow-up: the copy it reuses (refused when that copy is gone). */
+function reuseOf(prev: RunRecord): NewRun["reuse"] {
+  if (prev.mode !== "isolate") return undefined;
+  const isolation = prev.isolation;
+  if (isolation === undefined || prev.changes === undefined || prev.repoRoot === undefined) {
+    throw new RefusedError("no_copy", `Run "${prev.id}" has no private copy to continue in`, {
+      hint: "start a new isolate run instead",
+    });
+  }
+  if (isolation.discarded !== undefined) {
+    throw new RefusedError("copy_gone", `The private copy of run "${prev.id}" was discarded`, {
+      hint: "start a new isolate run instead",
+    });
+  }
+  return {
+    copyRoot: isolation.copyRoot,
+    links: isolation.links,
+    before: prev.changes.before,
+    repoRoot: prev.repoRoot,
   };
 }
 
@@ -122,7 +155,20 @@ async function followUpFrom(
   flags: FlagValues,
   task: string,
 ): Promise<NewRun> {
-  for (const name of ["write", "read", "worker", "model", "dir", "tier", "effort", "web"]) {
+  for (
+    const name of [
+      "write",
+      "read",
+      "isolate",
+      "link",
+      "worker",
+      "model",
+      "dir",
+      "tier",
+      "effort",
+      "web",
+    ]
+  ) {
     if (flags[name] !== undefined && flags[name] !== false) {
       throw new UsageError(`--continue keeps the earlier run's settings: leave out --${name}`);
     }
@@ -140,6 +186,7 @@ async function followUpFrom(
       hint: "start a new run instead",
     });
   }
+  const reuse = reuseOf(prev);
   return {
     task,
     mode: prev.mode,
@@ -155,12 +202,15 @@ async function followUpFrom(
     ...(prev.group === undefined ? {} : { group: prev.group }),
     ...(prev.effort === undefined ? {} : { effort: prev.effort }),
     ...(flags.verify === undefined ? {} : { verify: flags.verify as string }),
+    ...(reuse === undefined ? {} : { reuse }),
   };
 }
 
 /** Runs a task. */
 export const runCommand: CommandRun = async ({ sys, flags, args }) => {
-  if (flags.read && flags.write) throw new UsageError("Choose one mode: -r (read) or -w (write)");
+  if ([flags.read, flags.write, flags.isolate].filter(Boolean).length > 1) {
+    throw new UsageError("Choose one mode: -r (read), -w (write in place) or -i (isolated copy)");
+  }
   const task = (await readTask(sys, args, flags["task-file"] as string | undefined)).trim();
   if (task.length === 0) {
     throw new UsageError("No task given", { hint: 'pitroom run "what the worker should do"' });

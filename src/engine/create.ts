@@ -2,7 +2,14 @@
  * Creating a run: the record in state `queued`, written atomically before anything runs.
  */
 import { statePaths } from "../store/paths.ts";
-import { emptyProgress, RECORD_SCHEMA, type RunRecord, type Target } from "../store/record.ts";
+import {
+  emptyProgress,
+  RECORD_SCHEMA,
+  type RunRecord,
+  type Target,
+  type TreeSnapshot,
+} from "../store/record.ts";
+import { join } from "../sys/path.ts";
 import { createRunDir, writeRecord } from "../store/runs.ts";
 import { markActive, markRecent } from "../store/active.ts";
 import type { Sys } from "../sys/mod.ts";
@@ -23,6 +30,10 @@ export interface NewRun {
   verify?: string;
   /** A follow-up in the worker session of an earlier run. */
   continues?: { run: string; sessionId: string; sessionTotals?: Record<string, number> };
+  /** Isolate mode: ignored folders to link into the copy. */
+  links?: string[];
+  /** An isolate follow-up: the copy it reuses and the state that copy was made at. */
+  reuse?: { copyRoot: string; links: string[]; before: TreeSnapshot; repoRoot: string };
 }
 
 /** Creates the run folder and its queued record. */
@@ -48,6 +59,13 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.verify === undefined ? {} : { verifyCommand: spec.verify }),
     ...(spec.continues === undefined ? {} : { continues: spec.continues }),
   };
+  if (spec.reuse !== undefined) {
+    record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };
+    record.repoRoot = spec.reuse.repoRoot;
+    record.changes = { before: spec.reuse.before, after: spec.reuse.before.tree, files: [] };
+  } else if (spec.mode === "isolate") {
+    record.isolation = { copyRoot: join(paths.copies, id), links: spec.links ?? [] };
+  }
   await writeRecord(paths, record);
   await markActive(paths, id);
   await markRecent(paths, id);

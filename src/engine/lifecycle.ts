@@ -13,6 +13,7 @@ import { tryLock, tryLockSoon } from "../store/locks.ts";
 import { clearActive } from "../store/active.ts";
 import { writeTextAtomic } from "../store/atomic.ts";
 import type { Sys } from "../sys/mod.ts";
+import { Exit, PitroomError } from "../sys/errors.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { exitFor, stateFor } from "./exit.ts";
 import { type Final, walkChain } from "./walk.ts";
@@ -71,7 +72,7 @@ export async function executeRun(
     await writeRecord(paths, record);
 
     const tree = await trackTree(sys, paths, record.cwd);
-    if (tree !== null && record.mode !== "read") {
+    if (tree !== null && record.mode === "write") {
       const repoPaths = paths.repo(tree.key);
       writer = await tryLock(repoPaths.writerLock);
       if (writer !== null) await writeTextAtomic(repoPaths.writer, id);
@@ -79,7 +80,7 @@ export async function executeRun(
     }
     if (tree === null && record.mode !== "read") {
       final = { outcome: "refused", message: `"${record.cwd}" is not in a git repository` };
-    } else if (tree !== null && record.mode !== "read" && writer === null) {
+    } else if (tree !== null && record.mode === "write" && writer === null) {
       final = {
         outcome: "refused",
         message: `Another write run${
@@ -94,6 +95,8 @@ export async function executeRun(
   } catch (error) {
     if (options.stop?.aborted) {
       final = { outcome: "stopped", message: "Stopped before it started" };
+    } else if (error instanceof PitroomError && error.exit === Exit.refused) {
+      final = { outcome: "refused", message: error.message };
     } else {
       final = {
         outcome: "failed",

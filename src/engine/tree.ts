@@ -18,6 +18,16 @@ export interface TrackedTree {
   snapshot(options?: { base?: TreeSnapshot; indexFile?: string }): Promise<TreeSnapshot>;
   diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
   revert(before: TreeSnapshot, after: string, runId: string): Promise<void>;
+  /** Makes a private copy at `dest` checked out at `at` (isolate mode) and opens it. */
+  copy(dest: string, at: TreeSnapshot, links: readonly string[]): Promise<TrackedTree>;
+  /** Opens a copy made earlier (a follow-up reuses its run's copy). */
+  openCopy(dest: string): TrackedTree;
+  /** Applies `before`..`after` (a copy's work) to this tree, checked first. */
+  apply(
+    before: TreeSnapshot,
+    after: string,
+    options: { allowDelete: boolean; runId: string },
+  ): Promise<vcs.ApplyReport>;
 }
 
 /** True when `dir` is inside a git work tree. */
@@ -34,7 +44,16 @@ export async function trackTree(
   const repo = await vcs.findRepo(sys, dir);
   if (repo === null) return null;
   const key = await vcs.repoKey(repo.root);
-  const store = { objectsDir: paths.repo(key).objects };
+  return tracked(sys, repo, key, { objectsDir: paths.repo(key).objects });
+}
+
+/** A repository (the user's, or a copy of it) over Pitroom's object store for `key`. */
+function tracked(
+  sys: Pick<Sys, "runner" | "env">,
+  repo: vcs.RepoInfo,
+  key: string,
+  store: vcs.StoreOptions,
+): TrackedTree {
   return {
     root: repo.root,
     key,
@@ -54,6 +73,16 @@ export async function trackTree(
     },
     async revert(before, after, runId) {
       await vcs.revert(sys, repo, { ...store, before, after, runId });
+    },
+    async copy(dest, at, links) {
+      const copy = await vcs.makeCopy(sys, repo, { ...store, dest, snapshot: at, links });
+      return tracked(sys, copy, key, store);
+    },
+    openCopy(dest) {
+      return tracked(sys, vcs.copyRepo(dest, repo.objectFormat), key, store);
+    },
+    async apply(before, after, options) {
+      return await vcs.applyChanges(sys, repo, { ...store, before, after, ...options });
     },
   };
 }

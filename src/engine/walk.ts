@@ -11,7 +11,9 @@ import { statePaths } from "../store/paths.ts";
 import type { Attempt, Changes, RunRecord, Target } from "../store/record.ts";
 import { writeRecord } from "../store/runs.ts";
 import type { Sys } from "../sys/mod.ts";
-import { PitroomError } from "../sys/errors.ts";
+import { PitroomError, RefusedError } from "../sys/errors.ts";
+import { exists } from "../sys/fs.ts";
+import { join } from "../sys/path.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { getBackend } from "../workers/registry.ts";
 import { runAttempt } from "./attempt.ts";
@@ -83,15 +85,11 @@ export async function walkChain(
 ): Promise<Final> {
   const paths = statePaths(sys.stateDir);
   const runPaths = paths.run(record.id);
-  const indexFile = runPaths.index;
   await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
-  const before = tree ? await tree.snapshot({ indexFile }) : null;
-  if (tree && before) {
-    // Recorded before the worker starts: a crash mid-run can still be reverted exactly.
-    record.repoRoot = tree.root;
-    record.changes = { before, after: before.tree, files: [] };
-    await writeRecord(paths, record);
-  }
+  const prepared = tree ? await prepareTree(sys, record, tree) : null;
+  const before = prepared?.before ?? null;
+  const work = prepared?.work ?? null;
+  const cwd = prepared?.cwd ?? record.cwd;
   const followUp = record.continues !== undefined;
   let prompt = followUp ? record.task : buildPrompt(record.task, record.mode);
   await Deno.writeTextFile(runPaths.prompt, prompt, { mode: 0o600 });
@@ -153,7 +151,7 @@ export async function walkChain(
         attempt: record.attempts.length,
         mode: record.mode,
         prompt,
-        cwd: record.cwd,
+        cwd,
         web: record.web,
         timeoutMs: Math.max(1, deadline - sys.clock.now()),
         progress: record.progress,
@@ -218,8 +216,8 @@ export async function walkChain(
       return !c || i + 1 + k === record.chain.length - 1;
     });
     if (!FALLBACK_CLASSES.has(outcome.class) || next === undefined || followUp) break;
-    const changed = tree && before
-      ? (await tree.diff(before, (await tree.snapshot({ base: before, indexFile })).tree)).files
+    const changed = work && before
+      ? (await work.diff(before, (await afterSnapshot(work, before, prepared!.index)).tree)).files
         .map((f) => f.path)
       : [];
     const note = handoverNote(
@@ -238,10 +236,10 @@ export async function walkChain(
     }));
   }
   await writeRecord(paths, record);
-  const collected = await collect(sys, record, tree, before, last);
+  const collected = await collect(sys, record, prepared, last);
   if (record.verifyCommand === undefined || collected.outcome !== "ok") return collected;
   record.verify = await runVerify(sys, record.verifyCommand, {
-    cwd: record.cwd,
+    cwd,
     timeoutMs: Math.max(60_000, deadline - sys.clock.now()),
     ...(options.stop ? { stop: options.stop } : {}),
   });
@@ -256,24 +254,85 @@ export async function walkChain(
   };
 }
 
+/** Where the worker works and the snapshot its changes are measured against. */
+interface Prepared {
+  /** The tree before the worker (the user's; for isolate runs, the state the copy was made at). */
+  before: Changes["before"];
+  /** The tree the worker changes: the user's, or the private copy. */
+  work: TrackedTree;
+  /** The worker's directory inside `work`. */
+  cwd: string;
+  /** The throwaway index of the snapshots of `work`. */
+  index: string;
+}
+
+/**
+ * Snapshots the tree before the worker and, for an isolate run, makes the private copy (or opens
+ * the copy of the run it continues). The record names both before anything else happens, so a
+ * crash at any later point can still be reverted, applied or discarded.
+ */
+async function prepareTree(sys: Sys, record: RunRecord, tree: TrackedTree): Promise<Prepared> {
+  const paths = statePaths(sys.stateDir);
+  const runPaths = paths.run(record.id);
+  const isolation = record.isolation;
+  const reuse = isolation !== undefined && record.continues !== undefined &&
+    record.changes !== undefined;
+  const before = reuse
+    ? record.changes!.before
+    : await tree.snapshot({ indexFile: runPaths.index });
+  record.repoRoot = tree.root;
+  record.changes = { before, after: before.tree, files: [] };
+  await writeRecord(paths, record);
+  if (isolation === undefined) {
+    return { before, work: tree, cwd: record.cwd, index: runPaths.index };
+  }
+  const inside = relativeInside(tree.root, await Deno.realPath(record.cwd));
+  const cwd = inside === "" ? isolation.copyRoot : join(isolation.copyRoot, inside);
+  const index = join(runPaths.private, "copy-index");
+  if (reuse) {
+    if (!(await exists(join(isolation.copyRoot, ".git")))) {
+      throw new RefusedError(
+        "copy_gone",
+        `The private copy of run "${record.continues!.run}" is gone (discarded or cleaned)`,
+        { hint: "start a new isolate run instead" },
+      );
+    }
+    return { before, work: tree.openCopy(isolation.copyRoot), cwd, index };
+  }
+  const work = await tree.copy(isolation.copyRoot, before, isolation.links);
+  return { before, work, cwd, index };
+}
+
+/** `path` relative to `root` ("" for the root itself); `path` must be inside it. */
+export function relativeInside(root: string, path: string): string {
+  if (path === root) return "";
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  if (!path.startsWith(prefix)) throw new Error(`"${path}" is not inside "${root}"`);
+  return path.slice(prefix.length);
+}
+
+function afterSnapshot(work: TrackedTree, before: Changes["before"], index: string) {
+  return work.snapshot({ base: before, indexFile: index });
+}
+
 async function collect(
   sys: Sys,
   record: RunRecord,
-  tree: TrackedTree | null,
-  before: Changes["before"] | null,
+  prepared: Prepared | null,
   last: Final,
 ): Promise<Final> {
-  if (!tree || !before) return last;
+  if (prepared === null) return last;
+  const { before, work } = prepared;
   const runPaths = statePaths(sys.stateDir).run(record.id);
-  const after = (await tree.snapshot({ base: before, indexFile: runPaths.index })).tree;
+  const after = (await afterSnapshot(work, before, prepared.index)).tree;
   if (after === before.tree) {
     return record.mode === "read" ? last : { ...last, changes: { before, after, files: [] } };
   }
-  const diff = await tree.diff(before, after);
+  const diff = await work.diff(before, after);
   await Deno.writeFile(runPaths.patch, diff.patch, { mode: 0o600 });
   const changes: Changes = { before, after, files: diff.files };
   if (record.mode !== "read") return { ...last, changes };
-  await tree.revert(before, after, record.id);
+  await work.revert(before, after, record.id);
   changes.reverted = true;
   return {
     outcome: "read_only_violation",

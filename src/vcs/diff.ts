@@ -86,7 +86,7 @@ export async function diffSnapshots(
 export async function patchBetween(
   sys: GitSys,
   repo: RepoInfo,
-  options: RangeOptions,
+  options: RangeOptions & { paths?: readonly string[] },
 ): Promise<Uint8Array> {
   const before = treeOf(options.before);
   const after = treeOf(options.after);
@@ -103,6 +103,7 @@ export async function patchBetween(
       `--output=${file}`,
       before,
       after,
+      ...(options.paths ? ["--", ...options.paths.map((path) => `:(literal)${path}`)] : []),
     ], { cwd: repo.root, env: trackingEnv(repo, options) });
     return await Deno.readFile(file);
   });

@@ -35,3 +35,11 @@ export {
 export type { ChangeStatus, FileChange } from "./diff_parse.ts";
 export { ChangedSinceError, revert, type RevertOptions, type RevertReport } from "./revert.ts";
 export { type GuardOptions, guardScript, writeGitGuard } from "./guard.ts";
+export { checkLinks, copyRepo, makeCopy, type CopyOptions } from "./copy.ts";
+export {
+  ApplyConflictError,
+  applyChanges,
+  type ApplyOptions,
+  type ApplyReport,
+  DeletesRefused,
+} from "./apply.ts";

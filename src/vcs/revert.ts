@@ -29,6 +29,8 @@ import { lstatOrNull } from "../sys/fs.ts";
 export interface RevertOptions extends RangeOptions {
   /** The run whose changes are undone, named in the refusal's hint. */
   runId?: string;
+  /** Undo only these paths (relative to the root); the default is every changed path. */
+  only?: ReadonlySet<string>;
 }
 
 /** What a revert did, paths relative to the repository root. */
@@ -161,6 +163,7 @@ export async function revert(
   const report: RevertReport = { removed: [], restored: [], removedDirs: [], skipped: [] };
   const changes: RawChange[] = [];
   for (const change of await listChanges(sys, repo, options)) {
+    if (options.only !== undefined && !options.only.has(change.path)) continue;
     if (change.oldMode === GITLINK || change.newMode === GITLINK) report.skipped.push(change.path);
     else changes.push(change);
   }
