@@ -56,6 +56,8 @@ export interface Settings {
   price: Setting<ModelCost | null>;
   /** Workers at once, clamped to 1..30. */
   maxParallel: Setting<number>;
+  /** Per-worker caps on runs at once (`{"gemini": 2}`), within maxParallel. */
+  limits: Setting<Record<string, number>>;
   /** The default run timeout. */
   timeout: Setting<{ text: string; ms: number }>;
   /** The config file (`PITROOM_CONFIG` or the XDG default). */
@@ -172,6 +174,21 @@ function resolveMaxParallel(input: SettingsInput, warnings: string[]): Setting<n
   return { value: clamped, source: picked.source };
 }
 
+function resolveLimits(config: Config, warnings: string[]): Setting<Record<string, number>> {
+  if (config.limits === undefined) return { value: {}, source: "default" };
+  const value: Record<string, number> = {};
+  for (const [worker, limit] of Object.entries(config.limits as Record<string, unknown>)) {
+    if (!(WORKER_NAMES as readonly string[]).includes(worker)) {
+      warnings.push(`Config "limits" names an unknown worker "${worker}": ignored`);
+    } else if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1) {
+      warnings.push(
+        `Config "limits.${worker}" should be a whole number of runs, 1 or more: ignored`,
+      );
+    } else value[worker] = Math.min(limit, MAX_PARALLEL_CEILING);
+  }
+  return { value, source: "file" };
+}
+
 function resolveModels(config: Config, warnings: string[]): Setting<Record<string, string>> {
   if (config.models === undefined) return { value: {}, source: "default" };
   const value: Record<string, string> = {};
@@ -273,6 +290,7 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     primary: { value: pricing.primary, source: pricing.primarySource },
     price: { value: pricing.price, source: pricing.price === null ? "default" : "file" },
     maxParallel: resolveMaxParallel(input, warnings),
+    limits: resolveLimits(config, warnings),
     timeout,
     configPath: {
       value: input.configPath,

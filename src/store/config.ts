@@ -24,6 +24,8 @@ export interface Config {
   price?: { input?: number; output?: number; cached?: number };
   /** @default 20 */
   maxParallel?: number;
+  /** At most this many runs of a worker at once (`{"gemini": 2}`), within maxParallel. */
+  limits?: Record<string, number>;
   /** Default run timeout (`30m`). */
   timeout?: string;
 }
@@ -39,6 +41,7 @@ const KEYS: Record<keyof Config, Kind> = {
   primary: "string",
   price: "record",
   maxParallel: "number",
+  limits: "record",
   timeout: "string",
 };
 

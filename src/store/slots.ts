@@ -1,8 +1,17 @@
 /**
- * Worker slots and the FIFO queue. A slot is a file `slots/<n>` locked by its owner; a queued
- * run holds a locked ticket `queue/<time>-<id>`. Locks die with their owners, so a crashed
- * supervisor's slot and ticket free themselves. Owners touch the slots dir when they release,
- * which wakes waiters through a file watch; a slow re-scan covers owners that died.
+ * Worker slots and the FIFO queue, shared by every Pitroom process of a state dir. A slot is a
+ * file `slots/<n>` locked by its owner; a per-worker limit adds `slots/<worker>.<n>`. A queued
+ * run holds a locked ticket `queue/<key>` (`queue/<key>.<worker>` when its worker is limited).
+ * Locks die with their owners, so a crashed process's slots and tickets free themselves.
+ *
+ * Waiting is event-driven: each process watches `slots/` and `queue/` once, and its waiters
+ * share one scan per change. A release closes a file opened for writing, and so does the kernel
+ * for every file of an owner that dies; on Linux the watch reports both closes, so a dead owner
+ * wakes the queue as promptly as a release does and nothing re-scans on a timer. Where the OS
+ * does not report closes (macOS), a slow re-scan remains the safety net.
+ *
+ * Flock ownership is stronger than a pid plus start time: the kernel itself drops a lock when
+ * the last descriptor of its owner closes, so a reused pid can never hold a dead run's slot.
  */
 import { join } from "../sys/path.ts";
 import type { StatePaths } from "./paths.ts";
@@ -10,6 +19,9 @@ import { createLocked, type HeldLock, isLocked, tryLock } from "./locks.ts";
 
 /** The hard ceiling on parallel workers. */
 export const MAX_PARALLEL_CEILING = 30;
+
+/** Re-scan period where the OS reports no closes (the safety net for owners that died). */
+const SAFETY_RESCAN_MS = 5000;
 
 /** A held slot. */
 export interface Slot {
@@ -20,36 +32,101 @@ export interface Slot {
 /** Options of `acquireSlot`. */
 export interface AcquireOptions {
   maxParallel: number;
-  /** Orders the queue: earlier keys go first. */
+  /** Orders the queue: earlier keys go first. No dots. */
   queueKey: string;
+  /** Per-worker limits (`{"gemini": 2}`); the run counts against `limitKey`'s. */
+  limits?: Record<string, number>;
+  /** The worker the run counts as (its chain's first). */
+  limitKey?: string;
   signal?: AbortSignal;
-  /** Called with the 1-based queue position while waiting. */
+  /** Called once, with the 1-based queue position, when the run has to wait. */
   onQueued?(position: number): void;
-  /**
-   * Safety re-scan for owners that died without a release.
-   * @default 5000
-   */
-  rescanMs?: number;
 }
 
-async function tryTakeSlot(
-  paths: StatePaths,
-  max: number,
-): Promise<{ index: number; lock: HeldLock } | null> {
+interface Taken {
+  index: number;
+  locks: HeldLock[];
+}
+
+interface Waiter {
+  ticket: string;
+  lock: HeldLock;
+  options: AcquireOptions;
+  reported: boolean;
+  resolve(slot: Slot): void;
+  reject(error: unknown): void;
+}
+
+function clampMax(max: number): number {
+  return Math.max(1, Math.min(Math.floor(max), MAX_PARALLEL_CEILING));
+}
+
+function limitOf(options: AcquireOptions): { key: string; max: number } | null {
+  const key = options.limitKey;
+  const max = key === undefined ? undefined : options.limits?.[key];
+  if (key === undefined || max === undefined) return null;
+  return { key, max: Math.max(1, Math.floor(max)) };
+}
+
+/** The worker a ticket counts against (`<key>.<worker>`), if any. */
+function ticketWorker(name: string): string | undefined {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot + 1) : undefined;
+}
+
+async function ensureDirs(paths: StatePaths): Promise<void> {
+  await Deno.mkdir(paths.slots, { recursive: true, mode: 0o700 });
+  await Deno.mkdir(paths.queue, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * Locks one free file among `<prefix>0 .. <prefix>(max-1)`. A read-only probe comes first, so
+ * busy slots are never opened for writing (which would wake every watcher for nothing).
+ */
+async function lockFree(dir: string, prefix: string, max: number): Promise<Taken | null> {
   for (let index = 0; index < max; index++) {
-    const lock = await tryLock(join(paths.slots, String(index)));
-    if (lock !== null) return { index, lock };
+    const path = join(dir, `${prefix}${index}`);
+    if (await isLocked(path)) continue;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const lock = await tryLock(path);
+      if (lock !== null) return { index, locks: [lock] };
+      // A probe from another process holds a shared lock for an instant: look again.
+      if (await isLocked(path)) break;
+    }
   }
   return null;
 }
 
-async function liveTickets(paths: StatePaths): Promise<string[]> {
+async function tryTakeSlot(paths: StatePaths, options: AcquireOptions): Promise<Taken | null> {
+  const slot = await lockFree(paths.slots, "", clampMax(options.maxParallel));
+  if (slot === null) return null;
+  const limit = limitOf(options);
+  if (limit === null) return slot;
+  const limited = await lockFree(paths.slots, `${limit.key}.`, limit.max);
+  if (limited === null) {
+    for (const lock of slot.locks) lock.release();
+    return null;
+  }
+  return { index: slot.index, locks: [...slot.locks, ...limited.locks] };
+}
+
+async function countHeld(dir: string, prefix: string, max: number): Promise<number> {
+  let held = 0;
+  for (let index = 0; index < max; index++) {
+    if (await isLocked(join(dir, `${prefix}${index}`))) held++;
+  }
+  return held;
+}
+
+/** Names of live tickets, in queue order; tickets whose owner died are removed. */
+async function liveTickets(paths: StatePaths, own: ReadonlySet<string>): Promise<string[]> {
   const names: string[] = [];
   try {
     for await (const entry of Deno.readDir(paths.queue)) {
       if (!entry.isFile || entry.name.startsWith(".")) continue;
-      if (await isLocked(join(paths.queue, entry.name))) names.push(entry.name);
-      else await Deno.remove(join(paths.queue, entry.name)).catch(() => undefined);
+      if (own.has(entry.name) || await isLocked(join(paths.queue, entry.name))) {
+        names.push(entry.name);
+      } else await Deno.remove(join(paths.queue, entry.name)).catch(() => undefined);
     }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
@@ -57,77 +134,177 @@ async function liveTickets(paths: StatePaths): Promise<string[]> {
   return names.sort();
 }
 
-async function freeSlotCount(paths: StatePaths, max: number): Promise<number> {
-  let free = 0;
-  for (let index = 0; index < max; index++) {
-    if (!(await isLocked(join(paths.slots, String(index))))) free++;
-  }
-  return free;
-}
-
 async function poke(dir: string): Promise<void> {
-  await Deno.writeTextFile(join(dir, ".changed"), String(Date.now()));
+  await Deno.writeTextFile(join(dir, ".changed"), "");
 }
 
-function held(paths: StatePaths, taken: { index: number; lock: HeldLock }): Slot {
-  return {
-    index: taken.index,
-    async release() {
-      taken.lock.release();
-      await poke(paths.slots);
-    },
-  };
+/** The waiters of one state dir in this process: one watch, one scan at a time. */
+class LocalQueue {
+  #paths: StatePaths;
+  #waiters: Waiter[] = [];
+  #watcher: Deno.FsWatcher | null = null;
+  #safety: ReturnType<typeof setInterval> | undefined;
+  #scanning = false;
+  #again = false;
+
+  constructor(paths: StatePaths) {
+    this.#paths = paths;
+  }
+
+  add(waiter: Waiter): void {
+    this.#waiters.push(waiter);
+    if (this.#watcher === null) {
+      const watcher = Deno.watchFs([this.#paths.slots, this.#paths.queue], { recursive: false });
+      this.#watcher = watcher;
+      (async () => {
+        for await (const _ of watcher) this.kick();
+      })().catch((error) => this.#failAll(error));
+      if (Deno.build.os !== "linux") {
+        this.#safety = setInterval(() => this.kick(), SAFETY_RESCAN_MS);
+      }
+    }
+    this.kick();
+  }
+
+  /** Drops a waiter (given up or served) and frees its ticket. */
+  async remove(waiter: Waiter): Promise<void> {
+    const at = this.#waiters.indexOf(waiter);
+    if (at >= 0) this.#waiters.splice(at, 1);
+    waiter.lock.release();
+    await Deno.remove(join(this.#paths.queue, waiter.ticket)).catch(() => undefined);
+    if (this.#waiters.length === 0) this.#stopWatching();
+  }
+
+  /** Scans soon; scans once more when a scan is under way. */
+  kick(): void {
+    if (this.#scanning) {
+      this.#again = true;
+      return;
+    }
+    this.#scanning = true;
+    (async () => {
+      do {
+        this.#again = false;
+        await this.#scan();
+      } while (this.#again && this.#waiters.length > 0);
+    })().catch((error) => this.#failAll(error)).finally(() => (this.#scanning = false));
+  }
+
+  #stopWatching(): void {
+    this.#watcher?.close();
+    this.#watcher = null;
+    clearInterval(this.#safety);
+    this.#safety = undefined;
+  }
+
+  #failAll(error: unknown): void {
+    for (const w of [...this.#waiters]) {
+      this.remove(w).finally(() => w.reject(error));
+    }
+  }
+
+  /** Hands free slots to this process's waiters whose turn it is (FIFO across processes). */
+  async #scan(): Promise<void> {
+    const head = this.#waiters[0];
+    if (head === undefined) return;
+    const own = new Set(this.#waiters.map((w) => w.ticket));
+    const tickets = await liveTickets(this.#paths, own);
+    let free = clampMax(head.options.maxParallel) -
+      await countHeld(this.#paths.slots, "", clampMax(head.options.maxParallel));
+    const limits = head.options.limits ?? {};
+    const limitFree = new Map<string, number>();
+    for (const [key, max] of Object.entries(limits)) {
+      limitFree.set(key, max - await countHeld(this.#paths.slots, `${key}.`, max));
+    }
+    const byTicket = new Map(this.#waiters.map((w) => [w.ticket, w]));
+    const turn: Waiter[] = [];
+    for (const [position, name] of tickets.entries()) {
+      const waiter = byTicket.get(name);
+      if (waiter && !waiter.reported) {
+        waiter.reported = true;
+        waiter.options.onQueued?.(position + 1);
+      }
+      if (free <= 0) continue;
+      const worker = ticketWorker(name);
+      const left = worker === undefined ? undefined : limitFree.get(worker);
+      // A run held back by its worker's limit does not hold back the runs behind it.
+      if (left !== undefined && left <= 0) continue;
+      free--;
+      if (worker !== undefined && left !== undefined) limitFree.set(worker, left - 1);
+      if (waiter) turn.push(waiter);
+    }
+    for (const waiter of turn) {
+      if (!this.#waiters.includes(waiter)) continue;
+      const taken = await tryTakeSlot(this.#paths, waiter.options);
+      if (taken === null) break;
+      await this.remove(waiter);
+      waiter.resolve(this.#held(taken));
+    }
+  }
+
+  #held(taken: Taken): Slot {
+    const paths = this.#paths;
+    return {
+      index: taken.index,
+      release: async () => {
+        for (const lock of taken.locks) lock.release();
+        this.kick();
+        await poke(paths.slots);
+      },
+    };
+  }
+
+  /** A slot straight away, for when nobody is queued. */
+  async takeNow(options: AcquireOptions): Promise<Slot | null> {
+    const taken = await tryTakeSlot(this.#paths, options);
+    return taken === null ? null : this.#held(taken);
+  }
+}
+
+const queues = new Map<string, LocalQueue>();
+
+function localQueue(paths: StatePaths): LocalQueue {
+  let queue = queues.get(paths.root);
+  if (queue === undefined) {
+    queue = new LocalQueue(paths);
+    queues.set(paths.root, queue);
+  }
+  return queue;
 }
 
 /** Number of slots held right now. */
 export async function busySlots(paths: StatePaths, max = MAX_PARALLEL_CEILING): Promise<number> {
-  return max - (await freeSlotCount(paths, max));
+  return await countHeld(paths.slots, "", max);
+}
+
+/** Number of live queue tickets right now. */
+export async function queuedCount(paths: StatePaths): Promise<number> {
+  return (await liveTickets(paths, new Set())).length;
 }
 
 /** Takes a slot, waiting in FIFO order behind earlier runs when all are busy. */
 export async function acquireSlot(paths: StatePaths, options: AcquireOptions): Promise<Slot> {
-  const max = Math.max(1, Math.min(options.maxParallel, MAX_PARALLEL_CEILING));
-  await Deno.mkdir(paths.slots, { recursive: true, mode: 0o700 });
-  await Deno.mkdir(paths.queue, { recursive: true, mode: 0o700 });
-  if ((await liveTickets(paths)).length === 0) {
-    // Nobody is queued: take a free slot straight away, without a ticket or a watch.
-    const taken = await tryTakeSlot(paths, max);
-    if (taken !== null) return held(paths, taken);
+  options.signal?.throwIfAborted();
+  await ensureDirs(paths);
+  const queue = localQueue(paths);
+  if ((await liveTickets(paths, new Set())).length === 0) {
+    // Nobody is queued: take a free slot straight away, without a ticket.
+    const slot = await queue.takeNow(options);
+    if (slot !== null) return slot;
   }
-  const ticketName = options.queueKey;
-  const ticket = await createLocked(join(paths.queue, ticketName));
-  const watcher = Deno.watchFs([paths.slots, paths.queue], { recursive: false });
-  const iterator = watcher[Symbol.asyncIterator]();
-  let pending: Promise<unknown> | null = null;
-  const aborted = new Promise((resolve) => {
-    if (options.signal?.aborted) resolve("abort");
-    options.signal?.addEventListener("abort", () => resolve("abort"), { once: true });
-  });
+  const limit = limitOf(options);
+  const ticket = limit === null ? options.queueKey : `${options.queueKey}.${limit.key}`;
+  const lock = await createLocked(join(paths.queue, ticket));
+  const { promise, resolve, reject } = Promise.withResolvers<Slot>();
+  const waiter: Waiter = { ticket, lock, options, reported: false, resolve, reject };
+  const onAbort = () => {
+    queue.remove(waiter).finally(() => reject(options.signal?.reason));
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  queue.add(waiter);
   try {
-    for (;;) {
-      options.signal?.throwIfAborted();
-      const tickets = await liveTickets(paths);
-      const position = Math.max(0, tickets.indexOf(ticketName));
-      const free = await freeSlotCount(paths, max);
-      if (position < free) {
-        const taken = await tryTakeSlot(paths, max);
-        if (taken !== null) return held(paths, taken);
-      }
-      options.onQueued?.(position + 1);
-      pending ??= iterator.next();
-      const rescan = new AbortController();
-      const timer = new Promise((resolve) => {
-        const id = setTimeout(resolve, options.rescanMs ?? 5000);
-        rescan.signal.addEventListener("abort", () => clearTimeout(id));
-      });
-      const winner = await Promise.race([pending.then(() => "fs"), timer, aborted]);
-      rescan.abort();
-      if (winner === "fs") pending = null;
-    }
+    return await promise;
   } finally {
-    watcher.close();
-    ticket.release();
-    await Deno.remove(join(paths.queue, ticketName)).catch(() => undefined);
-    await poke(paths.queue).catch(() => undefined);
+    options.signal?.removeEventListener("abort", onAbort);
   }
 }
