@@ -18,6 +18,10 @@ export interface StatePaths {
   guard: string;
   /** Private copies of isolate runs, one folder per copy (named after the run that made it). */
   copies: string;
+  /** Live-run markers (`active/<id>`). */
+  active: string;
+  /** The background host: one process per state dir that executes every background run. */
+  host: { lock: string; pid: string; inbox: string };
   run(id: string): RunPaths;
   repo(key: string): { dir: string; objects: string; writerLock: string; writer: string };
 }
@@ -55,6 +59,12 @@ export function statePaths(root: string): StatePaths {
     history: join(root, "history.db"),
     guard: join(root, "guard"),
     copies: join(root, "copies"),
+    active: join(root, "active"),
+    host: {
+      lock: join(root, "host", "host.lock"),
+      pid: join(root, "host", "pid"),
+      inbox: join(root, "host", "inbox"),
+    },
     run(id) {
       const dir = join(runs, id);
       return {
