@@ -77,7 +77,8 @@ function workerChoice(sys: Sys, settings: Settings, flags: FlagValues): string |
   return choice.chain;
 }
 
-async function newRunFrom(
+/** The run a task describes, from `pitroom run`'s flags (`crew` shares it). */
+export async function newRunFrom(
   sys: Sys,
   settings: Settings,
   flags: FlagValues,
@@ -235,6 +236,7 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
   try {
     const final = await executeRun(sys, record.id, {
       maxParallel: settings.maxParallel.value,
+      limits: settings.limits.value,
       stop: stop.signal,
       onEvent(ev) {
         if (!showProgress) return;

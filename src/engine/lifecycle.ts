@@ -26,6 +26,8 @@ import { indexRun } from "../history/mod.ts";
 /** Options of `executeRun`. */
 export interface ExecuteOptions {
   maxParallel: number;
+  /** Per-worker caps on runs at once (`{"gemini": 2}`); the run counts as its first worker. */
+  limits?: Record<string, number>;
   /** Aborting stops the run (`pitroom stop`, Ctrl-C). */
   stop?: AbortSignal;
   /** Looks up a backend (tests hand in a scripted one). Defaults to the registry. */
@@ -63,6 +65,8 @@ export async function executeRun(
   try {
     slot = await acquireSlot(paths, {
       maxParallel: options.maxParallel,
+      ...(options.limits ? { limits: options.limits } : {}),
+      ...(record.chain[0] ? { limitKey: record.chain[0].worker } : {}),
       queueKey: `${String(record.createdAt).padStart(15, "0")}-${id}`,
       ...(options.stop ? { signal: options.stop } : {}),
       onQueued: (position) => emit(event("run.queued", sys.clock.now(), { run: id, position })),
