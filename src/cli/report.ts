@@ -6,6 +6,7 @@ import { formatUntil } from "../engine/cooldown.ts";
 import type { RunRecord } from "../store/record.ts";
 import { formatDuration } from "./duration.ts";
 import { oneLine } from "./output.ts";
+import { receiptLines } from "../receipts/lines.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
 
@@ -56,8 +57,12 @@ export function renderReport(record: RunRecord, now: number): string {
     }`,
   );
   const cached = p.tokens.cached ? ` (+${n(p.tokens.cached)} cached)` : "";
-  const cost = p.cost ? ` · $${p.cost.toFixed(4)}` : "";
-  lines.push(`tokens   ${n(p.tokens.input)} in${cached} / ${n(p.tokens.output)} out${cost}`);
+  const reasoning = p.tokens.reasoning ? ` / ${n(p.tokens.reasoning)} reasoning` : "";
+  const cost = p.cost && !record.receipt ? ` · $${p.cost.toFixed(4)}` : "";
+  lines.push(
+    `tokens   ${n(p.tokens.input)} in${cached} / ${n(p.tokens.output)} out${reasoning}${cost}`,
+  );
+  if (record.receipt) lines.push(...receiptLines(record.receipt));
   if (record.message && record.state !== "done") lines.push(`problem  ${record.message}`);
   const verify = record.verify;
   if (verify) {

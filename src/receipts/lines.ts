@@ -1,0 +1,59 @@
+/**
+ * A receipt as report lines (pure): what the worker burned and returned, what it cost against
+ * the primary, and what that saved, worded as the estimate it is.
+ */
+import type { Receipt } from "../store/record.ts";
+import { formatRatio, formatUsd, primaryName } from "./format.ts";
+import { PRICES_TAKEN } from "./prices.ts";
+
+function n(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+function workerCostText(receipt: Receipt): string {
+  const cost = formatUsd(receipt.workerCost);
+  const model = receipt.model ?? "its model";
+  switch (receipt.workerCostSource) {
+    case "reported":
+      return `${cost} (reported by the worker)`;
+    case "free":
+      return `${cost} (free model)`;
+    case "config":
+      return `~${cost} (your workerPrices for ${model})`;
+    case "price-table":
+      return `~${cost} (list price of ${model})`;
+    case "unknown":
+      return receipt.model === undefined
+        ? "unknown (no model named: set one with -m or `models` in the config)"
+        : `unknown (no price for ${receipt.model}: add it to workerPrices)`;
+  }
+}
+
+function savedText(receipt: Receipt): string {
+  const primary = primaryName(receipt.primary);
+  if (receipt.workerCostSource === "unknown") {
+    return `at most ~${formatUsd(receipt.saved)} vs ${primary} (the worker's cost is unknown)`;
+  }
+  if (receipt.saved < 0) {
+    return `none: the worker cost ~${formatUsd(-receipt.saved)} more than ${primary}`;
+  }
+  return `~${formatUsd(receipt.saved)} vs ${primary}`;
+}
+
+/** The receipt lines of a report. */
+export function receiptLines(receipt: Receipt): string[] {
+  const t = receipt.tokens;
+  const burned = t.input + t.cached + t.output + t.reasoning;
+  const ratio = receipt.compression === null
+    ? ""
+    : ` · ${formatRatio(receipt.compression)} compression`;
+  return [
+    `receipt  ${n(burned)} tokens burned · ~${n(receipt.returnedTokens)} returned to you${ratio}`,
+    `cost     worker ${workerCostText(receipt)} · ${primaryName(receipt.primary)} ~${
+      formatUsd(receipt.primaryCost)
+    } for the same tokens`,
+    `saved    ${savedText(receipt)} (estimates: list prices of ${
+      receipt.pricesTaken ?? PRICES_TAKEN
+    }, not a bill)`,
+  ];
+}
