@@ -282,6 +282,64 @@ export const COMMANDS: readonly CommandDef[] = [
     load: () => import("./config_command.ts").then((m) => m.configCommand),
   },
   {
+    name: "statusline",
+    summary:
+      "print a Claude Code status line: your own first, then runs going and this week's savings",
+    description: [
+      "Reads the JSON Claude Code passes on stdin. With --then, runs your own status-line command",
+      "first (same stdin, 1 s at most) and prints its output, then Pitroom's part.",
+    ].join("\n"),
+    flags: [{
+      name: "then",
+      type: "string",
+      value: "CMD",
+      describe: "your own status-line command, run first",
+    }],
+    args: [],
+    examples: ["pitroom statusline", "pitroom statusline --then '~/.claude/statusline.sh'"],
+    load: () => import("./statusline.ts").then((m) => m.statuslineCommand),
+  },
+  {
+    name: "hook-card",
+    summary:
+      "a PostToolUse hook: one card when a Pitroom command started, finished or applied runs",
+    description: [
+      "Reads the hook's JSON on stdin (Claude Code or Codex) and prints a card as",
+      '{"systemMessage": ...} once per run and phase; anything else prints nothing.',
+    ].join("\n"),
+    flags: [],
+    args: [],
+    examples: ["pitroom hook-card < hook-input.json"],
+    load: () => import("./hook_card.ts").then((m) => m.hookCardCommand),
+  },
+  {
+    name: "install",
+    summary: "add the status line and the hook card to Claude Code's settings (merged, backed up)",
+    description: [
+      "Edits $CLAUDE_CONFIG_DIR/settings.json (else ~/.claude/settings.json): keeps your own",
+      "status line first (--then), backs the file up once (settings.json.pitroom-backup),",
+      "changes nothing the second time and refuses a file that is not valid JSON (exit 3).",
+    ].join("\n"),
+    flags: [
+      { name: "dry-run", type: "boolean", describe: "show what would change, write nothing" },
+      JSON_FLAG,
+    ],
+    args: [],
+    examples: ["pitroom install --dry-run", "pitroom install"],
+    load: () => import("./install.ts").then((m) => m.installCommand),
+  },
+  {
+    name: "uninstall",
+    summary: "take the status line and the hook card out of Claude Code's settings again",
+    flags: [
+      { name: "dry-run", type: "boolean", describe: "show what would change, write nothing" },
+      JSON_FLAG,
+    ],
+    args: [],
+    examples: ["pitroom uninstall"],
+    load: () => import("./install.ts").then((m) => m.uninstallCommand),
+  },
+  {
     name: "help",
     summary: "show help for pitroom or a command",
     flags: [],

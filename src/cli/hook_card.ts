@@ -1,0 +1,191 @@
+/**
+ * `pitroom hook-card`: a Claude Code / Codex PostToolUse hook. It reads the hook's JSON on stdin
+ * (`tool_name`, `tool_input.command`, `tool_response`), and when the shell command was a Pitroom
+ * command that started (`run --bg`, `crew`), finished (`wait`, a foreground `run`) or applied
+ * (`apply`) runs, prints one card per run and phase as `{"systemMessage": …}` (the field both
+ * clients show to the user). A marker in the run's folder (`cards/<phase>`) makes a second call
+ * print nothing. Anything else prints nothing and exits 0.
+ */
+import { formatUsd } from "../receipts/format.ts";
+import { isRunId, statePaths } from "../store/paths.ts";
+import { isFinal, type RunRecord } from "../store/record.ts";
+import { readRecord } from "../store/runs.ts";
+import { join } from "../sys/path.ts";
+import type { Sys } from "../sys/mod.ts";
+import type { CommandRun } from "./command.ts";
+import { formatDuration } from "./duration.ts";
+import { oneLine } from "./output.ts";
+import { runTime, workerLabel } from "./report.ts";
+import { shellCommands } from "./shell_words.ts";
+
+/** What a Pitroom command did to its runs. */
+export type Phase = "started" | "finished" | "applied";
+
+/** The part of a PostToolUse hook's input the card needs. */
+export interface HookInput {
+  command: string;
+  /** What the command printed (stdout and stderr). */
+  output: string;
+}
+
+/** One Pitroom command found in a shell command line. */
+export interface PitroomCall {
+  sub: string;
+  args: string[];
+  phase: Phase;
+}
+
+/** The most runs one call shows cards for. */
+const MAX_CARDS = 12;
+const RUN_ID = /\b\d{8}-\d{6}-[0-9a-f]{4}\b/g;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return value.filter((v) => typeof v === "string").join(" ");
+  return "";
+}
+
+/** Reads a PostToolUse hook's JSON (pure); null when it is not a shell command's. */
+export function parseHookInput(json: string): HookInput | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+  if (!isObject(value) || !isObject(value.tool_input)) return null;
+  const command = text(value.tool_input.command);
+  if (command === "") return null;
+  const response = value.tool_response;
+  const output = isObject(response)
+    ? [response.stdout, response.stderr, response.output].map(text).join("\n")
+    : text(response);
+  return { command, output };
+}
+
+function phaseOf(sub: string, args: readonly string[]): Phase | null {
+  if (args.includes("--help") || args.includes("-h")) return null;
+  switch (sub) {
+    case "run":
+      return args.includes("--bg") ? "started" : "finished";
+    case "crew":
+      return "started";
+    case "wait":
+      return "finished";
+    case "apply":
+      return "applied";
+    default:
+      return null;
+  }
+}
+
+/** The Pitroom commands of a shell command line that start, finish or apply runs (pure). */
+export function pitroomCalls(line: string): PitroomCall[] {
+  const calls: PitroomCall[] = [];
+  for (const words of shellCommands(line)) {
+    const at = words.findIndex((w) => /(^|\/)pitroom$/.test(w));
+    if (at < 0 || at + 1 >= words.length) continue;
+    const [sub, ...args] = words.slice(at + 1);
+    const phase = phaseOf(sub!, args);
+    if (phase !== null) calls.push({ sub: sub!, args, phase });
+  }
+  return calls;
+}
+
+/** The run ids a call names or printed, first seen first (pure). */
+export function runIdsOf(call: PitroomCall, output: string): string[] {
+  const ids = call.args.filter(isRunId);
+  ids.push(...(output.match(RUN_ID) ?? []));
+  return [...new Set(ids)].slice(0, MAX_CARDS);
+}
+
+function changesText(record: RunRecord): string | null {
+  const files = record.changes?.files ?? [];
+  if (files.length === 0) return record.mode === "read" ? null : "no files changed";
+  const added = files.reduce((s, f) => s + f.added, 0);
+  const removed = files.reduce((s, f) => s + f.removed, 0);
+  const undone = record.changes?.reverted ? ", undone" : "";
+  return `${files.length} file${files.length === 1 ? "" : "s"} +${added} -${removed}${undone}`;
+}
+
+/** The card of a run in a phase (pure). */
+export function renderCard(record: RunRecord, phase: Phase, now: number): string {
+  const time = formatDuration(runTime(record, now));
+  const worker = workerLabel(record);
+  const saved = record.receipt ? `saved ~${formatUsd(record.receipt.saved)} (estimate)` : null;
+  let head: string;
+  let details: (string | null)[];
+  if (phase === "started") {
+    head = `▶ pitroom ${record.id} ${record.state} · ${record.mode}`;
+    details = [worker, `"${oneLine(record.task, 60)}"`];
+  } else if (phase === "applied") {
+    const files = record.isolation?.applied?.files.length ?? record.changes?.files.length ?? 0;
+    head = `⇢ pitroom ${record.id} applied · ${files} file${files === 1 ? "" : "s"}`;
+    details = [worker, changesText(record), saved];
+  } else {
+    const ok = record.state === "done";
+    head = `${ok ? "✓" : "✗"} pitroom ${record.id} ${record.state} in ${time} · ${record.mode}`;
+    details = [
+      worker,
+      changesText(record),
+      ok ? null : oneLine(record.message ?? record.outcome ?? "", 80),
+      saved,
+    ];
+  }
+  return `${head}\n  ${details.filter((d): d is string => !!d).join(" · ")}`;
+}
+
+function shownIn(phase: Phase, record: RunRecord): boolean {
+  if (phase === "finished") return isFinal(record.state);
+  if (phase === "applied") return record.isolation?.applied !== undefined;
+  return true;
+}
+
+/** Marks a run's card of a phase as shown; false when it had been shown already. */
+async function markShown(sys: Sys, id: string, phase: Phase): Promise<boolean> {
+  const dir = join(statePaths(sys.stateDir).run(id).dir, "cards");
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  try {
+    const file = await Deno.open(join(dir, phase), { write: true, createNew: true, mode: 0o600 });
+    file.close();
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) return false;
+    throw error;
+  }
+}
+
+/** The cards a hook input calls for, each marked shown (once per run and phase). */
+export async function cardsFor(sys: Sys, input: HookInput): Promise<string[]> {
+  const paths = statePaths(sys.stateDir);
+  const cards: string[] = [];
+  for (const call of pitroomCalls(input.command)) {
+    for (const id of runIdsOf(call, input.output)) {
+      const record = await readRecord(paths, id);
+      if (record === null || !shownIn(call.phase, record)) continue;
+      if (await markShown(sys, id, call.phase)) {
+        cards.push(renderCard(record, call.phase, sys.clock.now()));
+      }
+    }
+  }
+  return cards;
+}
+
+async function readStdin(): Promise<string> {
+  if (Deno.stdin.isTerminal()) return "";
+  return await new Response(Deno.stdin.readable).text();
+}
+
+/** Prints the cards of a PostToolUse hook call, or nothing. */
+export const hookCardCommand: CommandRun = async ({ sys }) => {
+  const input = parseHookInput(await readStdin());
+  if (input === null || pitroomCalls(input.command).length === 0) return 0;
+  const cards = await cardsFor(sys, input);
+  if (cards.length > 0) sys.out.stdout(JSON.stringify({ systemMessage: cards.join("\n") }) + "\n");
+  return 0;
+};
