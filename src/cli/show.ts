@@ -1,20 +1,33 @@
 /**
- * `pitroom show [RUN] [--patch|--events|--json]`.
+ * `pitroom show [RUN] [--patch|--events|--json]`: from the run folder, or from the history once
+ * the folder was cleaned (show_kept.ts).
  */
 import { readEvents } from "../engine/event_log.ts";
 import { statePaths } from "../store/paths.ts";
+import type { RunRecord } from "../store/record.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, printJsonLine } from "./output.ts";
 import { renderReport } from "./report.ts";
 import { loadNamed } from "./runs.ts";
+import { findKept, showKept } from "./show_kept.ts";
 
 /** Prints a run's report, patch or events. */
 export const showCommand: CommandRun = async ({ sys, flags, args }) => {
   if ([flags.patch, flags.events].filter(Boolean).length > 1) {
     throw new UsageError("Choose one of --patch and --events");
   }
-  const [record] = await loadNamed(sys, [args[0] ?? "last"]);
+  const typed = args[0] ?? "last";
+  let record: RunRecord | undefined;
+  try {
+    [record] = await loadNamed(sys, [typed]);
+  } catch (error) {
+    // A cleaned run has no folder any more; the history still keeps it.
+    if (!(error instanceof UsageError)) throw error;
+    const kept = await findKept(sys, typed);
+    if (kept === null) throw error;
+    return showKept(sys, flags, kept);
+  }
   if (record === undefined) return 2;
   const runPaths = statePaths(sys.stateDir).run(record.id);
   if (flags.patch) {

@@ -1,16 +1,52 @@
 /**
- * The searchable history (history.db): a finished run is indexed here; the run folders stay
- * the truth.
+ * The searchable history (`history.db` in the state dir, built-in node:sqlite with FTS5). The
+ * run folders stay the truth and the database is an index of them: the lifecycle calls
+ * `indexRun` when a run finishes; `pitroom history import` (also run by itself the first time
+ * the history is used, and after a damaged file was moved aside) rebuilds it from the folders;
+ * `pitroom clean` indexes a run once more before it removes its folder, so `show` can still
+ * print it. Commands read through `withHistory` (ready.ts); search, stats, savings and lookups
+ * are pure SQL over the tables of schema.ts.
+ *
+ * This module is imported by the engine on every run: it loads nothing heavy until called.
  */
+import { statePaths } from "../store/paths.ts";
 import type { RunRecord } from "../store/record.ts";
 import type { Sys } from "../sys/mod.ts";
+import { join } from "../sys/path.ts";
+
+/** Notes a failure of the history in `logs/history.log`; the history can be rebuilt, a run must go on. */
+async function logFailure(sys: Sys, what: string, error: unknown): Promise<void> {
+  const logs = statePaths(sys.stateDir).logs;
+  const detail = error instanceof Error ? error.stack ?? error.message : String(error);
+  try {
+    await Deno.mkdir(logs, { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(
+      join(logs, "history.log"),
+      `${new Date(sys.clock.now()).toISOString()} ${what}: ${detail}\n`,
+      { append: true, mode: 0o600 },
+    );
+  } catch {
+    // Best effort: nowhere left to report to, and the caller must not fail because of it.
+  }
+}
 
 /** Indexes a finished run. Never throws: the history can be rebuilt from the run folders. */
-export function indexRun(_sys: Sys, _record: RunRecord): Promise<void> {
-  return Promise.resolve();
+export async function indexRun(sys: Sys, record: RunRecord): Promise<void> {
+  try {
+    const { indexNow } = await import("./index_run.ts");
+    await indexNow(sys, record);
+  } catch (error) {
+    await logFailure(sys, `indexing run ${record.id}`, error);
+  }
 }
 
 /** USD saved by runs that ended at or after `since` (for the status line); 0 without a history. */
-export function savedSince(_sys: Sys, _since: number): Promise<number> {
-  return Promise.resolve(0);
+export async function savedSince(sys: Sys, since: number): Promise<number> {
+  try {
+    const { savedSinceNow } = await import("./index_run.ts");
+    return await savedSinceNow(sys, since);
+  } catch (error) {
+    await logFailure(sys, "reading the savings", error);
+    return 0;
+  }
 }

@@ -1,0 +1,229 @@
+/**
+ * `pitroom history [TEXT]` (search), `pitroom history stats` and `pitroom history import`.
+ * The first word picks the subcommand; every other positional is search text.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { OUTCOME_CLASSES, type OutcomeClass } from "../events/mod.ts";
+import type { Preparation } from "../history/ready.ts";
+import type { SearchFilter, SearchHit } from "../history/search.ts";
+import type { Stats, StatsRow } from "../history/stats.ts";
+import { UsageError } from "../sys/errors.ts";
+import type { Sys } from "../sys/mod.ts";
+import type { CommandRun, FlagValues } from "./command.ts";
+import { formatDuration } from "./duration.ts";
+import { compact, dateTime, percent, usd } from "./figures.ts";
+import { oneLine, printJson, table } from "./output.ts";
+import { periodWords, sinceOf } from "./period.ts";
+
+const SEARCH_FLAGS = ["model", "worker", "state", "group", "since", "limit", "json"];
+const STATS_FLAGS = ["since", "json"];
+const IMPORT_FLAGS = ["json"];
+
+function onlyFlags(flags: FlagValues, allowed: string[], command: string): void {
+  for (const [name, value] of Object.entries(flags)) {
+    if (value !== undefined && !allowed.includes(name)) {
+      throw new UsageError(`\`pitroom ${command}\` takes no --${name}`, {
+        hint: `see \`pitroom history --help\``,
+      });
+    }
+  }
+}
+
+/** Tells people what was done to make the history ready. */
+export function notePreparation(sys: Sys, prep: Preparation): void {
+  if (prep.movedAside) {
+    sys.out.stderr(`history.db was damaged: moved to ${prep.movedAside} and rebuilt\n`);
+  }
+  if (prep.imported) {
+    sys.out.stderr(`Took ${prep.imported.indexed} run(s) from the run folders into the history\n`);
+  }
+}
+
+async function withHistory<T>(
+  sys: Sys,
+  fn: (db: DatabaseSync, prep: Preparation) => T | Promise<T>,
+): Promise<T> {
+  const { withHistory } = await import("../history/ready.ts");
+  return await withHistory(sys, fn);
+}
+
+/** `--state` as a filter: a final state, `problem`, or an outcome class. */
+export function stateFilter(value: string): Pick<SearchFilter, "state" | "outcome"> {
+  if (value === "done" || value === "problem" || value === "lost") return { state: value };
+  if ((OUTCOME_CLASSES as readonly string[]).includes(value)) {
+    return { outcome: value as OutcomeClass };
+  }
+  if (value === "queued" || value === "running") {
+    throw new UsageError(`The history holds finished runs only, not "${value}" ones`, {
+      hint: "see live runs with `pitroom ls --running`",
+    });
+  }
+  throw new UsageError(
+    `Unknown --state "${value}": expected done, problem, lost or an outcome (${
+      OUTCOME_CLASSES.join(", ")
+    })`,
+  );
+}
+
+/** The search filter of the flags (no effects). */
+export function searchFilter(flags: FlagValues, text: string, now: number): SearchFilter {
+  const filter: SearchFilter = {};
+  if (text.trim() !== "") filter.text = text;
+  for (const name of ["model", "worker", "group"] as const) {
+    const value = flags[name];
+    if (typeof value === "string") filter[name] = value;
+  }
+  if (typeof flags.state === "string") Object.assign(filter, stateFilter(flags.state));
+  const since = sinceOf(typeof flags.since === "string" ? flags.since : "all", now);
+  if (since !== null) filter.since = since;
+  return filter;
+}
+
+const HIGHLIGHT: [string, string] = ["\x1b[1;33m", "\x1b[0m"];
+
+function renderHit(hit: SearchHit, now: number): string {
+  const target = hit.model ? `${hit.worker}:${hit.model}` : hit.worker ?? "-";
+  const head = [
+    hit.id,
+    hit.state,
+    hit.mode,
+    formatDuration(hit.durationMs ?? 0),
+    target,
+    dateTime(hit.endedAt ?? hit.createdAt ?? now),
+  ].join("  ");
+  const lines = [head, `  ${oneLine(hit.task, 100)}`];
+  if (hit.snippet !== undefined) lines.push(`  ${hit.snippet.replace(/\s+/g, " ").trim()}`);
+  else {
+    const result = hit.answer ?? hit.message;
+    if (result) lines.push(`  → ${oneLine(result, 100)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+async function search(sys: Sys, flags: FlagValues, text: string): Promise<number> {
+  onlyFlags(flags, SEARCH_FLAGS, "history");
+  const now = sys.clock.now();
+  const filter = searchFilter(flags, text, now);
+  const limit = typeof flags.limit === "number" ? flags.limit : 20;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new UsageError(`--limit needs a whole number above 0, got "${flags.limit}"`);
+  }
+  const json = flags.json === true;
+  const color = !json && sys.out.isTTY && sys.out.color;
+  const hits = await withHistory(sys, async (db, prep) => {
+    notePreparation(sys, prep);
+    const { searchRuns } = await import("../history/search.ts");
+    return searchRuns(db, filter, {
+      limit,
+      marks: color ? HIGHLIGHT : json ? ["**", "**"] : ["", ""],
+    });
+  });
+  if (json) printJson(sys, hits);
+  else if (hits.length === 0) sys.out.stderr("No runs match\n");
+  else sys.out.stdout(hits.map((h) => renderHit(h, now)).join("\n"));
+  return 0;
+}
+
+function statsTable(first: string, rows: StatsRow[]): string {
+  return table([
+    [
+      first,
+      "RUNS",
+      "OK",
+      "PROBLEMS",
+      "LIMITED",
+      "SUCCESS",
+      "AVG TIME",
+      "TOKENS IN",
+      "OUT",
+      "SAVED",
+    ],
+    ...rows.map((r) => [
+      r.label,
+      String(r.runs),
+      String(r.ok),
+      String(r.problems),
+      String(r.limited),
+      percent(r.successRate),
+      formatDuration(r.avgMs),
+      compact(r.tokens.input),
+      compact(r.tokens.output),
+      usd(r.saved),
+    ]),
+  ]);
+}
+
+/** The text of `history stats`. */
+export function renderStats(stats: Stats, period: string): string {
+  const t = stats.total;
+  if (t.runs === 0 && stats.targets.length === 0) return `No finished runs (${period})\n`;
+  const lines = [
+    `${t.runs} run(s), ${period}: ${t.ok} ok, ${t.problems} problem(s), ${t.limited} rate limited or out of quota (counted apart)`,
+    `success ${percent(t.successRate)} · time ${formatDuration(t.totalMs)} (avg ${
+      formatDuration(t.avgMs)
+    }) · tokens ${compact(t.tokens.input)} in${
+      t.tokens.cached ? ` (+${compact(t.tokens.cached)} cached)` : ""
+    } / ${compact(t.tokens.output)} out · saved ${usd(t.saved)} (estimate)`,
+    "",
+    statsTable("WORKER:MODEL", stats.targets).trimEnd(),
+  ];
+  const limited = stats.targets.filter((r) => r.limitedAttempts > 0);
+  if (limited.length > 0) {
+    lines.push(
+      "",
+      "attempts stopped by a rate limit or quota (the run may have moved on): " +
+        limited.map((r) => `${r.label} ${r.limitedAttempts}`).join(", "),
+    );
+  }
+  lines.push("", statsTable("DAY", stats.days).trimEnd());
+  return lines.join("\n") + "\n";
+}
+
+async function stats(sys: Sys, flags: FlagValues): Promise<number> {
+  onlyFlags(flags, STATS_FLAGS, "history stats");
+  const now = sys.clock.now();
+  const sinceText = typeof flags.since === "string" ? flags.since : "30d";
+  const since = sinceOf(sinceText, now);
+  const result = await withHistory(sys, async (db, prep) => {
+    notePreparation(sys, prep);
+    const { computeStats } = await import("../history/stats.ts");
+    return computeStats(db, since, now);
+  });
+  if (flags.json) printJson(sys, result);
+  else sys.out.stdout(renderStats(result, periodWords(sinceText)));
+  return 0;
+}
+
+async function importCommand(sys: Sys, flags: FlagValues): Promise<number> {
+  onlyFlags(flags, IMPORT_FLAGS, "history import");
+  const result = await withHistory(sys, async (db, prep) => {
+    if (prep.movedAside) notePreparation(sys, { movedAside: prep.movedAside });
+    // A first import has just run while opening; running it again would do the same work.
+    if (prep.imported) return prep.imported;
+    const { importRuns } = await import("../history/import.ts");
+    return await importRuns(sys, db);
+  });
+  if (flags.json) printJson(sys, result);
+  else {
+    sys.out.stdout(
+      `Indexed ${result.indexed} finished run(s) in ${formatDuration(result.ms)}${
+        result.live ? `; ${result.live} still running (indexed when they finish)` : ""
+      }${result.unreadable ? `; ${result.unreadable} folder(s) without a readable record` : ""}\n`,
+    );
+  }
+  return 0;
+}
+
+/** `pitroom history`. */
+export const historyCommand: CommandRun = async ({ sys, flags, args }) => {
+  const [first, ...rest] = args;
+  if (first === "stats" || first === "import") {
+    if (rest.length > 0) {
+      throw new UsageError(`Too many arguments for \`pitroom history ${first}\`: "${rest[0]}"`, {
+        hint: "to search for the word, quote it: pitroom history '\"" + first + "\"'",
+      });
+    }
+    return first === "stats" ? await stats(sys, flags) : await importCommand(sys, flags);
+  }
+  return await search(sys, flags, args.join(" "));
+};

@@ -1,0 +1,52 @@
+/**
+ * `history import`: (re)indexes every finished run found in the run folders. Idempotent: a run
+ * already in the history is replaced by what its folder says now. Runs whose folders were
+ * cleaned stay in the history untouched.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { statePaths } from "../store/paths.ts";
+import { isFinal } from "../store/record.ts";
+import { listRunIds, readRecord } from "../store/runs.ts";
+import type { Sys } from "../sys/mod.ts";
+import { metaSet } from "./db.ts";
+import { readRunFiles } from "./files.ts";
+import { type RunFiles, RunWriter } from "./write.ts";
+
+/** Runs written per transaction. */
+const BATCH = 200;
+
+/** What an import did. */
+export interface ImportResult {
+  /** Finished runs indexed. */
+  indexed: number;
+  /** Runs still queued or running (indexed when they finish). */
+  live: number;
+  /** Folders without a readable record. */
+  unreadable: number;
+  ms: number;
+}
+
+/** Indexes every finished run of the state dir into `db`. */
+export async function importRuns(sys: Sys, db: DatabaseSync): Promise<ImportResult> {
+  const started = sys.clock.now();
+  const paths = statePaths(sys.stateDir);
+  const writer = new RunWriter(db);
+  const result: ImportResult = { indexed: 0, live: 0, unreadable: 0, ms: 0 };
+  let batch: RunFiles[] = [];
+  for (const id of await listRunIds(paths)) {
+    const record = await readRecord(paths, id);
+    if (record === null) result.unreadable++;
+    else if (!isFinal(record.state)) result.live++;
+    else batch.push(await readRunFiles(paths, record));
+    if (batch.length >= BATCH) {
+      writer.write(batch);
+      result.indexed += batch.length;
+      batch = [];
+    }
+  }
+  writer.write(batch);
+  result.indexed += batch.length;
+  metaSet(db, "imported_at", String(sys.clock.now()));
+  result.ms = sys.clock.now() - started;
+  return result;
+}

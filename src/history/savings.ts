@@ -1,0 +1,78 @@
+/**
+ * Savings totals over a period, from the receipts stored with each run (what `pitroom savings`
+ * prints and the card and badge show). Every money figure is an estimate.
+ */
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { SavingsRow, SavingsTotals } from "../receipts/totals.ts";
+
+interface Row {
+  label: string;
+  runs: number;
+  ok: number;
+  tokens_in: number;
+  tokens_out: number;
+  tokens_cached: number;
+  tokens_reasoning: number;
+  returned_tokens: number;
+  worker_cost: number;
+  primary_cost: number;
+  saved: number;
+}
+
+const SUMS = `
+  COUNT(*) AS runs,
+  COALESCE(SUM(outcome = 'ok'), 0) AS ok,
+  COALESCE(SUM(tokens_in), 0) AS tokens_in,
+  COALESCE(SUM(tokens_out), 0) AS tokens_out,
+  COALESCE(SUM(tokens_cached), 0) AS tokens_cached,
+  COALESCE(SUM(tokens_reasoning), 0) AS tokens_reasoning,
+  COALESCE(SUM(returned_tokens), 0) AS returned_tokens,
+  COALESCE(SUM(worker_cost), 0) AS worker_cost,
+  COALESCE(SUM(primary_cost), 0) AS primary_cost,
+  COALESCE(SUM(saved), 0) AS saved`;
+
+function savingsRow(row: Row): SavingsRow {
+  return {
+    label: row.label,
+    runs: row.runs,
+    ok: row.ok,
+    tokens: {
+      input: row.tokens_in,
+      output: row.tokens_out,
+      cached: row.tokens_cached,
+      reasoning: row.tokens_reasoning,
+    },
+    returnedTokens: row.returned_tokens,
+    workerCost: row.worker_cost,
+    primaryCost: row.primary_cost,
+    saved: row.saved,
+  };
+}
+
+/** The savings of the runs that ended since `since` (all runs when null). */
+export function savingsTotals(
+  db: DatabaseSync,
+  since: number | null,
+  until: number,
+): SavingsTotals {
+  const where = since === null ? "" : "WHERE ended_at >= ?";
+  const params: SQLInputValue[] = since === null ? [] : [since];
+  const all = (sql: string) => db.prepare(sql).all(...params) as unknown as Row[];
+  const total = all(`SELECT 'all' AS label, ${SUMS} FROM runs ${where}`)[0]!;
+  const rows = all(
+    `SELECT CASE WHEN model IS NULL THEN COALESCE(worker, '-') ELSE worker || ':' || model END
+       AS label, ${SUMS}
+     FROM runs ${where} GROUP BY worker, model ORDER BY saved DESC, runs DESC, label`,
+  );
+  const primary = db.prepare(
+    `SELECT primary_model FROM runs ${where ? `${where} AND` : "WHERE"} primary_model IS NOT NULL
+     GROUP BY primary_model ORDER BY COUNT(*) DESC, MAX(ended_at) DESC LIMIT 1`,
+  ).get(...params) as { primary_model: string } | undefined;
+  return {
+    since,
+    until,
+    primary: primary?.primary_model ?? "unknown",
+    total: savingsRow(total),
+    rows: rows.map(savingsRow),
+  };
+}

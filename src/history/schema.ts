@@ -1,0 +1,94 @@
+/**
+ * The schema of history.db, as a list of migrations. `PRAGMA user_version` holds how many have
+ * been applied; a database opened by an older Pitroom is brought up to date in one transaction.
+ * Add a migration at the end; never edit one that shipped.
+ */
+
+/** Migrations, in order: migration `i` takes the database from version `i` to `i + 1`. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+  -- One row per finished run. n is derived from the run id (its time, then its hex), so rows
+  -- keep the same rowid whether they come from live indexing or from an import, and rowid order
+  -- is the order the runs were created in.
+  CREATE TABLE runs (
+    n INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    ended_at INTEGER,
+    duration_ms INTEGER,
+    task TEXT NOT NULL,
+    worker TEXT,
+    model TEXT,
+    mode TEXT NOT NULL,
+    run_group TEXT,
+    state TEXT NOT NULL,
+    outcome TEXT,
+    exit_code INTEGER,
+    message TEXT,
+    cwd TEXT NOT NULL,
+    repo_root TEXT,
+    steps INTEGER NOT NULL,
+    tools INTEGER NOT NULL,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    tokens_cached INTEGER NOT NULL,
+    tokens_reasoning INTEGER NOT NULL,
+    worker_cost REAL,
+    cost_source TEXT,
+    primary_model TEXT,
+    primary_cost REAL,
+    saved REAL,
+    returned_tokens INTEGER,
+    changed_files INTEGER NOT NULL,
+    answer TEXT,
+    isolated INTEGER NOT NULL,
+    applied INTEGER NOT NULL,
+    steps_text TEXT NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX runs_ended ON runs (ended_at);
+  CREATE INDEX runs_target ON runs (worker, model);
+
+  -- The attempts of each run (a fallback chain has several), for per-target failure counts.
+  CREATE TABLE attempts (
+    run_n INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    worker TEXT NOT NULL,
+    model TEXT,
+    outcome TEXT,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    PRIMARY KEY (run_n, seq)
+  ) WITHOUT ROWID;
+
+  -- What the worker did: tool calls (kind, target, status), its texts and its errors.
+  CREATE TABLE steps (
+    run_n INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    time INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    tool TEXT,
+    kind TEXT,
+    target TEXT,
+    status TEXT,
+    text TEXT,
+    PRIMARY KEY (run_n, seq)
+  ) WITHOUT ROWID;
+
+  -- The exact patch of a run that changed files.
+  CREATE TABLE diffs (run_n INTEGER PRIMARY KEY, patch TEXT NOT NULL);
+
+  -- Full text over the task, the answer and the steps; the text lives in runs (external content).
+  CREATE VIRTUAL TABLE runs_fts USING fts5 (
+    task, answer, steps_text,
+    content = 'runs', content_rowid = 'n',
+    tokenize = 'unicode61 remove_diacritics 2'
+  );
+  `,
+];
+
+/** The schema version this Pitroom writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;

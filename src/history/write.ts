@@ -1,0 +1,127 @@
+/**
+ * Writing runs into history.db: one run replaces whatever the database held for it (its row,
+ * attempts, steps, diff and full-text entry), so indexing the same run twice, live or from an
+ * import, leaves the same rows.
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { RunRecord } from "../store/record.ts";
+import { attemptsOf, rowidOf, runRow, type Step } from "./row.ts";
+
+/** What is indexed for one run. */
+export interface RunFiles {
+  record: RunRecord;
+  steps: Step[];
+  /** The patch text, when the run kept one. */
+  patch: string | null;
+}
+
+/** The columns of `runs`, in the order of the insert. */
+const RUN_COLUMNS = [
+  "id",
+  "created_at",
+  "started_at",
+  "ended_at",
+  "duration_ms",
+  "task",
+  "worker",
+  "model",
+  "mode",
+  "run_group",
+  "state",
+  "outcome",
+  "exit_code",
+  "message",
+  "cwd",
+  "repo_root",
+  "steps",
+  "tools",
+  "tokens_in",
+  "tokens_out",
+  "tokens_cached",
+  "tokens_reasoning",
+  "worker_cost",
+  "cost_source",
+  "primary_model",
+  "primary_cost",
+  "saved",
+  "returned_tokens",
+  "changed_files",
+  "answer",
+  "isolated",
+  "applied",
+  "steps_text",
+  "record",
+] as const;
+
+/** Prepared statements for writing runs; reuse one for many runs (an import). */
+export class RunWriter {
+  #db: DatabaseSync;
+  #old: StatementSync;
+  #ftsDelete: StatementSync;
+  #deletes: StatementSync[];
+  #insertRun: StatementSync;
+  #insertFts: StatementSync;
+  #insertAttempt: StatementSync;
+  #insertStep: StatementSync;
+  #insertDiff: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#old = db.prepare("SELECT task, answer, steps_text FROM runs WHERE n = ?");
+    this.#ftsDelete = db.prepare(
+      "INSERT INTO runs_fts (runs_fts, rowid, task, answer, steps_text) VALUES ('delete', ?, ?, ?, ?)",
+    );
+    this.#deletes = ["attempts", "steps", "diffs"].map((t) =>
+      db.prepare(`DELETE FROM ${t} WHERE run_n = ?`)
+    );
+    this.#deletes.push(db.prepare("DELETE FROM runs WHERE n = ?"));
+    this.#insertRun = db.prepare(
+      `INSERT INTO runs (n, ${RUN_COLUMNS.join(", ")}) VALUES (?${
+        ", ?".repeat(RUN_COLUMNS.length)
+      })`,
+    );
+    this.#insertFts = db.prepare(
+      "INSERT INTO runs_fts (rowid, task, answer, steps_text) VALUES (?, ?, ?, ?)",
+    );
+    this.#insertAttempt = db.prepare(
+      "INSERT INTO attempts (run_n, seq, worker, model, outcome, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.#insertStep = db.prepare(
+      "INSERT INTO steps (run_n, seq, time, type, tool, kind, target, status, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.#insertDiff = db.prepare("INSERT INTO diffs (run_n, patch) VALUES (?, ?)");
+  }
+
+  /** Writes runs in one transaction (all or none). */
+  write(runs: RunFiles[]): void {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      for (const run of runs) this.#writeOne(run);
+      this.#db.exec("COMMIT");
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  #writeOne({ record, steps, patch }: RunFiles): void {
+    const n = rowidOf(record.id);
+    const old = this.#old.get(n) as
+      | { task: string; answer: string | null; steps_text: string }
+      | undefined;
+    if (old !== undefined) {
+      this.#ftsDelete.run(n, old.task, old.answer, old.steps_text);
+      for (const d of this.#deletes) d.run(n);
+    }
+    const row = runRow(record, steps);
+    this.#insertRun.run(n, ...RUN_COLUMNS.map((c) => row[c] ?? null));
+    this.#insertFts.run(n, row.task ?? "", row.answer ?? null, row.steps_text ?? "");
+    for (const a of attemptsOf(record)) {
+      this.#insertAttempt.run(n, a.seq, a.worker, a.model, a.outcome, a.startedAt, a.endedAt);
+    }
+    for (const s of steps) {
+      this.#insertStep.run(n, s.seq, s.time, s.type, s.tool, s.kind, s.target, s.status, s.text);
+    }
+    if (patch !== null) this.#insertDiff.run(n, patch);
+  }
+}
