@@ -445,9 +445,9 @@ export const COMMANDS: readonly CommandDef[] = [
   },
   {
     name: "__supervise",
-    summary: "run a background run's supervisor (internal)",
+    summary: "host the state dir's background runs (internal)",
     flags: [],
-    args: [{ name: "RUN", describe: "run id", required: true }],
+    args: [],
     examples: [],
     hidden: true,
     load: () => import("./supervise.ts").then((m) => m.superviseCommand),

@@ -1,14 +1,21 @@
 /**
- * The hidden `__supervise RUN` command: the detached supervisor of a background run.
+ * The hidden `__supervise` command: the background host of a state dir (src/engine/host.ts).
+ * SIGTERM or SIGINT stops every run it hosts, then it exits.
  */
-import { supervise } from "../engine/supervisor.ts";
-import { loadConfig } from "../store/config.ts";
+import { runHost } from "../engine/host.ts";
 import type { CommandRun } from "./command.ts";
-import { maxParallelOf } from "./settings.ts";
 
-/** Executes a background run. */
-export const superviseCommand: CommandRun = async ({ sys, args }) => {
-  const { config } = await loadConfig(sys.configPath);
-  const record = await supervise(sys, args[0]!, maxParallelOf(config, sys.env));
-  return record.exit ?? 1;
+/** Hosts background runs until none is left. */
+export const superviseCommand: CommandRun = async ({ sys }) => {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error("stopped"));
+  Deno.addSignalListener("SIGTERM", onSignal);
+  Deno.addSignalListener("SIGINT", onSignal);
+  try {
+    await runHost(sys, { signal: stop.signal });
+    return 0;
+  } finally {
+    Deno.removeSignalListener("SIGTERM", onSignal);
+    Deno.removeSignalListener("SIGINT", onSignal);
+  }
 };

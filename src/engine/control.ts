@@ -2,7 +2,7 @@
  * Commands on existing runs: wait for them, stop them, revert their changes.
  */
 import { isLocked, waitUnlocked } from "../store/locks.ts";
-import { statePaths } from "../store/paths.ts";
+import { type StatePaths, statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
 import { loadRecord, writeRecord } from "../store/runs.ts";
 import type { Sys } from "../sys/mod.ts";
@@ -11,6 +11,7 @@ import { killGroup } from "./process.ts";
 import { reconcile } from "./liveness.ts";
 import { trackTree } from "./tree.ts";
 import { watchUntil } from "./watch.ts";
+import { putStop } from "./host_inbox.ts";
 
 /** Resolves with the run's final record once it ends (finished or lost). */
 export async function waitForRun(sys: Sys, id: string): Promise<RunRecord> {
@@ -56,32 +57,44 @@ export async function waitForRuns(
   return winner;
 }
 
-/** Stops a live run: its supervisor turns SIGTERM into killing the worker's process group. */
+/** The pid of the live host of this state dir, or null when none runs. */
+async function hostPid(paths: StatePaths): Promise<number | null> {
+  if (!(await isLocked(paths.host.lock))) return null;
+  const text = await Deno.readTextFile(paths.host.pid).catch(() => "");
+  const pid = Number(text.trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+function signal(pid: number, sig: Deno.Signal): void {
+  try {
+    Deno.kill(pid, sig);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
+
+/**
+ * Stops a live run, queued or running. A background run gets a stop request its host acts on
+ * (the host and its other runs go on); a foreground run's own process gets SIGTERM. Either way
+ * the worker's process group is killed; when nothing happens within 15 s, it is killed here.
+ */
 export async function stopRun(sys: Sys, id: string): Promise<RunRecord> {
   const paths = statePaths(sys.stateDir);
   const record = await reconcile(sys, await loadRecord(paths, id));
   if (isFinal(record.state)) return record;
-  if (record.supervisorPid !== undefined) {
-    try {
-      Deno.kill(record.supervisorPid, "SIGTERM");
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-  }
+  const host = await hostPid(paths);
+  const own = record.supervisorPid !== undefined && record.supervisorPid !== host;
+  if (own) signal(record.supervisorPid!, "SIGTERM");
+  else await putStop(paths, id);
   const ended = await watchUntil(paths.run(id).dir, async () => {
     const r = await reconcile(sys, await loadRecord(paths, id));
     return isFinal(r.state);
   }, { timeoutMs: 15_000 });
   if (!ended) {
-    const worker = record.attempts.at(-1)?.workerPid;
+    const latest = await loadRecord(paths, id);
+    const worker = latest.attempts.at(-1)?.workerPid;
     if (worker !== undefined) killGroup(worker, "SIGKILL");
-    if (record.supervisorPid !== undefined) {
-      try {
-        Deno.kill(record.supervisorPid, "SIGKILL");
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-      }
-    }
+    if (own) signal(record.supervisorPid!, "SIGKILL");
   }
   return await reconcile(sys, await loadRecord(paths, id));
 }

@@ -1,28 +1,28 @@
 /**
- * Background runs: `--bg` starts this same program detached as the run's supervisor (the hidden
- * `__supervise` command), waits until it holds the run's lock, and returns. The supervisor
- * executes the run and turns SIGTERM/SIGINT into a stop.
+ * Background runs: `--bg` and `crew` hand their runs to the host (src/engine/host.ts) through its
+ * inbox, then start a host (this same program, detached, the hidden `__supervise` command) when
+ * none holds the host lock, and return once a host has taken every run. The order matters: the
+ * entry is written before the lock is looked at, so a host that is just leaving either sees the
+ * entry on its last look or has released the lock for a new host.
  */
-import { statePaths } from "../store/paths.ts";
-import { isFinal, type RunRecord } from "../store/record.ts";
-import { readRecord } from "../store/runs.ts";
-import type { Sys } from "../sys/mod.ts";
+import { isLocked } from "../store/locks.ts";
+import { type StatePaths, statePaths } from "../store/paths.ts";
+import type { ChildHandle, Sys } from "../sys/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
-import { executeRun } from "./lifecycle.ts";
+import { ENTRY_SCHEMA, isWaiting, putEntry } from "./host_inbox.ts";
 import { watchUntil } from "./watch.ts";
 
-/** The hidden command a supervisor runs. */
+/** The hidden command the host runs. */
 export const SUPERVISE_COMMAND = "__supervise";
 
-/** Starts the detached supervisor of a created run and returns once it holds the run. */
-export async function startSupervisor(
-  sys: Sys,
-  id: string,
-  options: { timeoutMs?: number } = {},
-): Promise<void> {
-  const paths = statePaths(sys.stateDir);
-  const child = sys.runner.spawn([...sys.selfCommand(), SUPERVISE_COMMAND, id], {
-    cwd: sys.cwd(),
+/** How often a starter starts a host again when the one it started left before taking its runs. */
+const HOST_START_TRIES = 4;
+
+/** Starts a host when none runs; returns the new host's process, or null when one runs already. */
+async function ensureHost(sys: Sys, paths: StatePaths): Promise<ChildHandle | null> {
+  if (await isLocked(paths.host.lock)) return null;
+  const child = sys.runner.spawn([...sys.selfCommand(), SUPERVISE_COMMAND], {
+    cwd: sys.stateDir,
     env: { ...sys.env.toObject(), PITROOM_STATE_DIR: sys.stateDir },
     stdin: { kind: "null" },
     stdout: "null",
@@ -30,36 +30,54 @@ export async function startSupervisor(
     detached: true,
   });
   child.unref();
-  const exited = child.status.then((s) => s);
-  const ready = await watchUntil(
-    paths.run(id).dir,
-    async () => {
-      const r = await readRecord(paths, id);
-      return r !== null && (r.supervised === true || isFinal(r.state));
-    },
-    { timeoutMs: options.timeoutMs ?? 20_000, until: exited },
-  );
-  if (!ready) {
-    throw new RefusedError(
-      "supervisor_failed",
-      `The background supervisor of run "${id}" did not start`,
-      {
-        hint: `check the run with \`pitroom status ${id}\``,
-      },
-    );
-  }
+  return child;
 }
 
-/** Runs as the supervisor: executes the run, stopping it on SIGTERM or SIGINT. */
-export async function supervise(sys: Sys, id: string, maxParallel: number): Promise<RunRecord> {
-  const stop = new AbortController();
-  const onSignal = () => stop.abort(new Error("stopped"));
-  Deno.addSignalListener("SIGTERM", onSignal);
-  Deno.addSignalListener("SIGINT", onSignal);
-  try {
-    return await executeRun(sys, id, { maxParallel, stop: stop.signal });
-  } finally {
-    Deno.removeSignalListener("SIGTERM", onSignal);
-    Deno.removeSignalListener("SIGINT", onSignal);
+/** Hands created runs to the host and returns once a host has taken them all. */
+export async function startSupervisors(
+  sys: Sys,
+  ids: readonly string[],
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  const paths = statePaths(sys.stateDir);
+  const env = sys.env.toObject();
+  for (const run of ids) {
+    await putEntry(paths, {
+      schemaVersion: ENTRY_SCHEMA,
+      run,
+      env,
+      cwd: sys.cwd(),
+      configPath: sys.configPath,
+    });
   }
+  const allTaken = async () => {
+    for (const id of ids) if (await isWaiting(paths, id)) return false;
+    return true;
+  };
+  for (let tries = 1;; tries++) {
+    const host = await ensureHost(sys, paths);
+    const taken = await watchUntil(paths.host.inbox, allTaken, {
+      timeoutMs: options.timeoutMs ?? 20_000,
+      ...(host ? { until: host.status } : {}),
+    });
+    if (taken) return;
+    // The host we started found another one leaving and left: look again.
+    if (host === null || tries >= HOST_START_TRIES) break;
+  }
+  throw new RefusedError(
+    "supervisor_failed",
+    `The background host did not take ${
+      ids.length === 1 ? `run "${ids[0]}"` : `${ids.length} runs`
+    }`,
+    { hint: `check the state dir's logs/host.log, then \`pitroom status ${ids[0] ?? ""}\`` },
+  );
+}
+
+/** Hands one created run to the host (see `startSupervisors`). */
+export async function startSupervisor(
+  sys: Sys,
+  id: string,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  await startSupervisors(sys, [id], options);
 }
