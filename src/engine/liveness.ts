@@ -13,6 +13,7 @@ import { Exit } from "../sys/errors.ts";
 import { clearActive } from "../store/active.ts";
 import { killGroup } from "./process.ts";
 import { finishFiles } from "./finish.ts";
+import { indexRun } from "../history/mod.ts";
 
 /** How long a just-created record may wait for its supervisor to take the lock. */
 const STARTUP_GRACE_MS = 15_000;
@@ -43,6 +44,7 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
   }
   await clearActive(paths, fresh.id);
   await finishFiles(runPaths, false);
+  await indexRun(sys, fresh);
   return fresh;
 }
 
