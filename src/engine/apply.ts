@@ -17,6 +17,7 @@ import type { ApplyReport } from "../vcs/mod.ts";
 import { reconcile } from "./liveness.ts";
 import { type TrackedTree, trackTree } from "./tree.ts";
 import { pausePoint } from "./pause.ts";
+import { indexRun } from "../history/mod.ts";
 
 /** A finished isolate run, checked; refuses live runs and runs of other modes. */
 async function isolateRun(sys: Sys, id: string): Promise<RunRecord> {
@@ -108,6 +109,7 @@ export async function applyRun(
   const files = [...report.applied, ...report.merged];
   record.isolation!.applied = { at: sys.clock.now(), files };
   await writeRecord(paths, record);
+  await indexRun(sys, record);
   return { record, report };
 }
 
@@ -127,5 +129,6 @@ export async function discardRun(sys: Sys, id: string): Promise<RunRecord> {
   });
   isolation.discarded = { at: sys.clock.now() };
   await writeRecord(paths, record);
+  await indexRun(sys, record);
   return record;
 }

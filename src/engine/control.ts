@@ -12,6 +12,7 @@ import { reconcile } from "./liveness.ts";
 import { trackTree } from "./tree.ts";
 import { watchUntil } from "./watch.ts";
 import { putStop } from "./host_inbox.ts";
+import { indexRun } from "../history/mod.ts";
 
 /** Resolves with the run's final record once it ends (finished or lost). */
 export async function waitForRun(sys: Sys, id: string): Promise<RunRecord> {
@@ -133,5 +134,6 @@ export async function revertRun(sys: Sys, id: string): Promise<RunRecord> {
   await tree.revert(changes.before, after, id);
   changes.reverted = true;
   await writeRecord(paths, record);
+  await indexRun(sys, record);
   return record;
 }
