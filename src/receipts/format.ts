@@ -3,11 +3,23 @@
  * line, hook cards, the savings card and the badge.
  */
 
-/** `$12.34`; small amounts keep four decimals (`$0.0042`), large ones group (`$1,234.50`). */
-export function formatUsd(value: number): string {
+/** Options of `formatUsd`. */
+export interface UsdOptions {
+  /**
+   * Amounts under a dollar with four decimals and zero as `$0` (one run's receipt).
+   * @default false
+   */
+  precise?: boolean;
+}
+
+/**
+ * `$12.34`; amounts under a cent keep four decimals (`$0.0042`), large ones group (`$1,234.50`).
+ */
+export function formatUsd(value: number, options: UsdOptions = {}): string {
   const sign = value < 0 ? "-" : "";
   const abs = Math.abs(value);
-  if (abs > 0 && abs < 0.01) return `${sign}$${abs.toFixed(4)}`;
+  if (options.precise && abs === 0) return "$0";
+  if (abs > 0 && abs < (options.precise ? 1 : 0.01)) return `${sign}$${abs.toFixed(4)}`;
   return `${sign}$${
     abs.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })
   }`;

@@ -6,12 +6,16 @@ import type { Receipt } from "../store/record.ts";
 import { formatRatio, formatUsd, primaryName } from "./format.ts";
 import { PRICES_TAKEN } from "./prices.ts";
 
+function usd(value: number): string {
+  return formatUsd(value, { precise: true });
+}
+
 function n(value: number): string {
   return value.toLocaleString("en-US");
 }
 
 function workerCostText(receipt: Receipt): string {
-  const cost = formatUsd(receipt.workerCost);
+  const cost = usd(receipt.workerCost);
   const model = receipt.model ?? "its model";
   switch (receipt.workerCostSource) {
     case "reported":
@@ -32,12 +36,12 @@ function workerCostText(receipt: Receipt): string {
 function savedText(receipt: Receipt): string {
   const primary = primaryName(receipt.primary);
   if (receipt.workerCostSource === "unknown") {
-    return `at most ~${formatUsd(receipt.saved)} vs ${primary} (the worker's cost is unknown)`;
+    return `at most ~${usd(receipt.saved)} vs ${primary} (the worker's cost is unknown)`;
   }
   if (receipt.saved < 0) {
-    return `none: the worker cost ~${formatUsd(-receipt.saved)} more than ${primary}`;
+    return `none: the worker cost ~${usd(-receipt.saved)} more than ${primary}`;
   }
-  return `~${formatUsd(receipt.saved)} vs ${primary}`;
+  return `~${usd(receipt.saved)} vs ${primary}`;
 }
 
 /** The receipt lines of a report. */
@@ -50,7 +54,7 @@ export function receiptLines(receipt: Receipt): string[] {
   return [
     `receipt  ${n(burned)} tokens burned · ~${n(receipt.returnedTokens)} returned to you${ratio}`,
     `cost     worker ${workerCostText(receipt)} · ${primaryName(receipt.primary)} ~${
-      formatUsd(receipt.primaryCost)
+      usd(receipt.primaryCost)
     } for the same tokens`,
     `saved    ${savedText(receipt)} (estimates: list prices of ${
       receipt.pricesTaken ?? PRICES_TAKEN
