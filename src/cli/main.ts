@@ -3,12 +3,13 @@
  * stderr plus at most one hint; an unexpected error also leaves its stack in a log file.
  */
 import { join } from "../sys/path.ts";
-import { exitCodeOf, PitroomError, UsageError } from "../sys/errors.ts";
+import { exitCodeOf, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
 import { parseCommand, suggest } from "./parse.ts";
 import { VERSION } from "./version.ts";
+import { RECURSION_MARKER } from "../workers/_floor.ts";
 
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], sys: Sys): Promise<number> {
@@ -20,6 +21,11 @@ export async function main(argv: string[], sys: Sys): Promise<number> {
 }
 
 async function dispatch(argv: string[], sys: Sys): Promise<number> {
+  // The recursion guard: every worker's environment carries the marker (engine/env.ts).
+  const marked = sys.env.get(RECURSION_MARKER);
+  if (marked !== undefined) {
+    throw new RefusedError("recursion", `A worker may not start Pitroom (this is run "${marked}")`);
+  }
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h") {
     sys.out.stdout(overviewHelp(COMMANDS, VERSION));

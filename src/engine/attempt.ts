@@ -11,8 +11,7 @@ import type { Sys } from "../sys/mod.ts";
 import type { Backend, Mode, Outcome, ProcessEnd } from "../workers/types.ts";
 import { gather, type Gathered } from "./progress.ts";
 import { runProcess } from "./process.ts";
-import { scrubEnv } from "./env.ts";
-import { ensureGuard } from "./guard.ts";
+import { workerEnv } from "./env.ts";
 
 /** What an attempt needs. */
 export interface AttemptInput {
@@ -62,8 +61,10 @@ export async function runAttempt(
 ): Promise<AttemptResult> {
   const privateDir = join(paths.private, `attempt-${input.attempt}`);
   await Deno.mkdir(privateDir, { recursive: true, mode: 0o700 });
-  const baseEnv = scrubEnv(sys.env.toObject());
-  const guard = await ensureGuard(sys, baseEnv);
+  const { baseEnv, pathPrefix } = await workerEnv(sys, {
+    worker: input.backend.name,
+    runId: input.runId,
+  });
   const launch = input.backend.launch({
     mode: input.mode,
     prompt: input.prompt,
@@ -71,7 +72,7 @@ export async function runAttempt(
     privateDir,
     web: input.web,
     baseEnv,
-    ...(guard === null ? {} : { pathPrefix: [guard] }),
+    pathPrefix,
     ...(input.model === undefined ? {} : { model: input.model }),
     ...(input.effort === undefined ? {} : { effort: input.effort }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),

@@ -1,19 +1,27 @@
 /**
- * Keeps Pitroom's git guard (vcs/guard.ts) in the state dir, pointing at the user's real git,
- * and hands its folder to every launch as the head of the worker's PATH.
+ * Keeps Pitroom's guard (vcs/guard.ts) in the state dir, built from the floor's one list
+ * (workers/_floor.ts): the git shim, the floor's program shims and the git hooks.
  */
 import { statePaths } from "../store/paths.ts";
 import type { Sys } from "../sys/mod.ts";
-import { writeGitGuard } from "../vcs/mod.ts";
-import { DENIED_GIT_SUBCOMMANDS } from "../workers/_floor.ts";
-import { findOnPath } from "../workers/_detect.ts";
+import { type GuardPaths, writeGuard } from "../vcs/mod.ts";
+import {
+  DENIED_GIT_SUBCOMMANDS,
+  DENIED_PROGRAMS,
+  GIT_FORMS,
+  PUBLISHING,
+  RECURSION_PROGRAM,
+} from "../workers/_floor.ts";
 
-/** The guard's folder, written or refreshed; null when there is no git to guard. */
-export async function ensureGuard(sys: Sys, env: Record<string, string>): Promise<string | null> {
-  const dir = statePaths(sys.stateDir).guard;
-  const path = (env.PATH ?? "").split(":").filter((p) => p !== "" && p !== dir).join(":");
-  const realGit = findOnPath("git", { PATH: path });
-  if (realGit === null) return null;
-  await writeGitGuard(dir, { realGit, denied: DENIED_GIT_SUBCOMMANDS });
-  return dir;
+/** The guard's folders, written or repaired. */
+export function ensureGuard(sys: Sys): Promise<GuardPaths> {
+  return writeGuard(statePaths(sys.stateDir).guard, {
+    gitRefused: DENIED_GIT_SUBCOMMANDS,
+    gitForms: Object.keys(GIT_FORMS),
+    refused: [
+      ...DENIED_PROGRAMS.map((program) => ({ program, why: "it runs commands as another user" })),
+      { program: RECURSION_PROGRAM, why: "a worker may not start Pitroom", exitCode: 3 },
+    ],
+    guarded: PUBLISHING.map((rule) => ({ ...rule, why: "it publishes" })),
+  });
 }

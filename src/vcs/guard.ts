@@ -1,85 +1,83 @@
 /**
- * The git guard: a `git` on the worker's PATH that refuses the subcommands that change history,
- * refs or the index (resolving aliases first) and passes everything else to the real git. It is
- * a POSIX shell script, so it costs a worker's `git status` nothing noticeable, and it catches
- * what a CLI's own permission rules miss (`sh -c "git commit"`, `git -C dir push`, an alias).
+ * The guard every worker runs under, written into one folder of Pitroom's state dir:
+ * - `bin/`, first on the worker's PATH: the git shim (guard_git.ts) and the floor's program shims
+ *   (guard_floor.ts: `sudo`, `pitroom`, publishing commands);
+ * - `hooks/`, where the worker's git configuration points `core.hooksPath` (guard_hooks.ts): the
+ *   second layer, which holds when git is run past the shim.
+ * Everything is rewritten before each attempt when it differs (content or mode), so a worker
+ * that deleted or edited a shim does not leave the next attempt unguarded.
  */
 import { join } from "../sys/path.ts";
+import { gitShimScript } from "./guard_git.ts";
+import { type GuardedProgram, guardedProgramScript, type RefusedProgram } from "./guard_floor.ts";
+import { refusedProgramScript } from "./guard_floor.ts";
+import { guardHooks } from "./guard_hooks.ts";
 
-/** What the guard refuses and where the real git is. */
+export { FORM_CHECKERS, type GitShimOptions, gitShimScript } from "./guard_git.ts";
+export type { GuardedProgram, RefusedProgram } from "./guard_floor.ts";
+export { guardGitConfig, guardGitEnv, NO_PROMPT_ENV, PUSH_NOWHERE } from "./guard_hooks.ts";
+
+/** What the guard refuses. */
 export interface GuardOptions {
-  /** Absolute path of the real git. */
-  realGit: string;
-  /** Refused subcommands: one word (`commit`) or a subcommand with a flag (`branch -D`). */
-  denied: readonly string[];
+  /** Git subcommands refused whatever their arguments. */
+  gitRefused: readonly string[];
+  /** Git subcommands refused in their writing forms. */
+  gitForms: readonly string[];
+  /** Programs refused outright. */
+  refused: readonly RefusedProgram[];
+  /** Programs refused in some forms. */
+  guarded: readonly GuardedProgram[];
 }
 
-function shQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
+/** Where the guard's parts are. */
+export interface GuardPaths {
+  /** The shims' folder, first on the worker's PATH. */
+  bin: string;
+  /** The hooks' folder (`core.hooksPath`). */
+  hooks: string;
 }
 
-/** The guard script (pure). */
-export function guardScript(options: GuardOptions): string {
-  const words = options.denied.filter((d) => !d.includes(" "));
-  const flagged = new Map<string, string[]>();
-  for (const d of options.denied.filter((d) => d.includes(" "))) {
-    const [sub, flag] = d.split(" ", 2) as [string, string];
-    flagged.set(sub, [...(flagged.get(sub) ?? []), flag]);
+/** Every file of the guard under `dir`, by path relative to it (pure). */
+export function guardFiles(dir: string, options: GuardOptions): Record<string, string> {
+  const bin = join(dir, "bin");
+  const files: Record<string, string> = {
+    "bin/git": gitShimScript({ self: bin, refused: options.gitRefused, forms: options.gitForms }),
+  };
+  for (const rule of options.refused) files[`bin/${rule.program}`] = refusedProgramScript(rule);
+  for (const rule of options.guarded) {
+    files[`bin/${rule.program}`] = guardedProgramScript(bin, rule);
   }
-  const flagCases = [...flagged].map(([sub, flags]) =>
-    `  ${sub})\n    for a in "$@"; do case "$a" in ${
-      flags.join("|")
-    }) refuse "$sub $a" ;; esac; done ;;`
-  ).join("\n");
-  return `#!/bin/sh
-# Pitroom's git guard: a worker may not change git history, refs or the index.
-real=${shQuote(options.realGit)}
-refuse() {
-  echo "pitroom: \\\`git $1\\\` is not allowed in a worker run: it changes history, refs or the index" >&2
-  exit 1
-}
-sub=''
-skip=0
-for a in "$@"; do
-  if [ "$skip" = 1 ]; then skip=0; continue; fi
-  case "$a" in
-    -C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env) skip=1 ;;
-    -*) ;;
-    *) sub="$a"; break ;;
-  esac
-done
-n=0
-while [ -n "$sub" ] && [ "$n" -lt 5 ]; do
-  alias=$("$real" config --get "alias.$sub" 2>/dev/null) || break
-  case "$alias" in
-    '!'*) refuse "$sub (a shell alias)" ;;
-  esac
-  sub=\${alias%% *}
-  n=$((n + 1))
-done
-case "$sub" in
-  ${words.join("|")}) refuse "$sub" ;;
-${flagCases}
-esac
-exec "$real" "$@"
-`;
+  for (const [name, script] of Object.entries(guardHooks())) files[`hooks/${name}`] = script;
+  return files;
 }
 
-/** Writes the guard as `<dir>/git` (executable), rewriting it only when it changed. */
-export async function writeGitGuard(dir: string, options: GuardOptions): Promise<string> {
-  const path = join(dir, "git");
-  const script = guardScript(options);
-  let current: string | null = null;
+async function current(path: string): Promise<{ text: string; mode: number | null } | null> {
   try {
-    current = await Deno.readTextFile(path);
+    const [text, info] = await Promise.all([Deno.readTextFile(path), Deno.stat(path)]);
+    return { text, mode: info.mode === null ? null : info.mode & 0o777 };
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
   }
-  if (current !== script) {
-    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-    const temp = `${path}.${Deno.pid}.tmp`;
-    await Deno.writeTextFile(temp, script, { mode: 0o755 });
-    await Deno.rename(temp, path);
-  }
-  return path;
+}
+
+async function writeExecutable(path: string, script: string): Promise<void> {
+  const now = await current(path);
+  if (now !== null && now.text === script && (now.mode === null || now.mode === 0o755)) return;
+  const temp = `${path}.${Deno.pid}.tmp`;
+  await Deno.writeTextFile(temp, script, { mode: 0o755 });
+  await Deno.chmod(temp, 0o755);
+  await Deno.rename(temp, path);
+}
+
+/** Writes (or repairs) the guard under `dir` and returns where its parts are. */
+export async function writeGuard(dir: string, options: GuardOptions): Promise<GuardPaths> {
+  const paths = { bin: join(dir, "bin"), hooks: join(dir, "hooks") };
+  await Deno.mkdir(paths.bin, { recursive: true, mode: 0o700 });
+  await Deno.mkdir(paths.hooks, { recursive: true, mode: 0o700 });
+  const files = guardFiles(dir, options);
+  await Promise.all(
+    Object.entries(files).map(([name, script]) => writeExecutable(join(dir, name), script)),
+  );
+  return paths;
 }

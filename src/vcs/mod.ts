@@ -34,7 +34,7 @@ export {
 } from "./diff.ts";
 export type { ChangeStatus, FileChange } from "./diff_parse.ts";
 export { ChangedSinceError, revert, type RevertOptions, type RevertReport } from "./revert.ts";
-export { type GuardOptions, guardScript, writeGitGuard } from "./guard.ts";
+export { type GuardOptions, type GuardPaths, guardGitEnv, writeGuard } from "./guard.ts";
 export { checkLinks, copyRepo, makeCopy, type CopyOptions } from "./copy.ts";
 export {
   ApplyConflictError,

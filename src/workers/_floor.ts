@@ -1,56 +1,303 @@
 /**
- * The fixed floor every writing worker keeps, whatever its permissions: no git history or ref
- * changes (and no changes to the user's index), no privilege escalation, no publishing, no
- * recursive deletion. Each backend turns these into its own CLI's rules (opencode patterns,
- * claude `Bash(...)` rules, gemini policy prefixes).
+ * The fixed floor every worker keeps, whatever its permissions: no git history, ref or index
+ * changes, no privilege escalation, no publishing, no recursive Pitroom, no recursive deletion.
+ * One list drives both layers: the guard's shims first on the worker's PATH (vcs/guard*.ts,
+ * which decide exactly, argument by argument) and each backend's own CLI rules (opencode
+ * patterns, claude `Bash(...)` rules, gemini policy prefixes), which can only match prefixes.
  */
 
-/** Git subcommands that change history, refs or the index, or throw work away. */
+/** Git subcommands refused whatever their arguments: they change history, refs or the index. */
 export const DENIED_GIT_SUBCOMMANDS: readonly string[] = [
   "commit",
   "push",
+  "pull",
+  // fetch writes refs/remotes/* and FETCH_HEAD; a worker has no use for the user's remotes.
+  "fetch",
   "reset",
-  "rebase",
   "checkout",
   "switch",
   "restore",
   "clean",
-  "stash",
-  "tag",
+  "rebase",
   "merge",
   "cherry-pick",
   "revert",
   "am",
   "add",
+  "stage",
   "rm",
   "mv",
   "update-ref",
   "update-index",
+  "read-tree",
+  "write-tree",
+  "commit-tree",
+  "checkout-index",
+  "fast-import",
   "filter-branch",
-  "reflog",
+  "filter-repo",
+  "replace",
+  "bisect",
   "gc",
-  "branch -d",
-  "branch -D",
-  "branch --delete",
-  "branch -m",
-  "branch -M",
+  "prune",
+  "prune-packed",
+  "repack",
+  "pack-refs",
+  "maintenance",
+  "mergetool",
+  "merge-index",
+  "merge-one-file",
+  "merge-recursive",
+  "merge-ours",
+  "merge-subtree",
+  "merge-resolve",
+  "merge-octopus",
+  "send-email",
+  "send-pack",
+  "receive-pack",
+  "http-push",
+  // The user's stored git credentials (`git credential fill` prints them).
+  "credential",
+  "credential-store",
+  "credential-cache",
+  "citool",
+  "gui",
+  "svn",
+  "p4",
+  "quiltimport",
+  "archimport",
+  "cvsexportcommit",
 ];
 
-/** Programs that run something as another user. */
-export const DENIED_PROGRAMS: readonly string[] = ["sudo", "su", "doas"];
+/** A git subcommand that reads in some forms and writes in others. */
+export interface GitForms {
+  /** Which forms read (people read this; the guard's shell checker decides). */
+  reads: string;
+  /** The writing forms as command prefixes, for CLIs whose rules only match prefixes. */
+  prefixes: readonly string[];
+}
 
-/** Commands that publish a package. */
-export const DENIED_PUBLISHING: readonly string[] = [
-  "npm publish",
-  "pnpm publish",
-  "yarn publish",
-  "cargo publish",
-  "deno publish",
-  "gem push",
-  "twine upload",
+/** Git subcommands refused in their writing forms only; the guard tells the forms apart. */
+export const GIT_FORMS: Readonly<Record<string, GitForms>> = {
+  branch: {
+    reads: "no name, or a listing (`-a`, `-r`, `--list`, `--show-current`, `--contains`, ...)",
+    prefixes: [
+      "branch -d",
+      "branch -D",
+      "branch --delete",
+      "branch -m",
+      "branch -M",
+      "branch --move",
+      "branch -c",
+      "branch -C",
+      "branch --copy",
+      "branch -f",
+      "branch --force",
+      "branch -u",
+      "branch --set-upstream-to",
+      "branch --unset-upstream",
+      "branch --edit-description",
+    ],
+  },
+  // `git tag NAME` cannot be told from `git tag` by a prefix: prefix rules deny it whole.
+  tag: { reads: "no name, `-l`/`--list`, `-n`, `-v`, `--contains`, ...", prefixes: ["tag"] },
+  config: {
+    reads: "`--get*`, `-l`/`--list`, `get`, `list`",
+    prefixes: [
+      "config --add",
+      "config --unset",
+      "config --unset-all",
+      "config --replace-all",
+      "config --rename-section",
+      "config --remove-section",
+      "config -e",
+      "config --edit",
+      "config set",
+      "config unset",
+      "config rename-section",
+      "config remove-section",
+      "config edit",
+      "config --global",
+      "config --system",
+      "config alias",
+      "config core.hooksPath",
+    ],
+  },
+  remote: {
+    reads: "no subcommand, `-v`, `show`, `get-url`",
+    prefixes: [
+      "remote add",
+      "remote remove",
+      "remote rm",
+      "remote rename",
+      "remote set-url",
+      "remote set-head",
+      "remote set-branches",
+      "remote prune",
+      "remote update",
+    ],
+  },
+  // A bare `git stash` pushes: prefix rules deny it whole.
+  stash: { reads: "`list`, `show`", prefixes: ["stash"] },
+  worktree: {
+    reads: "`list`",
+    prefixes: [
+      "worktree add",
+      "worktree remove",
+      "worktree move",
+      "worktree prune",
+      "worktree lock",
+      "worktree unlock",
+      "worktree repair",
+    ],
+  },
+  notes: {
+    reads: "no subcommand, `list`, `show`, `get-ref`",
+    prefixes: [
+      "notes add",
+      "notes append",
+      "notes copy",
+      "notes edit",
+      "notes merge",
+      "notes remove",
+      "notes prune",
+    ],
+  },
+  reflog: {
+    reads: "everything but `expire`, `delete`, `drop`",
+    prefixes: ["reflog expire", "reflog delete", "reflog drop"],
+  },
+  // `git symbolic-ref HEAD NAME` cannot be told from the read by a prefix: denied whole.
+  "symbolic-ref": { reads: "one name (`symbolic-ref HEAD`)", prefixes: ["symbolic-ref"] },
+  submodule: {
+    reads: "no subcommand, `status`, `summary`",
+    prefixes: [
+      "submodule add",
+      "submodule update",
+      "submodule init",
+      "submodule deinit",
+      "submodule sync",
+      "submodule set-branch",
+      "submodule set-url",
+      "submodule absorbgitdirs",
+      "submodule foreach",
+    ],
+  },
+  "sparse-checkout": {
+    reads: "`list`",
+    prefixes: [
+      "sparse-checkout set",
+      "sparse-checkout add",
+      "sparse-checkout init",
+      "sparse-checkout reapply",
+      "sparse-checkout disable",
+    ],
+  },
+  apply: {
+    reads: "applying to the files only (without `--index`, `--cached`, `-3`)",
+    prefixes: ["apply --index", "apply --cached", "apply -3", "apply --3way"],
+  },
+};
+
+/** Git command prefixes the backends' rules deny (`commit`, `branch -D`, ...), without `git`. */
+export function deniedGitPrefixes(): string[] {
+  return [...DENIED_GIT_SUBCOMMANDS, ...Object.values(GIT_FORMS).flatMap((f) => f.prefixes)];
+}
+
+/** Programs that run something as another user: refused outright. */
+export const DENIED_PROGRAMS: readonly string[] = ["sudo", "su", "doas", "pkexec"];
+
+/** A program that publishes in some forms. */
+export interface PublishingRule {
+  program: string;
+  /**
+   * Refused forms: `publish` is refused when that word is any argument; `release create` when
+   * `release` is an argument and `create` one after it. Conservative on purpose: a rare innocent
+   * command that says `publish` is refused rather than a publish let through.
+   */
+  forms: readonly string[];
+}
+
+/** Commands that publish or release a package or image, or change a registry's records. */
+export const PUBLISHING: readonly PublishingRule[] = [
+  {
+    program: "npm",
+    forms: [
+      "publish",
+      "unpublish",
+      "deprecate",
+      "undeprecate",
+      "dist-tag add",
+      "dist-tag rm",
+      "owner add",
+      "owner rm",
+      "access grant",
+      "access revoke",
+      "access set",
+    ],
+  },
+  { program: "pnpm", forms: ["publish", "unpublish", "deprecate", "dist-tag add", "dist-tag rm"] },
+  {
+    program: "yarn",
+    forms: ["publish", "unpublish", "npm publish", "npm tag add", "npm tag remove"],
+  },
+  { program: "bun", forms: ["publish"] },
+  { program: "deno", forms: ["publish"] },
+  { program: "jsr", forms: ["publish"] },
+  { program: "lerna", forms: ["publish"] },
+  { program: "changeset", forms: ["publish"] },
+  { program: "cargo", forms: ["publish", "yank", "owner"] },
+  { program: "twine", forms: ["upload", "register"] },
+  { program: "poetry", forms: ["publish"] },
+  { program: "uv", forms: ["publish"] },
+  { program: "hatch", forms: ["publish"] },
+  { program: "flit", forms: ["publish"] },
+  { program: "pdm", forms: ["publish"] },
+  { program: "gem", forms: ["push", "yank", "owner"] },
+  {
+    program: "gh",
+    forms: [
+      "release create",
+      "release upload",
+      "release delete",
+      "release delete-asset",
+      "release edit",
+      "repo create",
+      "repo delete",
+      "repo edit",
+      "repo rename",
+      "repo archive",
+      "pr merge",
+    ],
+  },
+  { program: "docker", forms: ["push", "--push"] },
+  { program: "podman", forms: ["push"] },
+  { program: "helm", forms: ["push"] },
+  { program: "mvn", forms: ["deploy"] },
+  { program: "gradle", forms: ["publish"] },
+  { program: "dotnet", forms: ["nuget push"] },
+  { program: "nuget", forms: ["push"] },
+  { program: "dart", forms: ["pub publish"] },
+  { program: "flutter", forms: ["pub publish"] },
+  { program: "vsce", forms: ["publish"] },
+  { program: "ovsx", forms: ["publish"] },
 ];
 
-/** Recursive deletion, as command prefixes. */
+/** The publishing forms as command prefixes (`npm publish`, `gh release create`, ...). */
+export const DENIED_PUBLISHING: readonly string[] = PUBLISHING.flatMap((rule) =>
+  rule.forms.map((form) => `${rule.program} ${form}`)
+);
+
+/** The program a worker may not start: Pitroom itself (the recursion guard). */
+export const RECURSION_PROGRAM = "pitroom";
+
+/**
+ * Set in every worker's environment (to the run id); Pitroom refuses to run under it, so a
+ * worker cannot start Pitroom even by absolute path.
+ */
+export const RECURSION_MARKER = "PITROOM_WORKER";
+
+/** Recursive deletion, as command prefixes (backend rules only; a shim on `rm` would be noise). */
 export const DENIED_RM_PREFIXES: readonly string[] = [
   "rm -rf",
   "rm -fr",
@@ -63,8 +310,9 @@ export const DENIED_RM_PREFIXES: readonly string[] = [
 /** The whole floor as command prefixes (`git commit`, `sudo`, `npm publish`, `rm -rf`, ...). */
 export function deniedCommandPrefixes(): string[] {
   return [
-    ...DENIED_GIT_SUBCOMMANDS.map((sub) => `git ${sub}`),
+    ...deniedGitPrefixes().map((sub) => `git ${sub}`),
     ...DENIED_PROGRAMS,
+    RECURSION_PROGRAM,
     ...DENIED_PUBLISHING,
     ...DENIED_RM_PREFIXES,
   ];

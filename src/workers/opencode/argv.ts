@@ -11,7 +11,12 @@
  * run with exit 0 and no answer.
  */
 import type { Launch, Mode, RunSpec } from "../types.ts";
-import { DENIED_GIT_SUBCOMMANDS, DENIED_PROGRAMS, DENIED_PUBLISHING } from "../_floor.ts";
+import {
+  DENIED_PROGRAMS,
+  DENIED_PUBLISHING,
+  deniedGitPrefixes,
+  RECURSION_PROGRAM,
+} from "../_floor.ts";
 
 /** A permission value: one action, or a map from pattern to action (last match wins). */
 export type PermissionRule = "allow" | "deny" | Record<string, "allow" | "deny">;
@@ -88,8 +93,8 @@ export const READ_ONLY_EXCEPTIONS: readonly string[] = [
 /** History-changing and destructive commands, denied in write and isolate modes. */
 export const DESTRUCTIVE_COMMANDS: readonly string[] = [
   // `git X ...`, and `git -C dir X ...` / `git -c k=v X ...`.
-  ...DENIED_GIT_SUBCOMMANDS.flatMap((sub) => [`git ${sub} *`, `git -* ${sub} *`]),
-  ...[...DENIED_PROGRAMS, ...DENIED_PUBLISHING].map((command) => `${command} *`),
+  ...deniedGitPrefixes().flatMap((sub) => [`git ${sub} *`, `git -* ${sub} *`]),
+  ...[...DENIED_PROGRAMS, RECURSION_PROGRAM, ...DENIED_PUBLISHING].map((command) => `${command} *`),
   "rm -r*",
   "rm -R*",
   "rm -f*r*",
