@@ -61,10 +61,13 @@ async function current(path: string): Promise<{ text: string; mode: number | nul
   }
 }
 
+let written = 0;
+
 async function writeExecutable(path: string, script: string): Promise<void> {
   const now = await current(path);
   if (now !== null && now.text === script && (now.mode === null || now.mode === 0o755)) return;
-  const temp = `${path}.${Deno.pid}.tmp`;
+  // Unique per write: one process (the host) may repair the guard for several runs at once.
+  const temp = `${path}.${Deno.pid}.${written++}.tmp`;
   await Deno.writeTextFile(temp, script, { mode: 0o755 });
   await Deno.chmod(temp, 0o755);
   await Deno.rename(temp, path);
