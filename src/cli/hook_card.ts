@@ -63,7 +63,7 @@ export function parseHookInput(json: string): HookInput | null {
   if (command === "") return null;
   const response = value.tool_response;
   const output = isObject(response)
-    ? [response.stdout, response.stderr, response.output].map(text).join("\n")
+    ? [response.stdout, response.stderr, response.output].map(text).filter(Boolean).join("\n")
     : text(response);
   return { command, output };
 }
@@ -84,11 +84,25 @@ function phaseOf(sub: string, args: readonly string[]): Phase | null {
   }
 }
 
+/** Words that may come before the program: `env`, `time`, `npx` and the like. */
+const PREFIXES = new Set(["env", "exec", "time", "command", "nohup", "npx", "bunx", "pnpx"]);
+
+/** Where `pitroom` is the program of a command's words (after prefixes), or -1. */
+function programAt(words: readonly string[]): number {
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (/(^|\/)pitroom$/.test(word)) return i;
+    if (word === "deno" && words[i + 1] === "task" && words[i + 2] === "pitroom") return i + 2;
+    if (!PREFIXES.has(word) && !/^[A-Za-z_]\w*=/.test(word) && !word.startsWith("-")) return -1;
+  }
+  return -1;
+}
+
 /** The Pitroom commands of a shell command line that start, finish or apply runs (pure). */
 export function pitroomCalls(line: string): PitroomCall[] {
   const calls: PitroomCall[] = [];
   for (const words of shellCommands(line)) {
-    const at = words.findIndex((w) => /(^|\/)pitroom$/.test(w));
+    const at = programAt(words);
     if (at < 0 || at + 1 >= words.length) continue;
     const [sub, ...args] = words.slice(at + 1);
     const phase = phaseOf(sub!, args);

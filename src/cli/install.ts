@@ -191,7 +191,10 @@ export function selfLine(sys: Sys): string {
   return shellLine(sys.selfCommand());
 }
 
-async function readSettings(path: string): Promise<{ text: string | null; settings: Json }> {
+async function readSettings(
+  path: string,
+  command: string,
+): Promise<{ text: string | null; settings: Json }> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
@@ -208,7 +211,7 @@ async function readSettings(path: string): Promise<{ text: string | null; settin
     throw new RefusedError(
       "invalid_settings",
       `"${path}" is not valid JSON (${error.message}): left untouched`,
-      { hint: "fix the file, then run the command again" },
+      { hint: `fix it, then run \`pitroom ${command}\` again` },
     );
   }
   if (!isObject(value)) {
@@ -236,7 +239,7 @@ function describe(change: SettingsChange): string {
 async function apply(sys: Sys, flags: Record<string, unknown>, install: boolean): Promise<number> {
   const given = claudeSettingsPath(sys.env);
   const path = (await lstatOrNull(given))?.isSymlink ? await Deno.realPath(given) : given;
-  const { text, settings } = await readSettings(path);
+  const { text, settings } = await readSettings(path, install ? "install" : "uninstall");
   const self = selfLine(sys);
   const plan = install ? planInstall(settings, self, path) : planUninstall(settings, self, path);
   const next = JSON.stringify(plan.settings, null, 2) + "\n";
