@@ -23,6 +23,7 @@ import { FALLBACK_CLASSES } from "./exit.ts";
 import { buildPrompt } from "./prompt.ts";
 import { RecordWriter } from "./record_writer.ts";
 import { runVerify } from "./verify.ts";
+import { pausePoint } from "./pause.ts";
 import type { TrackedTree } from "./tree.ts";
 
 /** How the chain ended. */
@@ -283,6 +284,7 @@ async function prepareTree(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
   record.repoRoot = tree.root;
   record.changes = { before, after: before.tree, files: [] };
   await writeRecord(paths, record);
+  await pausePoint(sys, "snapshot");
   if (isolation === undefined) {
     return { before, work: tree, cwd: record.cwd, index: runPaths.index };
   }
@@ -322,6 +324,7 @@ async function collect(
   last: Final,
 ): Promise<Final> {
   if (prepared === null) return last;
+  await pausePoint(sys, "collecting");
   const { before, work } = prepared;
   const runPaths = statePaths(sys.stateDir).run(record.id);
   const after = (await afterSnapshot(work, before, prepared.index)).tree;
@@ -332,6 +335,7 @@ async function collect(
   await Deno.writeFile(runPaths.patch, diff.patch, { mode: 0o600 });
   const changes: Changes = { before, after, files: diff.files };
   if (record.mode !== "read") return { ...last, changes };
+  await pausePoint(sys, "reverting");
   await work.revert(before, after, record.id);
   changes.reverted = true;
   return {

@@ -1,0 +1,48 @@
+/**
+ * A Pitroom engine process for crash tests: runs one run (or applies or reverts one) with the
+ * fake worker, stopping at a phase through `PITROOM_TEST_PAUSE` so the test can kill it there
+ * with SIGKILL. Usage: `deno run -P=pitroom crash_child.ts '<json>'` with the fields of `ChildJob`.
+ */
+import { createRun } from "../../src/engine/create.ts";
+import { executeRun } from "../../src/engine/lifecycle.ts";
+import { applyRun } from "../../src/engine/apply.ts";
+import { revertRun } from "../../src/engine/control.ts";
+import type { Mode } from "../../src/workers/types.ts";
+import { fakeBackend, type FakeStep } from "./fake_backend.ts";
+import { testSys } from "./sys.ts";
+
+/** What the child does. */
+export interface ChildJob {
+  stateDir: string;
+  repo: string;
+  /** The phase to stop at (none: run to the end). */
+  pause?: string;
+  action: "run" | "apply" | "revert";
+  mode?: Mode;
+  steps?: FakeStep[];
+  runId?: string;
+}
+
+const job = JSON.parse(Deno.args[0]!) as ChildJob;
+const sys = testSys({
+  stateDir: job.stateDir,
+  cwd: job.repo,
+  env: job.pause ? { PITROOM_TEST_PAUSE: job.pause } : {},
+});
+if (job.action === "run") {
+  const record = await createRun(sys, {
+    task: "crash test",
+    mode: job.mode ?? "write",
+    cwd: job.repo,
+    chain: [{ worker: "opencode" }],
+    timeoutMs: 60_000,
+  });
+  console.log(JSON.stringify({ id: record.id }));
+  const backend = fakeBackend(() => job.steps ?? []);
+  const final = await executeRun(sys, record.id, { maxParallel: 20, backends: () => backend });
+  console.log(JSON.stringify({ state: final.state }));
+} else if (job.action === "apply") {
+  await applyRun(sys, job.runId!, { allowDelete: true });
+} else {
+  await revertRun(sys, job.runId!);
+}
