@@ -1,9 +1,95 @@
 /**
  * Every command, declared as data. Implementations load lazily.
  */
-import { type CommandDef, JSON_FLAG } from "./command.ts";
+import { type CommandDef, type FlagDef, JSON_FLAG } from "./command.ts";
 
 const RUN_SELECTION = { name: "RUN", describe: "run id (or a unique part of it, or `last`)" };
+
+/** The flags of `run`; `crew` shares them (but --bg and --continue). */
+const RUN_FLAGS: FlagDef[] = [
+  { name: "read", short: "r", type: "boolean", describe: "read-only run (the default)" },
+  { name: "write", short: "w", type: "boolean", describe: "edit files in place" },
+  {
+    name: "isolate",
+    short: "i",
+    type: "boolean",
+    describe: "work in a private copy; the run keeps a patch for `pitroom apply`",
+  },
+  {
+    name: "link",
+    type: "strings",
+    value: "DIRS",
+    describe: "with -i: symlink these ignored folders into the copy (node_modules,.venv)",
+  },
+  {
+    name: "worker",
+    short: "W",
+    type: "string",
+    value: "CHAIN",
+    describe: "worker or chain: opencode, codex:gpt-5.5,claude",
+  },
+  {
+    name: "model",
+    short: "m",
+    type: "string",
+    value: "MODEL",
+    describe: "model of the first worker",
+  },
+  {
+    name: "effort",
+    type: "string",
+    value: "LEVEL",
+    describe: "reasoning effort (low, medium, high, ...)",
+  },
+  {
+    name: "dir",
+    short: "d",
+    type: "string",
+    value: "DIR",
+    describe: "directory to work in (default: current)",
+  },
+  {
+    name: "timeout",
+    short: "t",
+    type: "duration",
+    value: "DUR",
+    describe: "kill the worker after this long (default 30m, or the config's timeout)",
+  },
+  {
+    name: "group",
+    short: "g",
+    type: "string",
+    value: "NAME",
+    describe: "add the run to a group",
+  },
+  { name: "web", type: "boolean", describe: "allow the worker to fetch web pages" },
+  {
+    name: "verify",
+    type: "string",
+    value: "CMD",
+    describe: "after the worker succeeds, run CMD in its tree; failing is exit 6",
+  },
+  {
+    name: "bg",
+    type: "boolean",
+    describe: "run in the background: print the run id and return",
+  },
+  { name: "task-file", type: "string", value: "FILE", describe: "read the task from a file" },
+  { name: "no-fallback", type: "boolean", describe: "do not move along the fallback chain" },
+  {
+    name: "tier",
+    type: "string",
+    value: "TIER",
+    describe: "use the worker of a tier: cheap, standard, capable, review, audit",
+  },
+  {
+    name: "continue",
+    type: "string",
+    value: "RUN",
+    describe: "follow up on a finished run (or `last`) in the same worker session",
+  },
+  JSON_FLAG,
+];
 
 /** The command table. */
 export const COMMANDS: readonly CommandDef[] = [
@@ -15,90 +101,7 @@ export const COMMANDS: readonly CommandDef[] = [
       "Read runs may not change anything: a change is undone and the run exits 5.",
       "Write runs edit in place; Pitroom records exactly what the worker changed.",
     ].join("\n"),
-    flags: [
-      { name: "read", short: "r", type: "boolean", describe: "read-only run (the default)" },
-      { name: "write", short: "w", type: "boolean", describe: "edit files in place" },
-      {
-        name: "isolate",
-        short: "i",
-        type: "boolean",
-        describe: "work in a private copy; the run keeps a patch for `pitroom apply`",
-      },
-      {
-        name: "link",
-        type: "strings",
-        value: "DIRS",
-        describe: "with -i: symlink these ignored folders into the copy (node_modules,.venv)",
-      },
-      {
-        name: "worker",
-        short: "W",
-        type: "string",
-        value: "CHAIN",
-        describe: "worker or chain: opencode, codex:gpt-5.5,claude",
-      },
-      {
-        name: "model",
-        short: "m",
-        type: "string",
-        value: "MODEL",
-        describe: "model of the first worker",
-      },
-      {
-        name: "effort",
-        type: "string",
-        value: "LEVEL",
-        describe: "reasoning effort (low, medium, high, ...)",
-      },
-      {
-        name: "dir",
-        short: "d",
-        type: "string",
-        value: "DIR",
-        describe: "directory to work in (default: current)",
-      },
-      {
-        name: "timeout",
-        short: "t",
-        type: "duration",
-        value: "DUR",
-        describe: "kill the worker after this long (default 30m, or the config's timeout)",
-      },
-      {
-        name: "group",
-        short: "g",
-        type: "string",
-        value: "NAME",
-        describe: "add the run to a group",
-      },
-      { name: "web", type: "boolean", describe: "allow the worker to fetch web pages" },
-      {
-        name: "verify",
-        type: "string",
-        value: "CMD",
-        describe: "after the worker succeeds, run CMD in its tree; failing is exit 6",
-      },
-      {
-        name: "bg",
-        type: "boolean",
-        describe: "run in the background: print the run id and return",
-      },
-      { name: "task-file", type: "string", value: "FILE", describe: "read the task from a file" },
-      { name: "no-fallback", type: "boolean", describe: "do not move along the fallback chain" },
-      {
-        name: "tier",
-        type: "string",
-        value: "TIER",
-        describe: "use the worker of a tier: cheap, standard, capable, review, audit",
-      },
-      {
-        name: "continue",
-        type: "string",
-        value: "RUN",
-        describe: "follow up on a finished run (or `last`) in the same worker session",
-      },
-      JSON_FLAG,
-    ],
+    flags: RUN_FLAGS,
     args: [{ name: "TASK", describe: "the task (`-` reads it from stdin)", variadic: true }],
     examples: [
       'pitroom run "Where is the retry policy defined?"',
@@ -142,6 +145,66 @@ export const COMMANDS: readonly CommandDef[] = [
     args: [{ ...RUN_SELECTION, variadic: true }],
     examples: ["pitroom discard last"],
     load: () => import("./apply.ts").then((m) => m.discardCommand),
+  },
+  {
+    name: "crew",
+    summary: "start several tasks as background runs of one group",
+    description: [
+      "Every task becomes a background run; up to maxParallel (default 20) run at once, the",
+      "rest queue. The run flags apply to every task. Tasks come from the arguments or from",
+      "--task-file, separated by lines of `---`. Several in-place writers (-w) are refused:",
+      "with -i each worker edits its own copy, and `pitroom apply -g NAME` lands them in order.",
+    ].join("\n"),
+    flags: [
+      ...RUN_FLAGS.filter((f) => f.name !== "bg" && f.name !== "continue" && f.name !== "group"),
+      {
+        name: "group",
+        short: "g",
+        type: "string",
+        value: "NAME",
+        describe: "the group's name (default: crew- and the time)",
+      },
+    ],
+    args: [{ name: "TASK", describe: "a task (one argument each)", variadic: true }],
+    examples: [
+      'pitroom crew "Summarise src/store" "Summarise src/engine" "List the CLI commands"',
+      "pitroom crew -i -g fixes --task-file tasks.md",
+      "pitroom watch -g fixes --brief",
+    ],
+    load: () => import("./crew.ts").then((m) => m.crewCommand),
+  },
+  {
+    name: "watch",
+    summary: "follow runs live until they end (a table, --json lines or --brief cards)",
+    flags: [
+      { name: "group", short: "g", type: "string", value: "NAME", describe: "follow this group" },
+      { name: "json", type: "boolean", describe: "one JSON line per change, for programs" },
+      {
+        name: "brief",
+        type: "boolean",
+        describe: "one line when a run starts and one when it ends (for a monitor tool)",
+      },
+      {
+        name: "interval",
+        type: "number",
+        value: "S",
+        default: 1,
+        describe: "seconds between two progress lines of a run (or table redraws); 0: every step",
+      },
+      {
+        name: "timeout",
+        type: "duration",
+        value: "DUR",
+        describe: "stop watching after this long (exit 75 while runs go on)",
+      },
+    ],
+    args: [{ ...RUN_SELECTION, variadic: true }],
+    examples: [
+      "pitroom watch -g fixes --json",
+      "pitroom watch -g fixes --brief",
+      "pitroom watch 3f2a",
+    ],
+    load: () => import("./watch.ts").then((m) => m.watchCommand),
   },
   {
     name: "status",
@@ -211,10 +274,13 @@ export const COMMANDS: readonly CommandDef[] = [
   },
   {
     name: "stop",
-    summary: "stop a queued or running run (kills the worker's process group)",
-    flags: [JSON_FLAG],
-    args: [{ ...RUN_SELECTION, required: true }],
-    examples: ["pitroom stop 3f2a"],
+    summary: "stop queued or running runs (kills the workers' process groups)",
+    flags: [
+      { name: "group", short: "g", type: "string", value: "NAME", describe: "stop this group" },
+      JSON_FLAG,
+    ],
+    args: [{ ...RUN_SELECTION, variadic: true }],
+    examples: ["pitroom stop 3f2a", "pitroom stop -g fixes"],
     load: () => import("./control.ts").then((m) => m.stopCommand),
   },
   {

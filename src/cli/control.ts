@@ -6,15 +6,32 @@ import { statePaths } from "../store/paths.ts";
 import { resolveRunId } from "../store/runs.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
+import { loadGroup } from "./runs.ts";
+import { isFinal } from "../store/record.ts";
+import { UsageError } from "../sys/errors.ts";
 
-/** Stops a run. */
+/** Stops runs: the named ones or a group's live ones (queued runs too), side by side. */
 export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
-  const id = await resolveRunId(statePaths(sys.stateDir), args[0]!);
-  const record = await stopRun(sys, id);
-  if (flags.json) printJson(sys, record);
-  else {sys.out.stdout(
-      `${record.id}  ${record.state}${record.outcome ? ` (${record.outcome})` : ""}\n`,
-    );}
+  const group = flags.group as string | undefined;
+  if (group !== undefined && args.length > 0) {
+    throw new UsageError("Name runs or a group (-g), not both");
+  }
+  if (group === undefined && args.length === 0) {
+    throw new UsageError("Name the run to stop", { hint: "pitroom stop RUN (or -g NAME)" });
+  }
+  const paths = statePaths(sys.stateDir);
+  const ids = group !== undefined
+    ? (await loadGroup(sys, group)).filter((r) => !isFinal(r.state)).map((r) => r.id)
+    : await Promise.all(args.map((a) => resolveRunId(paths, a)));
+  const records = await Promise.all(ids.map((id) => stopRun(sys, id)));
+  if (flags.json) {
+    printJson(sys, group === undefined && records.length === 1 ? records[0] : records);
+  } else if (records.length === 0) sys.out.stderr(`Nothing to stop in group "${group}"\n`);
+  else {
+    sys.out.stdout(
+      records.map((r) => `${r.id}  ${r.state}${r.outcome ? ` (${r.outcome})` : ""}\n`).join(""),
+    );
+  }
   return 0;
 };
 

@@ -1,7 +1,7 @@
 /**
  * Commands on existing runs: wait for them, stop them, revert their changes.
  */
-import { isLocked, waitUnlocked } from "../store/locks.ts";
+import { isLocked } from "../store/locks.ts";
 import { type StatePaths, statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
 import { loadRecord, writeRecord } from "../store/runs.ts";
@@ -12,50 +12,67 @@ import { reconcile } from "./liveness.ts";
 import { trackTree } from "./tree.ts";
 import { watchUntil } from "./watch.ts";
 import { putStop } from "./host_inbox.ts";
+import { subscribe } from "./feed.ts";
 import { indexRun } from "../history/mod.ts";
-
-/** Resolves with the run's final record once it ends (finished or lost). */
-export async function waitForRun(sys: Sys, id: string): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
-  const lockPath = paths.run(id).supervisorLock;
-  for (;;) {
-    let record = await reconcile(sys, await loadRecord(paths, id));
-    if (isFinal(record.state)) return record;
-    if (await isLocked(lockPath)) {
-      await waitUnlocked(lockPath);
-      record = await reconcile(sys, await loadRecord(paths, id));
-      if (isFinal(record.state)) return record;
-    }
-    // The supervisor is starting: wait for the record to change.
-    await watchUntil(paths.run(id).dir, async () => {
-      const r = await loadRecord(paths, id);
-      return r.supervised === true || isFinal(r.state);
-    }, { timeoutMs: 5_000 });
-  }
-}
 
 /** Options of `waitForRuns`. */
 export interface WaitOptions {
+  /** Return as soon as one run has ended. */
   any?: boolean;
   timeoutMs: number;
+  /** The command that waits again, for the hint when the time runs out. */
+  again?: string;
 }
 
-/** Waits for all (or any) of the runs; throws `StillRunning` when the time runs out. */
+/**
+ * Waits for all (or any) of the runs to end, following their events (no polling); resolves
+ * with the final records (with `any`, of the runs that ended), throws `StillRunning` when the
+ * time runs out.
+ */
 export async function waitForRuns(
   sys: Sys,
   ids: string[],
   options: WaitOptions,
 ): Promise<RunRecord[]> {
-  const waits = ids.map((id) => waitForRun(sys, id));
-  const all = options.any ? Promise.any(waits).then((r) => [r]) : Promise.all(waits);
-  const timeout = sys.sleep(options.timeoutMs).then(() => "timeout" as const);
-  const winner = await Promise.race([all, timeout]);
-  if (winner === "timeout") {
-    throw new StillRunning(`Still running after ${Math.round(options.timeoutMs / 1000)}s`, {
-      hint: `wait again with \`pitroom wait ${ids.join(" ")}\``,
-    });
+  const paths = statePaths(sys.stateDir);
+  const ended: string[] = [];
+  const first = Promise.withResolvers<void>();
+  const feed = subscribe(sys, { runs: ids }, ({ run, event }) => {
+    if (event.type !== "run.finished" && event.type !== "run.lost") return;
+    ended.push(run);
+    if (options.any) first.resolve();
+  });
+  feed.ended.then(() => first.resolve(), (error) => first.reject(error));
+  const timer = new AbortController();
+  const timeout = sys.sleep(options.timeoutMs, timer.signal).then(
+    () => "timeout" as const,
+    () => "cancelled" as const,
+  );
+  try {
+    const winner = await Promise.race([first.promise.then(() => "ended" as const), timeout]);
+    if (winner === "timeout") {
+      const pending = ids.length - new Set(ended).size;
+      throw new StillRunning(
+        `${pending} of ${ids.length} run(s) still going after ${
+          Math.round(options.timeoutMs / 1000)
+        }s`,
+        { hint: `wait again with \`${options.again ?? `pitroom wait ${ids.join(" ")}`}\`` },
+      );
+    }
+  } finally {
+    timer.abort();
+    await feed.close();
   }
-  return winner;
+  const chosen = options.any ? [...new Set(ended)] : ids;
+  const records: RunRecord[] = [];
+  for (const id of chosen) records.push(await reconcile(sys, await loadRecord(paths, id)));
+  return records;
+}
+
+/** Resolves with the run's final record once it ends (finished or lost). */
+export async function waitForRun(sys: Sys, id: string): Promise<RunRecord> {
+  const [record] = await waitForRuns(sys, [id], { timeoutMs: 2 ** 31 - 1 });
+  return record!;
 }
 
 /** The pid of the live host of this state dir, or null when none runs. */

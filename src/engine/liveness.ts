@@ -16,7 +16,7 @@ import { finishFiles } from "./finish.ts";
 import { indexRun } from "../history/mod.ts";
 
 /** How long a just-created record may wait for its supervisor to take the lock. */
-const STARTUP_GRACE_MS = 15_000;
+export const STARTUP_GRACE_MS = 15_000;
 
 /** Marks `record` lost when its supervisor is gone; returns the current record. */
 export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord> {

@@ -1,0 +1,313 @@
+/**
+ * The event feed: every event of the followed runs, the moment it is appended to a run's events
+ * file. One file watch per subscriber covers the run folders it follows (and `active/`, where
+ * new runs appear); each events file is read from the byte offset the last read stopped at.
+ * The same watch sees a dead supervisor: the kernel closes its lock file, the feed checks the
+ * run's lock, and a run found `lost` gets its `run.lost` event like any other. Nothing here
+ * sleeps on a timer except the one check when a never-supervised run's start-up grace ends.
+ * `wait`, `watch` and (later) the dashboard and the MCP server subscribe to it.
+ */
+import type { PitroomEvent } from "../events/mod.ts";
+import { listActive } from "../store/active.ts";
+import { isRunId, type StatePaths, statePaths } from "../store/paths.ts";
+import { isFinal, type RunRecord } from "../store/record.ts";
+import { listRunIds, readRecord } from "../store/runs.ts";
+import { basename, dirname } from "../sys/path.ts";
+import type { Sys } from "../sys/mod.ts";
+import { EventTail } from "./feed_tail.ts";
+import { reconcile, STARTUP_GRACE_MS } from "./liveness.ts";
+
+/** Which runs a subscription follows. */
+export type FeedFilter =
+  | { runs: readonly string[] }
+  | { group: string }
+  /** Every live run, and every run started while subscribed. */
+  | { live: true };
+
+/** One event of one run. */
+export interface FeedEvent {
+  run: string;
+  event: PitroomEvent;
+  /** True for what the run did before the subscription started. */
+  replay: boolean;
+}
+
+/** Options of `subscribe`. */
+export interface FeedOptions {
+  /** Called when a run joins the feed (before its first event), with its record then. */
+  onRun?(record: RunRecord): void;
+}
+
+/** A live subscription. */
+export interface Subscription extends AsyncDisposable {
+  /** Resolves once the runs known at the start were read up to now (replayed). */
+  readonly ready: Promise<void>;
+  /** Resolves when every followed run has ended (never for `{ live: true }`). */
+  readonly ended: Promise<void>;
+  /** Records of the followed runs as they were when they joined. */
+  runs(): RunRecord[];
+  /** Stops following. */
+  close(): Promise<void>;
+}
+
+interface Followed {
+  record: RunRecord;
+  tail: EventTail;
+  ended: boolean;
+  grace: ReturnType<typeof setTimeout> | undefined;
+}
+
+const FINAL_EVENTS = new Set(["run.finished", "run.lost"]);
+
+class Feed implements Subscription {
+  #sys: Sys;
+  #paths: StatePaths;
+  #filter: FeedFilter;
+  #onEvent: (ev: FeedEvent) => void;
+  #options: FeedOptions;
+  #runs = new Map<string, Followed>();
+  #watcher: Deno.FsWatcher | null = null;
+  #watching: Promise<void> = Promise.resolve();
+  #watchedDirs = new Set<string>();
+  #toRead = new Set<string>();
+  #toCheck = new Set<string>();
+  #toJoin = new Set<string>();
+  #rewatch = false;
+  #working: Promise<void> | null = null;
+  #closed = false;
+  #replaying = true;
+  #ended = Promise.withResolvers<void>();
+  #failed: unknown = undefined;
+  readonly ready: Promise<void>;
+
+  constructor(
+    sys: Sys,
+    filter: FeedFilter,
+    onEvent: (ev: FeedEvent) => void,
+    options: FeedOptions,
+  ) {
+    this.#sys = sys;
+    this.#paths = statePaths(sys.stateDir);
+    this.#filter = filter;
+    this.#onEvent = onEvent;
+    this.#options = options;
+    this.ready = this.#start();
+    this.ready.catch(() => undefined);
+  }
+
+  get ended(): Promise<void> {
+    return this.#ended.promise;
+  }
+
+  runs(): RunRecord[] {
+    return [...this.#runs.values()].map((f) => f.record);
+  }
+
+  async #start(): Promise<void> {
+    await Deno.mkdir(this.#paths.active, { recursive: true, mode: 0o700 });
+    for (const record of await this.#initialRecords()) this.#join(record);
+    await this.#openWatch();
+    for (const id of this.#runs.keys()) {
+      this.#toRead.add(id);
+      this.#toCheck.add(id);
+    }
+    this.#kick();
+    while (this.#working !== null) await this.#working;
+    if (this.#failed !== undefined) throw this.#failed;
+    this.#replaying = false;
+    this.#checkEnded();
+  }
+
+  async #initialRecords(): Promise<RunRecord[]> {
+    const f = this.#filter;
+    const ids = "runs" in f
+      ? [...f.runs]
+      : "live" in f
+      ? await listActive(this.#paths)
+      : await listRunIds(this.#paths);
+    const out: RunRecord[] = [];
+    for (const id of ids) {
+      const record = await readRecord(this.#paths, id);
+      if (record === null) continue;
+      if ("group" in f && record.group !== f.group) continue;
+      out.push(record);
+    }
+    return out;
+  }
+
+  #join(record: RunRecord): void {
+    if (this.#runs.has(record.id)) return;
+    this.#runs.set(record.id, {
+      record,
+      tail: new EventTail(this.#paths.run(record.id).events),
+      ended: false,
+      grace: undefined,
+    });
+    this.#options.onRun?.(record);
+  }
+
+  /** (Re)opens the one watch over `active/` and the folders of the runs still live. */
+  async #openWatch(): Promise<void> {
+    const dirs = new Set<string>();
+    if (!("runs" in this.#filter)) dirs.add(this.#paths.active);
+    for (const [id, f] of this.#runs) if (!f.ended) dirs.add(this.#paths.run(id).dir);
+    this.#watcher?.close();
+    await this.#watching;
+    this.#watcher = null;
+    this.#watchedDirs = dirs;
+    if (dirs.size === 0 || this.#closed) return;
+    let watcher: Deno.FsWatcher;
+    try {
+      watcher = Deno.watchFs([...dirs], { recursive: false });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      // A run folder was removed (`pitroom clean`): follow the others.
+      for (const [id, f] of this.#runs) {
+        if (!f.ended && (await readRecord(this.#paths, id)) === null) this.#end(id);
+      }
+      return await this.#openWatch();
+    }
+    this.#watcher = watcher;
+    this.#watching = (async () => {
+      for await (const change of watcher) this.#changed(change.paths);
+    })().catch((error) => this.#fail(error));
+  }
+
+  #changed(paths: string[]): void {
+    for (const path of paths) {
+      const dir = dirname(path);
+      const name = basename(path);
+      if (dir === this.#paths.active) {
+        if (isRunId(name) && !this.#runs.has(name)) this.#toJoin.add(name);
+        continue;
+      }
+      const id = basename(dir);
+      const followed = this.#runs.get(id);
+      if (followed === undefined || followed.ended) continue;
+      if (name.startsWith("events.jsonl")) this.#toRead.add(id);
+      else if (name === "supervisor.lock") this.#toCheck.add(id);
+    }
+    this.#kick();
+  }
+
+  #kick(): void {
+    if (this.#working !== null || this.#closed) return;
+    if (this.#toRead.size + this.#toCheck.size + this.#toJoin.size === 0) return;
+    this.#working = this.#work().catch((error) => this.#fail(error)).finally(() => {
+      this.#working = null;
+      this.#kick();
+    });
+  }
+
+  async #work(): Promise<void> {
+    while (!this.#closed && this.#toRead.size + this.#toCheck.size + this.#toJoin.size > 0) {
+      for (const id of this.#take(this.#toJoin)) {
+        const record = await readRecord(this.#paths, id);
+        if (record === null) continue;
+        if ("group" in this.#filter && record.group !== this.#filter.group) continue;
+        this.#join(record);
+        this.#toRead.add(id);
+        this.#toCheck.add(id);
+        this.#rewatch = true;
+      }
+      if (this.#rewatch) {
+        this.#rewatch = false;
+        await this.#openWatch();
+        // Whatever was appended while the watch was down is read now.
+        for (const [id, f] of this.#runs) if (!f.ended) this.#toRead.add(id);
+      }
+      for (const id of this.#take(this.#toCheck)) await this.#checkAlive(id);
+      for (const id of this.#take(this.#toRead)) await this.#read(id);
+    }
+  }
+
+  #take(set: Set<string>): string[] {
+    const items = [...set];
+    set.clear();
+    return items;
+  }
+
+  async #read(id: string): Promise<void> {
+    const followed = this.#runs.get(id);
+    if (followed === undefined || followed.ended) return;
+    for (const event of await followed.tail.read()) {
+      if (this.#closed) return;
+      this.#onEvent({ run: id, event, replay: this.#replaying });
+      if (FINAL_EVENTS.has(event.type)) {
+        this.#end(id);
+        return;
+      }
+    }
+  }
+
+  /** Marks a run lost when its supervisor is gone; the `run.lost` event then comes as usual. */
+  async #checkAlive(id: string): Promise<void> {
+    const followed = this.#runs.get(id);
+    if (followed === undefined || followed.ended) return;
+    const current = await readRecord(this.#paths, id);
+    if (current === null) return;
+    const record = await reconcile(this.#sys, current);
+    if (isFinal(record.state)) {
+      // Read what is left; a run that ended without a final event still ends here.
+      await this.#read(id);
+      this.#end(id);
+      return;
+    }
+    if (!record.supervised && followed.grace === undefined) {
+      const left = record.createdAt + STARTUP_GRACE_MS - this.#sys.clock.now();
+      followed.grace = setTimeout(() => {
+        followed.grace = undefined;
+        this.#toCheck.add(id);
+        this.#kick();
+      }, Math.max(0, left) + 50);
+    }
+  }
+
+  #end(id: string): void {
+    const followed = this.#runs.get(id);
+    if (followed === undefined || followed.ended) return;
+    followed.ended = true;
+    clearTimeout(followed.grace);
+    if (!this.#replaying) this.#checkEnded();
+  }
+
+  #checkEnded(): void {
+    if ("live" in this.#filter) return;
+    if ([...this.#runs.values()].every((f) => f.ended)) this.#ended.resolve();
+  }
+
+  #fail(error: unknown): void {
+    if (this.#closed) return;
+    this.#failed = error;
+    this.#ended.reject(error);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const f of this.#runs.values()) clearTimeout(f.grace);
+    this.#watcher?.close();
+    await this.#watching;
+    await this.ready.catch(() => undefined);
+    await this.#working;
+    this.#ended.resolve();
+    if (this.#failed !== undefined) throw this.#failed;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/**
+ * Follows runs: `onEvent` gets every event of every followed run in order, first the ones
+ * written before (flagged `replay`), then each new one as it is appended.
+ */
+export function subscribe(
+  sys: Sys,
+  filter: FeedFilter,
+  onEvent: (ev: FeedEvent) => void,
+  options: FeedOptions = {},
+): Subscription {
+  return new Feed(sys, filter, onEvent, options);
+}

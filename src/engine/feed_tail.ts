@@ -1,0 +1,92 @@
+/**
+ * Reading a run's events file incrementally: a byte offset and the unfinished last line are
+ * kept, so each read costs only what was appended since the last one. When the run has ended
+ * and its file was compressed (`events.jsonl.gz`, written whole before the plain file goes),
+ * the rest is taken from the compressed copy once.
+ */
+import { parseEventLine, type PitroomEvent } from "../events/mod.ts";
+
+const CHUNK = 64 * 1024;
+
+/** An events file read from where the last read stopped. */
+export class EventTail {
+  readonly path: string;
+  #offset = 0;
+  #partial = "";
+  #decoder = new TextDecoder();
+  #done = false;
+
+  /** Follows the events file at `path` (the plain one; `path.gz` is its compressed form). */
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  /** Bytes consumed so far. */
+  get offset(): number {
+    return this.#offset;
+  }
+
+  /** The events appended since the last read (lines that are not events are skipped). */
+  async read(): Promise<PitroomEvent[]> {
+    if (this.#done) return [];
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(this.path, { read: true });
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return await this.#readCompressed();
+      throw error;
+    }
+    const parts: Uint8Array[] = [];
+    try {
+      await file.seek(this.#offset, Deno.SeekMode.Start);
+      for (;;) {
+        const buffer = new Uint8Array(CHUNK);
+        const n = await file.read(buffer);
+        if (n === null) break;
+        parts.push(buffer.subarray(0, n));
+      }
+    } finally {
+      file.close();
+    }
+    return this.#take(parts);
+  }
+
+  async #readCompressed(): Promise<PitroomEvent[]> {
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(`${this.path}.gz`, { read: true });
+    } catch (error) {
+      // Neither form: the run has not opened its events file yet.
+      if (error instanceof Deno.errors.NotFound) return [];
+      throw error;
+    }
+    const all = new Uint8Array(
+      await new Response(file.readable.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer(),
+    );
+    this.#done = true;
+    const events = this.#take([all.subarray(this.#offset)]);
+    if (this.#partial.length > 0) {
+      const last = parseEventLine(this.#partial);
+      if (last) events.push(last);
+      this.#partial = "";
+    }
+    return events;
+  }
+
+  #take(parts: Uint8Array[]): PitroomEvent[] {
+    let text = this.#partial;
+    for (const part of parts) {
+      this.#offset += part.length;
+      text += this.#decoder.decode(part, { stream: true });
+    }
+    const lines = text.split("\n");
+    this.#partial = lines.pop() ?? "";
+    const events: PitroomEvent[] = [];
+    for (const line of lines) {
+      if (line.length === 0) continue;
+      const ev = parseEventLine(line);
+      if (ev) events.push(ev);
+    }
+    return events;
+  }
+}
