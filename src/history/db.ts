@@ -23,7 +23,7 @@ export interface HistoryDb extends Disposable {
 /** True when SQLite says the file is not a usable database. */
 export function isDamage(error: unknown): boolean {
   return error instanceof Error &&
-    /file is not a database|disk image is malformed|malformed database schema|database corrupt|fts5: corrupt/i
+    /file is not a database|disk image is malformed|malformed database schema|database corrupt|fts5: corrupt|vtable constructor failed/i
       .test(error.message);
 }
 
