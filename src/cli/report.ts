@@ -64,6 +64,7 @@ export function renderReport(record: RunRecord, now: number): string {
   );
   if (record.receipt) lines.push(...receiptLines(record.receipt));
   if (record.message && record.state !== "done") lines.push(`problem  ${record.message}`);
+  for (const note of record.notes ?? []) lines.push(`note     ${note}`);
   const verify = record.verify;
   if (verify) {
     const how = verify.ok
@@ -92,11 +93,18 @@ export function renderReport(record: RunRecord, now: number): string {
       const stat = f.binary ? "binary" : `+${f.added} -${f.removed}`;
       lines.push(`  ${STATUS_LETTER[f.status]} ${f.path.padEnd(width)}  ${stat}`);
     }
-    if (!changes.reverted) {
+    const isolation = record.mode === "isolate" ? record.isolation : undefined;
+    if (isolation?.applied) {
+      lines.push("", `applied to your tree at ${formatUntil(isolation.applied.at, now)}`);
+    } else if (isolation) {
+      lines.push("", `see the diff: pitroom show ${record.id} --patch`);
+      lines.push(`apply it:     pitroom apply ${record.id}`);
+      if (!isolation.discarded) lines.push(`or drop it:   pitroom discard ${record.id}`);
+    } else if (!changes.reverted) {
       lines.push("", `see the diff: pitroom show ${record.id} --patch`);
       lines.push(`undo it:      pitroom revert ${record.id}`);
     }
-  } else if (record.mode === "write" && record.state === "done") {
+  } else if (record.mode !== "read" && record.state === "done") {
     lines.push("", "changed no files");
   }
   return lines.join("\n") + "\n";
