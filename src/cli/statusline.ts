@@ -10,6 +10,7 @@ import { savedSince } from "../history/mod.ts";
 import { formatUsd } from "../receipts/format.ts";
 import { listActive } from "../store/active.ts";
 import { statePaths } from "../store/paths.ts";
+import { exists } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 
@@ -71,10 +72,12 @@ export async function runOwn(
 export const statuslineCommand: CommandRun = async ({ sys, flags }) => {
   const input = await readStdin();
   const then = typeof flags.then === "string" && flags.then.trim() !== "" ? flags.then : null;
+  const paths = statePaths(sys.stateDir);
   const [own, active, saved] = await Promise.all([
     then === null ? Promise.resolve(null) : runOwn(sys, then, input, THEN_TIMEOUT_MS),
-    listActive(statePaths(sys.stateDir)),
-    savedSince(sys, sys.clock.now() - WEEK_MS),
+    listActive(paths),
+    // Without a history there is nothing saved yet: spare loading it.
+    exists(paths.history).then((there) => there ? savedSince(sys, sys.clock.now() - WEEK_MS) : 0),
   ]);
   sys.out.stdout(statusText(own, pitroomPart(active.length, saved)));
   return 0;

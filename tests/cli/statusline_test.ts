@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pitroomPart, statusText } from "../../src/cli/statusline.ts";
+import { statePaths } from "../../src/store/paths.ts";
+import { emptyProgress, RECORD_SCHEMA, type RunRecord } from "../../src/store/record.ts";
+import { writeRecord } from "../../src/store/runs.ts";
 import { pitroom } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
 
@@ -69,4 +72,58 @@ Deno.test("pitroom statusline --then cuts a slow command at the timeout and kill
   const alive = await new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" })
     .output();
   assert.notEqual(alive.code, 0, "the slow command's shell was killed");
+});
+
+function finishedRun(id: string, endedAt: number, saved: number): RunRecord {
+  return {
+    schemaVersion: RECORD_SCHEMA,
+    id,
+    state: "done",
+    mode: "read",
+    task: "t",
+    cwd: "/repo",
+    chain: [{ worker: "opencode" }],
+    web: false,
+    timeoutMs: 60_000,
+    createdAt: endedAt - 1000,
+    startedAt: endedAt - 1000,
+    endedAt,
+    attempts: [{ worker: "opencode", startedAt: endedAt - 1000, endedAt, outcome: "ok" }],
+    progress: emptyProgress(),
+    outcome: "ok",
+    exit: 0,
+    receipt: {
+      tokens: emptyProgress().tokens,
+      returnedTokens: 90,
+      compression: null,
+      workerCost: 0,
+      workerCostSource: "free",
+      primary: "sonnet",
+      primaryCost: saved,
+      saved,
+    },
+  };
+}
+
+Deno.test("pitroom statusline adds up what the history saved in the last seven days", async () => {
+  await using state = await tempDir();
+  const paths = statePaths(state.path);
+  const day = 86_400_000;
+  const now = Date.now();
+  for (
+    const r of [
+      finishedRun("20261129-101500-aaaa", now - day, 1.25),
+      finishedRun("20261129-101501-bbbb", now - 2 * day, 2.5),
+      finishedRun("20261101-101500-cccc", now - 20 * day, 100),
+    ]
+  ) {
+    await Deno.mkdir(paths.run(r.id).dir, { recursive: true });
+    await writeRecord(paths, r);
+  }
+  const imported = await pitroom(["history", "import"], {
+    env: { PITROOM_STATE_DIR: state.path, HOME: state.path, PATH: "/usr/bin:/bin" },
+    cwd: state.path,
+  });
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.equal(await statusline(state.path, []), "pitroom 0 running · $3.75 saved this week\n");
 });
