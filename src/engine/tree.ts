@@ -6,6 +6,11 @@ import type { StatePaths } from "../store/paths.ts";
 import type { ChangedFile, TreeSnapshot } from "../store/record.ts";
 import type { Sys } from "../sys/mod.ts";
 import * as vcs from "../vcs/mod.ts";
+import * as viewMod from "../vcs/view.ts";
+import { dirname, join } from "../sys/path.ts";
+
+/** How many read views of a repository are kept for reuse. */
+const VIEWS_KEPT = 4;
 
 /** A repository as the engine tracks it. */
 export interface TrackedTree {
@@ -22,6 +27,16 @@ export interface TrackedTree {
   copy(dest: string, at: TreeSnapshot, links: readonly string[]): Promise<TrackedTree>;
   /** Opens a copy made earlier (a follow-up reuses its run's copy). */
   openCopy(dest: string): TrackedTree;
+  /** Every file path of a snapshot's tree. */
+  files(at: TreeSnapshot): Promise<string[]>;
+  /**
+   * Opens the shared, write-protected read view of `at` without `drop` (made when missing),
+   * as a tracked tree with a `release()` to call when the run is done with it.
+   */
+  view(
+    at: TreeSnapshot,
+    drop: readonly string[],
+  ): Promise<TrackedTree & { release(): void; tree: string }>;
   /** Applies `before`..`after` (a copy's work) to this tree, checked first. */
   apply(
     before: TreeSnapshot,
@@ -37,7 +52,7 @@ export async function inRepo(sys: Pick<Sys, "runner" | "env">, dir: string): Pro
 
 /** Opens the repository containing `dir`, or null when it is not in one. */
 export async function trackTree(
-  sys: Pick<Sys, "runner" | "env">,
+  sys: Pick<Sys, "runner" | "env" | "randomHex">,
   paths: StatePaths,
   dir: string,
 ): Promise<TrackedTree | null> {
@@ -49,7 +64,7 @@ export async function trackTree(
 
 /** A repository (the user's, or a copy of it) over Pitroom's object store for `key`. */
 function tracked(
-  sys: Pick<Sys, "runner" | "env">,
+  sys: Pick<Sys, "runner" | "env" | "randomHex">,
   repo: vcs.RepoInfo,
   key: string,
   store: vcs.StoreOptions,
@@ -77,6 +92,14 @@ function tracked(
     async copy(dest, at, links) {
       const copy = await vcs.makeCopy(sys, repo, { ...store, dest, snapshot: at, links });
       return tracked(sys, copy, key, store);
+    },
+    files: (at) => viewMod.treeFiles(sys, repo, store, at.tree),
+    async view(at, drop) {
+      const viewsDir = join(dirname(store.objectsDir), "views");
+      const view = await viewMod.openView(sys, repo, { ...store, viewsDir, snapshot: at, drop });
+      // Keep a few recent views; one in use by another run is never removed.
+      await viewMod.pruneViews(sys, viewsDir, VIEWS_KEPT).catch(() => 0);
+      return { ...tracked(sys, view.repo, key, store), release: view.release, tree: view.tree };
     },
     openCopy(dest) {
       return tracked(sys, vcs.copyRepo(dest, repo.objectFormat), key, store);

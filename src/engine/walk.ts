@@ -24,6 +24,8 @@ import { buildPrompt } from "./prompt.ts";
 import { RecordWriter } from "./record_writer.ts";
 import { runVerify } from "./verify.ts";
 import { pausePoint } from "./pause.ts";
+import { findSecrets } from "./secrets.ts";
+import { removeView } from "../vcs/view.ts";
 import type { TrackedTree } from "./tree.ts";
 
 /** How the chain ended. */
@@ -84,10 +86,25 @@ export async function walkChain(
   options: WalkOptions,
   emit: (ev: PitroomEvent) => void,
 ): Promise<Final> {
-  const paths = statePaths(sys.stateDir);
-  const runPaths = paths.run(record.id);
+  const runPaths = statePaths(sys.stateDir).run(record.id);
   await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
   const prepared = tree ? await prepareTree(sys, record, tree) : null;
+  try {
+    return await walkPrepared(sys, record, prepared, options, emit);
+  } finally {
+    prepared?.view?.release();
+  }
+}
+
+async function walkPrepared(
+  sys: Sys,
+  record: RunRecord,
+  prepared: Prepared | null,
+  options: WalkOptions,
+  emit: (ev: PitroomEvent) => void,
+): Promise<Final> {
+  const paths = statePaths(sys.stateDir);
+  const runPaths = paths.run(record.id);
   const before = prepared?.before ?? null;
   const work = prepared?.work ?? null;
   const cwd = prepared?.cwd ?? record.cwd;
@@ -265,6 +282,8 @@ interface Prepared {
   cwd: string;
   /** The throwaway index of the snapshots of `work`. */
   index: string;
+  /** A read run's write-protected view without secret-looking files, when it reads one. */
+  view?: TrackedTree & { release(): void; tree: string };
 }
 
 /**
@@ -285,10 +304,20 @@ async function prepareTree(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
   record.changes = { before, after: before.tree, files: [] };
   await writeRecord(paths, record);
   await pausePoint(sys, "snapshot");
-  if (isolation === undefined) {
-    return { before, work: tree, cwd: record.cwd, index: runPaths.index };
-  }
   const inside = relativeInside(tree.root, await Deno.realPath(record.cwd));
+  if (isolation === undefined) {
+    const plain = { before, work: tree, cwd: record.cwd, index: runPaths.index };
+    if (record.mode === "read") return await readFromView(sys, record, tree, plain, inside);
+    const secrets = findSecrets(await tree.files(before), before.ignored);
+    if (secrets.any) {
+      record.notes = [
+        `The tree holds secret-looking files (${
+          secrets.examples.join(", ")
+        }): a write run works in place and can read them; an isolate run (-i) leaves ignored ones out`,
+      ];
+    }
+    return plain;
+  }
   const cwd = inside === "" ? isolation.copyRoot : join(isolation.copyRoot, inside);
   const index = join(runPaths.private, "copy-index");
   if (reuse) {
@@ -305,12 +334,51 @@ async function prepareTree(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
   return { before, work, cwd, index };
 }
 
+/**
+ * A read run in a tree that holds secret-looking files (`.env`, keys, credentials, ignored ones
+ * included) reads a shared, write-protected view of the snapshot without them instead.
+ */
+async function readFromView(
+  sys: Sys,
+  record: RunRecord,
+  tree: TrackedTree,
+  plain: Prepared,
+  inside: string,
+): Promise<Prepared> {
+  const secrets = findSecrets(await tree.files(plain.before), plain.before.ignored);
+  if (!secrets.any) return plain;
+  const view = await tree.view(plain.before, secrets.tracked);
+  record.notes = [
+    `Secret-looking files (${
+      secrets.examples.join(", ")
+    }) were kept out: the worker read a write-protected copy of the tree without them`,
+  ];
+  await writeRecord(statePaths(sys.stateDir), record);
+  return { ...plain, cwd: inside === "" ? view.root : join(view.root, inside), view };
+}
+
 /** `path` relative to `root` ("" for the root itself); `path` must be inside it. */
 export function relativeInside(root: string, path: string): string {
   if (path === root) return "";
   const prefix = root.endsWith("/") ? root : `${root}/`;
   if (!path.startsWith(prefix)) throw new Error(`"${path}" is not inside "${root}"`);
   return path.slice(prefix.length);
+}
+
+/** True when a read view still holds its tree; a changed view is removed (others share it). */
+async function viewIntact(
+  sys: Sys,
+  record: RunRecord,
+  view: NonNullable<Prepared["view"]>,
+  before: Changes["before"],
+): Promise<boolean> {
+  const index = join(statePaths(sys.stateDir).run(record.id).private, "view-index");
+  const base = { tree: view.tree, head: before.head, bareDirs: [], ignored: before.ignored };
+  const seen = await view.snapshot({ base, indexFile: index });
+  if (seen.tree === view.tree) return true;
+  view.release();
+  await removeView(sys, view.root);
+  return false;
 }
 
 function afterSnapshot(work: TrackedTree, before: Changes["before"], index: string) {
@@ -327,7 +395,16 @@ async function collect(
   await pausePoint(sys, "collecting");
   const { before, work } = prepared;
   const runPaths = statePaths(sys.stateDir).run(record.id);
+  const viewChanged = prepared.view !== undefined &&
+    !(await viewIntact(sys, record, prepared.view, before));
   const after = (await afterSnapshot(work, before, prepared.index)).tree;
+  if (after === before.tree && viewChanged) {
+    return {
+      ...last,
+      outcome: "read_only_violation",
+      message: "The worker changed its read-only view of the tree (the view was removed)",
+    };
+  }
   if (after === before.tree) {
     return record.mode === "read" ? last : { ...last, changes: { before, after, files: [] } };
   }

@@ -164,6 +164,8 @@ export interface RunRecord {
   message?: string;
   answer?: string;
   changes?: Changes;
+  /** Things the user should know about how the run was set up (shown in the report). */
+  notes?: string[];
   /** Isolate mode: where the copy is and what became of the patch. */
   isolation?: Isolation;
   /** What the run cost and saved (set when it ends). */
