@@ -37,7 +37,11 @@ export interface PitroomCall {
 
 /** The most runs one call shows cards for. */
 const MAX_CARDS = 12;
-const RUN_ID = /\b\d{8}-\d{6}-[0-9a-f]{4}\b/g;
+/**
+ * A run id where Pitroom's output lists one: at the start of a line (`run --bg`, `--brief`, a
+ * crew's list), after `run ` (a report's header) or `applied `, or as a JSON `"id"`.
+ */
+const LISTED_ID = /^\s*(?:run |applied |"id":\s*)?"?(\d{8}-\d{6}-[0-9a-f]{4})\b/gm;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -114,7 +118,7 @@ export function pitroomCalls(line: string): PitroomCall[] {
 /** The run ids a call names or printed, first seen first (pure). */
 export function runIdsOf(call: PitroomCall, output: string): string[] {
   const ids = call.args.filter(isRunId);
-  ids.push(...(output.match(RUN_ID) ?? []));
+  for (const match of output.matchAll(LISTED_ID)) ids.push(match[1]!);
   return [...new Set(ids)].slice(0, MAX_CARDS);
 }
 

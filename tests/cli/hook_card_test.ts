@@ -151,6 +151,11 @@ Deno.test("parseHookInput() reads Claude Code's and Codex's PostToolUse input", 
   );
   const call = pitroomCalls(`pitroom wait ${OTHER}`)[0]!;
   assert.deepEqual(runIdsOf(call, `run ${ID} · done\nrun ${OTHER} · done`), [OTHER, ID]);
+  const json =
+    `[\n  {\n    "id": "${ID}",\n    "continues": { "run": "20261129-000000-aaaa" }\n  }\n]`;
+  assert.deepEqual(runIdsOf(pitroomCalls("pitroom wait --json")[0]!, json), [ID]);
+  const crew = `crew docs: 2 run(s) started\n  ${ID}  Summarise a\n  ${OTHER}  Summarise b\n`;
+  assert.deepEqual(runIdsOf(pitroomCalls("pitroom crew -g docs a b")[0]!, crew), [ID, OTHER]);
 });
 
 Deno.test("renderCard() shows worker, state, time, changes and the saving", () => {
