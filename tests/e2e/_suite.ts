@@ -183,6 +183,55 @@ export function workerSuite(b: BackendTable): void {
     assert.equal(await w.read("scratch.txt"), "untracked work\n");
   });
 
+  Deno.test(`${W}: an isolate run edits a private copy of the dirty tree; apply brings exactly its patch`, async () => {
+    await using w = await world({
+      isolated: {
+        turns: [
+          { read: "src/app.ts" },
+          { edit: { path: "src/app.ts", old: "41", new: "43" } },
+          { answer: "Set the answer to 43 in the copy." },
+        ],
+      },
+    });
+    await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nmy own uncommitted note\n");
+    await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
+    const index = await Deno.readFile(join(w.repo, ".git", "index"));
+    const { code, record, stderr } = await runJson(w, [
+      "-i",
+      "-W",
+      W,
+      "-m",
+      b.model("isolated"),
+      "Make the answer 43",
+    ]);
+    assert.equal(code, 0, stderr);
+    assert.equal(record.mode, "isolate");
+    assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status]), [
+      ["src/app.ts", "modified"],
+    ]);
+    // The user's tree is untouched until apply; the copy saw their uncommitted work.
+    assert.equal(await w.read("src/app.ts"), APP);
+    const copy = record.isolation!.copyRoot;
+    assert.equal(
+      await Deno.readTextFile(join(copy, "README.md")),
+      "# app\n\nmy own uncommitted note\n",
+    );
+    assert.equal(await Deno.readTextFile(join(copy, "src/app.ts")), "export const answer = 43;\n");
+    const applied = await w.run(["apply", record.id, "--json"]);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.deepEqual(parseJson<{ applied: string[] }>(applied.stdout, "apply --json").applied, [
+      "src/app.ts",
+    ]);
+    assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
+    assert.equal(await w.read("README.md"), "# app\n\nmy own uncommitted note\n");
+    assert.equal(await w.read("scratch.txt"), "untracked work\n");
+    assert.deepEqual(await Deno.readFile(join(w.repo, ".git", "index")), index);
+    assert.equal((await git(w.repo, "worktree", "list")).trim().split("\n").length, 1);
+    const discarded = await w.run(["discard", record.id]);
+    assert.equal(discarded.code, 0, discarded.stderr);
+    assert.equal(await Deno.stat(copy).catch(() => null), null);
+  });
+
   Deno.test(`${W}: a read run's edit, shell write and web fetch are refused or undone`, async () => {
     await using page = webPage();
     await using w = await world({
