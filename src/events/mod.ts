@@ -50,6 +50,7 @@ export const OUTCOME_CLASSES = [
   "read_only_violation",
   "refused",
   "verify_failed",
+  "capped",
 ] as const;
 /** An outcome class. */
 export type OutcomeClass = typeof OUTCOME_CLASSES[number];

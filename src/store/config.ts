@@ -28,6 +28,8 @@ export interface Config {
   limits?: Record<string, number>;
   /** Default run timeout (`30m`). */
   timeout?: string;
+  /** Default caps of every run: `{"maxTokens": 2000000, "maxCost": 1, "maxSteps": 200}`. */
+  caps?: Record<string, unknown>;
 }
 
 type Kind = "string" | "number" | "string[]" | "record";
@@ -43,6 +45,7 @@ const KEYS: Record<keyof Config, Kind> = {
   maxParallel: "number",
   limits: "record",
   timeout: "string",
+  caps: "record",
 };
 
 /** A loaded config with its warnings. */

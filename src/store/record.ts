@@ -144,6 +144,8 @@ export interface RunRecord {
   effort?: string;
   web: boolean;
   timeoutMs: number;
+  /** Caps that stop the worker when reached (`--max-tokens`, `--max-cost`, `--max-steps`). */
+  caps?: { maxTokens?: number; maxCost?: number; maxSteps?: number };
   /** A command run in the worker's tree after it succeeded (`--verify`). */
   verifyCommand?: string;
   verify?: Verify;
