@@ -77,6 +77,24 @@ const RUN_FLAGS: FlagDef[] = [
   { name: "task-file", type: "string", value: "FILE", describe: "read the task from a file" },
   { name: "no-fallback", type: "boolean", describe: "do not move along the fallback chain" },
   {
+    name: "max-tokens",
+    type: "number",
+    value: "N",
+    describe: "stop the worker once it burned this many tokens (its work is kept)",
+  },
+  {
+    name: "max-cost",
+    type: "number",
+    value: "USD",
+    describe: "stop the worker once it cost this much (reported, else estimated)",
+  },
+  {
+    name: "max-steps",
+    type: "number",
+    value: "N",
+    describe: "stop the worker after this many steps",
+  },
+  {
     name: "tier",
     type: "string",
     value: "TIER",

@@ -14,6 +14,7 @@ import { isFinal, type RunRecord } from "../store/record.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { getBackend } from "../workers/registry.ts";
+import { capsFrom } from "../engine/caps.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
 import { printJson } from "./output.ts";
 import { renderReport } from "./report.ts";
@@ -216,11 +217,17 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
   if (task.length === 0) {
     throw new UsageError("No task given", { hint: 'pitroom run "what the worker should do"' });
   }
-  const { settings, warnings } = await loadSettings(sys);
+  const { settings, warnings, loaded } = await loadSettings(sys);
+  const caps = capsFrom(loaded.config.caps, {
+    maxTokens: flags["max-tokens"] as number | undefined,
+    maxCost: flags["max-cost"] as number | undefined,
+    maxSteps: flags["max-steps"] as number | undefined,
+  }, warnings);
   for (const w of warnings) sys.out.stderr(`pitroom: warning: ${w}\n`);
   const spec = flags.continue === undefined
     ? await newRunFrom(sys, settings, flags, task)
     : await followUpFrom(sys, settings, flags, task);
+  if (Object.keys(caps).length > 0) spec.caps = caps;
   const record = await createRun(sys, spec);
   if (flags.bg) {
     await startSupervisor(sys, record.id);

@@ -15,6 +15,7 @@ import { markActive, markRecent } from "../store/active.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Mode } from "../workers/types.ts";
 import { newRunId } from "./ids.ts";
+import type { Caps } from "./caps.ts";
 
 /** What a new run is. */
 export interface NewRun {
@@ -30,6 +31,8 @@ export interface NewRun {
   verify?: string;
   /** A follow-up in the worker session of an earlier run. */
   continues?: { run: string; sessionId: string; sessionTotals?: Record<string, number> };
+  /** Caps that stop the worker when reached. */
+  caps?: Caps;
   /** Isolate mode: ignored folders to link into the copy. */
   links?: string[];
   /** An isolate follow-up: the copy it reuses and the state that copy was made at. */
@@ -58,6 +61,7 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.effort === undefined ? {} : { effort: spec.effort }),
     ...(spec.verify === undefined ? {} : { verifyCommand: spec.verify }),
     ...(spec.continues === undefined ? {} : { continues: spec.continues }),
+    ...(spec.caps === undefined || Object.keys(spec.caps).length === 0 ? {} : { caps: spec.caps }),
   };
   if (spec.reuse !== undefined) {
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };

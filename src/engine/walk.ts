@@ -25,6 +25,10 @@ import { RecordWriter } from "./record_writer.ts";
 import { runVerify } from "./verify.ts";
 import { pausePoint } from "./pause.ts";
 import { findSecrets } from "./secrets.ts";
+import { capHit } from "./caps.ts";
+import { type Config, loadConfig } from "../store/config.ts";
+import { resolvePricing } from "../receipts/pricing.ts";
+import { workerCostOf } from "../receipts/receipt.ts";
 import { removeView } from "../vcs/view.ts";
 import type { TrackedTree } from "./tree.ts";
 
@@ -117,6 +121,9 @@ async function walkPrepared(
     everyMs: options.progressEveryMs ?? 250,
     now: () => sys.clock.now(),
   });
+  const { config } = await loadConfig(sys.configPath);
+  const defaultModels = config.models ?? {};
+  const meter = record.caps?.maxCost === undefined ? undefined : costMeter(sys, config, record);
   const cooling = new Map(
     (await activeCooldowns(paths, sys.clock.now())).map((c) => [c.target, c]),
   );
@@ -162,6 +169,11 @@ async function walkPrepared(
       ...(target.model ? { model: target.model } : {}),
     }));
     let result;
+    // A cap reached stops this attempt like `pitroom stop` would, and ends the chain.
+    const capStop = new AbortController();
+    let capped: string | null = null;
+    const stop = options.stop ? AbortSignal.any([options.stop, capStop.signal]) : capStop.signal;
+    const model = target.model ?? defaultModels[target.worker];
     try {
       result = await runAttempt(sys, runPaths, {
         backend,
@@ -177,10 +189,14 @@ async function walkPrepared(
         ...(record.effort ? { effort: record.effort } : {}),
         ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
         ...(record.continues?.sessionTotals ? { priorUsage: record.continues.sessionTotals } : {}),
-        ...(options.stop ? { stop: options.stop } : {}),
+        stop,
       }, {
         emit,
         progressed(p) {
+          if (record.caps && capped === null) {
+            capped = capHit(record.caps, p, meter?.(model));
+            if (capped !== null) capStop.abort(new Error("cap"));
+          }
           if (!writer.soon()) return;
           emit(event("run.progress", sys.clock.now(), {
             run: record.id,
@@ -207,7 +223,10 @@ async function walkPrepared(
       continue;
     }
     await writer.settle();
-    const outcome = result.outcome;
+    const outcome = capped === null ? result.outcome : {
+      class: "capped" as const,
+      message: `Stopped at ${capped}; what the worker did is kept`,
+    };
     attempt.endedAt = sys.clock.now();
     attempt.outcome = outcome.class;
     attempt.message = outcome.message;
@@ -363,6 +382,12 @@ export function relativeInside(root: string, path: string): string {
   const prefix = root.endsWith("/") ? root : `${root}/`;
   if (!path.startsWith(prefix)) throw new Error(`"${path}" is not inside "${root}"`);
   return path.slice(prefix.length);
+}
+
+/** What the run's worker has cost so far at `model`'s price (reported by the CLI, else priced). */
+function costMeter(sys: Sys, config: Config, record: RunRecord) {
+  const pricing = resolvePricing(config, sys.env, []);
+  return (model: string | undefined) => workerCostOf(record, model, pricing).workerCost;
 }
 
 /** True when a read view still holds its tree; a changed view is removed (others share it). */

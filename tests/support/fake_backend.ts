@@ -19,6 +19,8 @@ export type FakeStep =
   | { exit: number }
   | { waitFile: string }
   | { run: string }
+  | { step: true }
+  | { tokens: { input: number; output: number; cost?: number } }
   | {
     fail: "rate_limited" | "quota" | "model_not_found" | "auth";
     retryAfterMs?: number;
@@ -46,6 +48,8 @@ export function fakeScript(steps: FakeStep[]): string {
     else if ("exit" in s) out.push(`exit ${s.exit}`);
     else if ("fail" in s) out.push(line({ t: "fail", ...s }), "exit 1");
     else if ("run" in s) out.push(`(${s.run}) >/dev/null 2>&1 || true`);
+    else if ("step" in s) out.push(line({ t: "start" }));
+    else if ("tokens" in s) out.push(line({ t: "tokens", ...s.tokens }));
     else if ("waitFile" in s) out.push(`while [ ! -e ${q(s.waitFile)} ]; do sleep 0.05; done`);
   }
   out.push(line({ t: "tokens", input: 10, output: 5 }));
@@ -108,6 +112,7 @@ export function fakeBackend(
             output: Number(v.output),
             cached: 0,
             reasoning: 0,
+            ...(typeof v.cost === "number" ? { cost: v.cost } : {}),
           })];
         default:
           return [event("worker.unknown", time, { raw })];
