@@ -11,6 +11,7 @@ import { killGroup } from "./process.ts";
 import { reconcile } from "./liveness.ts";
 import { trackTree } from "./tree.ts";
 import { watchUntil } from "./watch.ts";
+import { pausePoint } from "./pause.ts";
 import { putStop } from "./host_inbox.ts";
 import { subscribe } from "./feed.ts";
 import { indexRun } from "../history/mod.ts";
@@ -133,12 +134,19 @@ export async function revertRun(sys: Sys, id: string): Promise<RunRecord> {
   if (changes.reverted) {
     throw new RefusedError("already_reverted", `Run "${id}" was reverted already`);
   }
+  if (record.mode === "isolate" && record.isolation?.applied === undefined) {
+    throw new RefusedError(
+      "not_applied",
+      `Run "${id}" worked in a private copy and was not applied: your tree has none of its changes`,
+      { hint: `drop the copy with \`pitroom discard ${id}\`` },
+    );
+  }
   const tree = await trackTree(sys, paths, record.repoRoot);
   if (tree === null) {
     throw new RefusedError("no_repo", `"${record.repoRoot}" is no longer a git repository`);
   }
   let after = changes.after;
-  if (record.state === "lost" || after === changes.before.tree) {
+  if (record.mode !== "isolate" && (record.state === "lost" || after === changes.before.tree)) {
     // The supervisor died before collecting: everything since the snapshot is the worker's.
     after = (await tree.snapshot({ base: changes.before })).tree;
     const diff = await tree.diff(changes.before, after);
@@ -148,6 +156,7 @@ export async function revertRun(sys: Sys, id: string): Promise<RunRecord> {
   if (changes.files.length === 0) {
     throw new RefusedError("nothing_to_revert", `Run "${id}" changed no file`);
   }
+  await pausePoint(sys, "reverting");
   await tree.revert(changes.before, after, id);
   changes.reverted = true;
   await writeRecord(paths, record);

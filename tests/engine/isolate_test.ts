@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createRun, type NewRun } from "../../src/engine/create.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import { applyRun, discardRun } from "../../src/engine/apply.ts";
+import { revertRun } from "../../src/engine/control.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import { PitroomError } from "../../src/sys/errors.ts";
@@ -235,4 +236,18 @@ Deno.test("--link of a folder that is not ignored is refused", async () => {
   const record = await run(t, { links: ["src"] });
   assert.equal(record.outcome, "failed");
   assert.match(record.message ?? "", /not an ignored folder/);
+});
+
+Deno.test("revert undoes an applied isolate run and refuses one that was never applied", async () => {
+  await using t = await setup(() => [
+    { writeFile: "a.txt", content: "one\nmine\nworker\n" },
+    { writeFile: "w.txt", content: "w\n" },
+    { answer: "done" },
+  ]);
+  const record = await run(t);
+  await assert.rejects(revertRun(t.sys, record.id), /was not applied/);
+  await applyRun(t.sys, record.id, { allowDelete: false });
+  await revertRun(t.sys, record.id);
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "one\nmine\n");
+  await assert.rejects(Deno.stat(join(t.repo.path, "w.txt")), Deno.errors.NotFound);
 });
