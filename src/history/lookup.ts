@@ -4,7 +4,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { isRunRecord, type RunRecord } from "../store/record.ts";
-import type { Step } from "./row.ts";
+import { recordOfDoc, type Step } from "./row.ts";
 
 /** A run as the history keeps it. */
 export interface KeptRun {
@@ -37,11 +37,13 @@ export function matchIds(db: DatabaseSync, typed: string): string[] {
 
 /** The run `id` as the history keeps it, or null. */
 export function keptRun(db: DatabaseSync, id: string): KeptRun | null {
-  const row = db.prepare("SELECT n, record FROM runs WHERE id = ?").get(id) as
-    | { n: number; record: string }
+  const row = db.prepare(
+    "SELECT r.n, d.task, d.answer, d.record FROM runs r JOIN run_docs d ON d.n = r.n WHERE r.id = ?",
+  ).get(id) as
+    | { n: number; task: string; answer: string | null; record: string }
     | undefined;
   if (row === undefined) return null;
-  const record: unknown = JSON.parse(row.record);
+  const record = recordOfDoc(row);
   if (!isRunRecord(record)) return null;
   const steps = db.prepare(
     "SELECT seq, time, type, tool, kind, target, status, text FROM steps WHERE run_n = ? ORDER BY seq",

@@ -1,6 +1,6 @@
 /**
- * What a run becomes in history.db (pure): the run row, its attempts and its steps, from the
- * record and the events file.
+ * What a run becomes in history.db (pure): its short row, its texts, its attempts and its steps,
+ * from the record and the events file.
  */
 import type { PitroomEvent } from "../events/mod.ts";
 import type { RunRecord } from "../store/record.ts";
@@ -111,8 +111,35 @@ export function attemptsOf(record: RunRecord): AttemptRow[] {
   }));
 }
 
-/** The run's row (without its rowid). */
-export function runRow(record: RunRecord, steps: Step[]): RunRow {
+/** A message longer than this is cut in the runs table (the record keeps it whole). */
+const MESSAGE_MAX = 500;
+
+/** The run's texts: the `run_docs` row (without its rowid). */
+export function docRow(
+  record: RunRecord,
+  steps: Step[],
+): { task: string; answer: string | null; steps_text: string; record: string } {
+  // The task and the answer are columns of their own; the stored record leaves them out.
+  const { task: _task, answer: _answer, ...rest } = record;
+  return {
+    task: record.task,
+    answer: record.answer ?? null,
+    steps_text: stepsText(steps),
+    record: JSON.stringify(rest),
+  };
+}
+
+/** The record back from a `run_docs` row. */
+export function recordOfDoc(
+  doc: { task: string; answer: string | null; record: string },
+): unknown {
+  const rest: unknown = JSON.parse(doc.record);
+  if (typeof rest !== "object" || rest === null) return null;
+  return { ...rest, task: doc.task, ...(doc.answer === null ? {} : { answer: doc.answer }) };
+}
+
+/** The run's short fields: the `runs` row (without its rowid). */
+export function runRow(record: RunRecord): RunRow {
   const last = record.attempts.at(-1) ?? record.chain[0];
   const receipt = record.receipt;
   const tokens = receipt?.tokens ?? record.progress.tokens;
@@ -124,7 +151,6 @@ export function runRow(record: RunRecord, steps: Step[]): RunRow {
     started_at: record.startedAt ?? null,
     ended_at: record.endedAt ?? null,
     duration_ms: record.endedAt === undefined ? null : record.endedAt - start,
-    task: record.task,
     worker: last?.worker ?? null,
     model: last?.model ?? receipt?.model ?? null,
     mode: record.mode,
@@ -132,7 +158,7 @@ export function runRow(record: RunRecord, steps: Step[]): RunRow {
     state: record.state,
     outcome: record.outcome ?? null,
     exit_code: record.exit ?? null,
-    message: record.message ?? null,
+    message: record.message === undefined ? null : cut(record.message, MESSAGE_MAX),
     cwd: record.cwd,
     repo_root: record.repoRoot ?? null,
     steps: record.progress.steps,
@@ -148,10 +174,7 @@ export function runRow(record: RunRecord, steps: Step[]): RunRow {
     saved: receipt?.saved ?? null,
     returned_tokens: receipt?.returnedTokens ?? null,
     changed_files: record.changes?.files.length ?? 0,
-    answer: record.answer ?? null,
     isolated: record.isolation === undefined ? 0 : 1,
     applied: record.isolation?.applied === undefined ? 0 : 1,
-    steps_text: stepsText(steps),
-    record: JSON.stringify(record),
   };
 }

@@ -9,9 +9,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 
-  -- One row per finished run. n is derived from the run id (its time, then its hex), so rows
-  -- keep the same rowid whether they come from live indexing or from an import, and rowid order
-  -- is the order the runs were created in.
+  -- One row per finished run: the short fields that filters and sums read (the long texts are in
+  -- run_docs, so a scan for stats stays small). n is derived from the run id (its time, then its
+  -- hex), so rows keep the same rowid whether they come from live indexing or from an import,
+  -- and rowid order is the order the runs were created in.
   CREATE TABLE runs (
     n INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
@@ -19,7 +20,6 @@ export const MIGRATIONS: readonly string[] = [
     started_at INTEGER,
     ended_at INTEGER,
     duration_ms INTEGER,
-    task TEXT NOT NULL,
     worker TEXT,
     model TEXT,
     mode TEXT NOT NULL,
@@ -43,14 +43,20 @@ export const MIGRATIONS: readonly string[] = [
     saved REAL,
     returned_tokens INTEGER,
     changed_files INTEGER NOT NULL,
-    answer TEXT,
     isolated INTEGER NOT NULL,
-    applied INTEGER NOT NULL,
+    applied INTEGER NOT NULL
+  );
+  CREATE INDEX runs_ended ON runs (ended_at);
+
+  -- The texts of each run: what full-text search indexes, and the record as it was indexed (what
+  -- show prints once the run folder was cleaned; its task and answer are the columns here).
+  CREATE TABLE run_docs (
+    n INTEGER PRIMARY KEY,
+    task TEXT NOT NULL,
+    answer TEXT,
     steps_text TEXT NOT NULL,
     record TEXT NOT NULL
   );
-  CREATE INDEX runs_ended ON runs (ended_at);
-  CREATE INDEX runs_target ON runs (worker, model);
 
   -- The attempts of each run (a fallback chain has several), for per-target failure counts.
   CREATE TABLE attempts (
@@ -81,10 +87,11 @@ export const MIGRATIONS: readonly string[] = [
   -- The exact patch of a run that changed files.
   CREATE TABLE diffs (run_n INTEGER PRIMARY KEY, patch TEXT NOT NULL);
 
-  -- Full text over the task, the answer and the steps; the text lives in runs (external content).
+  -- Full text over the task, the answer and the steps; the text lives in run_docs (external
+  -- content, kept in step by write.ts).
   CREATE VIRTUAL TABLE runs_fts USING fts5 (
     task, answer, steps_text,
-    content = 'runs', content_rowid = 'n',
+    content = 'run_docs', content_rowid = 'n',
     tokenize = 'unicode61 remove_diacritics 2'
   );
   `,

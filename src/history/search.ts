@@ -75,7 +75,6 @@ const COLUMNS = [
   "created_at",
   "ended_at",
   "duration_ms",
-  "task",
   "worker",
   "model",
   "mode",
@@ -85,9 +84,8 @@ const COLUMNS = [
   "exit_code",
   "changed_files",
   "saved",
-  "answer",
   "message",
-].map((c) => `r.${c}`).join(", ");
+].map((c) => `r.${c}`).join(", ") + ", d.task, d.answer";
 
 /** The WHERE clauses of the filters (text aside) and their parameters. */
 export function filterClauses(filter: SearchFilter): { where: string[]; params: SQLInputValue[] } {
@@ -156,12 +154,13 @@ export function searchRuns(
   if (filter.text !== undefined && match === null) return [];
   let sql: string;
   if (match === null) {
-    sql = `SELECT ${COLUMNS} FROM runs r${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
+    sql = `SELECT ${COLUMNS} FROM runs r JOIN run_docs d ON d.n = r.n
+      ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY r.n DESC LIMIT ?`;
     params.push(limit);
   } else {
     sql = `SELECT ${COLUMNS}, snippet(runs_fts, -1, ?, ?, '…', 16) AS snippet
-      FROM runs_fts JOIN runs r ON r.n = runs_fts.rowid
+      FROM runs_fts JOIN runs r ON r.n = runs_fts.rowid JOIN run_docs d ON d.n = r.n
       WHERE runs_fts MATCH ?${where.map((w) => ` AND ${w}`).join("")}
       ORDER BY runs_fts.rowid DESC LIMIT ?`;
     params.unshift(open, close, match);

@@ -5,7 +5,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { RunRecord } from "../store/record.ts";
-import { attemptsOf, rowidOf, runRow, type Step } from "./row.ts";
+import { attemptsOf, docRow, rowidOf, runRow, type Step } from "./row.ts";
 
 /** What is indexed for one run. */
 export interface RunFiles {
@@ -22,7 +22,6 @@ const RUN_COLUMNS = [
   "started_at",
   "ended_at",
   "duration_ms",
-  "task",
   "worker",
   "model",
   "mode",
@@ -46,11 +45,8 @@ const RUN_COLUMNS = [
   "saved",
   "returned_tokens",
   "changed_files",
-  "answer",
   "isolated",
   "applied",
-  "steps_text",
-  "record",
 ] as const;
 
 /** Prepared statements for writing runs; reuse one for many runs (an import). */
@@ -60,6 +56,7 @@ export class RunWriter {
   #ftsDelete: StatementSync;
   #deletes: StatementSync[];
   #insertRun: StatementSync;
+  #insertDoc: StatementSync;
   #insertFts: StatementSync;
   #insertAttempt: StatementSync;
   #insertStep: StatementSync;
@@ -67,18 +64,24 @@ export class RunWriter {
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#old = db.prepare("SELECT task, answer, steps_text FROM runs WHERE n = ?");
+    this.#old = db.prepare("SELECT task, answer, steps_text FROM run_docs WHERE n = ?");
     this.#ftsDelete = db.prepare(
       "INSERT INTO runs_fts (runs_fts, rowid, task, answer, steps_text) VALUES ('delete', ?, ?, ?, ?)",
     );
     this.#deletes = ["attempts", "steps", "diffs"].map((t) =>
       db.prepare(`DELETE FROM ${t} WHERE run_n = ?`)
     );
-    this.#deletes.push(db.prepare("DELETE FROM runs WHERE n = ?"));
+    this.#deletes.push(
+      db.prepare("DELETE FROM run_docs WHERE n = ?"),
+      db.prepare("DELETE FROM runs WHERE n = ?"),
+    );
     this.#insertRun = db.prepare(
       `INSERT INTO runs (n, ${RUN_COLUMNS.join(", ")}) VALUES (?${
         ", ?".repeat(RUN_COLUMNS.length)
       })`,
+    );
+    this.#insertDoc = db.prepare(
+      "INSERT INTO run_docs (n, task, answer, steps_text, record) VALUES (?, ?, ?, ?, ?)",
     );
     this.#insertFts = db.prepare(
       "INSERT INTO runs_fts (rowid, task, answer, steps_text) VALUES (?, ?, ?, ?)",
@@ -113,9 +116,11 @@ export class RunWriter {
       this.#ftsDelete.run(n, old.task, old.answer, old.steps_text);
       for (const d of this.#deletes) d.run(n);
     }
-    const row = runRow(record, steps);
+    const row = runRow(record);
     this.#insertRun.run(n, ...RUN_COLUMNS.map((c) => row[c] ?? null));
-    this.#insertFts.run(n, row.task ?? "", row.answer ?? null, row.steps_text ?? "");
+    const doc = docRow(record, steps);
+    this.#insertDoc.run(n, doc.task, doc.answer, doc.steps_text, doc.record);
+    this.#insertFts.run(n, doc.task, doc.answer, doc.steps_text);
     for (const a of attemptsOf(record)) {
       this.#insertAttempt.run(n, a.seq, a.worker, a.model, a.outcome, a.startedAt, a.endedAt);
     }

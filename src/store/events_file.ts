@@ -25,8 +25,12 @@ export async function readEventsText(path: string): Promise<string> {
   return (await readMaybe(path, false)) ?? (await readMaybe(`${path}.gz`, true)) ?? "";
 }
 
+/** The events of an events file's text (lines that are not events are skipped). */
+export function parseEventsText(text: string): PitroomEvent[] {
+  return text.split("\n").filter((l) => l.length > 0).map(parseEventLine).filter((e) => e !== null);
+}
+
 /** Every event of the events file at `path`, in either form (lines that are not events are skipped). */
 export async function readEventsFile(path: string): Promise<PitroomEvent[]> {
-  const text = await readEventsText(path);
-  return text.split("\n").filter((l) => l.length > 0).map(parseEventLine).filter((e) => e !== null);
+  return parseEventsText(await readEventsText(path));
 }

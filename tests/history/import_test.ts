@@ -74,6 +74,7 @@ function dump(path: string): Record<string, unknown[]> {
     const all = (sql: string) => db.prepare(sql).all().map((r) => ({ ...r }));
     return {
       runs: all("SELECT * FROM runs ORDER BY n"),
+      docs: all("SELECT * FROM run_docs ORDER BY n"),
       attempts: all("SELECT * FROM attempts ORDER BY run_n, seq"),
       steps: all("SELECT * FROM steps ORDER BY run_n, seq"),
       diffs: all("SELECT * FROM diffs ORDER BY run_n"),
