@@ -1,8 +1,9 @@
 /**
  * `deno task demo`: Pitroom end to end, offline. Starts the scripted model server, makes a small
  * sample repository with some uncommitted work of "yours", and runs a real OpenCode worker
- * through pitroom twice: a read-only question, then an in-place edit that Pitroom tracks
- * exactly (your own uncommitted change is left out of the report) and reverts.
+ * through pitroom: a read-only question, then an in-place edit that Pitroom tracks
+ * exactly (your own uncommitted change is left out of the report) and reverts, then the same
+ * edit in a private copy whose checked patch is applied to your tree.
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,10 +68,20 @@ try {
   const id = /^run (\S+)/m.exec(write.stdout)?.[1] ?? "last";
   await step("the exact diff", ["show", id, "--patch"]);
   await step("undo exactly the worker's edit", ["revert", id]);
+  const isolated = await step("the same edit in a private copy of your tree", [
+    "run",
+    "-i",
+    "-W",
+    "opencode",
+    "-m",
+    "fake/demo-write",
+    "Use a template string in greet()",
+  ]);
+  await step("bring the checked patch into your tree", ["apply", "last"]);
   await step("every run so far", ["ls"]);
-  const ok = read.code === 0 && write.code === 0;
+  const ok = read.code === 0 && write.code === 0 && isolated.code === 0;
   console.log(
-    ok ? "\ndemo finished: both runs succeeded" : "\ndemo finished with a problem (see above)",
+    ok ? "\ndemo finished: every run succeeded" : "\ndemo finished with a problem (see above)",
   );
   Deno.exitCode = ok ? 0 : 1;
 } finally {

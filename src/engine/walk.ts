@@ -349,6 +349,14 @@ async function prepareTree(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
     }
     return { before, work: tree.openCopy(isolation.copyRoot), cwd, index };
   }
+  const secrets = findSecrets(await tree.files(before), []);
+  if (secrets.tracked.length > 0) {
+    record.notes = [
+      `The copy holds tracked secret-looking files (${
+        secrets.examples.join(", ")
+      }): the worker can read them (ignored ones like .env are left out)`,
+    ];
+  }
   const work = await tree.copy(isolation.copyRoot, before, isolation.links);
   return { before, work, cwd, index };
 }
