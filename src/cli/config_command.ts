@@ -9,7 +9,8 @@ import { loadSettings, warn } from "./settings.ts";
 
 /**
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
- * `tiers.cheap` … `tiers.audit`, `costs`, `maxParallel`, `timeout`) to `{value, source}` with
+ * `tiers.cheap` … `tiers.audit`, `costs`, `workerPrices`, `primary`, `price`, `maxParallel`,
+ * `limits`, `timeout`) to `{value, source}` with
  * source `flag|env|file|default`; an unconfigured tier has value `null`.
  */
 export interface ConfigReport {
@@ -29,7 +30,11 @@ export function settingRows(settings: Settings): Record<string, Setting<unknown>
   };
   for (const tier of TIERS) rows[`tiers.${tier}`] = settings.tiers[tier];
   rows.costs = settings.costs;
+  rows.workerPrices = settings.workerPrices;
+  rows.primary = settings.primary;
+  rows.price = settings.price;
   rows.maxParallel = settings.maxParallel;
+  rows.limits = settings.limits;
   rows.timeout = { value: settings.timeout.value.text, source: settings.timeout.source };
   rows.configPath = settings.configPath;
   rows.stateDir = settings.stateDir;
