@@ -15,7 +15,7 @@ import { guardHooks } from "./guard_hooks.ts";
 
 export { FORM_CHECKERS, type GitShimOptions, gitShimScript } from "./guard_git.ts";
 export type { GuardedProgram, RefusedProgram } from "./guard_floor.ts";
-export { guardGitConfig, guardGitEnv, NO_PROMPT_ENV, PUSH_NOWHERE } from "./guard_hooks.ts";
+export { guardGitConfig, guardGitEnv, NO_PROMPT_ENV, NOWHERE } from "./guard_hooks.ts";
 
 /** What the guard refuses. */
 export interface GuardOptions {

@@ -4,12 +4,12 @@
  * git configuration (`GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, which every git
  * process reads and passes on) pointing `core.hooksPath` at the guard's hooks: a
  * `reference-transaction` hook that refuses every ref update at "prepared" (git then aborts the
- * transaction) and a `pre-push` hook that refuses every push. Push URLs are rewritten to a path
+ * transaction) and a `pre-push` hook that refuses every push. Remote URLs are rewritten to a path
  * that cannot exist, and git never waits for a person: no prompts, no pager, no editor.
  */
 
-/** A path under /dev/null: no push rewritten to it can reach a repository. */
-export const PUSH_NOWHERE = "/dev/null/pitroom-refuses-push/";
+/** A path under /dev/null: no remote URL rewritten to it can reach a repository. */
+export const NOWHERE = "/dev/null/pitroom-worker-reaches-no-remote/";
 
 /** The guard's hook scripts by file name. */
 export function guardHooks(): Record<string, string> {
@@ -36,8 +36,11 @@ exit 1
 export function guardGitConfig(hooksDir: string): [string, string][] {
   return [
     ["core.hooksPath", hooksDir],
-    // An empty prefix matches every URL; a remote with its own pushurl is left to pre-push.
-    [`url.${PUSH_NOWHERE}.pushInsteadOf`, ""],
+    // An empty prefix matches every URL. pushInsteadOf covers pushes to a remote's url;
+    // insteadOf also covers a remote's own pushurl (and fetches, which the shim refuses and
+    // whose ref updates the hook refuses anyway). A user's own longer rewrite rule wins.
+    [`url.${NOWHERE}.pushInsteadOf`, ""],
+    [`url.${NOWHERE}.insteadOf`, ""],
     // No stored credentials of the user's for the worker's git (an empty value clears the list).
     ["credential.helper", ""],
     ["gc.auto", "0"],

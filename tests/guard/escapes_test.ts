@@ -1,0 +1,103 @@
+/**
+ * The adversarial suite: every escape of `_escapes.ts` run directly under the exact environment a
+ * worker gets, in a fresh copy of a repository with the user's own work in every state. Each is
+ * refused with nothing the guard keeps changed, or it is a known gap (README: what the guard
+ * does not cover) and this suite shows that it is real.
+ */
+import assert from "node:assert/strict";
+import { type Escape, ESCAPES } from "./_escapes.ts";
+import { type EscapeWorld, escapeWorld, fingerprint, OWN_KEY, SECRETS } from "./_world.ts";
+
+function fill(command: string, places: Record<string, string>): string {
+  return command.replace(/\{([A-Z]+)\}/g, (whole, name: string) => places[name] ?? whole);
+}
+
+function changedKeys(before: Record<string, string>, after: Record<string, string>): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys].filter((k) => before[k] !== after[k]).sort();
+}
+
+async function attempt(w: EscapeWorld, escape: Escape): Promise<void> {
+  const scene = await w.scene(escape.name);
+  const places = w.places(scene);
+  if (escape.setup !== undefined) {
+    const set = await w.plain(scene, fill(escape.setup, places));
+    assert.equal(set.code, 0, `setup of "${escape.name}": ${set.stderr}`);
+  }
+  const staged = escape.indexCaches === true;
+  const before = await fingerprint(scene.dir, { staged });
+  const r = await w.guarded(scene, fill(escape.command, places));
+  const after = await fingerprint(scene.dir, { staged });
+  const out = `${r.stdout}${r.stderr}`;
+  const context = `"${escape.name}" (exit ${r.code}): ${out.slice(0, 1500)}`;
+  for (const [name, value] of Object.entries(SECRETS)) {
+    assert.ok(!out.includes(value), `${name} leaked in ${context}`);
+  }
+  const expect = escape.expect;
+  if ("refused" in expect) {
+    assert.notEqual(r.code, 0, `not refused: ${context}`);
+    assert.match(out, expect.refused, context);
+    const changed = changedKeys(before, after).filter((k) =>
+      !(escape.indexCaches && k === "git:index")
+    );
+    assert.deepEqual(changed, [], `changed ${changed.join(", ")}: ${context}`);
+  } else if ("scrubbed" in expect) {
+    assert.equal(r.code, 0, context);
+  } else if (expect.shows) {
+    assert.match(out, expect.shows, `the gap did not show: ${context}`);
+  } else {
+    assert.notDeepEqual(
+      changedKeys(before, after),
+      [],
+      `the gap is closed, update the table: ${context}`,
+    );
+  }
+}
+
+Deno.test("the escape table holds at least 60 attempts, each named once", () => {
+  assert.ok(ESCAPES.length >= 60, `${ESCAPES.length} escapes`);
+  assert.equal(new Set(ESCAPES.map((e) => e.name)).size, ESCAPES.length);
+});
+
+Deno.test("every escape is refused under the worker environment, or is a listed gap", async (t) => {
+  await using w = await escapeWorld();
+  for (const escape of ESCAPES) {
+    const kind = "gap" in escape.expect ? "gap" : "refused";
+    await t.step({
+      name: `${kind}: ${escape.name}`,
+      ignore: escape.needs !== undefined && !w.has(escape.needs),
+      fn: () => attempt(w, escape),
+    });
+  }
+});
+
+Deno.test("the worker keeps its own provider's key and nothing of Pitroom's", async () => {
+  await using w = await escapeWorld();
+  const scene = await w.scene("env");
+  const r = await w.guarded(scene, "env");
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`^OPENAI_API_KEY=${OWN_KEY.OPENAI_API_KEY}$`, "m"));
+  assert.match(r.stdout, /^PITROOM_WORKER=20250101-000000-esca$/m);
+  assert.doesNotMatch(r.stdout, /^PITROOM_STATE_DIR=/m);
+  assert.match(r.stdout, /^GIT_TERMINAL_PROMPT=0$/m);
+});
+
+Deno.test("control: without the guard the same escapes do change the user's repository", async () => {
+  await using w = await escapeWorld();
+  for (
+    const command of [
+      "git commit -qm escaped",
+      "git update-ref refs/heads/main HEAD~1",
+      "git stash -q",
+      "git branch escaped",
+      "git push -q origin main:refs/heads/escaped",
+      "git config alias.x commit",
+    ]
+  ) {
+    const scene = await w.scene("control");
+    const before = await fingerprint(scene.dir);
+    const r = await w.plain(scene, command);
+    assert.equal(r.code, 0, `${command}: ${r.stderr}`);
+    assert.notDeepEqual(changedKeys(before, await fingerprint(scene.dir)), [], command);
+  }
+});
