@@ -42,6 +42,10 @@ export function codexArgv(spec: RunSpec): string[] {
     "check_for_update_on_startup=false",
     "-c",
     "analytics.enabled=false",
+    // The shell tool runs `bash -c`, not `bash -lc`: a login profile resets PATH and would drop
+    // the guard's shims from the head of it (workers/_floor.ts).
+    "-c",
+    "allow_login_shell=false",
     "-c",
     `web_search=${tomlString(spec.web ? "live" : "disabled")}`,
   ];

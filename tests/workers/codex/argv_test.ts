@@ -65,6 +65,13 @@ Deno.test("codexLaunch() keeps the user's CODEX_HOME and puts the guard shim fir
   assert.equal(env.PATH, "/state/shim:/usr/bin");
 });
 
+Deno.test("codexLaunch() runs the shell without a login profile, which would reset PATH", () => {
+  for (const mode of ["read", "write", "isolate"] as const) {
+    const { argv } = codexLaunch(spec({ mode }));
+    assert.equal(argv[argv.indexOf("allow_login_shell=false") - 1], "-c");
+  }
+});
+
 Deno.test("parseCodexModels() reads listed slugs and efforts from `codex debug models`", () => {
   const path = fromFileUrl(new URL("./testdata/debug-models.json", import.meta.url));
   assert.deepEqual(parseCodexModels(Deno.readTextFileSync(path)), [
