@@ -3,7 +3,7 @@
  * `---` lines between tasks): every task becomes a background run of one group, handed to the
  * host at once. Prints the group and the commands that follow it; `--json` the group and ids.
  */
-import { createRun } from "../engine/create.ts";
+import { createRun, type NewRun } from "../engine/create.ts";
 import { newRunId } from "../engine/ids.ts";
 import { startSupervisors } from "../engine/supervisor.ts";
 import { resolve } from "../sys/path.ts";
@@ -47,6 +47,19 @@ async function readTasks(
   }
 }
 
+/** Creates a run; a new id is drawn when one made in the same second was drawn already. */
+async function createUnique(sys: Sys, spec: NewRun) {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await createRun(sys, spec);
+    } catch (error) {
+      if (!(error instanceof RefusedError && error.code === "run_exists") || attempt >= 8) {
+        throw error;
+      }
+    }
+  }
+}
+
 /** Starts every task as a background run of one group. */
 export const crewCommand: CommandRun = async ({ sys, flags, args }) => {
   if ([flags.read, flags.write, flags.isolate].filter(Boolean).length > 1) {
@@ -72,8 +85,12 @@ export const crewCommand: CommandRun = async ({ sys, flags, args }) => {
   // One spec for all: the directory, chain and effort are checked once.
   const spec = await newRunFrom(sys, settings, { ...flags, group }, tasks[0]!);
   const ids: string[] = [];
-  for (const task of tasks) ids.push((await createRun(sys, { ...spec, task })).id);
-  await startSupervisors(sys, ids);
+  try {
+    for (const task of tasks) ids.push((await createUnique(sys, { ...spec, task })).id);
+  } finally {
+    // Whatever was created runs, even when a later task could not be created.
+    if (ids.length > 0) await startSupervisors(sys, ids);
+  }
   if (flags.json) {
     printJson(sys, { group, runs: ids });
     return 0;

@@ -4,11 +4,13 @@
  * new runs appear); each events file is read from the byte offset the last read stopped at.
  * The same watch sees a dead supervisor: the kernel closes its lock file, the feed checks the
  * run's lock, and a run found `lost` gets its `run.lost` event like any other. Nothing here
- * sleeps on a timer except the one check when a never-supervised run's start-up grace ends.
+ * polls: a short sweep follows each change (the watch may drop events under load), and one
+ * check ends a never-supervised run's start-up grace.
  * `wait`, `watch` and (later) the dashboard and the MCP server subscribe to it.
  */
-import type { PitroomEvent } from "../events/mod.ts";
+import { event, type PitroomEvent } from "../events/mod.ts";
 import { listActive } from "../store/active.ts";
+import { isLocked } from "../store/locks.ts";
 import { isRunId, type StatePaths, statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
 import { listRunIds, readRecord } from "../store/runs.ts";
@@ -59,6 +61,30 @@ interface Followed {
 
 const FINAL_EVENTS = new Set(["run.finished", "run.lost"]);
 
+/**
+ * The delay of the sweep that follows a change. Deno's file watch drops events when its
+ * buffer is full, so a named path is a hint, not a promise: after any change every followed
+ * run is looked at once more (its events file from its offset, its lock), which also covers
+ * whatever was dropped before that change was delivered.
+ */
+const SWEEP_AFTER_MS = 200;
+
+/** The final event a final record stands for. */
+function finalEvent(record: RunRecord): PitroomEvent {
+  const time = record.endedAt ?? record.createdAt;
+  if (record.state === "lost") {
+    return event("run.lost", time, { run: record.id, reason: record.message ?? "lost" });
+  }
+  return event("run.finished", time, {
+    run: record.id,
+    state: record.state,
+    outcome: record.outcome ?? "failed",
+    exit: record.exit ?? 1,
+    ...(record.message ? { message: record.message } : {}),
+    ...(record.changes ? { changed: record.changes.files.map((f) => f.path) } : {}),
+  });
+}
+
 class Feed implements Subscription {
   #sys: Sys;
   #paths: StatePaths;
@@ -73,6 +99,8 @@ class Feed implements Subscription {
   #toCheck = new Set<string>();
   #toJoin = new Set<string>();
   #rewatch = false;
+  #sweep = false;
+  #sweepTimer: ReturnType<typeof setTimeout> | undefined;
   #working: Promise<void> | null = null;
   #closed = false;
   #replaying = true;
@@ -107,15 +135,22 @@ class Feed implements Subscription {
     await Deno.mkdir(this.#paths.active, { recursive: true, mode: 0o700 });
     for (const record of await this.#initialRecords()) this.#join(record);
     await this.#openWatch();
-    for (const id of this.#runs.keys()) {
-      this.#toRead.add(id);
-      this.#toCheck.add(id);
+    // One pass over what is there now is the replay; changes meanwhile wait for the live pass.
+    const initial = (async () => {
+      for (const id of [...this.#runs.keys()]) {
+        await this.#checkAlive(id);
+        await this.#read(id);
+      }
+    })();
+    this.#working = initial;
+    try {
+      await initial;
+    } finally {
+      this.#working = null;
+      this.#replaying = false;
     }
-    this.#kick();
-    while (this.#working !== null) await this.#working;
-    if (this.#failed !== undefined) throw this.#failed;
-    this.#replaying = false;
     this.#checkEnded();
+    this.#kick();
   }
 
   async #initialRecords(): Promise<RunRecord[]> {
@@ -187,12 +222,20 @@ class Feed implements Subscription {
       if (name.startsWith("events.jsonl")) this.#toRead.add(id);
       else if (name === "supervisor.lock") this.#toCheck.add(id);
     }
+    this.#sweepTimer ??= setTimeout(() => {
+      this.#sweepTimer = undefined;
+      this.#sweep = true;
+      this.#kick();
+    }, SWEEP_AFTER_MS);
     this.#kick();
   }
 
+  #pending(): boolean {
+    return this.#sweep || this.#toRead.size + this.#toCheck.size + this.#toJoin.size > 0;
+  }
+
   #kick(): void {
-    if (this.#working !== null || this.#closed) return;
-    if (this.#toRead.size + this.#toCheck.size + this.#toJoin.size === 0) return;
+    if (this.#working !== null || this.#closed || !this.#pending()) return;
     this.#working = this.#work().catch((error) => this.#fail(error)).finally(() => {
       this.#working = null;
       this.#kick();
@@ -200,7 +243,8 @@ class Feed implements Subscription {
   }
 
   async #work(): Promise<void> {
-    while (!this.#closed && this.#toRead.size + this.#toCheck.size + this.#toJoin.size > 0) {
+    while (!this.#closed && this.#pending()) {
+      if (this.#sweep) await this.#sweepAll();
       for (const id of this.#take(this.#toJoin)) {
         const record = await readRecord(this.#paths, id);
         if (record === null) continue;
@@ -218,6 +262,28 @@ class Feed implements Subscription {
       }
       for (const id of this.#take(this.#toCheck)) await this.#checkAlive(id);
       for (const id of this.#take(this.#toRead)) await this.#read(id);
+    }
+  }
+
+  /** Looks at every followed run once more (and at `active/` for runs that joined). */
+  async #sweepAll(): Promise<void> {
+    this.#sweep = false;
+    if (!("runs" in this.#filter)) {
+      for (const id of await listActive(this.#paths)) if (!this.#runs.has(id)) this.#toJoin.add(id);
+    }
+    // One lock probe per supervisor process: a held lock means that process lives on (its
+    // runs end through their events); a free one has every run of that process checked.
+    const bySupervisor = new Map<number, string[]>();
+    for (const [id, f] of this.#runs) {
+      if (f.ended) continue;
+      this.#toRead.add(id);
+      const pid = f.record.supervisorPid;
+      if (pid === undefined) this.#toCheck.add(id);
+      else bySupervisor.set(pid, [...(bySupervisor.get(pid) ?? []), id]);
+    }
+    for (const ids of bySupervisor.values()) {
+      if (await isLocked(this.#paths.run(ids[0]!).supervisorLock)) continue;
+      for (const id of ids) this.#toCheck.add(id);
     }
   }
 
@@ -247,9 +313,13 @@ class Feed implements Subscription {
     const current = await readRecord(this.#paths, id);
     if (current === null) return;
     const record = await reconcile(this.#sys, current);
+    followed.record = record;
     if (isFinal(record.state)) {
-      // Read what is left; a run that ended without a final event still ends here.
       await this.#read(id);
+      if (followed.ended || this.#closed) return;
+      // The record is final but its final event is not written yet (or never was, when its
+      // writer died in between): the record says the same, so it ends the run here.
+      this.#onEvent({ run: id, event: finalEvent(record), replay: this.#replaying });
       this.#end(id);
       return;
     }
@@ -267,6 +337,7 @@ class Feed implements Subscription {
     const followed = this.#runs.get(id);
     if (followed === undefined || followed.ended) return;
     followed.ended = true;
+    followed.tail.close();
     clearTimeout(followed.grace);
     if (!this.#replaying) this.#checkEnded();
   }
@@ -285,11 +356,13 @@ class Feed implements Subscription {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#sweepTimer);
     for (const f of this.#runs.values()) clearTimeout(f.grace);
     this.#watcher?.close();
     await this.#watching;
     await this.ready.catch(() => undefined);
     await this.#working;
+    for (const f of this.#runs.values()) f.tail.close();
     this.#ended.resolve();
     if (this.#failed !== undefined) throw this.#failed;
   }

@@ -1,8 +1,9 @@
 /**
- * Reading a run's events file incrementally: a byte offset and the unfinished last line are
- * kept, so each read costs only what was appended since the last one. When the run has ended
- * and its file was compressed (`events.jsonl.gz`, written whole before the plain file goes),
- * the rest is taken from the compressed copy once.
+ * Reading a run's events file incrementally: the file stays open at the byte offset the last
+ * read stopped at (with the unfinished last line kept), so each read costs one read of what was
+ * appended since. An open file outlives its removal, so a run that ends and has its file
+ * compressed is still read to its end; a file first seen compressed (`events.jsonl.gz`) is
+ * read from the compressed copy once.
  */
 import { parseEventLine, type PitroomEvent } from "../events/mod.ts";
 
@@ -15,6 +16,7 @@ export class EventTail {
   #partial = "";
   #decoder = new TextDecoder();
   #done = false;
+  #file: Deno.FsFile | null = null;
 
   /** Follows the events file at `path` (the plain one; `path.gz` is its compressed form). */
   constructor(path: string) {
@@ -29,26 +31,30 @@ export class EventTail {
   /** The events appended since the last read (lines that are not events are skipped). */
   async read(): Promise<PitroomEvent[]> {
     if (this.#done) return [];
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(this.path, { read: true });
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return await this.#readCompressed();
-      throw error;
+    if (this.#file === null) {
+      try {
+        this.#file = await Deno.open(this.path, { read: true });
+      } catch (error) {
+        if (error instanceof Deno.errors.NotFound) return await this.#readCompressed();
+        throw error;
+      }
+      if (this.#offset > 0) await this.#file.seek(this.#offset, Deno.SeekMode.Start);
     }
     const parts: Uint8Array[] = [];
-    try {
-      await file.seek(this.#offset, Deno.SeekMode.Start);
-      for (;;) {
-        const buffer = new Uint8Array(CHUNK);
-        const n = await file.read(buffer);
-        if (n === null) break;
-        parts.push(buffer.subarray(0, n));
-      }
-    } finally {
-      file.close();
+    for (;;) {
+      const buffer = new Uint8Array(CHUNK);
+      const n = await this.#file.read(buffer);
+      if (n === null) break;
+      parts.push(buffer.subarray(0, n));
+      if (n < CHUNK) break;
     }
     return this.#take(parts);
+  }
+
+  /** Closes the file (a later read opens it again where this one stopped). */
+  close(): void {
+    this.#file?.close();
+    this.#file = null;
   }
 
   async #readCompressed(): Promise<PitroomEvent[]> {

@@ -43,6 +43,9 @@ export interface AcquireOptions {
   onQueued?(position: number): void;
 }
 
+/** Slot files this process holds: known to be busy without a probe. */
+const heldHere = new Set<string>();
+
 interface Taken {
   index: number;
   locks: HeldLock[];
@@ -86,10 +89,13 @@ async function ensureDirs(paths: StatePaths): Promise<void> {
 async function lockFree(dir: string, prefix: string, max: number): Promise<Taken | null> {
   for (let index = 0; index < max; index++) {
     const path = join(dir, `${prefix}${index}`);
-    if (await isLocked(path)) continue;
+    if (heldHere.has(path) || await isLocked(path)) continue;
     for (let attempt = 0; attempt < 3; attempt++) {
       const lock = await tryLock(path);
-      if (lock !== null) return { index, locks: [lock] };
+      if (lock !== null) {
+        heldHere.add(path);
+        return { index, locks: [lock] };
+      }
       // A probe from another process holds a shared lock for an instant: look again.
       if (await isLocked(path)) break;
     }
@@ -104,16 +110,24 @@ async function tryTakeSlot(paths: StatePaths, options: AcquireOptions): Promise<
   if (limit === null) return slot;
   const limited = await lockFree(paths.slots, `${limit.key}.`, limit.max);
   if (limited === null) {
-    for (const lock of slot.locks) lock.release();
+    releaseAll(slot.locks);
     return null;
   }
   return { index: slot.index, locks: [...slot.locks, ...limited.locks] };
 }
 
+function releaseAll(locks: HeldLock[]): void {
+  for (const lock of locks) {
+    heldHere.delete(lock.path);
+    lock.release();
+  }
+}
+
 async function countHeld(dir: string, prefix: string, max: number): Promise<number> {
   let held = 0;
   for (let index = 0; index < max; index++) {
-    if (await isLocked(join(dir, `${prefix}${index}`))) held++;
+    const path = join(dir, `${prefix}${index}`);
+    if (heldHere.has(path) || await isLocked(path)) held++;
   }
   return held;
 }
@@ -247,7 +261,7 @@ class LocalQueue {
     return {
       index: taken.index,
       release: async () => {
-        for (const lock of taken.locks) lock.release();
+        releaseAll(taken.locks);
         this.kick();
         await poke(paths.slots);
       },
