@@ -251,3 +251,15 @@ Deno.test("revert undoes an applied isolate run and refuses one that was never a
   assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "one\nmine\n");
   await assert.rejects(Deno.stat(join(t.repo.path, "w.txt")), Deno.errors.NotFound);
 });
+
+Deno.test("--verify runs in the copy: it sees the worker's files, not the user's tree", async () => {
+  await using t = await setup(() => [{ writeFile: "made.txt", content: "m\n" }, { answer: "ok" }]);
+  const ok = await run(t, { verify: "test -f made.txt && test ! -e .env" });
+  assert.equal(ok.outcome, "ok", ok.verify?.output);
+  assert.equal(ok.verify?.ok, true);
+  await assert.rejects(Deno.stat(join(t.repo.path, "made.txt")), Deno.errors.NotFound);
+  const failed = await run(t, { verify: "echo checking; exit 3" });
+  assert.equal(failed.outcome, "verify_failed");
+  assert.equal(failed.exit, 6);
+  assert.match(failed.verify?.output ?? "", /checking/);
+});
