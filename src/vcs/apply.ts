@@ -19,7 +19,7 @@ import { revert } from "./revert.ts";
 import { type StoreOptions, withScratch } from "./store.ts";
 import {
   changedSince,
-  type Entry,
+  entryOf,
   GITLINK,
   readPathStates,
   tracksFileMode,
@@ -88,10 +88,6 @@ export class DeletesRefused extends RefusedError {
     );
     this.paths = paths;
   }
-}
-
-function entryOf(mode: string | null, blob: string | null): Entry | null {
-  return mode === null || blob === null ? null : { mode, blob };
 }
 
 /** Applies `before`..`after` to the work tree of `repo`; see the module comment. */

@@ -18,7 +18,7 @@ import type { RepoInfo } from "./repo.ts";
 import { trackingEnv, withScratch } from "./store.ts";
 import {
   changedSince,
-  type Entry,
+  entryOf,
   GITLINK,
   readPathStates,
   tracksFileMode,
@@ -60,10 +60,6 @@ export class ChangedSinceError extends RefusedError {
     );
     this.paths = paths;
   }
-}
-
-function entryOf(mode: string | null, blob: string | null): Entry | null {
-  return mode === null || blob === null ? null : { mode, blob };
 }
 
 async function isEmptyDir(path: string): Promise<boolean> {

@@ -15,6 +15,11 @@ export interface Entry {
   blob: string;
 }
 
+/** The entry of a mode and blob from a diff line; null for "no file" (either side absent). */
+export function entryOf(mode: string | null, blob: string | null): Entry | null {
+  return mode === null || blob === null ? null : { mode, blob };
+}
+
 /** What a path holds now: nothing, a file or symlink (as an entry), a directory, or other. */
 export type PathState =
   | { kind: "absent" }
