@@ -70,6 +70,8 @@ async function connect(path: string): Promise<DatabaseSync> {
   const db = new DatabaseSync(path);
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Larger pages hold several run texts each (a new file only; ignored once it has tables).
+    db.exec("PRAGMA page_size = 16384");
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     migrate(db);

@@ -69,6 +69,7 @@ export const MIGRATIONS: readonly string[] = [
     ended_at INTEGER,
     PRIMARY KEY (run_n, seq)
   ) WITHOUT ROWID;
+  CREATE INDEX attempts_outcome ON attempts (outcome);
 
   -- What the worker did: tool calls (kind, target, status), its texts and its errors.
   CREATE TABLE steps (

@@ -102,65 +102,88 @@ export function statsRow(row: AggregateRow): StatsRow {
   };
 }
 
-function period(since: number | null): { where: string; params: SQLInputValue[] } {
-  return since === null
-    ? { where: "", params: [] }
-    : { where: "WHERE runs.ended_at >= ?", params: [since] };
+/** Adds the sums of `b` into `a`. */
+function add(a: AggregateRow, b: AggregateRow): void {
+  for (const key of SUM_KEYS) a[key] += b[key];
 }
 
-/** The stats of the runs that ended since `since` (all runs when null). */
+const SUM_KEYS = [
+  "runs",
+  "ok",
+  "limited",
+  "total_ms",
+  "tokens_in",
+  "tokens_out",
+  "tokens_cached",
+  "tokens_reasoning",
+  "returned_tokens",
+  "worker_cost",
+  "primary_cost",
+  "saved",
+] as const;
+
+function empty(label: string): AggregateRow {
+  const row = { label } as AggregateRow;
+  for (const key of SUM_KEYS) row[key] = 0;
+  return row;
+}
+
+/**
+ * The stats of the runs that ended since `since` (all runs when null). One scan of the runs
+ * grouped by target and day; the total, the targets and the days are added up from its rows.
+ */
 export function computeStats(db: DatabaseSync, since: number | null, until: number): Stats {
-  const { where, params } = period(since);
-  const all = <T>(sql: string) => db.prepare(sql).all(...params) as unknown as T[];
-  const total = all<AggregateRow>(`SELECT 'all' AS label, ${AGGREGATES} FROM runs ${where}`)[0]!;
-  const targets = all<AggregateRow & { worker: string; model: string | null }>(
-    `SELECT worker, model, ${AGGREGATES}, '' AS label FROM runs ${where}
-     GROUP BY worker, model ORDER BY runs DESC, worker, model`,
-  );
-  const limitedAttempts = all<{ worker: string; model: string | null; n: number }>(
-    `SELECT a.worker, a.model, COUNT(*) AS n FROM attempts a JOIN runs ON runs.n = a.run_n
-     ${where ? `${where} AND` : "WHERE"} a.outcome IN (${LIMITS}) GROUP BY a.worker, a.model`,
-  );
-  const days = all<AggregateRow>(
-    `SELECT date(ended_at / 1000, 'unixepoch', 'localtime') AS label, ${AGGREGATES}
-     FROM runs ${where} GROUP BY label ORDER BY label`,
-  );
+  // `+ended_at`: a period usually holds a large share of the runs, where a scan beats the index.
+  const where = since === null ? "" : "WHERE +ended_at >= ?";
+  const params: SQLInputValue[] = since === null ? [] : [since];
+  const groups = db.prepare(
+    `SELECT worker, model, date(ended_at / 1000, 'unixepoch', 'localtime') AS label, ${AGGREGATES}
+     FROM runs ${where} GROUP BY worker, model, label`,
+  ).all(...params) as unknown as (AggregateRow & { worker: string | null; model: string | null })[];
+  const limitedAttempts = db.prepare(
+    `SELECT a.worker, a.model, COUNT(*) AS n FROM attempts a JOIN runs r ON r.n = a.run_n
+     WHERE a.outcome IN (${LIMITS})${since === null ? "" : " AND r.ended_at >= ?"}
+     GROUP BY a.worker, a.model`,
+  ).all(...params) as unknown as { worker: string; model: string | null; n: number }[];
+
+  const total = empty("all");
+  const targets = new Map<string, AggregateRow & { worker: string; model: string | null }>();
+  const days = new Map<string, AggregateRow>();
   const key = (w: string | null, m: string | null) => `${w ?? "-"}:${m ?? ""}`;
-  const limitedBy = new Map(limitedAttempts.map((r) => [key(r.worker, r.model), r.n]));
-  const targetRows: TargetStatsRow[] = targets.map((t) => {
-    const k = key(t.worker, t.model);
-    const n = limitedBy.get(k) ?? 0;
-    limitedBy.delete(k);
-    return {
-      ...statsRow({ ...t, label: t.model ? `${t.worker}:${t.model}` : t.worker ?? "-" }),
-      worker: t.worker ?? "-",
-      model: t.model,
-      limitedAttempts: n,
-    };
-  });
-  // Targets that only ever hit a limit (every run moved on to another worker).
-  for (const r of limitedAttempts) {
-    if (!limitedBy.has(key(r.worker, r.model))) continue;
-    targetRows.push({
-      ...statsRow({
-        label: r.model ? `${r.worker}:${r.model}` : r.worker,
-        runs: 0,
-        ok: 0,
-        limited: 0,
-        total_ms: 0,
-        tokens_in: 0,
-        tokens_out: 0,
-        tokens_cached: 0,
-        tokens_reasoning: 0,
-        returned_tokens: 0,
-        worker_cost: 0,
-        primary_cost: 0,
-        saved: 0,
-      }),
-      worker: r.worker,
-      model: r.model,
-      limitedAttempts: r.n,
-    });
+  const target = (worker: string | null, model: string | null) => {
+    const k = key(worker, model);
+    let row = targets.get(k);
+    if (row === undefined) {
+      const w = worker ?? "-";
+      row = { ...empty(model ? `${w}:${model}` : w), worker: w, model };
+      targets.set(k, row);
+    }
+    return row;
+  };
+  for (const g of groups) {
+    add(total, g);
+    add(target(g.worker, g.model), g);
+    let day = days.get(g.label);
+    if (day === undefined) days.set(g.label, day = empty(g.label));
+    add(day, g);
   }
-  return { since, until, total: statsRow(total), targets: targetRows, days: days.map(statsRow) };
+  const limitedBy = new Map<string, number>();
+  for (const r of limitedAttempts) {
+    // A target that only ever hit a limit (every run moved on to another worker) gets a row too.
+    target(r.worker, r.model);
+    limitedBy.set(key(r.worker, r.model), r.n);
+  }
+  const targetRows: TargetStatsRow[] = [...targets.entries()].map(([k, t]) => ({
+    ...statsRow(t),
+    worker: t.worker,
+    model: t.model,
+    limitedAttempts: limitedBy.get(k) ?? 0,
+  })).sort((a, b) => b.runs - a.runs || a.label.localeCompare(b.label));
+  return {
+    since,
+    until,
+    total: statsRow(total),
+    targets: targetRows,
+    days: [...days.values()].sort((a, b) => a.label.localeCompare(b.label)).map(statsRow),
+  };
 }

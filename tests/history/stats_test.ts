@@ -205,3 +205,16 @@ Deno.test("pitroom history stats prints totals, per target and per day; --json h
   assert.equal(stats.total.runs, 6);
   assert.equal(stats.since, null);
 });
+
+Deno.test("stats and savings of an empty history are zeros and say so", async () => {
+  await using state = await tempDir("pitroom-stats-empty-");
+  const sys = testSys({ stateDir: state.path });
+  const stats = await withHistory(sys, (db) => computeStats(db, null, NOW));
+  assert.equal(stats.total.runs, 0);
+  assert.equal(stats.total.successRate, null);
+  assert.deepEqual([stats.targets, stats.days], [[], []]);
+  const totals = await withHistory(sys, (db) => savingsTotals(db, null, NOW));
+  assert.deepEqual([totals.total.runs, totals.total.saved, totals.primary], [0, 0, "unknown"]);
+  await savingsCommand({ sys, flags: { since: "7d" }, args: [] });
+  assert.equal(sys.stdoutText(), "No finished runs (last 7d)\n");
+});
