@@ -22,6 +22,9 @@ export function ensureGuard(sys: Sys): Promise<GuardPaths> {
       ...DENIED_PROGRAMS.map((program) => ({ program, why: "it runs commands as another user" })),
       { program: RECURSION_PROGRAM, why: "a worker may not start Pitroom", exitCode: 3 },
     ],
-    guarded: PUBLISHING.map((rule) => ({ ...rule, why: "it publishes" })),
+    guarded: PUBLISHING.map((rule) => ({
+      ...rule,
+      why: "it publishes, or changes what a registry or code host serves",
+    })),
   });
 }

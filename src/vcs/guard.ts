@@ -9,8 +9,12 @@
  */
 import { join } from "../sys/path.ts";
 import { gitShimScript } from "./guard_git.ts";
-import { type GuardedProgram, guardedProgramScript, type RefusedProgram } from "./guard_floor.ts";
-import { refusedProgramScript } from "./guard_floor.ts";
+import {
+  type GuardedProgram,
+  guardedProgramScript,
+  type RefusedProgram,
+  refusedProgramScript,
+} from "./guard_floor.ts";
 import { guardHooks } from "./guard_hooks.ts";
 
 export { FORM_CHECKERS, type GitShimOptions, gitShimScript } from "./guard_git.ts";
