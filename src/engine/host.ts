@@ -14,7 +14,7 @@ import { type HeldLock, tryLock, tryLockSoon } from "../store/locks.ts";
 import { type StatePaths, statePaths } from "../store/paths.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
-import { dropStop, type HostEntry, listInbox, takeEntry } from "./host_inbox.ts";
+import { byHandover, dropStop, type HostEntry, listInbox, takeEntry } from "./host_inbox.ts";
 import { executeRun } from "./lifecycle.ts";
 import { resolveSettings } from "./settings.ts";
 
@@ -119,9 +119,14 @@ export async function runHost(sys: Sys, options: HostOptions = {}): Promise<numb
       await dropStop(paths, id);
     }
     if (options.signal?.aborted) return;
+    const entries: HostEntry[] = [];
     for (const id of inbox.runs) {
       const entry = await takeEntry(paths, id);
-      if (entry === null || runs.has(id)) continue;
+      if (entry !== null && !runs.has(id)) entries.push(entry);
+    }
+    // In the order they were handed over: the first to arrive reach the slot queue first.
+    for (const entry of entries.sort(byHandover)) {
+      const id = entry.run;
       const controller = new AbortController();
       if (stopping.has(id)) controller.abort(new Error("stopped"));
       runs.set(id, controller);

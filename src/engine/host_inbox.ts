@@ -22,6 +22,14 @@ export interface HostEntry {
   cwd: string;
   /** The config file it read (maxParallel and limits come from there). */
   configPath: string;
+  /** When it was handed over, and its place among the runs handed over with it. */
+  at?: number;
+  seq?: number;
+}
+
+/** Orders entries as they were handed over (the queue is FIFO). */
+export function byHandover(a: HostEntry, b: HostEntry): number {
+  return (a.at ?? 0) - (b.at ?? 0) || (a.seq ?? 0) - (b.seq ?? 0) || a.run.localeCompare(b.run);
 }
 
 /** What the inbox holds now. */

@@ -41,13 +41,16 @@ export async function startSupervisors(
 ): Promise<void> {
   const paths = statePaths(sys.stateDir);
   const env = sys.env.toObject();
-  for (const run of ids) {
+  const at = sys.clock.now();
+  for (const [seq, run] of ids.entries()) {
     await putEntry(paths, {
       schemaVersion: ENTRY_SCHEMA,
       run,
       env,
       cwd: sys.cwd(),
       configPath: sys.configPath,
+      at,
+      seq,
     });
   }
   const allTaken = async () => {

@@ -39,7 +39,7 @@ export interface AcquireOptions {
   /** The worker the run counts as (its chain's first). */
   limitKey?: string;
   signal?: AbortSignal;
-  /** Called once, with the 1-based queue position, when the run has to wait. */
+  /** Called once, with the 1-based queue position, when the run has to wait for a slot. */
   onQueued?(position: number): void;
 }
 
@@ -232,20 +232,28 @@ class LocalQueue {
     }
     const byTicket = new Map(this.#waiters.map((w) => [w.ticket, w]));
     const turn: Waiter[] = [];
+    const waiting: Array<[Waiter, number]> = [];
     for (const [position, name] of tickets.entries()) {
       const waiter = byTicket.get(name);
-      if (waiter && !waiter.reported) {
-        waiter.reported = true;
-        waiter.options.onQueued?.(position + 1);
+      if (free <= 0) {
+        if (waiter) waiting.push([waiter, position]);
+        continue;
       }
-      if (free <= 0) continue;
       const worker = ticketWorker(name);
       const left = worker === undefined ? undefined : limitFree.get(worker);
       // A run held back by its worker's limit does not hold back the runs behind it.
-      if (left !== undefined && left <= 0) continue;
+      if (left !== undefined && left <= 0) {
+        if (waiter) waiting.push([waiter, position]);
+        continue;
+      }
       free--;
       if (worker !== undefined && left !== undefined) limitFree.set(worker, left - 1);
       if (waiter) turn.push(waiter);
+    }
+    for (const [waiter, position] of waiting) {
+      if (waiter.reported) continue;
+      waiter.reported = true;
+      waiter.options.onQueued?.(position + 1);
     }
     for (const waiter of turn) {
       if (!this.#waiters.includes(waiter)) continue;
@@ -266,12 +274,6 @@ class LocalQueue {
         await poke(paths.slots);
       },
     };
-  }
-
-  /** A slot straight away, for when nobody is queued. */
-  async takeNow(options: AcquireOptions): Promise<Slot | null> {
-    const taken = await tryTakeSlot(this.#paths, options);
-    return taken === null ? null : this.#held(taken);
   }
 }
 
@@ -296,16 +298,14 @@ export async function queuedCount(paths: StatePaths): Promise<number> {
   return (await liveTickets(paths, new Set())).length;
 }
 
-/** Takes a slot, waiting in FIFO order behind earlier runs when all are busy. */
+/**
+ * Takes a slot, in FIFO order: every request holds a ticket, and free slots go to the earliest
+ * tickets (a request arriving while earlier ones wait never jumps ahead of them).
+ */
 export async function acquireSlot(paths: StatePaths, options: AcquireOptions): Promise<Slot> {
   options.signal?.throwIfAborted();
   await ensureDirs(paths);
   const queue = localQueue(paths);
-  if ((await liveTickets(paths, new Set())).length === 0) {
-    // Nobody is queued: take a free slot straight away, without a ticket.
-    const slot = await queue.takeNow(options);
-    if (slot !== null) return slot;
-  }
   const limit = limitOf(options);
   const ticket = limit === null ? options.queueKey : `${options.queueKey}.${limit.key}`;
   const lock = await createLocked(join(paths.queue, ticket));
