@@ -114,3 +114,79 @@ Deno.test("queued runs keep their places while others join the queue (tickets ap
   for (const w of waiting) await (await w).release();
   assert.deepEqual(order, ["1-run", "2-run", "3-run", "4-run", "5-run", "6-run"]);
 });
+
+Deno.test("a per-worker limit caps that worker's runs without holding back the runs behind", async () => {
+  await using dir = await tempDir();
+  const paths = statePaths(dir.path);
+  const limits = { gemini: 1 };
+  const g1 = await acquireSlot(paths, {
+    maxParallel: 3,
+    queueKey: "1-g",
+    limits,
+    limitKey: "gemini",
+  });
+  const queued = Promise.withResolvers<number>();
+  const g2 = acquireSlot(paths, {
+    maxParallel: 3,
+    queueKey: "2-g",
+    limits,
+    limitKey: "gemini",
+    onQueued: (p) => queued.resolve(p),
+  });
+  assert.equal(await queued.promise, 1, "the second gemini run waits for the first");
+  // A codex run queued behind it gets a free slot at once.
+  const c = await acquireSlot(paths, {
+    maxParallel: 3,
+    queueKey: "3-c",
+    limits,
+    limitKey: "codex",
+  });
+  assert.equal(await busySlots(paths, 3), 2);
+  await g1.release();
+  const second = await g2;
+  assert.equal(await busySlots(paths, 3), 2);
+  await second.release();
+  await c.release();
+});
+
+Deno.test({
+  name: "a slot owner that dies wakes the queue at once (the kernel's close, no timed re-scan)",
+  // Linux reports the close of a dead owner's files; elsewhere the slow re-scan remains.
+  ignore: Deno.build.os !== "linux",
+}, async () => {
+  await using dir = await tempDir();
+  const paths = statePaths(dir.path);
+  await Deno.mkdir(paths.slots, { recursive: true });
+  const slot = join(paths.slots, "0");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `const f = await Deno.open(${
+        JSON.stringify(slot)
+      }, {read: true, write: true, create: true}); await f.lock(true); console.log("held"); setInterval(() => {}, 60000);`,
+    ],
+    stdout: "piped",
+    stdin: "null",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  await reader.read();
+  const queued = Promise.withResolvers<number>();
+  const waiting = acquireSlot(paths, {
+    maxParallel: 1,
+    queueKey: "1-a",
+    onQueued: (p) => queued.resolve(p),
+  });
+  assert.equal(await queued.promise, 1);
+  const killedAt = Date.now();
+  child.kill("SIGKILL");
+  await child.status;
+  reader.releaseLock();
+  await child.stdout.cancel();
+  const got = await waiting;
+  const waited = Date.now() - killedAt;
+  assert.ok(
+    waited < 2000,
+    `the slot came ${waited}ms after the owner died (the old re-scan took 5 s)`,
+  );
+  await got.release();
+});
