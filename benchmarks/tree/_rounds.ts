@@ -1,0 +1,173 @@
+/**
+ * The interleaved rounds of the tree benchmark on one generated repository. Each round times,
+ * in this order: `git status --porcelain`; three snapshots (the first one of a run with an empty
+ * Pitroom store, a later run's first one, and the repeat after a worker that changed nothing);
+ * `git worktree add --detach`; and `makeCopy` at the round's snapshot. Each worktree is moved
+ * aside and pruned from the repository at once (untimed), so the user-like repository stays as
+ * it was; worktrees and copies are deleted after the last round.
+ */
+import { join } from "node:path";
+import { realRunner } from "../../src/sys/real.ts";
+import type { Env } from "../../src/sys/mod.ts";
+import { findRepo, type RepoInfo } from "../../src/vcs/repo.ts";
+import { type Snapshot, snapshot } from "../../src/vcs/snapshot.ts";
+import { makeCopy } from "../../src/vcs/copy.ts";
+import type { GitSys } from "../../src/vcs/git.ts";
+import { interleave, type Series, series } from "../overhead/_measure.ts";
+
+/** The series of one benchmark run. */
+export interface RoundSeries {
+  status: Series;
+  /** The first snapshot of a run, with an empty store: every new blob is written. */
+  snapshotFirst: Series;
+  /** The first snapshot of a later run of the same state: the store already has the blobs. */
+  snapshotAgain: Series;
+  /** The snapshot after a worker that changed nothing: `base` and the kept index. */
+  snapshotRepeat: Series;
+  worktreeAdd: Series;
+  copy: Series;
+}
+
+/** What the tree should hold, checked on every round so a broken step cannot look fast. */
+export interface Expected {
+  /** Lines of `git status --porcelain`. */
+  statusLines: number;
+  /** Files in a snapshot's tree. */
+  snapshotFiles: number;
+  /** A file only the snapshot (not HEAD) has, relative to the root. */
+  untrackedFile: string;
+}
+
+/** Options of `measureRounds`. */
+export interface RoundOptions {
+  root: string;
+  /** Scratch space for state dirs, worktrees and copies (same file system as `root`). */
+  work: string;
+  env: Record<string, string>;
+  rounds: number;
+  warmup: number;
+  expected: Expected;
+  log: (line: string) => void;
+}
+
+function fixedEnv(vars: Record<string, string>): Env {
+  return { get: (name) => vars[name], toObject: () => ({ ...vars }) };
+}
+
+async function run(sys: GitSys, cwd: string, args: string[]): Promise<string> {
+  const out = await sys.runner.run(["git", ...args], { cwd, env: sys.env.toObject() });
+  if (out.code !== 0) throw new Error(`git ${args.join(" ")} exited ${out.code}: ${out.stderr}`);
+  return out.stdout;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - start, value };
+}
+
+async function treeFiles(sys: GitSys, repo: RepoInfo, objectsDir: string, tree: string) {
+  const out = await sys.runner.run(["git", "ls-tree", "-r", "-z", "--name-only", tree], {
+    cwd: repo.root,
+    env: {
+      ...sys.env.toObject(),
+      GIT_DIR: repo.gitDir,
+      GIT_OBJECT_DIRECTORY: objectsDir,
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: repo.objectsDir,
+    },
+  });
+  return out.stdout.split("\0").filter((name) => name !== "").length;
+}
+
+/** Runs the rounds and returns the series of each measurement. */
+export async function measureRounds(options: RoundOptions): Promise<RoundSeries> {
+  const sys: GitSys = { runner: realRunner, env: fixedEnv(options.env) };
+  const repo = await findRepo(sys, options.root);
+  if (repo === null) throw new Error(`no repository at "${options.root}"`);
+  const expected = options.expected;
+  const trash = join(options.work, "trash");
+  await Deno.mkdir(trash, { recursive: true });
+  let round = 0;
+  // The state of the current round: a fresh Pitroom state dir, its first snapshot.
+  let state = "";
+  let first: Snapshot | null = null;
+  const store = () => ({ objectsDir: join(state, "repos", "bench", "objects") });
+  const index = () => join(state, "run", "index");
+
+  const measurements = {
+    status: async () => {
+      const { ms, value } = await timed(() => run(sys, repo.root, ["status", "--porcelain"]));
+      const lines = value.split("\n").filter((line) => line !== "").length;
+      if (lines !== expected.statusLines) {
+        throw new Error(`git status listed ${lines} entries, not ${expected.statusLines}`);
+      }
+      return ms;
+    },
+    snapshotFirst: async () => {
+      state = join(options.work, `state-${round++}`);
+      await Deno.mkdir(join(state, "run"), { recursive: true });
+      const { ms, value } = await timed(() =>
+        snapshot(sys, repo, { ...store(), indexFile: index() })
+      );
+      const files = await treeFiles(sys, repo, store().objectsDir, value.tree);
+      if (files !== expected.snapshotFiles) {
+        throw new Error(`the snapshot holds ${files} files, not ${expected.snapshotFiles}`);
+      }
+      first = value;
+      return ms;
+    },
+    snapshotAgain: async () => {
+      const other = join(state, "run", "index-again");
+      const { ms, value } = await timed(() =>
+        snapshot(sys, repo, { ...store(), indexFile: other })
+      );
+      if (value.tree !== first!.tree) throw new Error("a second snapshot gave another tree");
+      return ms;
+    },
+    snapshotRepeat: async () => {
+      const { ms, value } = await timed(() =>
+        snapshot(sys, repo, { ...store(), indexFile: index(), base: first! })
+      );
+      if (value.tree !== first!.tree) throw new Error("the repeat snapshot gave another tree");
+      return ms;
+    },
+    worktreeAdd: async () => {
+      const dir = join(state, "worktree");
+      const { ms } = await timed(() =>
+        run(sys, repo.root, ["worktree", "add", "--quiet", "--detach", dir])
+      );
+      // Moved aside, not deleted: deleting 31,000 files loads the disk for seconds and would
+      // slow whatever is timed next. `prune` then drops the worktree's entry from the repo.
+      await Deno.rename(dir, join(trash, `worktree-${round}`));
+      await run(sys, repo.root, ["worktree", "prune"]);
+      return ms;
+    },
+    copy: async () => {
+      const dest = join(state, "copy");
+      const { ms } = await timed(() => makeCopy(sys, repo, { ...store(), dest, snapshot: first! }));
+      const copied = await Deno.stat(join(dest, expected.untrackedFile));
+      if (!copied.isFile) throw new Error(`the copy lacks "${expected.untrackedFile}"`);
+      await Deno.rename(state, join(trash, `state-${round}`));
+      return ms;
+    },
+  };
+  const samples = await interleave(measurements, {
+    rounds: options.rounds,
+    warmup: options.warmup,
+    onRound: (n) => options.log(`round ${n}/${options.rounds} done`),
+  });
+  const worktrees = await run(sys, repo.root, ["worktree", "list", "--porcelain"]);
+  if (worktrees.split("\n").filter((line) => line.startsWith("worktree ")).length !== 1) {
+    throw new Error(`worktrees left registered in the repository:\n${worktrees}`);
+  }
+  options.log("removing the worktrees and copies");
+  await Deno.remove(trash, { recursive: true });
+  return {
+    status: series(samples.status),
+    snapshotFirst: series(samples.snapshotFirst),
+    snapshotAgain: series(samples.snapshotAgain),
+    snapshotRepeat: series(samples.snapshotRepeat),
+    worktreeAdd: series(samples.worktreeAdd),
+    copy: series(samples.copy),
+  };
+}

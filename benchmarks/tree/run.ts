@@ -1,0 +1,231 @@
+/**
+ * The tree benchmark: on a generated repository of 31,000 committed files with 100 modified and
+ * 50 untracked ones, Pitroom's snapshot against `git status --porcelain` and the isolated copy
+ * (`makeCopy`) against `git worktree add --detach`, interleaved in one process, as ratios of
+ * medians. See README.md.
+ *
+ *   deno task bench:tree [--rounds N] [--warmup N] [--repo DIR] [--json] [--out FILE]
+ *
+ * `--repo DIR` keeps the generated repository in DIR and reuses it when it is there already
+ * (generating takes about half a minute); without it a temp dir is made and removed.
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { DEFAULT_SHAPE, type Generated, generateRepo } from "./_generate.ts";
+import { measureRounds, type RoundSeries } from "./_rounds.ts";
+import { formatReport } from "./_report.ts";
+
+/** Snapshot at most 1.5x `git status`; copy at most 1.0x `git worktree add`. */
+export const TARGETS = { snapshot: 1.5, copy: 1.0 } as const;
+
+/** One measured side against its baseline. */
+export interface Comparison {
+  label: string;
+  measuredMs: number;
+  baseline: string;
+  baselineMs: number;
+  ratio: number;
+  target: number;
+  met: boolean;
+}
+
+/** The JSON document a run leaves in results/. */
+export interface TreeBenchResult {
+  schemaVersion: 1;
+  date: string;
+  command: string;
+  machine: { nproc: number; loadavgBefore: number[]; loadavgAfter: number[]; os: string };
+  git: string;
+  deno: string;
+  repo: Generated["shape"] & { bytes: number; maxDepth: number; generateMs: number };
+  rounds: number;
+  warmup: number;
+  targets: typeof TARGETS;
+  series: RoundSeries;
+  comparisons: Comparison[];
+}
+
+const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
+const MARKER = "pitroom-bench.json";
+
+function positive(name: string, text: string, min = 1): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) {
+    throw new Error(`--${name} wants an integer >= ${min}, got "${text}"`);
+  }
+  return n;
+}
+
+/** The environment of every git call: no user or system config, a fixed identity. */
+function benchEnv(home: string): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: "Bench",
+    GIT_AUTHOR_EMAIL: "bench@example.invalid",
+    GIT_COMMITTER_NAME: "Bench",
+    GIT_COMMITTER_EMAIL: "bench@example.invalid",
+    LC_ALL: "C",
+  };
+}
+
+/** The generated repository in `dir`: reused when its marker matches, else made afresh. */
+async function repository(
+  dir: string,
+  env: Record<string, string>,
+  log: (line: string) => void,
+): Promise<Generated> {
+  const marker = join(dir, ".git", MARKER);
+  try {
+    const kept = JSON.parse(await Deno.readTextFile(marker)) as Generated;
+    if (JSON.stringify(kept.shape) === JSON.stringify(DEFAULT_SHAPE)) {
+      log(`reusing the repository in ${dir}`);
+      return kept;
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  await Deno.remove(dir, { recursive: true }).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  });
+  await Deno.mkdir(dir, { recursive: true });
+  log(`generating ${DEFAULT_SHAPE.files} files in ${dir}`);
+  const made = await generateRepo(dir, env, DEFAULT_SHAPE);
+  await Deno.writeTextFile(marker, JSON.stringify(made) + "\n");
+  log(`generated in ${Math.round(made.ms / 1000)} s`);
+  return made;
+}
+
+function compare(
+  label: string,
+  measured: number,
+  baseline: string,
+  baselineMs: number,
+  target: number,
+): Comparison {
+  const ratio = measured / baselineMs;
+  return {
+    label,
+    measuredMs: measured,
+    baseline,
+    baselineMs,
+    ratio: Math.round(ratio * 1000) / 1000,
+    target,
+    met: ratio <= target,
+  };
+}
+
+async function gitVersion(env: Record<string, string>): Promise<string> {
+  const out = await new Deno.Command("git", { args: ["--version"], env, clearEnv: true }).output();
+  return new TextDecoder().decode(out.stdout).trim().replace(/^git version /, "");
+}
+
+async function bench(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rounds: { type: "string", default: "7" },
+      warmup: { type: "string", default: "1" },
+      repo: { type: "string" },
+      json: { type: "boolean", default: false },
+      out: { type: "string", default: DEFAULT_OUT },
+    },
+  });
+  const rounds = positive("rounds", values.rounds);
+  const warmup = positive("warmup", values.warmup, 0);
+  const log = (line: string) => console.error(line);
+  const loadavgBefore = Deno.loadavg();
+  const scratch = await Deno.makeTempDir({ prefix: "pitroom-bench-tree-" });
+  try {
+    const home = join(scratch, "home");
+    await Deno.mkdir(home);
+    const env = benchEnv(home);
+    const root = values.repo === undefined ? join(scratch, "repo") : values.repo;
+    const made = await repository(root, env, log);
+    const work = join(scratch, "work");
+    await Deno.mkdir(work);
+    log(`${rounds} rounds after ${warmup} warm-up`);
+    const series = await measureRounds({
+      root,
+      work,
+      env,
+      rounds,
+      warmup,
+      log,
+      expected: {
+        statusLines: made.statusLines,
+        snapshotFiles: made.shape.files + made.shape.untracked,
+        untrackedFile: made.untrackedFile,
+      },
+    });
+    const status = series.status.medianMs;
+    const worktree = series.worktreeAdd.medianMs;
+    const result: TreeBenchResult = {
+      schemaVersion: 1,
+      date: new Date().toISOString(),
+      command: ["deno task bench:tree", ...argv].join(" "),
+      machine: {
+        nproc: navigator.hardwareConcurrency,
+        loadavgBefore: loadavgBefore.map((n) => Math.round(n * 100) / 100),
+        loadavgAfter: Deno.loadavg().map((n) => Math.round(n * 100) / 100),
+        os: `${Deno.build.os} ${Deno.build.arch} ${Deno.osRelease()}`,
+      },
+      git: await gitVersion(env),
+      deno: Deno.version.deno,
+      repo: { ...made.shape, bytes: made.bytes, maxDepth: made.maxDepth, generateMs: made.ms },
+      rounds,
+      warmup,
+      targets: TARGETS,
+      series,
+      comparisons: [
+        compare(
+          "snapshot, first (empty store)",
+          series.snapshotFirst.medianMs,
+          "git status",
+          status,
+          TARGETS.snapshot,
+        ),
+        compare(
+          "snapshot, later run",
+          series.snapshotAgain.medianMs,
+          "git status",
+          status,
+          TARGETS.snapshot,
+        ),
+        compare(
+          "snapshot, repeat (unchanged)",
+          series.snapshotRepeat.medianMs,
+          "git status",
+          status,
+          TARGETS.snapshot,
+        ),
+        compare(
+          "isolated copy (makeCopy)",
+          series.copy.medianMs,
+          "git worktree add",
+          worktree,
+          TARGETS.copy,
+        ),
+      ],
+    };
+    await Deno.mkdir(dirname(values.out), { recursive: true });
+    await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
+    if (values.json) console.log(JSON.stringify(result, null, 2));
+    else console.log(formatReport(result));
+    log(`results written to ${values.out}`);
+    return result.comparisons.every((c) => c.met) ? 0 : 1;
+  } finally {
+    await Deno.remove(scratch, { recursive: true });
+  }
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exitCode = await bench(Deno.args);
+  } catch (error) {
+    console.error(`bench:tree: ${error instanceof Error ? error.message : String(error)}`);
+    Deno.exitCode = 2;
+  }
+}
