@@ -22,7 +22,7 @@ import { computeStats } from "../../src/history/stats.ts";
 import { ftsQuery } from "../../src/history/query.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { listRunIds, readRecord } from "../../src/store/runs.ts";
-import { readRunFiles } from "../../src/history/files.ts";
+import { readRunFilesSync } from "../../src/history/files.ts";
 import { testSys } from "../../tests/support/sys.ts";
 import { pitroomArgv } from "../../tests/support/pitroom.ts";
 import { generateRuns, vocabulary } from "./_generate.ts";
@@ -125,10 +125,7 @@ try {
   log("baseline: reading every folder as the import does, without indexing ...");
   const { gunzipSync } = await import("node:zlib");
   t = performance.now();
-  for (const id of await listRunIds(paths)) {
-    const record = await readRecord(paths, id);
-    if (record) await readRunFiles(paths, record, { gunzip: (b) => gunzipSync(b) });
-  }
+  for (const id of await listRunIds(paths)) readRunFilesSync(paths, id, (b) => gunzipSync(b));
   const readMs = performance.now() - t;
 
   log("import ...");

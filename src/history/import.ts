@@ -6,10 +6,10 @@
 import type { DatabaseSync } from "node:sqlite";
 import { statePaths } from "../store/paths.ts";
 import { isFinal } from "../store/record.ts";
-import { listRunIds, readRecord } from "../store/runs.ts";
+import { listRunIds } from "../store/runs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { metaSet } from "./db.ts";
-import { readRunFiles } from "./files.ts";
+import { readRunFilesSync } from "./files.ts";
 import { type RunFiles, RunWriter } from "./write.ts";
 
 /** Runs written per transaction. */
@@ -36,10 +36,11 @@ export async function importRuns(sys: Sys, db: DatabaseSync): Promise<ImportResu
   const result: ImportResult = { indexed: 0, live: 0, unreadable: 0, ms: 0 };
   let batch: RunFiles[] = [];
   for (const id of await listRunIds(paths)) {
-    const record = await readRecord(paths, id);
-    if (record === null) result.unreadable++;
-    else if (!isFinal(record.state)) result.live++;
-    else batch.push(await readRunFiles(paths, record, { gunzip }));
+    // Synchronous reads on purpose: one folder after another, without an async op per file.
+    const files = readRunFilesSync(paths, id, gunzip);
+    if (files === null) result.unreadable++;
+    else if (!isFinal(files.record.state)) result.live++;
+    else batch.push(files);
     if (batch.length >= BATCH) {
       writer.write(batch);
       result.indexed += batch.length;

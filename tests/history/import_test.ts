@@ -150,3 +150,26 @@ Deno.test("a database damaged inside is found on use, moved aside and rebuilt; t
   assert.equal(aside.length, 1);
   assert.deepEqual(dump(path), live);
 });
+
+Deno.test("a run whose compressed events file is truncated is indexed without its steps, live or imported", async () => {
+  const { writeFakeRun } = await import("./_fixtures.ts");
+  const { indexRun } = await import("../../src/history/mod.ts");
+  await using state = await tempDir("pitroom-truncated-");
+  const sys = testSys({ stateDir: state.path });
+  const record = await writeFakeRun(state.path, {
+    task: "truncated events",
+    endedAt: Date.now(),
+    tools: [{ kind: "read", target: "a.txt" }],
+  });
+  const gz = statePaths(state.path).run(record.id).eventsGz;
+  const bytes = await Deno.readFile(gz);
+  await Deno.writeFile(gz, bytes.subarray(0, bytes.length - 12));
+  await indexRun(sys, record);
+  const path = statePaths(state.path).history;
+  const live = dump(path);
+  assert.equal(live.runs!.length, 1);
+  assert.equal(live.steps!.length, 0);
+  await removeDb(path);
+  await withHistory(sys, () => undefined);
+  assert.deepEqual(dump(path), live);
+});
