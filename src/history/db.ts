@@ -8,7 +8,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { statePaths } from "../store/paths.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
+import { SCHEMA, SCHEMA_VERSION, UPGRADES } from "./schema.ts";
 
 /** How long a writer waits for another process's transaction, in ms. */
 const BUSY_TIMEOUT_MS = 10_000;
@@ -56,7 +56,8 @@ function migrate(db: DatabaseSync): void {
         { hint: "update Pitroom, or move history.db aside and run `pitroom history import`" },
       );
     }
-    for (const sql of MIGRATIONS.slice(from)) db.exec(sql);
+    if (from === 0) db.exec(SCHEMA);
+    else for (const sql of UPGRADES.slice(from - 1)) db.exec(sql);
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec("COMMIT");
   } catch (error) {

@@ -1,12 +1,14 @@
 /**
- * The schema of history.db, as a list of migrations. `PRAGMA user_version` holds how many have
- * been applied; a database opened by an older Pitroom is brought up to date in one transaction.
- * Add a migration at the end; never edit one that shipped.
+ * The schema of history.db and its migrations. `PRAGMA user_version` holds the schema version; a
+ * new database gets the current schema at once, an older one is brought up to date by the
+ * upgrades, in one transaction. Add an upgrade at the end; never edit one that shipped. An
+ * upgrade must carry the rows over: a run whose folder was cleaned lives only here. (Version 1
+ * never left development, so its upgrade may rebuild: drop the tables, create the current ones,
+ * and let the next use import the run folders again.)
  */
 
-/** Migrations, in order: migration `i` takes the database from version `i` to `i + 1`. */
-export const MIGRATIONS: readonly string[] = [
-  `
+/** The current schema, for a new database. */
+export const SCHEMA = `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 
   -- One row per finished run: the short fields that filters and sums read (the long texts are in
@@ -95,8 +97,19 @@ export const MIGRATIONS: readonly string[] = [
     content = 'run_docs', content_rowid = 'n',
     tokenize = 'unicode61 remove_diacritics 2'
   );
-  `,
+`;
+
+/** Every table of any version, for a rebuild (the FTS table first: it reads run_docs). */
+const ALL_TABLES = ["runs_fts", "run_docs", "runs", "attempts", "steps", "diffs", "meta"];
+
+/** An upgrade that rebuilds: the current schema, empty, to be filled by the next import. */
+export const REBUILD = ALL_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n") + SCHEMA;
+
+/** Upgrades, in order: upgrade `i` takes the database from version `i + 1` to `i + 2`. */
+export const UPGRADES: readonly string[] = [
+  // 1 -> 2: run texts moved to run_docs (stats scan short rows); attempts indexed by outcome.
+  REBUILD,
 ];
 
 /** The schema version this Pitroom writes. */
-export const SCHEMA_VERSION = MIGRATIONS.length;
+export const SCHEMA_VERSION = UPGRADES.length + 1;

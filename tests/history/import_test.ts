@@ -173,3 +173,24 @@ Deno.test("a run whose compressed events file is truncated is indexed without it
   await withHistory(sys, () => undefined);
   assert.deepEqual(dump(path), live);
 });
+
+Deno.test("a version 1 database is upgraded to the current schema and filled again from the folders", async () => {
+  const { SCHEMA_VERSION } = await import("../../src/history/schema.ts");
+  await using t = await engineRuns();
+  const path = statePaths(t.state).history;
+  const live = dump(path);
+  await removeDb(path);
+  const old = new DatabaseSync(path);
+  old.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    INSERT INTO meta VALUES ('imported_at', '1');
+    CREATE TABLE runs (n INTEGER PRIMARY KEY, id TEXT, task TEXT, record TEXT);
+    PRAGMA user_version = 1;`);
+  old.close();
+  const prep = await withHistory(t.sys, (db, prep) => {
+    const version = db.prepare("PRAGMA user_version").get() as { user_version: number };
+    assert.equal(version.user_version, SCHEMA_VERSION);
+    return prep;
+  });
+  assert.equal(prep.imported?.indexed, RUNS.length);
+  assert.deepEqual(dump(path), live);
+});
