@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { EventTail } from "../../src/engine/feed_tail.ts";
+import { tempDir } from "../support/temp.ts";
+
+const line = (type: string, time: number, fields: Record<string, unknown>) =>
+  JSON.stringify({ type, time, ...fields }) + "\n";
+
+Deno.test("EventTail reads only what was appended, keeping an unfinished line for later", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "events.jsonl");
+  const tail = new EventTail(path);
+  assert.deepEqual(await tail.read(), [], "no file yet: nothing");
+  const first = line("run.queued", 1, { run: "r", position: 2 });
+  const second = line("run.lost", 2, { run: "r", reason: "gone" });
+  await Deno.writeTextFile(path, first + second.slice(0, 10));
+  assert.deepEqual((await tail.read()).map((e) => e.type), ["run.queued"]);
+  assert.equal(tail.offset, first.length + 10);
+  await Deno.writeTextFile(path, second.slice(10), { append: true });
+  assert.deepEqual((await tail.read()).map((e) => e.type), ["run.lost"]);
+  assert.deepEqual(await tail.read(), []);
+  tail.close();
+});
+
+Deno.test("EventTail finishes from the compressed file when the plain one is gone", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "events.jsonl");
+  const a = line("run.queued", 1, { run: "r", position: 1 });
+  const b = line("run.lost", 2, { run: "r", reason: "gone" });
+  await Deno.writeTextFile(path, a);
+  const tail = new EventTail(path);
+  assert.equal((await tail.read()).length, 1);
+  tail.close();
+  const gz = await Deno.open(`${path}.gz`, { write: true, create: true });
+  await ReadableStream.from([new TextEncoder().encode(a + b)]).pipeThrough(
+    new CompressionStream("gzip"),
+  ).pipeTo(gz.writable);
+  await Deno.remove(path);
+  assert.deepEqual((await tail.read()).map((e) => e.type), ["run.lost"], "only what is new");
+  assert.deepEqual(await tail.read(), []);
+});
