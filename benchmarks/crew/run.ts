@@ -1,0 +1,166 @@
+/**
+ * The crew benchmark, with scripted workers (tests/crew/_fake_pitroom.ts: the real CLI and host,
+ * every worker a `sh` script):
+ *   (a) wall clock of N workers of latency L as one crew, against one such run measured here
+ *       (sequential estimate = N x one run): the ratio sequential / parallel;
+ *   (b) latency from a worker's event (the time Pitroom stamped on it) to the matching
+ *       `watch --json` line read from the watch's stdout: p50 and p95;
+ *   (c) Pitroom's own memory with 30 runs in flight: RSS of the host plus a `watch` and a
+ *       `wait` following the crew (workers excluded), against 30 single-run processes.
+ *
+ *   deno run -P=pitroom benchmarks/crew/run.ts [--n 20] [--latency 5] [--memory-runs 30]
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { crewWorld, task } from "../../tests/crew/_world.ts";
+
+const args = parseArgs({
+  args: Deno.args,
+  options: {
+    n: { type: "string", default: "20" },
+    latency: { type: "string", default: "5" },
+    "memory-runs": { type: "string", default: "30" },
+  },
+});
+const N = Number(args.values.n);
+const L = Number(args.values.latency) * 1000;
+const M = Number(args.values["memory-runs"]);
+
+function ok(r: { code: number; stderr: string }, what: string): void {
+  if (r.code !== 0) throw new Error(`${what} failed (${r.code}): ${r.stderr}`);
+}
+
+async function rssKb(pid: number): Promise<number> {
+  const ps = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", String(pid)] }).output();
+  return Number(new TextDecoder().decode(ps.stdout).trim() || 0);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+}
+
+async function wallClock(): Promise<{ one: number; crew: number }> {
+  await using w = await crewWorld({ maxParallel: 30 });
+  const step = [{ sleepMs: L }, { answer: "done" }];
+  let t = performance.now();
+  ok(await w.run(["crew", "-g", "one", task("one", step)]), "crew of one");
+  ok(await w.run(["wait", "-g", "one", "--timeout", "120"]), "wait one");
+  const one = performance.now() - t;
+  const tasks = Array.from({ length: N }, (_, i) => task(`t${i}`, step));
+  t = performance.now();
+  ok(await w.run(["crew", "-g", "many", ...tasks]), "crew");
+  ok(await w.run(["wait", "-g", "many", "--timeout", "300"]), "wait");
+  return { one, crew: performance.now() - t };
+}
+
+async function latency(): Promise<number[]> {
+  await using w = await crewWorld({ maxParallel: 30 });
+  const steps = [{ sleepMs: 1500 }];
+  for (let k = 0; k < 5; k++) {
+    steps.push({ tool: "read", target: `f${k}` } as never, { sleepMs: 300 });
+  }
+  steps.push({ answer: "done" } as never);
+  ok(
+    await w.run([
+      "crew",
+      "-g",
+      "lat",
+      ...Array.from({ length: 10 }, (_, i) => task(`l${i}`, steps)),
+    ]),
+    "crew",
+  );
+  const watch = w.spawn(["watch", "-g", "lat", "--json", "--interval", "0"]);
+  const arrivals: Array<{ at: number; line: { type: string; run: string; tools?: number } }> = [];
+  let buffer = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of watch.stdout) {
+    const at = Date.now();
+    buffer += decoder.decode(chunk, { stream: true });
+    let nl;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      arrivals.push({ at, line: JSON.parse(buffer.slice(0, nl)) });
+      buffer = buffer.slice(nl + 1);
+    }
+  }
+  await watch.status;
+  await watch.stderr.cancel();
+  const gaps: number[] = [];
+  for (const { at, line } of arrivals) {
+    if (line.type !== "progress" || !line.tools) continue;
+    const gz = await Deno.open(join(w.stateDir, "runs", line.run, "events.jsonl.gz"));
+    const text = await new Response(gz.readable.pipeThrough(new DecompressionStream("gzip")))
+      .text();
+    const calls = text.split("\n").filter((l) => l.includes('"worker.tool_call"')).map((l) =>
+      JSON.parse(l)
+    );
+    const ev = calls[line.tools - 1];
+    if (ev) gaps.push(at - ev.time);
+  }
+  return gaps;
+}
+
+async function memory(): Promise<{ hostKb: number; followersKb: number; singleKb: number }> {
+  await using w = await crewWorld({ maxParallel: 30 });
+  const never = join(w.dir, "never");
+  const hang = [{ tool: "read", target: "x" }, { waitFile: never }, { answer: "done" }];
+  // One process per run instead: a foreground run of its own, measured while it works.
+  const release = join(w.dir, "release-single");
+  const single = w.spawn([
+    "run",
+    task("single", [{ tool: "read", target: "x" }, { waitFile: release }, { answer: "done" }]),
+  ]);
+  let singleKb = 0;
+  while (singleKb === 0) {
+    await new Promise((r) => setTimeout(r, 200));
+    const st = await w.run(["ls", "--json", "--running"]);
+    const live = JSON.parse(st.stdout) as Array<{ progress: { tools: number } }>;
+    if (live.some((r) => r.progress.tools > 0)) singleKb = await rssKb(single.pid);
+  }
+  await Deno.writeTextFile(release, "");
+  await single.output();
+  ok(
+    await w.run(["crew", "-g", "mem", ...Array.from({ length: M }, (_, i) => task(`m${i}`, hang))]),
+    "crew",
+  );
+  const watch = w.spawn(["watch", "-g", "mem", "--json"]);
+  const wait = w.spawn(["wait", "-g", "mem", "--timeout", "300"]);
+  const host = Number((await Deno.readTextFile(join(w.stateDir, "host", "pid"))).trim());
+  // All runs in flight: every worker has started.
+  for (;;) {
+    const st = await w.run(["status", "-g", "mem", "--json"]);
+    const records = JSON.parse(st.stdout) as Array<{ progress: { tools: number } }>;
+    if (records.filter((r) => r.progress.tools > 0).length >= Math.min(M, 30)) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const hostKb = await rssKb(host);
+  const followersKb = (await rssKb(watch.pid)) + (await rssKb(wait.pid));
+  await Deno.writeTextFile(never, "");
+  await Promise.all([watch.output(), wait.output()]);
+  return { hostKb, followersKb, singleKb };
+}
+
+const a = await wallClock();
+const b = await latency();
+const c = await memory();
+const seq = a.one * N;
+const mb = (kb: number) => (kb / 1024).toFixed(0);
+console.log(
+  `(a) ${N} workers of ${L / 1000}s: one run ${(a.one / 1000).toFixed(1)}s, crew ${
+    (a.crew / 1000).toFixed(1)
+  }s, ` +
+    `sequential estimate ${(seq / 1000).toFixed(0)}s -> ${
+      (seq / a.crew).toFixed(1)
+    }x faster (target >= 18x)`,
+);
+console.log(
+  `(b) event -> watch --json line: p50 ${percentile(b, 0.5)}ms, p95 ${
+    percentile(b, 0.95)
+  }ms over ${b.length} lines (target p50 <= 100ms)`,
+);
+console.log(
+  `(c) ${M} runs in flight: host ${mb(c.hostKb)} MB + watch and wait ${mb(c.followersKb)} MB = ${
+    mb(c.hostKb + c.followersKb)
+  } MB (target <= 300 MB); ` +
+    `one process per run would be ${M} x ${mb(c.singleKb)} MB = ${mb(M * c.singleKb)} MB`,
+);
