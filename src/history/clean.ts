@@ -9,7 +9,7 @@ import { isLocked, tryLock } from "../store/locks.ts";
 import { statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
 import { listRunIds, readRecord } from "../store/runs.ts";
-import { removeIfThere } from "../sys/fs.ts";
+import { exists, removeIfThere } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { join } from "../sys/path.ts";
 import { readRunFiles } from "./files.ts";
@@ -96,6 +96,8 @@ export async function planClean(sys: Sys, options: PlanOptions): Promise<CleanPl
 /** What removing did. */
 export interface CleanResult {
   removed: CleanItem[];
+  /** Private copies removed because no remaining run refers to them. */
+  copiesRemoved?: string[];
   /** Runs that changed since the plan (started again, became live) and stayed. */
   skipped: { id: string; reason: KeepReason | "changed" }[];
 }
@@ -133,5 +135,32 @@ export async function removeRuns(
     await removeIfThere(runPaths.dir);
     result.removed.push(item);
   }
+  if (result.removed.length > 0) result.copiesRemoved = await removeOrphanCopies(sys);
   return result;
+}
+
+/**
+ * Removes the private copies (isolate runs) that no remaining run folder refers to: a copy
+ * serves its run and that run's follow-ups, so it goes with the last of them.
+ */
+export async function removeOrphanCopies(sys: Sys): Promise<string[]> {
+  const paths = statePaths(sys.stateDir);
+  const used = new Set<string>();
+  for (const id of await listRunIds(paths)) {
+    const copy = (await readRecord(paths, id))?.isolation?.copyRoot;
+    if (copy !== undefined) used.add(copy);
+  }
+  const removed: string[] = [];
+  try {
+    for (const entry of Deno.readDirSync(paths.copies)) {
+      const dir = join(paths.copies, entry.name);
+      // A copy is named after the run that made it; a run created since the scan keeps its own.
+      if (used.has(dir) || (await exists(paths.run(entry.name).dir))) continue;
+      await removeIfThere(dir);
+      removed.push(entry.name);
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return removed;
 }

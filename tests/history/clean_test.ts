@@ -103,8 +103,13 @@ Deno.test("clean without --yes lists old finished runs and removes nothing", asy
 
 Deno.test("clean --yes removes old folders but never a live run nor an unapplied isolate patch", async () => {
   await using t = await setup();
+  // The copy the kept runs share stays; a copy no remaining run refers to goes.
+  await Deno.mkdir(`${t.state}/copies/x`, { recursive: true });
+  await Deno.mkdir(`${t.state}/copies/20250101-000000-dead`, { recursive: true });
   await cleanCommand({ sys: t.sys, flags: { days: 14, yes: true, json: true }, args: [] });
   const result = JSON.parse(t.sys.stdoutText());
+  assert.deepEqual(result.copiesRemoved, ["20250101-000000-dead"]);
+  assert.ok((await Deno.stat(`${t.state}/copies/x`)).isDirectory);
   assert.deepEqual(result.removed.map((r: { id: string }) => r.id), [
     t.runs.old.id,
     t.runs.applied.id,
