@@ -41,7 +41,7 @@ Deno.test("parseCommand() suggests the closest flag for a typo", () => {
 Deno.test("parseCommand() refuses a bad duration and a missing required argument with exit 2", () => {
   assert.throws(() => parseCommand(run, ["-t", "soon", "x"]), /Invalid --timeout "soon"/);
   assert.throws(
-    () => parseCommand(findCommand("stop")!, []),
+    () => parseCommand(findCommand("revert")!, []),
     (e: unknown) => e instanceof UsageError && e.exit === 2,
   );
 });

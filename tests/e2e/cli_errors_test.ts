@@ -52,7 +52,8 @@ Deno.test("bad input is one line, a hint and exit 2", async () => {
       [["run", "-t", "soon", "x"], /Invalid --timeout "soon"/],
       [["show", "nope"], /No run "nope"/],
       [["wait"], /Nothing to wait for/],
-      [["stop"], /needs RUN/],
+      [["stop"], /Name the run to stop/],
+      [["revert"], /needs RUN/],
     ] as const
   ) {
     const r = await inTemp([...args]);
