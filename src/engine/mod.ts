@@ -27,7 +27,7 @@
  */
 export { createRun, type NewRun } from "./create.ts";
 export { type ExecuteOptions, executeRun } from "./lifecycle.ts";
-export { startSupervisor, supervise } from "./supervisor.ts";
+export { startSupervisor } from "./supervisor.ts";
 export { revertRun, stopRun, waitForRun, waitForRuns } from "./control.ts";
 export { applyRun, discardRun } from "./apply.ts";
 export { reconcile } from "./liveness.ts";
