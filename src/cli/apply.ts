@@ -33,12 +33,15 @@ function appliedJson(applied: Applied) {
   return { id: record.id, ...report };
 }
 
-/** The group's isolate runs that are finished, ok and not applied yet, oldest first. */
+/**
+ * The group's isolate runs that are finished, ok and not applied yet, in the order they were
+ * created (ids of the same second do not sort by time).
+ */
 function pending(runs: RunRecord[]): RunRecord[] {
   return runs.filter((r) =>
     r.mode === "isolate" && r.outcome === "ok" && r.isolation?.applied === undefined &&
     r.isolation?.discarded === undefined && (r.changes?.files.length ?? 0) > 0
-  );
+  ).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
 }
 
 async function applyGroup(sys: Sys, group: string, allowDelete: boolean, json: boolean) {

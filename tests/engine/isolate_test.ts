@@ -263,3 +263,27 @@ Deno.test("--verify runs in the copy: it sees the worker's files, not the user's
   assert.equal(failed.exit, 6);
   assert.match(failed.verify?.output ?? "", /checking/);
 });
+
+Deno.test("apply -g applies a group's patches in order and stops at the first that does not apply", async () => {
+  const { applyCommand } = await import("../../src/cli/apply.ts");
+  let launch = 0;
+  const scripts: FakeStep[][] = [
+    [{ writeFile: "a.txt", content: "first\n" }, { answer: "1" }],
+    [{ writeFile: "b.txt", content: "second\n" }, { answer: "2" }],
+    [{ writeFile: "a.txt", content: "third wants a.txt too\n" }, { answer: "3" }],
+    [{ writeFile: "c.txt", content: "fourth\n" }, { answer: "4" }],
+  ];
+  await using t = await setup(() => scripts[launch++]!);
+  const ids: string[] = [];
+  for (let i = 0; i < scripts.length; i++) ids.push((await run(t, { group: "g" })).id);
+  const code = await applyCommand({ sys: t.sys, flags: { group: "g", json: true }, args: [] });
+  assert.equal(code, 1);
+  const out = JSON.parse(t.sys.stdoutText());
+  assert.deepEqual(out.applied.map((a: { id: string }) => a.id), ids.slice(0, 2));
+  assert.equal(out.failed.run, ids[2]);
+  assert.match(out.failed.message, /changed under the patch.*"a\.txt"/);
+  assert.deepEqual(out.notApplied, [ids[3]]);
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "first\n");
+  assert.equal(await Deno.readTextFile(join(t.repo.path, "b.txt")), "second\n");
+  await assert.rejects(Deno.stat(join(t.repo.path, "c.txt")), Deno.errors.NotFound);
+});
