@@ -43,8 +43,9 @@ export function formatReport(result: TreeBenchResult): string {
       ...rows,
     ]),
     "",
-    `spread (min-max): status ${spread(s.status.samplesMs)}, first snapshot ` +
-    `${spread(s.snapshotFirst.samplesMs)}, repeat ${spread(s.snapshotRepeat.samplesMs)}, ` +
+    `spread (min-max): status ${spread(s.status.samplesMs)}, snapshot new store ` +
+    `${spread(s.snapshotNewStore.samplesMs)}, fresh index ${spread(s.snapshotFresh.samplesMs)}, ` +
+    `repeat ${spread(s.snapshotRepeat.samplesMs)}, ` +
     `worktree add ${spread(s.worktreeAdd.samplesMs)}, copy ${spread(s.copy.samplesMs)}`,
   ].join("\n");
 }

@@ -1,7 +1,8 @@
 /**
  * The interleaved rounds of the tree benchmark on one generated repository. Each round times,
- * in this order: `git status --porcelain`; three snapshots (the first one of a run with an empty
- * Pitroom store, a later run's first one, and the repeat after a worker that changed nothing);
+ * in this order: `git status --porcelain`; three snapshots (the very first one with an empty
+ * Pitroom store, a run's first one with a fresh index seeded from the user's, and the repeat
+ * after a worker that changed nothing, which starts from the kept index);
  * `git worktree add --detach`; and `makeCopy` at the round's snapshot. Each worktree is moved
  * aside and pruned from the repository at once (untimed), so the user-like repository stays as
  * it was; worktrees and copies are deleted after the last round.
@@ -18,10 +19,16 @@ import { interleave, type Series, series } from "../overhead/_measure.ts";
 /** The series of one benchmark run. */
 export interface RoundSeries {
   status: Series;
-  /** The first snapshot of a run, with an empty store: every new blob is written. */
-  snapshotFirst: Series;
-  /** The first snapshot of a later run of the same state: the store already has the blobs. */
-  snapshotAgain: Series;
+  /**
+   * The first snapshot ever taken of the repository: a fresh index seeded from the user's, and
+   * an empty Pitroom store, so every new blob and tree is written as a loose object.
+   */
+  snapshotNewStore: Series;
+  /**
+   * A run's first snapshot (the one before the worker): a fresh throwaway index seeded from the
+   * user's; the store has the objects already.
+   */
+  snapshotFresh: Series;
   /** The snapshot after a worker that changed nothing: `base` and the kept index. */
   snapshotRepeat: Series;
   worktreeAdd: Series;
@@ -103,7 +110,7 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
       }
       return ms;
     },
-    snapshotFirst: async () => {
+    snapshotNewStore: async () => {
       state = join(options.work, `state-${round++}`);
       await Deno.mkdir(join(state, "run"), { recursive: true });
       const { ms, value } = await timed(() =>
@@ -116,8 +123,8 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
       first = value;
       return ms;
     },
-    snapshotAgain: async () => {
-      const other = join(state, "run", "index-again");
+    snapshotFresh: async () => {
+      const other = join(state, "run", "index-fresh");
       const { ms, value } = await timed(() =>
         snapshot(sys, repo, { ...store(), indexFile: other })
       );
@@ -164,8 +171,8 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
   await Deno.remove(trash, { recursive: true });
   return {
     status: series(samples.status),
-    snapshotFirst: series(samples.snapshotFirst),
-    snapshotAgain: series(samples.snapshotAgain),
+    snapshotNewStore: series(samples.snapshotNewStore),
+    snapshotFresh: series(samples.snapshotFresh),
     snapshotRepeat: series(samples.snapshotRepeat),
     worktreeAdd: series(samples.worktreeAdd),
     copy: series(samples.copy),

@@ -181,21 +181,21 @@ async function bench(argv: string[]): Promise<number> {
       series,
       comparisons: [
         compare(
-          "snapshot, first (empty store)",
-          series.snapshotFirst.medianMs,
+          "snapshot, new store",
+          series.snapshotNewStore.medianMs,
           "git status",
           status,
           TARGETS.snapshot,
         ),
         compare(
-          "snapshot, later run",
-          series.snapshotAgain.medianMs,
+          "snapshot, fresh index",
+          series.snapshotFresh.medianMs,
           "git status",
           status,
           TARGETS.snapshot,
         ),
         compare(
-          "snapshot, repeat (unchanged)",
+          "snapshot, repeat",
           series.snapshotRepeat.medianMs,
           "git status",
           status,
