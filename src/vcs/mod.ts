@@ -34,11 +34,11 @@ export {
 } from "./diff.ts";
 export type { ChangeStatus, FileChange } from "./diff_parse.ts";
 export { ChangedSinceError, revert, type RevertOptions, type RevertReport } from "./revert.ts";
-export { type GuardOptions, type GuardPaths, guardGitEnv, writeGuard } from "./guard.ts";
-export { checkLinks, copyRepo, makeCopy, type CopyOptions } from "./copy.ts";
+export { guardGitEnv, type GuardOptions, type GuardPaths, writeGuard } from "./guard.ts";
+export { checkLinks, type CopyOptions, copyRepo, makeCopy } from "./copy.ts";
 export {
-  ApplyConflictError,
   applyChanges,
+  ApplyConflictError,
   type ApplyOptions,
   type ApplyReport,
   DeletesRefused,
