@@ -95,7 +95,7 @@ export async function benchWorker(
       privateDir,
       model,
       web: false,
-      baseEnv: scrubEnv(callerEnv),
+      baseEnv: scrubEnv(callerEnv, { worker }),
     };
     const launch = backend.launch(spec);
     await Deno.mkdir(privateDir, { recursive: true });
