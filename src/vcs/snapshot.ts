@@ -78,15 +78,20 @@ export function parseLsFilesZ(stdout: string): { dirs: string[]; files: string[]
 
 /**
  * The ignored files and directories from `git ls-files --others --ignored --directory`. That
- * listing also names directories that merely hold only ignored files; those are bare
- * directories (they show in the not-ignored listing too) and are not ignored themselves.
+ * listing names a directory that is ignored itself as one entry, but also names directories that
+ * merely hold only ignored files, followed by their contents (`g/`, `g/h/`, `g/h/z.log`): a
+ * directory with a listed entry inside it, or a bare directory, is not ignored itself.
  */
 export function ignoredEntries(
   listed: { dirs: string[]; files: string[] },
   bareDirs: readonly string[],
 ): string[] {
   const bare = new Set(bareDirs);
-  return [...listed.files, ...listed.dirs.filter((dir) => !bare.has(dir)).map((dir) => `${dir}/`)];
+  const all = [...listed.files, ...listed.dirs.map((dir) => `${dir}/`)].sort();
+  return all.filter((entry, i) =>
+    !entry.endsWith("/") ||
+    (!bare.has(entry.slice(0, -1)) && !(all[i + 1]?.startsWith(entry) ?? false))
+  );
 }
 
 /** True when `path` is one of `ignored`'s files or lies under one of its `dir/` entries. */

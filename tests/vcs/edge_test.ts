@@ -197,3 +197,18 @@ Deno.test("the patch applied after a revert brings back exactly the after snapsh
   await sh(r.home, r.root, "apply", "--binary", patchFile);
   assert.equal((await snapshot(r.sys, repo, r.store)).tree, after.tree);
 });
+
+Deno.test("a worker's file in a folder that only held ignored files is in the after snapshot", async () => {
+  await using r = await newRepo();
+  await put(r.root, ".gitignore", "*.log\n");
+  await commitAll(r);
+  await put(r.root, "g/h/z.log", "ignored\n");
+  const repo = await r.open();
+  const before = await snapshot(r.sys, repo, r.store);
+  assert.deepStrictEqual(before.ignored, ["g/h/z.log"]);
+  await put(r.root, "g/h/new.txt", "the worker's\n");
+  await put(r.root, "g/h/more.log", "still ignored\n");
+  const after = await snapshot(r.sys, repo, { ...r.store, base: before });
+  const changes = await diffSnapshots(r.sys, repo, { ...r.store, before, after });
+  assert.deepStrictEqual(changes.files.map((f) => [f.path, f.status]), [["g/h/new.txt", "added"]]);
+});

@@ -116,6 +116,16 @@ Deno.test("ignoredEntries() drops directories that only hold ignored files", () 
   ]);
 });
 
+Deno.test("ignoredEntries() keeps nested folders that merely hold ignored files out", () => {
+  // As git lists them: `*.log` and `node_modules/` ignored; g/ and k/ hold nothing else.
+  const listed = parseLsFilesZ("g/\0g/h/\0g/h/z.log\0k/\0k/a.log\0k/node_modules/\0");
+  assert.deepStrictEqual(ignoredEntries(listed, ["g", "k"]), [
+    "g/h/z.log",
+    "k/a.log",
+    "k/node_modules/",
+  ]);
+});
+
 Deno.test("isUnderIgnored() matches ignored files exactly and directories by prefix", () => {
   const ignored = [".env", "node_modules/"];
   assert.equal(isUnderIgnored(".env", ignored), true);
