@@ -163,6 +163,14 @@ export async function snapshot(
     const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: index };
     const call = { cwd: repo.root, env };
     const base = options.base;
+    const listed = ["ls-files", "-z", "--others", "--directory", "--exclude-standard"];
+    // The ignored listing does not depend on the untracked files `add -A` brings in, so the
+    // snapshot before a worker reads it from the user's index (read-only: optional locks are
+    // off) side by side with `add -A`.
+    const ignoring = base === undefined
+      ? git(sys, [...listed, "--ignored"], { cwd: repo.root, env: trackingEnv(repo, options) })
+      : null;
+    ignoring?.catch(() => undefined);
     // Only the snapshot after continues from a kept index; the one before starts afresh.
     await addAll(sys, repo, { index, env, reuse: base !== undefined });
     if (base !== undefined && base.ignored.length > 0) {
@@ -173,12 +181,11 @@ export async function snapshot(
       const [tree, head] = await Promise.all([writing, heading]);
       return { tree, head, bareDirs: [], ignored: [] };
     }
-    const listed = ["ls-files", "-z", "--others", "--directory", "--exclude-standard"];
     const [tree, head, others, ignoredOut] = await Promise.all([
       writing,
       heading,
       git(sys, listed, call),
-      git(sys, [...listed, "--ignored"], call),
+      ignoring!,
     ]);
     const bare = parseLsFilesZ(others.stdout).dirs;
     const ignored = ignoredEntries(parseLsFilesZ(ignoredOut.stdout), bare);
