@@ -5,10 +5,8 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { SavingsRow, SavingsTotals } from "../receipts/totals.ts";
 
-interface Row {
-  label: string;
-  runs: number;
-  ok: number;
+/** The token and money sums of a group of runs, as SQL returns them. */
+export interface MoneySums {
   tokens_in: number;
   tokens_out: number;
   tokens_cached: number;
@@ -17,6 +15,28 @@ interface Row {
   worker_cost: number;
   primary_cost: number;
   saved: number;
+}
+
+interface Row extends MoneySums {
+  label: string;
+  runs: number;
+  ok: number;
+}
+
+/** The token and money figures of `SavingsRow` and stats rows, from their SQL sums. */
+export function moneyFigures(row: MoneySums): Omit<SavingsRow, "label" | "runs" | "ok"> {
+  return {
+    tokens: {
+      input: row.tokens_in,
+      output: row.tokens_out,
+      cached: row.tokens_cached,
+      reasoning: row.tokens_reasoning,
+    },
+    returnedTokens: row.returned_tokens,
+    workerCost: row.worker_cost,
+    primaryCost: row.primary_cost,
+    saved: row.saved,
+  };
 }
 
 const SUMS = `
@@ -49,16 +69,7 @@ function savingsRow(row: Row): SavingsRow {
     label: row.label,
     runs: row.runs,
     ok: row.ok,
-    tokens: {
-      input: row.tokens_in,
-      output: row.tokens_out,
-      cached: row.tokens_cached,
-      reasoning: row.tokens_reasoning,
-    },
-    returnedTokens: row.returned_tokens,
-    workerCost: row.worker_cost,
-    primaryCost: row.primary_cost,
-    saved: row.saved,
+    ...moneyFigures(row),
   };
 }
 

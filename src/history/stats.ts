@@ -4,6 +4,7 @@
  * (a provider's limit says nothing about the worker) and left out of the success rate.
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { moneyFigures, type MoneySums } from "./savings.ts";
 
 /** Outcomes that are a provider's limit, not the worker's failure. */
 export const LIMIT_OUTCOMES = ["rate_limited", "quota"] as const;
@@ -61,20 +62,12 @@ const AGGREGATES = `
   COALESCE(SUM(primary_cost), 0) AS primary_cost,
   COALESCE(SUM(saved), 0) AS saved`;
 
-interface AggregateRow {
+interface AggregateRow extends MoneySums {
   label: string;
   runs: number;
   ok: number;
   limited: number;
   total_ms: number;
-  tokens_in: number;
-  tokens_out: number;
-  tokens_cached: number;
-  tokens_reasoning: number;
-  returned_tokens: number;
-  worker_cost: number;
-  primary_cost: number;
-  saved: number;
 }
 
 /** A row from SQL sums. */
@@ -89,16 +82,7 @@ export function statsRow(row: AggregateRow): StatsRow {
     successRate: row.ok + problems === 0 ? null : row.ok / (row.ok + problems),
     totalMs: row.total_ms,
     avgMs: row.runs === 0 ? 0 : Math.round(row.total_ms / row.runs),
-    tokens: {
-      input: row.tokens_in,
-      output: row.tokens_out,
-      cached: row.tokens_cached,
-      reasoning: row.tokens_reasoning,
-    },
-    returnedTokens: row.returned_tokens,
-    workerCost: row.worker_cost,
-    primaryCost: row.primary_cost,
-    saved: row.saved,
+    ...moneyFigures(row),
   };
 }
 
