@@ -323,7 +323,7 @@ async function prepareTree(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
   record.changes = { before, after: before.tree, files: [] };
   await writeRecord(paths, record);
   await pausePoint(sys, "snapshot");
-  const inside = relativeInside(tree.root, await Deno.realPath(record.cwd));
+  const inside = async () => relativeInside(tree.root, await Deno.realPath(record.cwd));
   if (isolation === undefined) {
     const plain = { before, work: tree, cwd: record.cwd, index: runPaths.index };
     if (record.mode === "read") return await readFromView(sys, record, tree, plain, inside);
@@ -337,7 +337,8 @@ async function prepareTree(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
     }
     return plain;
   }
-  const cwd = inside === "" ? isolation.copyRoot : join(isolation.copyRoot, inside);
+  const rel = await inside();
+  const cwd = rel === "" ? isolation.copyRoot : join(isolation.copyRoot, rel);
   const index = join(runPaths.private, "copy-index");
   if (reuse) {
     if (!(await exists(join(isolation.copyRoot, ".git")))) {
@@ -370,10 +371,11 @@ async function readFromView(
   record: RunRecord,
   tree: TrackedTree,
   plain: Prepared,
-  inside: string,
+  inside: () => Promise<string>,
 ): Promise<Prepared> {
   const secrets = findSecrets(await tree.files(plain.before), plain.before.ignored);
   if (!secrets.any) return plain;
+  const rel = await inside();
   const view = await tree.view(plain.before, secrets.tracked);
   record.notes = [
     `Secret-looking files (${
@@ -381,7 +383,7 @@ async function readFromView(
     }) were kept out: the worker read a write-protected copy of the tree without them`,
   ];
   await writeRecord(statePaths(sys.stateDir), record);
-  return { ...plain, cwd: inside === "" ? view.root : join(view.root, inside), view };
+  return { ...plain, cwd: rel === "" ? view.root : join(view.root, rel), view };
 }
 
 /** `path` relative to `root` ("" for the root itself); `path` must be inside it. */

@@ -97,8 +97,8 @@ export async function openView(
   const lock: HeldLock | null = await tryLock(`${root}.lock`, false);
   if (lock === null) throw new Error(`The read view "${root}" is being removed`);
   try {
+    // A view appears only complete (renamed into place after its marker), so it is there or not.
     if (!(await exists(join(root, ".git", COMPLETE)))) {
-      await removeView(sys, root); // a half-made view of a crashed run
       const temp = join(options.viewsDir, `${tree}.${sys.randomHex(4)}.new`);
       await makeCopy(sys, repo, { ...store, dest: temp, snapshot: { ...options.snapshot, tree } });
       await Deno.writeTextFile(join(temp, ".git", COMPLETE), "");
@@ -120,6 +120,16 @@ export async function openView(
   }
 }
 
+/** Removes half-made views (`<tree>.<hex>.new`) older than an hour: their maker crashed. */
+async function removeLeftovers(sys: GitSys, viewsDir: string): Promise<void> {
+  for await (const entry of Deno.readDir(viewsDir)) {
+    if (!entry.name.endsWith(".new")) continue;
+    const path = join(viewsDir, entry.name);
+    const made = (await Deno.lstat(path)).mtime?.getTime() ?? 0;
+    if (Date.now() - made > 3_600_000) await removeView(sys, path);
+  }
+}
+
 /** Removes all but the `keep` most recently used views that no run is reading. */
 export async function pruneViews(sys: GitSys, viewsDir: string, keep: number): Promise<number> {
   const views: { name: string; used: number }[] = [];
@@ -134,6 +144,7 @@ export async function pruneViews(sys: GitSys, viewsDir: string, keep: number): P
     throw error;
   }
   views.sort((a, b) => b.used - a.used);
+  await removeLeftovers(sys, viewsDir);
   let removed = 0;
   for (const view of views.slice(keep)) {
     const lockPath = join(viewsDir, `${view.name}.lock`);
