@@ -1,9 +1,11 @@
 /**
  * End to end: a crew of 8 real workers (codex and claude, whose processes are light) run by one
  * host against the scripted model server, each model call delayed; every run is done and each
- * answer lands on its own run.
+ * answer lands on its own run. Then an isolate crew of real codex workers edits private copies and
+ * `apply -g` lands the patches in order, stopping at the one that no longer applies.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { world } from "./_world.ts";
 
 const CODEX = [0, 1, 2, 3];
@@ -71,4 +73,47 @@ Deno.test("a crew of 8 real workers (codex and claude) all finish, each answer o
     assert.equal(r.attempts.at(-1)?.worker, CODEX.includes(n) ? "codex" : "claude");
     assert.match(r.answer ?? "", new RegExp(`^Task ${n}: the answer is 41`), `run ${r.id}`);
   }
+});
+
+Deno.test("an isolate crew of real workers edits private copies; apply -g lands them in order", async () => {
+  const edit = (path: string, old: string, now: string) => ({
+    turns: [
+      { edit: { path, old, new: now }, delay_ms: 500 },
+      { answer: `Changed ${path}.` },
+    ],
+  });
+  await using w = await world({
+    "iso-0": edit("src/app.ts", "41", "42"),
+    "iso-1": edit("src/b.ts", "1", "2"),
+    "iso-2": edit("src/app.ts", "41", "43"),
+  });
+  await Deno.writeTextFile(join(w.repo, "src/b.ts"), "export const b = 1;\n");
+  const task = (n: number) => `[[scenario:iso-${n}]] Change number ${n}`;
+  const started = await w.run([
+    "crew",
+    "-i",
+    "-g",
+    "iso",
+    "-W",
+    "codex",
+    "-m",
+    "fake/iso-0",
+    "-t",
+    "120s",
+    "--json",
+    ...[0, 1, 2].map(task),
+  ]);
+  assert.equal(started.code, 0, started.stderr);
+  const ids = JSON.parse(started.stdout).runs as string[];
+  const waited = await w.run(["wait", "-g", "iso", "--brief", "--timeout", "150s"]);
+  assert.equal(waited.code, 0, waited.stdout + waited.stderr);
+  // Nothing reached the user's tree before apply.
+  assert.equal(await w.read("src/app.ts"), "export const answer = 41;\n");
+  const applied = await w.run(["apply", "-g", "iso", "--json"]);
+  assert.equal(applied.code, 1, applied.stderr);
+  const out = JSON.parse(applied.stdout);
+  assert.deepEqual(out.applied.map((a: { id: string }) => a.id), ids.slice(0, 2));
+  assert.equal(out.failed.run, ids[2]);
+  assert.equal(await w.read("src/app.ts"), "export const answer = 42;\n");
+  assert.equal(await w.read("src/b.ts"), "export const b = 2;\n");
 });
