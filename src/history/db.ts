@@ -6,6 +6,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { statePaths } from "../store/paths.ts";
+import { withLock } from "../store/locks.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { SCHEMA, SCHEMA_VERSION, UPGRADES } from "./schema.ts";
@@ -95,18 +96,7 @@ function handle(db: DatabaseSync, path: string): HistoryDb {
 
 /** Holds `<state dir>/history.lock` while `fn` runs (repairs and the first import). */
 export async function withHistoryLock<T>(sys: Sys, fn: () => Promise<T>): Promise<T> {
-  const file = await Deno.open(`${statePaths(sys.stateDir).history}.lock`, {
-    read: true,
-    write: true,
-    create: true,
-    mode: 0o600,
-  });
-  try {
-    await file.lock(true);
-    return await fn();
-  } finally {
-    file.close();
-  }
+  return await withLock(`${statePaths(sys.stateDir).history}.lock`, fn);
 }
 
 /** Renames a damaged database (and its WAL files) aside; returns the new name. */

@@ -39,21 +39,8 @@ export function moneyFigures(row: MoneySums): Omit<SavingsRow, "label" | "runs" 
   };
 }
 
-const SUMS = `
-  COUNT(*) AS runs,
-  COALESCE(SUM(outcome = 'ok'), 0) AS ok,
-  COALESCE(SUM(tokens_in), 0) AS tokens_in,
-  COALESCE(SUM(tokens_out), 0) AS tokens_out,
-  COALESCE(SUM(tokens_cached), 0) AS tokens_cached,
-  COALESCE(SUM(tokens_reasoning), 0) AS tokens_reasoning,
-  COALESCE(SUM(returned_tokens), 0) AS returned_tokens,
-  COALESCE(SUM(worker_cost), 0) AS worker_cost,
-  COALESCE(SUM(primary_cost), 0) AS primary_cost,
-  COALESCE(SUM(saved), 0) AS saved`;
-
-const SUM_KEYS = [
-  "runs",
-  "ok",
+/** The token and money columns summed for a group of runs (savings and stats). */
+export const MONEY_KEYS = [
   "tokens_in",
   "tokens_out",
   "tokens_cached",
@@ -63,6 +50,18 @@ const SUM_KEYS = [
   "primary_cost",
   "saved",
 ] as const;
+
+/** `MONEY_KEYS` as SQL sums. */
+export const MONEY_SUMS = MONEY_KEYS.map((key) => `COALESCE(SUM(${key}), 0) AS ${key}`).join(
+  ",\n  ",
+);
+
+const SUMS = `
+  COUNT(*) AS runs,
+  COALESCE(SUM(outcome = 'ok'), 0) AS ok,
+  ${MONEY_SUMS}`;
+
+const SUM_KEYS = ["runs", "ok", ...MONEY_KEYS] as const;
 
 function savingsRow(row: Row): SavingsRow {
   return {

@@ -4,7 +4,7 @@
  * (a provider's limit says nothing about the worker) and left out of the success rate.
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import { moneyFigures, type MoneySums } from "./savings.ts";
+import { MONEY_KEYS, MONEY_SUMS, moneyFigures, type MoneySums } from "./savings.ts";
 
 /** Outcomes that are a provider's limit, not the worker's failure. */
 export const LIMIT_OUTCOMES = ["rate_limited", "quota"] as const;
@@ -53,14 +53,7 @@ const AGGREGATES = `
   COALESCE(SUM(outcome = 'ok'), 0) AS ok,
   COALESCE(SUM(outcome IN (${LIMITS})), 0) AS limited,
   COALESCE(SUM(duration_ms), 0) AS total_ms,
-  COALESCE(SUM(tokens_in), 0) AS tokens_in,
-  COALESCE(SUM(tokens_out), 0) AS tokens_out,
-  COALESCE(SUM(tokens_cached), 0) AS tokens_cached,
-  COALESCE(SUM(tokens_reasoning), 0) AS tokens_reasoning,
-  COALESCE(SUM(returned_tokens), 0) AS returned_tokens,
-  COALESCE(SUM(worker_cost), 0) AS worker_cost,
-  COALESCE(SUM(primary_cost), 0) AS primary_cost,
-  COALESCE(SUM(saved), 0) AS saved`;
+  ${MONEY_SUMS}`;
 
 interface AggregateRow extends MoneySums {
   label: string;
@@ -91,20 +84,7 @@ function add(a: AggregateRow, b: AggregateRow): void {
   for (const key of SUM_KEYS) a[key] += b[key];
 }
 
-const SUM_KEYS = [
-  "runs",
-  "ok",
-  "limited",
-  "total_ms",
-  "tokens_in",
-  "tokens_out",
-  "tokens_cached",
-  "tokens_reasoning",
-  "returned_tokens",
-  "worker_cost",
-  "primary_cost",
-  "saved",
-] as const;
+const SUM_KEYS = ["runs", "ok", "limited", "total_ms", ...MONEY_KEYS] as const;
 
 function empty(label: string): AggregateRow {
   const row = { label } as AggregateRow;

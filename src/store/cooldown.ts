@@ -2,9 +2,9 @@
  * Cooldowns: targets that were rate limited or out of quota, with the time they may be tried
  * again. One JSON file in the state dir, updated under a lock by concurrent supervisors.
  */
-import { dirname } from "../sys/path.ts";
 import { readJsonOrNull, writeJsonAtomic } from "./atomic.ts";
 import type { StatePaths } from "./paths.ts";
+import { withLock } from "./locks.ts";
 
 /** One cooling target. */
 export interface Cooldown {
@@ -36,19 +36,7 @@ async function read(paths: StatePaths): Promise<Record<string, Cooldown>> {
 }
 
 async function locked<T>(paths: StatePaths, fn: () => Promise<T>): Promise<T> {
-  await Deno.mkdir(dirname(paths.cooldown), { recursive: true, mode: 0o700 });
-  const file = await Deno.open(`${paths.cooldown}.lock`, {
-    read: true,
-    write: true,
-    create: true,
-    mode: 0o600,
-  });
-  try {
-    await file.lock(true);
-    return await fn();
-  } finally {
-    file.close();
-  }
+  return await withLock(`${paths.cooldown}.lock`, fn);
 }
 
 /** The key of a target. */

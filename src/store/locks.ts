@@ -93,6 +93,20 @@ export async function isLocked(path: string): Promise<boolean> {
 }
 
 /**
+ * Runs `fn` holding the lock at `path` exclusively, waiting for it first (short critical
+ * sections over one shared file: the cooldown table, the history's repairs).
+ */
+export async function withLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const file = await open(path);
+  try {
+    await file.lock(true);
+    return await fn();
+  } finally {
+    file.close();
+  }
+}
+
+/**
  * Resolves once nobody holds the lock at `path` exclusively (its owner finished or died).
  * The wait blocks a thread of the runtime's pool, not the event loop; it cannot be cancelled,
  * so only the CLI (which ends the process when done) uses it.
