@@ -5,7 +5,9 @@
 import { join } from "node:path";
 import { startModelServer } from "../support/model_server/fixture.ts";
 import { pitroom, type PitroomResult } from "../support/pitroom.ts";
-import { tempDir, tempRepo } from "../support/temp.ts";
+import { tempDir, tempRepo, waitFor } from "../support/temp.ts";
+import { isLocked } from "../../src/store/locks.ts";
+import { statePaths } from "../../src/store/paths.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 
 /** A running world. */
@@ -47,6 +49,9 @@ export async function world(
     },
     read: (path) => Deno.readTextFile(join(repo.path, path)),
     async [Symbol.asyncDispose]() {
+      // The background host may still be finishing a stopped run (writing into its TMPDIR and
+      // HOME, which live in the server's folder): end it before anything is removed.
+      await endHost(env.PITROOM_STATE_DIR);
       await server[Symbol.asyncDispose]();
       await repo[Symbol.asyncDispose]();
       await state[Symbol.asyncDispose]();
@@ -68,4 +73,22 @@ export async function alive(pid: number): Promise<boolean> {
   const ps = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
   const stat = new TextDecoder().decode(ps.stdout).trim();
   return stat.length > 0 && !stat.startsWith("Z");
+}
+
+/** Stops the state dir's background host, if one runs, and waits until it let go of its lock. */
+async function endHost(stateDir: string): Promise<void> {
+  const paths = statePaths(stateDir);
+  if (!(await isLocked(paths.host.lock))) return;
+  const pid = Number((await Deno.readTextFile(paths.host.pid).catch(() => "")).trim());
+  if (pid > 0) {
+    try {
+      Deno.kill(pid, "SIGTERM");
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  await waitFor(async () => !(await isLocked(paths.host.lock)), {
+    timeoutMs: 20_000,
+    what: "the background host to exit",
+  });
 }

@@ -79,16 +79,7 @@ export async function startModelServer(options: StartOptions): Promise<RunningMo
         handler.close();
         stop.abort();
         await server.finished;
-        // A worker CLI killed a moment ago may still be flushing into its home here: once more.
-        for (let attempt = 1;; attempt++) {
-          try {
-            await Deno.remove(root, { recursive: true });
-            break;
-          } catch (error) {
-            if (attempt >= 5 || !/not empty/i.test(String(error))) throw error;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-        }
+        await Deno.remove(root, { recursive: true });
       },
     };
   } catch (error) {
