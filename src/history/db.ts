@@ -67,16 +67,38 @@ function migrate(db: DatabaseSync): void {
   }
 }
 
+/** True when the file is already in WAL mode at the current schema: no setup to do. */
+function isReady(db: DatabaseSync): boolean {
+  const mode = (db.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode;
+  const version = (db.prepare("PRAGMA user_version").get() as { user_version: number })
+    .user_version;
+  return mode === "wal" && version === SCHEMA_VERSION;
+}
+
+/**
+ * Makes a new or older file ready: page size, WAL and the schema. Switching to WAL needs the
+ * file to itself, and SQLite answers "database is locked" at once (its busy handler is not
+ * waited on there) when another connection is doing the same: so the setup runs under a file
+ * lock of its own, one process after another, and each re-checks what the one before it did.
+ */
+async function setUp(db: DatabaseSync, path: string): Promise<void> {
+  await withLock(`${path}.setup.lock`, () => {
+    if (isReady(db)) return Promise.resolve();
+    // Larger pages hold several run texts each (a new file only; ignored once it has tables).
+    db.exec("PRAGMA page_size = 16384");
+    db.exec("PRAGMA journal_mode = WAL");
+    migrate(db);
+    return Promise.resolve();
+  });
+}
+
 async function connect(path: string): Promise<DatabaseSync> {
   const { DatabaseSync } = await import("node:sqlite");
   const db = new DatabaseSync(path);
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // Larger pages hold several run texts each (a new file only; ignored once it has tables).
-    db.exec("PRAGMA page_size = 16384");
-    db.exec("PRAGMA journal_mode = WAL");
+    if (!isReady(db)) await setUp(db, path);
     db.exec("PRAGMA synchronous = NORMAL");
-    migrate(db);
     return db;
   } catch (error) {
     db.close();

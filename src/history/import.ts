@@ -55,3 +55,36 @@ export async function importRuns(sys: Sys, db: DatabaseSync): Promise<ImportResu
   result.ms = sys.clock.now() - started;
   return result;
 }
+
+/**
+ * Indexes the runs marked pending because their indexing failed when they finished; each
+ * marker goes once its run is written (or its folder is gone). Returns how many were indexed.
+ */
+export async function indexPending(sys: Sys, db: DatabaseSync): Promise<number> {
+  const paths = statePaths(sys.stateDir);
+  let ids: string[];
+  try {
+    ids = [...Deno.readDirSync(paths.historyPending)].map((entry) => entry.name);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return 0;
+    throw error;
+  }
+  if (ids.length === 0) return 0;
+  const { gunzipSync } = await import("node:zlib");
+  const gunzip = (bytes: Uint8Array) => gunzipSync(bytes);
+  const batch: RunFiles[] = [];
+  const done: string[] = [];
+  for (const id of ids) {
+    const files = readRunFilesSync(paths, id, gunzip);
+    if (files !== null && !isFinal(files.record.state)) continue;
+    if (files !== null) batch.push(files);
+    done.push(id);
+  }
+  new RunWriter(db).write(batch);
+  for (const id of done) {
+    await Deno.remove(`${paths.historyPending}/${id}`).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+  }
+  return batch.length;
+}

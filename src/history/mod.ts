@@ -30,13 +30,23 @@ async function logFailure(sys: Sys, what: string, error: unknown): Promise<void>
   }
 }
 
-/** Indexes a finished run. Never throws: the history can be rebuilt from the run folders. */
+/**
+ * Indexes a finished run. Never throws: a run that could not be indexed is marked pending
+ * (`history-pending/<id>`) and indexed by the next command that reads the history.
+ */
 export async function indexRun(sys: Sys, record: RunRecord): Promise<void> {
   try {
     const { indexNow } = await import("./index_run.ts");
     await indexNow(sys, record);
   } catch (error) {
-    await logFailure(sys, `indexing run ${record.id}`, error);
+    await logFailure(sys, `indexing run ${record.id} (left pending)`, error);
+    const pending = statePaths(sys.stateDir).historyPending;
+    try {
+      await Deno.mkdir(pending, { recursive: true, mode: 0o700 });
+      await Deno.writeTextFile(join(pending, record.id), "", { mode: 0o600 });
+    } catch (markError) {
+      await logFailure(sys, `marking run ${record.id} pending`, markError);
+    }
   }
 }
 

@@ -12,7 +12,7 @@ import {
   openHistory,
   withHistoryLock,
 } from "./db.ts";
-import { type ImportResult, importRuns } from "./import.ts";
+import { type ImportResult, importRuns, indexPending } from "./import.ts";
 
 /** What was done to make the history ready, for a note on stderr. */
 export interface Preparation {
@@ -35,6 +35,8 @@ async function prepare(sys: Sys): Promise<{ history: HistoryDb } & Preparation> 
   const { history, movedAside } = await openHistory(sys);
   try {
     const imported = await importOnce(sys, history.db);
+    // Runs whose indexing failed when they ended.
+    await indexPending(sys, history.db);
     return {
       history,
       ...(imported ? { imported } : {}),

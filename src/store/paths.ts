@@ -14,6 +14,8 @@ export interface StatePaths {
   cooldown: string;
   /** The searchable history (an index rebuilt from the run folders). */
   history: string;
+  /** Runs whose indexing failed (`history-pending/<id>`), indexed on the next history read. */
+  historyPending: string;
   /** The git guard put first on every worker's PATH. */
   guard: string;
   /** Private copies of isolate runs, one folder per copy (named after the run that made it). */
@@ -57,6 +59,7 @@ export function statePaths(root: string): StatePaths {
     logs: join(root, "logs"),
     cooldown: join(root, "cooldown.json"),
     history: join(root, "history.db"),
+    historyPending: join(root, "history-pending"),
     guard: join(root, "guard"),
     copies: join(root, "copies"),
     active: join(root, "active"),

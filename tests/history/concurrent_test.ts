@@ -8,7 +8,7 @@ import { writeFakeRun } from "./_fixtures.ts";
 
 const HELPER = new URL("./_index_runs.ts", import.meta.url).pathname;
 
-Deno.test("two processes indexing into a new history at the same time lose nothing", async () => {
+Deno.test("four processes indexing into a new history at the same time lose nothing", async () => {
   await using state = await tempDir("pitroom-concurrent-");
   const ids: string[] = [];
   for (let i = 0; i < 60; i++) {
@@ -25,9 +25,9 @@ Deno.test("two processes indexing into a new history at the same time lose nothi
     ids.push(record.id);
   }
   const start = join(state.path, "start");
-  // Both index every run, in opposite orders: creation, migration and the same rows race.
+  // Each indexes every run, two in each order: creation, WAL, migration and the same rows race.
   const argv = pitroomArgv().slice(0, -1);
-  const children = [ids, [...ids].reverse()].map((order) =>
+  const children = [ids, [...ids].reverse(), ids, [...ids].reverse()].map((order) =>
     new Deno.Command(argv[0]!, {
       args: [...argv.slice(1), HELPER, state.path, start, ...order],
       stdout: "piped",
@@ -37,8 +37,8 @@ Deno.test("two processes indexing into a new history at the same time lose nothi
   await waitFor(
     () =>
       [...Deno.readDirSync(state.path)].filter((e) => e.name.startsWith("start.ready.")).length ===
-        2,
-    { timeoutMs: 20_000, what: "both indexers ready" },
+        children.length,
+    { timeoutMs: 20_000, what: "every indexer ready" },
   );
   await Deno.writeTextFile(start, "go");
   const outputs = await Promise.all(children.map((c) => c.output()));
