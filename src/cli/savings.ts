@@ -72,10 +72,10 @@ export const savingsCommand: CommandRun = async ({ sys, flags }) => {
       `--card writes an SVG file: give a name ending in .svg, not "${cardPath}"`,
     );
   }
-  const { withHistory } = await import("../history/ready.ts");
+  const { withHistory } = await import("../store/history/ready.ts");
   const totals = await withHistory(sys, async (db, prep) => {
     notePreparation(sys, prep);
-    const { savingsTotals } = await import("../history/savings.ts");
+    const { savingsTotals } = await import("../engine/history/savings.ts");
     return savingsTotals(db, since, now);
   });
   const extra: { card?: string; badge?: { markdown: string; svg: string } } = {};

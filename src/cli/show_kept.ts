@@ -2,8 +2,8 @@
  * `show` of a run whose folder was cleaned: the report, steps and patch the history keeps.
  */
 import { event, type PitroomEvent, TOOL_KINDS, type ToolKind } from "../events/mod.ts";
-import type { KeptRun } from "../history/lookup.ts";
-import type { Step } from "../history/row.ts";
+import type { KeptRun } from "../engine/history/lookup.ts";
+import type { Step } from "../store/history/row.ts";
 import { statePaths } from "../store/paths.ts";
 import { exists } from "../sys/fs.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
@@ -15,8 +15,8 @@ import { renderReport } from "./report.ts";
 /** The run `typed` names in the history, or null (no history, or no such run there). */
 export async function findKept(sys: Sys, typed: string): Promise<KeptRun | null> {
   if (!(await exists(statePaths(sys.stateDir).history))) return null;
-  const { withHistory } = await import("../history/ready.ts");
-  const { keptRun, matchIds } = await import("../history/lookup.ts");
+  const { withHistory } = await import("../store/history/ready.ts");
+  const { keptRun, matchIds } = await import("../engine/history/lookup.ts");
   return await withHistory(sys, (db) => {
     const ids = matchIds(db, typed);
     if (ids.length > 1) {

@@ -6,7 +6,7 @@
  * (which loads node:sqlite only when it has a database).
  */
 import { killGroup } from "../engine/process.ts";
-import { savedSince } from "../history/mod.ts";
+import { savedSince } from "../engine/history/savings.ts";
 import { formatUsd } from "../receipts/format.ts";
 import { listActive } from "../store/active.ts";
 import { statePaths } from "../store/paths.ts";

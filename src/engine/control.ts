@@ -14,7 +14,7 @@ import { watchUntil } from "./watch.ts";
 import { pausePoint } from "./pause.ts";
 import { putStop } from "./host_inbox.ts";
 import { subscribe } from "./feed.ts";
-import { indexRun } from "../history/mod.ts";
+import { indexRun } from "../store/history/mod.ts";
 
 /** Options of `waitForRuns`. */
 export interface WaitOptions {

@@ -21,7 +21,7 @@ import { trackTree } from "./tree.ts";
 import { EventLog } from "./event_log.ts";
 import { finishFiles } from "./finish.ts";
 import { receiptFor } from "../receipts/mod.ts";
-import { indexRun } from "../history/mod.ts";
+import { indexRun } from "../store/history/mod.ts";
 
 /** Options of `executeRun`. */
 export interface ExecuteOptions {

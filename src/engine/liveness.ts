@@ -13,7 +13,7 @@ import { Exit } from "../sys/errors.ts";
 import { clearActive } from "../store/active.ts";
 import { killGroup } from "./process.ts";
 import { finishFiles } from "./finish.ts";
-import { indexRun } from "../history/mod.ts";
+import { indexRun } from "../store/history/mod.ts";
 
 /** How long a just-created record may wait for its supervisor to take the lock. */
 export const STARTUP_GRACE_MS = 15_000;

@@ -1,6 +1,6 @@
 /**
  * Savings totals over a period: what `pitroom savings` prints and what the card and badge show.
- * Computed from history.db (src/history/), rendered by src/receipts/.
+ * Computed from history.db (src/engine/history/savings.ts), rendered by src/receipts/.
  */
 
 /** One row of totals (all runs, or one worker/model). */

@@ -3,7 +3,7 @@
  * newest first. With a text, each hit carries a snippet of the best matching column.
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import type { OutcomeClass } from "../events/mod.ts";
+import type { OutcomeClass } from "../../events/mod.ts";
 import { ftsQuery } from "./query.ts";
 
 /** Which runs a search keeps. */

@@ -12,8 +12,8 @@ import { listRunIds, readRecord } from "../store/runs.ts";
 import { exists, removeIfThere } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { join } from "../sys/path.ts";
-import { readRunFiles } from "./files.ts";
-import { RunWriter } from "./write.ts";
+import { readRunFiles } from "../store/history/files.ts";
+import { RunWriter } from "../store/history/write.ts";
 
 /** Why an old run folder stays. */
 export type KeepReason = "live" | "unapplied-patch";
