@@ -20,7 +20,7 @@ import { type Final, walkChain } from "./walk.ts";
 import { trackTree } from "./tree.ts";
 import { EventLog } from "./event_log.ts";
 import { finishFiles } from "./finish.ts";
-import { receiptFor } from "../receipts/mod.ts";
+import { receiptFor } from "./receipts/mod.ts";
 import { indexRun } from "../store/history/mod.ts";
 
 /** Options of `executeRun`. */

@@ -7,7 +7,7 @@ import type { Config } from "../store/config.ts";
 import { MAX_PARALLEL_CEILING } from "../store/slots.ts";
 import { PitroomError } from "../sys/errors.ts";
 import { WORKER_NAMES } from "../workers/types.ts";
-import { resolvePricing } from "../receipts/pricing.ts";
+import { resolvePricing } from "./receipts/pricing.ts";
 import { DEFAULT_WORKER, parseChain } from "./chain.ts";
 
 /** Where a setting's value comes from. */

@@ -24,8 +24,8 @@ import { RecordWriter } from "./record_writer.ts";
 import { runVerify } from "./verify.ts";
 import { capHit } from "./caps.ts";
 import { type Config, loadConfig } from "../store/config.ts";
-import { resolvePricing } from "../receipts/pricing.ts";
-import { workerCostOf } from "../receipts/receipt.ts";
+import { resolvePricing } from "./receipts/pricing.ts";
+import { workerCostOf } from "./receipts/receipt.ts";
 import type { TrackedTree } from "./tree.ts";
 import { changedFiles, collectWorkspace, prepareWorkspace, type Workspace } from "./workspace.ts";
 

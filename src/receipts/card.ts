@@ -4,10 +4,13 @@
  * against the tokens returned, the compression and the top models. Pure.
  */
 import { formatRatio, formatTokens, formatUsd, primaryName } from "./format.ts";
-import { PRICES_TAKEN } from "./prices.ts";
-import type { SavingsRow, SavingsTotals } from "./totals.ts";
-
-export { renderBadge } from "./badge.ts";
+import { PRICES_TAKEN } from "../engine/receipts/prices.ts";
+import {
+  rowBurned,
+  rowCompression,
+  type SavingsRow,
+  type SavingsTotals,
+} from "../engine/receipts/totals.ts";
 
 /** Card width and height, px. */
 export const CARD_SIZE = { width: 600, height: 315 } as const;
@@ -27,12 +30,6 @@ export function periodText(totals: Pick<SavingsTotals, "since" | "until">): stri
   const days = (totals.until - totals.since) / DAY;
   if (Number.isInteger(days)) return days === 1 ? "last 24 hours" : `last ${days} days`;
   return `since ${new Date(totals.since).toISOString().slice(0, 10)}`;
-}
-
-/** Tokens a row's workers burned. */
-export function rowBurned(row: SavingsRow): number {
-  const t = row.tokens;
-  return t.input + t.cached + t.output + t.reasoning;
 }
 
 function shorten(text: string, max: number): string {
@@ -84,7 +81,7 @@ function stat(x: number, value: string, label: string): string {
 export function renderCard(totals: SavingsTotals): string {
   const t = totals.total;
   const burned = rowBurned(t);
-  const ratio = t.returnedTokens > 0 && burned > 0 ? burned / t.returnedTokens : null;
+  const ratio = rowCompression(t);
   const saved = formatUsd(Math.max(0, t.saved));
   const headlineSize = saved.length <= 7 ? 64 : saved.length <= 9 ? 52 : 42;
   const { width, height } = CARD_SIZE;

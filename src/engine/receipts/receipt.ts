@@ -3,7 +3,7 @@
  * the tokens its report hands back, the compression between them, what the worker cost (reported
  * by the CLI, else priced) and what the primary would have charged for the same tokens.
  */
-import type { Receipt, RunRecord, Tokens } from "../store/record.ts";
+import type { Receipt, RunRecord, Tokens } from "../../store/record.ts";
 import { isFreeModel, listPrice, type Price, PRICES_TAKEN, tableKey } from "./prices.ts";
 import { completePrice, type Pricing } from "./pricing.ts";
 
