@@ -9,7 +9,8 @@ import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { dateTime } from "./figures.ts";
 import { notePreparation } from "./history.ts";
-import { oneLine, printJson, table } from "./output.ts";
+import { printJson, table } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 
 const DAY = 86_400_000;
 

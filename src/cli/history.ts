@@ -12,7 +12,8 @@ import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
 import { formatDuration } from "./duration.ts";
 import { compact, dateTime, percent, usd } from "./figures.ts";
-import { oneLine, printJson, table } from "./output.ts";
+import { printJson, table } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { periodWords, sinceOf } from "./period.ts";
 
 const SEARCH_FLAGS = ["model", "worker", "state", "group", "since", "limit", "json"];

@@ -9,7 +9,8 @@ import { exists } from "../sys/fs.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { FlagValues } from "./command.ts";
-import { oneLine, printJson, printJsonLine } from "./output.ts";
+import { printJson, printJsonLine } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { renderReport } from "./report.ts";
 
 /** The run `typed` names in the history, or null (no history, or no such run there). */

@@ -12,7 +12,8 @@ import { StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { formatDuration } from "./duration.ts";
-import { oneLine, printJsonLine, table } from "./output.ts";
+import { printJsonLine, table } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { loadCurrent, loadNamed } from "./runs.ts";
 import { CrewView, type WatchLine } from "./watch_lines.ts";
 

@@ -11,6 +11,7 @@ import {
   type SavingsRow,
   type SavingsTotals,
 } from "../engine/receipts/totals.ts";
+import { oneLine } from "../sys/text.ts";
 
 /** Card width and height, px. */
 export const CARD_SIZE = { width: 600, height: 315 } as const;
@@ -32,10 +33,6 @@ export function periodText(totals: Pick<SavingsTotals, "since" | "until">): stri
   return `since ${new Date(totals.since).toISOString().slice(0, 10)}`;
 }
 
-function shorten(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
 /** A row's label as the card shows it: the model without its worker and provider. */
 export function modelName(label: string): string {
   const model = label.slice(label.indexOf(":") + 1);
@@ -55,7 +52,7 @@ function topModels(rows: readonly SavingsRow[]): string[] {
     const width = Math.max(4, Math.round(196 * Math.abs(row.saved) / most));
     return [
       `<text x="368" y="${y}" font-family="${FONT}" font-size="13" fill="#e2e8f0">${
-        xmlEscape(shorten(modelName(row.label), 24))
+        xmlEscape(oneLine(modelName(row.label), 24))
       }</text>`,
       `<text x="564" y="${y}" text-anchor="end" font-family="${FONT}" font-size="12" font-weight="600" fill="#86efac">${
         xmlEscape(formatUsd(row.saved))
@@ -110,7 +107,7 @@ export function renderCard(totals: SavingsTotals): string {
       xmlEscape(saved)
     }</text>`,
     `<text x="38" y="178" font-family="${FONT}" font-size="14" fill="#cbd5e1">saved, estimated vs ${
-      xmlEscape(shorten(primaryName(totals.primary), 18))
+      xmlEscape(oneLine(primaryName(totals.primary), 18))
     } list prices</text>`,
     `<text x="368" y="80" font-family="${FONT}" font-size="11" font-weight="600" fill="#64748b" letter-spacing="1.2">TOP MODELS</text>`,
     ...topModels(totals.rows),
