@@ -34,7 +34,7 @@ export interface ModelCost {
 /** The default number of workers at once. */
 export const DEFAULT_MAX_PARALLEL = 20;
 /** The default run timeout, as typed. */
-export const DEFAULT_TIMEOUT = "30m";
+const DEFAULT_TIMEOUT = "30m";
 
 /** Every effective setting. */
 export interface Settings {

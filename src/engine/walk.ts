@@ -14,7 +14,7 @@ import { writeRecord } from "../store/runs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { PitroomError } from "../sys/errors.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
-import { getBackend } from "../workers/registry.ts";
+import { BACKENDS } from "../workers/registry.ts";
 import { runAttempt } from "./attempt.ts";
 import { targetLabel } from "./chain.ts";
 import { cooldownUntil } from "./cooldown.ts";
@@ -140,7 +140,7 @@ async function walkPrepared(
     }
     let backend: Backend;
     try {
-      backend = (options.backends ?? getBackend)(target.worker);
+      backend = options.backends ? options.backends(target.worker) : BACKENDS[target.worker];
     } catch (error) {
       last = {
         outcome: "refused",

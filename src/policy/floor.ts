@@ -308,7 +308,7 @@ export const RECURSION_WHY = "a worker may not start Pitroom";
 export const RECURSION_MARKER = "PITROOM_WORKER";
 
 /** Recursive deletion, as command prefixes (backend rules only; a shim on `rm` would be noise). */
-export const DENIED_RM_PREFIXES: readonly string[] = [
+const DENIED_RM_PREFIXES: readonly string[] = [
   "rm -rf",
   "rm -fr",
   "rm -r",

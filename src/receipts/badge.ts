@@ -27,7 +27,7 @@ function escape(text: string): string {
 }
 
 /** One part of a shields.io static badge path: `-` doubled, `_` doubled, then URL-encoded. */
-export function shieldsPart(text: string): string {
+function shieldsPart(text: string): string {
   return encodeURIComponent(text.replace(/-/g, "--").replace(/_/g, "__"));
 }
 

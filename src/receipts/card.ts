@@ -14,13 +14,13 @@ import {
 import { oneLine } from "../sys/text.ts";
 
 /** Card width and height, px. */
-export const CARD_SIZE = { width: 600, height: 315 } as const;
+const CARD_SIZE = { width: 600, height: 315 } as const;
 
 const FONT = "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
 const DAY = 86_400_000;
 
 /** Escapes text for SVG/XML. */
-export function xmlEscape(text: string): string {
+function xmlEscape(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;").replace(/'/g, "&apos;");
 }

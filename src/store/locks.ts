@@ -105,15 +105,3 @@ export async function withLock<T>(path: string, fn: () => Promise<T>): Promise<T
     file.close();
   }
 }
-
-/**
- * Resolves once nobody holds the lock at `path` exclusively (its owner finished or died).
- * The wait blocks a thread of the runtime's pool, not the event loop; it cannot be cancelled,
- * so only the CLI (which ends the process when done) uses it.
- */
-export async function waitUnlocked(path: string): Promise<void> {
-  const file = await open(path);
-  await file.lock(false);
-  file.unlockSync();
-  file.close();
-}

@@ -110,7 +110,7 @@ function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): v
 }
 
 /** The state dir: `PITROOM_STATE_DIR`, else `$XDG_STATE_HOME/pitroom`, else `~/.local/state/pitroom`. */
-export function stateDirFrom(env: Env): string {
+function stateDirFrom(env: Env): string {
   const explicit = env.get("PITROOM_STATE_DIR");
   if (explicit) return explicit;
   const xdg = env.get("XDG_STATE_HOME");

@@ -44,7 +44,7 @@ export interface GuardOptions {
 }
 
 /** What the worker floor (policy/floor.ts) has the guard refuse. */
-export const FLOOR_GUARD: GuardOptions = {
+const FLOOR_GUARD: GuardOptions = {
   gitRefused: DENIED_GIT_SUBCOMMANDS,
   gitForms: Object.keys(GIT_FORMS),
   refused: [

@@ -88,7 +88,7 @@ const COLUMNS = [
 ].map((c) => `r.${c}`).join(", ") + ", d.task, d.answer";
 
 /** The WHERE clauses of the filters (text aside) and their parameters. */
-export function filterClauses(filter: SearchFilter): { where: string[]; params: SQLInputValue[] } {
+function filterClauses(filter: SearchFilter): { where: string[]; params: SQLInputValue[] } {
   const where: string[] = [];
   const params: SQLInputValue[] = [];
   if (filter.model !== undefined) {

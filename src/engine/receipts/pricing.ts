@@ -36,7 +36,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Checks one `{input, output, cached}` object; null (with a warning) when it is not one. */
-export function parsePrice(raw: unknown, where: string, warnings: string[]): PriceInput | null {
+function parsePrice(raw: unknown, where: string, warnings: string[]): PriceInput | null {
   if (!isRecord(raw)) {
     warnings.push(`Config "${where}" should be {input, output, cached}: ignored`);
     return null;
@@ -72,7 +72,7 @@ export function completePrice(price: PriceInput): Price {
 }
 
 /** The list price of a primary name, or undefined when it names no preset or known model. */
-export function presetPrice(name: string): Price | undefined {
+function presetPrice(name: string): Price | undefined {
   const model = Object.hasOwn(PRIMARY_PRESETS, name) ? PRIMARY_PRESETS[name]! : name;
   return listPrice(model);
 }

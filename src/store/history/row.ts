@@ -92,7 +92,7 @@ export function stepsOf(events: PitroomEvent[]): Step[] {
 }
 
 /** The searchable text of a run's steps: tool targets, texts and errors, one a line. */
-export function stepsText(steps: Step[]): string {
+function stepsText(steps: Step[]): string {
   const lines = steps.map((s) =>
     s.type === "tool" ? `${s.tool} ${s.target}${s.text ? ` ${s.text}` : ""}` : s.text ?? ""
   );
