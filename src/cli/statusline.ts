@@ -61,7 +61,7 @@ export async function runOwn(
   const first = await Promise.race([finished, late]);
   timer.abort();
   if (first === "late") {
-    killGroup(child.pid, "SIGKILL");
+    killGroup(sys, child.pid, "SIGKILL");
     await Promise.allSettled([output, child.status]);
     return null;
   }

@@ -11,7 +11,7 @@ import { join } from "../sys/path.ts";
 import { writeTextAtomic } from "../store/atomic.ts";
 import { loadConfig } from "../store/config.ts";
 import { type HeldLock, tryLock, tryLockSoon } from "../store/locks.ts";
-import { type StatePaths, statePaths } from "../store/paths.ts";
+import { statePaths } from "../store/paths.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { byHandover, dropStop, type HostEntry, listInbox, takeEntry } from "./host_inbox.ts";
@@ -48,9 +48,11 @@ class Wakeup {
   }
 }
 
-async function log(paths: StatePaths, text: string): Promise<void> {
-  await Deno.mkdir(paths.logs, { recursive: true, mode: 0o700 });
-  await Deno.writeTextFile(join(paths.logs, "host.log"), `${new Date().toISOString()} ${text}\n`, {
+async function log(sys: Sys, text: string): Promise<void> {
+  const logs = statePaths(sys.stateDir).logs;
+  await Deno.mkdir(logs, { recursive: true, mode: 0o700 });
+  const at = new Date(sys.clock.now()).toISOString();
+  await Deno.writeTextFile(join(logs, "host.log"), `${at} ${text}\n`, {
     append: true,
     mode: 0o600,
   });
@@ -83,7 +85,7 @@ async function settingsOf(sys: Sys, entry: HostEntry) {
 export async function runHost(sys: Sys, options: HostOptions = {}): Promise<number> {
   const paths = statePaths(sys.stateDir);
   await Deno.mkdir(paths.host.inbox, { recursive: true, mode: 0o700 });
-  let lock: HeldLock | null = await tryLockSoon(paths.host.lock);
+  let lock: HeldLock | null = await tryLockSoon(paths.host.lock, { clock: sys.clock });
   if (lock === null) return 0;
   const runs = new Map<string, AbortController>();
   const wakeup = new Wakeup();
@@ -132,7 +134,7 @@ export async function runHost(sys: Sys, options: HostOptions = {}): Promise<numb
       runs.set(id, controller);
       hosted++;
       start(entry, controller).catch((error) =>
-        log(paths, `run ${id}: ${error instanceof Error ? error.stack : String(error)}`)
+        log(sys, `run ${id}: ${error instanceof Error ? error.stack : String(error)}`)
       ).finally(() => {
         runs.delete(id);
         wakeup.wake();

@@ -49,7 +49,7 @@ export async function executeRun(
 ): Promise<RunRecord> {
   const paths = statePaths(sys.stateDir);
   const runPaths = paths.run(id);
-  using lock = await tryLockSoon(runPaths.supervisorLock);
+  using lock = await tryLockSoon(runPaths.supervisorLock, { clock: sys.clock });
   if (lock === null) throw new Error(`run ${id} already has a supervisor`);
   const record = await loadRecord(paths, id);
   record.supervisorPid = sys.pid;
@@ -65,6 +65,7 @@ export async function executeRun(
   try {
     slot = await acquireSlot(paths, {
       maxParallel: options.maxParallel,
+      clock: sys.clock,
       ...(options.limits ? { limits: options.limits } : {}),
       ...(record.chain[0] ? { limitKey: record.chain[0].worker } : {}),
       queueKey: `${String(record.createdAt).padStart(15, "0")}-${id}`,

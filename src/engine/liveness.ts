@@ -29,7 +29,7 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
   const fresh = await readRecord(paths, record.id);
   if (fresh === null || isFinal(fresh.state)) return fresh ?? record;
   const worker = fresh.attempts.at(-1)?.workerPid;
-  if (worker !== undefined && (await isGroupLeader(sys, worker))) killGroup(worker, "SIGKILL");
+  if (worker !== undefined && (await isGroupLeader(sys, worker))) killGroup(sys, worker, "SIGKILL");
   fresh.state = "lost";
   fresh.endedAt = sys.clock.now();
   fresh.outcome = "failed";

@@ -4,6 +4,7 @@
  * writes are best effort: a failed one is replaced by the next, and the run's state changes are
  * written directly by the lifecycle, where a failure is an error.
  */
+import type { Clock, Timer } from "../sys/mod.ts";
 
 /** A throttled, serialised writer of one record. */
 export class RecordWriter {
@@ -11,42 +12,42 @@ export class RecordWriter {
   #everyMs: number;
   #chain: Promise<void> = Promise.resolve();
   #last = Number.NEGATIVE_INFINITY;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #now: () => number;
+  #timer: Timer | undefined;
+  #clock: Clock;
 
   /** `write` persists the current record; `everyMs` is the least time between progress writes. */
-  constructor(write: () => Promise<void>, options: { everyMs: number; now: () => number }) {
+  constructor(write: () => Promise<void>, options: { everyMs: number; clock: Clock }) {
     this.#write = write;
     this.#everyMs = options.everyMs;
-    this.#now = options.now;
+    this.#clock = options.clock;
   }
 
   /** Writes now, after any write already under way. */
   now(): Promise<void> {
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
-    this.#last = this.#now();
+    this.#last = this.#clock.now();
     this.#chain = this.#chain.then(this.#write);
     return this.#chain;
   }
 
   /** Writes soon: at once when the last write is old enough, else once the interval has passed. */
   soon(): boolean {
-    const wait = this.#last + this.#everyMs - this.#now();
+    const wait = this.#last + this.#everyMs - this.#clock.now();
     if (wait <= 0) {
       this.now().catch(() => undefined);
       return true;
     }
-    this.#timer ??= setTimeout(() => {
+    this.#timer ??= this.#clock.after(wait, () => {
       this.#timer = undefined;
       this.now().catch(() => undefined);
-    }, wait);
+    });
     return false;
   }
 
   /** Cancels a pending trailing write and waits for writes under way. */
   async settle(): Promise<void> {
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
     await this.#chain.catch(() => undefined);
   }

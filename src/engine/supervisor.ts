@@ -61,6 +61,7 @@ export async function startSupervisors(
     const host = await ensureHost(sys, paths);
     const taken = await watchUntil(paths.host.inbox, allTaken, {
       timeoutMs: options.timeoutMs ?? 20_000,
+      clock: sys.clock,
       ...(host ? { until: host.status } : {}),
     });
     if (taken) return;

@@ -114,7 +114,7 @@ async function walkPrepared(
   let last: Final = { outcome: "failed", message: "No worker ran" };
   const writer = new RecordWriter(() => writeRecord(paths, record), {
     everyMs: options.progressEveryMs ?? 250,
-    now: () => sys.clock.now(),
+    clock: sys.clock,
   });
   const { config } = await loadConfig(sys.configPath);
   const defaultModels = config.models ?? {};

@@ -3,6 +3,7 @@
  * lock on its run, slot files, queue tickets and a repo's writer lock all rest on this, so a
  * crashed process never leaves a stale claim behind.
  */
+import { type Clock, sleepOn } from "../sys/mod.ts";
 import { basename, dirname, join } from "../sys/path.ts";
 
 /** A held lock; `release()` unlocks and closes it. */
@@ -42,13 +43,13 @@ export async function tryLock(path: string, exclusive = true): Promise<HeldLock 
  */
 export async function tryLockSoon(
   path: string,
-  options: { attempts?: number; delayMs?: number } = {},
+  options: { clock: Clock; attempts?: number; delayMs?: number },
 ): Promise<HeldLock | null> {
   const attempts = options.attempts ?? 40;
   for (let i = 0; i < attempts; i++) {
     const lock = await tryLock(path);
     if (lock !== null) return lock;
-    await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 25));
+    await sleepOn(options.clock, options.delayMs ?? 25);
   }
   return null;
 }
