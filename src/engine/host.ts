@@ -7,11 +7,11 @@
  * free. When nothing is left it releases its lock, looks at the inbox once more (a run may have
  * arrived while it was leaving) and takes the lock back if so; otherwise it exits.
  */
-import { join } from "../sys/path.ts";
 import { writeTextAtomic } from "../store/atomic.ts";
 import { loadConfig } from "../store/config.ts";
 import { type HeldLock, tryLock, tryLockSoon } from "../store/locks.ts";
 import { statePaths } from "../store/paths.ts";
+import { logFailure } from "../store/log.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { byHandover, dropStop, type HostEntry, listInbox, takeEntry } from "./host_inbox.ts";
@@ -46,16 +46,6 @@ class Wakeup {
     }
     return new Promise((resolve) => (this.#resolve = resolve));
   }
-}
-
-async function log(sys: Sys, text: string): Promise<void> {
-  const logs = statePaths(sys.stateDir).logs;
-  await Deno.mkdir(logs, { recursive: true, mode: 0o700 });
-  const at = new Date(sys.clock.now()).toISOString();
-  await Deno.writeTextFile(join(logs, "host.log"), `${at} ${text}\n`, {
-    append: true,
-    mode: 0o600,
-  });
 }
 
 /** The Sys a hosted run sees: the host's, with the starter's environment and directory. */
@@ -134,7 +124,7 @@ export async function runHost(sys: Sys, options: HostOptions = {}): Promise<numb
       runs.set(id, controller);
       hosted++;
       start(entry, controller).catch((error) =>
-        log(sys, `run ${id}: ${error instanceof Error ? error.stack : String(error)}`)
+        logFailure(sys, "host.log", { what: `run ${id}`, error })
       ).finally(() => {
         runs.delete(id);
         wakeup.wake();

@@ -12,6 +12,8 @@ import { acquireSlot } from "../store/slots.ts";
 import { tryLock, tryLockSoon } from "../store/locks.ts";
 import { clearActive } from "../store/active.ts";
 import { writeTextAtomic } from "../store/atomic.ts";
+import { logFailure } from "../store/log.ts";
+import { isOsError } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { Exit, PitroomError } from "../sys/errors.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
@@ -134,7 +136,12 @@ async function finish(
   if (final.answer !== undefined) record.answer = final.answer;
   if (final.changes !== undefined) record.changes = final.changes;
   else if (record.mode === "read") delete record.changes;
-  const receipt = await receiptFor(sys, record).catch(() => undefined);
+  const receipt = await receiptFor(sys, record).catch(async (error) => {
+    // The prices come from the config file: one the file system refuses leaves no receipt.
+    if (!isOsError(error)) throw error;
+    await logFailure(sys, "runs.log", { what: `pricing run ${record.id} (no receipt)`, error });
+    return undefined;
+  });
   if (receipt !== undefined) record.receipt = receipt;
   await writeRecord(paths, record);
   emit(event("run.finished", record.endedAt, {

@@ -11,6 +11,7 @@ import { activeCooldowns, cooldownKey, putCooldown } from "../store/cooldown.ts"
 import { statePaths } from "../store/paths.ts";
 import type { Attempt, Changes, RunRecord, Target } from "../store/record.ts";
 import { writeRecord } from "../store/runs.ts";
+import { logFailure } from "../store/log.ts";
 import type { Sys } from "../sys/mod.ts";
 import { PitroomError } from "../sys/errors.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
@@ -115,6 +116,8 @@ async function walkPrepared(
   const writer = new RecordWriter(() => writeRecord(paths, record), {
     everyMs: options.progressEveryMs ?? 250,
     clock: sys.clock,
+    onFailure: (error) =>
+      logFailure(sys, "runs.log", { what: `writing the progress of run ${record.id}`, error }),
   });
   const { config } = await loadConfig(sys.configPath);
   const defaultModels = config.models ?? {};
@@ -203,7 +206,7 @@ async function walkPrepared(
         },
         spawned(pid) {
           attempt.workerPid = pid;
-          writer.now().catch(() => undefined);
+          writer.now();
         },
       });
     } catch (error) {

@@ -283,3 +283,31 @@ Deno.test("a worker's git commit is refused by the guard on its PATH; HEAD and t
   assert.equal((await git(t.repo.path, "diff", "--cached", "--name-only")).trim(), "");
   assert.deepEqual(record.changes?.files.map((f) => f.path), ["a.txt"]);
 });
+
+Deno.test("a receipt the config no longer allows is logged in logs/runs.log, and the run still ends", async () => {
+  await using state = await tempDir("pitroom-state-");
+  await using repo = await tempRepo({ "a.txt": "one\n" });
+  const config = join(state.path, "config.json");
+  await Deno.writeTextFile(config, "{}\n");
+  const sys = testSys({ stateDir: state.path, cwd: repo.path, env: { PITROOM_CONFIG: config } });
+  // The worker turns the config file into a folder: reading the prices at the end fails (EISDIR).
+  const backend = fakeBackend(() => [
+    { run: `rm -f '${config}' && mkdir '${config}'` },
+    { answer: "done" },
+  ]);
+  const created = await createRun(sys, {
+    task: "t",
+    mode: "read",
+    cwd: repo.path,
+    chain: [{ worker: "opencode" }],
+    timeoutMs: 30_000,
+  });
+  const record = await executeRun(sys, created.id, { maxParallel: 1, backends: () => backend });
+  assert.equal(record.state, "done", record.message);
+  assert.equal(record.receipt, undefined);
+  const log = await Deno.readTextFile(join(state.path, "logs", "runs.log"));
+  assert.match(
+    log,
+    new RegExp(`pricing run ${record.id} \\(no receipt\\): IsADirectory: Is a directory`),
+  );
+});

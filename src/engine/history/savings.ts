@@ -4,7 +4,7 @@
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { SavingsRow, SavingsTotals } from "../receipts/totals.ts";
-import { logHistoryFailure } from "../../store/history/mod.ts";
+import { logFailure } from "../../store/log.ts";
 import type { Sys } from "../../sys/mod.ts";
 
 /** The token and money sums of a group of runs, as SQL returns them. */
@@ -115,7 +115,7 @@ export async function savedSince(sys: Sys, since: number): Promise<number> {
     ).get(since) as { saved: number };
     return row.saved;
   } catch (error) {
-    await logHistoryFailure(sys, "reading the savings", error);
+    await logFailure(sys, "history.log", { what: "reading the savings", error });
     return 0;
   }
 }

@@ -14,22 +14,7 @@ import { statePaths } from "../paths.ts";
 import type { RunRecord } from "../record.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
-
-/** Notes a failure of the history in `logs/history.log`; the history can be rebuilt, a run must go on. */
-export async function logHistoryFailure(sys: Sys, what: string, error: unknown): Promise<void> {
-  const logs = statePaths(sys.stateDir).logs;
-  const detail = error instanceof Error ? error.stack ?? error.message : String(error);
-  try {
-    await Deno.mkdir(logs, { recursive: true, mode: 0o700 });
-    await Deno.writeTextFile(
-      join(logs, "history.log"),
-      `${new Date(sys.clock.now()).toISOString()} ${what}: ${detail}\n`,
-      { append: true, mode: 0o600 },
-    );
-  } catch {
-    // Best effort: nowhere left to report to, and the caller must not fail because of it.
-  }
-}
+import { logFailure } from "../log.ts";
 
 /**
  * Indexes a finished run. Never throws: a run that could not be indexed is marked pending
@@ -40,13 +25,19 @@ export async function indexRun(sys: Sys, record: RunRecord): Promise<void> {
     const { indexNow } = await import("./index_run.ts");
     await indexNow(sys, record);
   } catch (error) {
-    await logHistoryFailure(sys, `indexing run ${record.id} (left pending)`, error);
+    await logFailure(sys, "history.log", {
+      what: `indexing run ${record.id} (left pending)`,
+      error,
+    });
     const pending = statePaths(sys.stateDir).historyPending;
     try {
       await Deno.mkdir(pending, { recursive: true, mode: 0o700 });
       await Deno.writeTextFile(join(pending, record.id), "", { mode: 0o600 });
     } catch (markError) {
-      await logHistoryFailure(sys, `marking run ${record.id} pending`, markError);
+      await logFailure(sys, "history.log", {
+        what: `marking run ${record.id} pending`,
+        error: markError,
+      });
     }
   }
 }
