@@ -31,8 +31,7 @@ export function table(rows: string[][]): string {
   ).join("\n") + "\n";
 }
 
-/** Shortens text to one line of at most `max` characters. */
-export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : flat.slice(0, max - 1) + "…";
+/** Writes warnings to stderr, one line each. */
+export function warn(sys: Sys, warnings: readonly string[]): void {
+  for (const w of warnings) sys.out.stderr(`pitroom: warning: ${w}\n`);
 }

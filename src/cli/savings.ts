@@ -2,8 +2,13 @@
  * `pitroom savings [--since 7d|30d|all] [--models] [--json] [--card FILE.svg] [--badge]`:
  * what the workers saved over a period, from the receipts kept in the history.
  */
-import { formatRatio, primaryName } from "../receipts/format.ts";
-import type { SavingsRow, SavingsTotals } from "../receipts/totals.ts";
+import {
+  createEngine,
+  formatRatio,
+  primaryName,
+  type SavingsRow,
+  type SavingsTotals,
+} from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import { resolve } from "../sys/path.ts";
 import type { CommandRun } from "./command.ts";
@@ -72,15 +77,12 @@ export const savingsCommand: CommandRun = async ({ sys, flags }) => {
       `--card writes an SVG file: give a name ending in .svg, not "${cardPath}"`,
     );
   }
-  const { withHistory } = await import("../history/ready.ts");
-  const totals = await withHistory(sys, async (db, prep) => {
-    notePreparation(sys, prep);
-    const { savingsTotals } = await import("../history/savings.ts");
-    return savingsTotals(db, since, now);
+  const totals = await createEngine(sys).savings({ since }, {
+    onPrepared: (prep) => notePreparation(sys, prep),
   });
   const extra: { card?: string; badge?: { markdown: string; svg: string } } = {};
   if (cardPath !== undefined || flags.badge) {
-    const { renderCard, renderBadge } = await import("../receipts/card.ts");
+    const { renderCard, renderBadge } = await import("../engine/mod.ts");
     if (cardPath !== undefined) {
       extra.card = resolve(sys.cwd(), cardPath);
       await Deno.writeTextFile(extra.card, renderCard(totals));

@@ -172,6 +172,17 @@ export interface RunRecord {
   isolation?: Isolation;
   /** What the run cost and saved (set when it ends). */
   receipt?: Receipt;
+  /** Files attached to the task (`run -f`): their paths and sizes; the contents are in the task. */
+  files?: { path: string; bytes: number }[];
+  /** The settings resolved when the run was created, frozen (the host does not read them again). */
+  settings?: FrozenSettings;
+}
+
+/** Settings a run keeps from its creation. */
+export interface FrozenSettings {
+  maxParallel: number;
+  /** Per-worker caps on runs at once. */
+  limits: Record<string, number>;
 }
 
 /** An empty progress. */

@@ -1,9 +1,9 @@
 /**
- * Effective settings for commands: load the config file (with its warnings) and resolve it with
- * the environment and flags (src/engine/settings.ts does the resolving).
+ * Effective settings: load the config file (with its warnings) and resolve it with the
+ * environment and flags (settings.ts does the resolving). Read once per command or run.
  */
-import { DEFAULT_MAX_PARALLEL, resolveSettings, type SettingFlags } from "../engine/settings.ts";
-import type { Settings } from "../engine/settings.ts";
+import { DEFAULT_MAX_PARALLEL, resolveSettings, type SettingFlags } from "./settings.ts";
+import type { Settings } from "./settings.ts";
 import { type Config, loadConfig, type LoadedConfig } from "../store/config.ts";
 import type { Sys } from "../sys/mod.ts";
 
@@ -25,20 +25,19 @@ export interface LoadedSettings {
   warnings: string[];
 }
 
-/** Loads the config file of `sys` and resolves the effective settings. */
-export async function loadSettings(sys: Sys, flags: SettingFlags = {}): Promise<LoadedSettings> {
-  const loaded = await loadConfig(sys.configPath);
+/** Loads the config file (of `sys`, or `configPath`) and resolves the effective settings. */
+export async function loadSettings(
+  sys: Sys,
+  flags: SettingFlags = {},
+  configPath: string = sys.configPath,
+): Promise<LoadedSettings> {
+  const loaded = await loadConfig(configPath);
   const { settings, warnings } = resolveSettings({
     config: loaded.config,
     env: sys.env,
     flags,
-    configPath: sys.configPath,
+    configPath,
     stateDir: sys.stateDir,
   });
   return { loaded, settings, warnings: [...loaded.warnings, ...warnings] };
-}
-
-/** Writes warnings to stderr, one line each. */
-export function warn(sys: Sys, warnings: readonly string[]): void {
-  for (const w of warnings) sys.out.stderr(`pitroom: warning: ${w}\n`);
 }
