@@ -3,17 +3,12 @@
  * its action is done; the CLI, the MCP server and the dashboard call these, nothing below.
  */
 import type { PitroomEvent } from "../events/mod.ts";
-import type { Preparation } from "../history/ready.ts";
-import type { SearchFilter, SearchHit, SearchOptions } from "../history/search.ts";
-import type { Stats } from "../history/stats.ts";
-import type { SavingsTotals } from "../receipts/totals.ts";
 import { activeCooldowns, clearCooldowns, type Cooldown } from "../store/cooldown.ts";
-import { statePaths } from "../store/paths.ts";
+import { type StatePaths, statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
 import { loadRecord, readRecord, resolveRunId } from "../store/runs.ts";
 import { listActive } from "../store/active.ts";
 import { join } from "../sys/path.ts";
-import { exists } from "../sys/fs.ts";
 import { PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
@@ -30,9 +25,9 @@ import type { RunReport } from "./report.ts";
 import { parseRequest, type RunRequest } from "./request.ts";
 import { loadCurrent, loadGroup, loadNamed } from "./select.ts";
 import { startSupervisors } from "./supervisor.ts";
-import type { KeptRun } from "../history/lookup.ts";
-import type { CleanPlan, CleanResult } from "../history/clean.ts";
-import type { ImportResult } from "../history/import.ts";
+import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
+import type { SavingsTotals } from "../receipts/totals.ts";
+import { exists } from "../sys/fs.ts";
 import { reconcile } from "./liveness.ts";
 
 /** Options of `createEngine`. */
@@ -95,12 +90,6 @@ export interface ListFilter {
   recent?: number;
 }
 
-/** Options of the history's readers. */
-export interface HistoryOptions {
-  /** Told when opening the history imported runs or repaired the file. */
-  onPrepared?(prep: Preparation): void;
-}
-
 /** A group's apply: what was applied, where it stopped, what is left. */
 export interface GroupApplied {
   group: string;
@@ -110,387 +99,309 @@ export interface GroupApplied {
   live: string[];
 }
 
-/** The front door. */
-export interface Engine {
-  /** Creates the request's runs and hands them to the state dir's host; returns at once. */
-  start(request: RunRequest): Promise<Started>;
-  /** Creates one run and executes it here; resolves with its report. */
-  run(request: RunRequest, options?: RunOptions): Promise<RunReport>;
-  /** Follows runs' events (first the ones written before, flagged `replay`). */
+const FOREVER_MS = 2 ** 31 - 1;
+
+/** The front door: every action on runs, over one state dir and config (the ones of `sys`). */
+export class Engine {
+  #sys: Sys;
+  #options: EngineOptions;
+  #paths: StatePaths;
+  /** Foreground runs of this process: stopped through their controller, never a signal. */
+  #local = new Map<string, AbortController>();
+  /** The history of finished runs: search, stats, savings, import, clean. */
+  readonly history: EngineHistory;
+
+  constructor(sys: Sys, options: EngineOptions = {}) {
+    this.#sys = sys;
+    this.#options = options;
+    this.#paths = statePaths(sys.stateDir);
+    this.history = new EngineHistory(sys);
+  }
+
+  async #ids(selector: Selector): Promise<string[]> {
+    if ("runs" in selector) {
+      return await Promise.all(selector.runs.map((typed) => resolveRunId(this.#paths, typed)));
+    }
+    if ("group" in selector) return (await loadGroup(this.#sys, selector.group)).map((r) => r.id);
+    return (await this.#live()).map((r) => r.id);
+  }
+
+  async #live(): Promise<RunRecord[]> {
+    return (await loadCurrent(this.#sys, 0)).filter((r) => !isFinal(r.state));
+  }
+
+  /** Creates the request's runs (a crew: one per task) and hands them to the host; returns at once. */
+  async start(request: RunRequest): Promise<Started> {
+    const sys = this.#sys;
+    const { specs, warnings } = await buildRuns(
+      sys,
+      parseRequest(request),
+      await loadSettings(sys),
+    );
+    if (specs.length > 1 && specs[0]!.mode === "write") {
+      throw new RefusedError(
+        "parallel_writers",
+        `${specs.length} workers would edit the same tree in place at once`,
+        {
+          hint:
+            "give each its own copy with -i (`pitroom crew -i ...`), then `pitroom apply -g NAME`",
+        },
+      );
+    }
+    const ids: string[] = [];
+    try {
+      for (const spec of specs) ids.push((await createUnique(sys, spec)).id);
+    } finally {
+      // Whatever was created runs, even when a later task could not be created.
+      if (ids.length > 0) await startSupervisors(sys, ids);
+    }
+    const group = specs[0]!.group;
+    return { id: ids[0]!, ids, ...(group === undefined ? {} : { group }), warnings };
+  }
+
+  /** Creates one run and executes it in this process; resolves with its report. */
+  async run(request: RunRequest, options: RunOptions = {}): Promise<RunReport> {
+    const checked = parseRequest(request);
+    if (checked.tasks !== undefined && checked.tasks.length > 1) {
+      throw new UsageError("A foreground run takes one task: start a crew with `start`");
+    }
+    const { specs, warnings } = await buildRuns(this.#sys, checked, await loadSettings(this.#sys));
+    for (const w of warnings) options.onWarning?.(w);
+    const spec = specs[0]!;
+    const record = await createUnique(this.#sys, spec);
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    this.#local.set(record.id, controller);
+    try {
+      return await executeRun(this.#sys, record.id, {
+        maxParallel: spec.settings!.maxParallel,
+        limits: spec.settings!.limits,
+        stop: controller.signal,
+        ...(this.#options.backends ? { backends: this.#options.backends } : {}),
+        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      });
+    } finally {
+      this.#local.delete(record.id);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Follows runs' events: first what each run wrote before (flagged `replay`, from the event
+   * index `since`), then every new event as it is appended.
+   */
   subscribe(
     selector: Selector,
     onEvent: (ev: FeedEvent) => void,
-    options?: SubscribeOptions,
-  ): Subscription;
-  /** One run's record (reconciled). */
-  get(id: string): Promise<RunRecord>;
-  /** Runs: named, a group's, or the live and recent ones (oldest first). */
-  list(filter?: ListFilter): Promise<RunRecord[]>;
-  /** One run's report. */
-  report(id: string): Promise<RunReport>;
+    options: SubscribeOptions = {},
+  ): Subscription {
+    const since = options.since ?? 0;
+    const seen = new Map<string, number>();
+    const from = (run: string) => typeof since === "number" ? since : since[run] ?? 0;
+    let feed: Subscription | null = null;
+    let closed = false;
+    const pass = (ev: FeedEvent) => {
+      const index = seen.get(ev.run) ?? 0;
+      seen.set(ev.run, index + 1);
+      if (index >= from(ev.run)) onEvent(ev);
+    };
+    const filter: Promise<FeedFilter> = "runs" in selector
+      ? this.#ids(selector).then((runs) => ({ runs }))
+      : Promise.resolve(selector);
+    const opened = filter.then((f) => {
+      if (closed) return null;
+      feed = follow(this.#sys, f, pass, options.onRun ? { onRun: options.onRun } : {});
+      return feed;
+    });
+    const close = async () => {
+      closed = true;
+      options.signal?.removeEventListener("abort", onAbort);
+      await (await opened.catch(() => null))?.close();
+    };
+    const onAbort = () => void close();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    return {
+      ready: opened.then((f) => f?.ready),
+      ended: opened.then((f) => f?.ended),
+      runs: () => (feed as Subscription | null)?.runs() ?? [],
+      close,
+      [Symbol.asyncDispose]: close,
+    };
+  }
+
+  /** One run's record (reconciled: a run whose supervisor died is `lost`). */
+  async get(id: string): Promise<RunRecord> {
+    const resolved = await resolveRunId(this.#paths, id);
+    return await reconcile(this.#sys, await loadRecord(this.#paths, resolved));
+  }
+
+  /** Runs: the named ones, a group's, or the live ones and the `recent` newest (oldest first). */
+  async list(filter: ListFilter = {}): Promise<RunRecord[]> {
+    if (filter.runs !== undefined && filter.runs.length > 0) {
+      return await loadNamed(this.#sys, [...filter.runs]);
+    }
+    if (filter.group !== undefined) return await loadGroup(this.#sys, filter.group);
+    return await loadCurrent(this.#sys, filter.recent ?? 10);
+  }
+
+  /** One run's report (the shape of every `--json` and the text report). */
+  report(id: string): Promise<RunReport> {
+    return this.get(id);
+  }
+
   /** One run's events, from an event index. */
-  events(id: string, options?: { since?: number }): Promise<PitroomEvent[]>;
-  /** One run's patch (refused when it changed nothing). */
-  patch(id: string): Promise<string>;
+  async events(id: string, options: { since?: number } = {}): Promise<PitroomEvent[]> {
+    const resolved = await resolveRunId(this.#paths, id);
+    return (await readEvents(this.#paths.run(resolved).events)).slice(options.since ?? 0);
+  }
+
+  /** One run's patch (refused when it changed no files). */
+  async patch(id: string): Promise<string> {
+    const resolved = await resolveRunId(this.#paths, id);
+    try {
+      return await Deno.readTextFile(this.#paths.run(resolved).patch);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      throw new RefusedError("no_patch", `Run "${resolved}" changed no files`);
+    }
+  }
+
   /** Waits for all (or any) of the runs to end; `StillRunning` when the time runs out. */
-  wait(selector: Selector, options?: EngineWaitOptions): Promise<RunRecord[]>;
-  /** Stops live runs (queued ones too), from any process. */
-  stop(selector: Selector): Promise<RunRecord[]>;
-  /** Applies an isolate run's patch. */
-  apply(id: string, options?: { allowDelete?: boolean }): Promise<Applied>;
-  /** Applies a group's finished patches in order, stopping at the first that does not apply. */
-  applyGroup(group: string, options?: { allowDelete?: boolean }): Promise<GroupApplied>;
+  async wait(selector: Selector, options: EngineWaitOptions = {}): Promise<RunRecord[]> {
+    return await waitForRuns(this.#sys, await this.#ids(selector), {
+      timeoutMs: options.timeoutMs ?? FOREVER_MS,
+      ...(options.any ? { any: true } : {}),
+      ...(options.again === undefined ? {} : { again: options.again }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  }
+
+  /** Stops live runs (queued ones too; a group's live ones), from any process. */
+  async stop(selector: Selector): Promise<RunRecord[]> {
+    const ids = "group" in selector
+      ? (await loadGroup(this.#sys, selector.group)).filter((r) => !isFinal(r.state)).map((r) =>
+        r.id
+      )
+      : await this.#ids(selector);
+    return await Promise.all(ids.map((id) => {
+      const own = this.#local.get(id);
+      return stopRun(this.#sys, id, own ? { abort: () => own.abort(new Error("stopped")) } : {});
+    }));
+  }
+
+  /** Applies a finished isolate run's patch to the user's tree. */
+  async apply(id: string, options: { allowDelete?: boolean } = {}): Promise<Applied> {
+    const resolved = await resolveRunId(this.#paths, id);
+    return await applyRun(this.#sys, resolved, { allowDelete: options.allowDelete === true });
+  }
+
+  /** Applies a group's finished patches oldest first, stopping at the first that does not apply. */
+  async applyGroup(group: string, options: { allowDelete?: boolean } = {}): Promise<GroupApplied> {
+    const runs = await loadGroup(this.#sys, group);
+    const todo = pendingPatches(runs);
+    const applied: Applied[] = [];
+    let failed: GroupApplied["failed"];
+    for (const run of todo) {
+      try {
+        applied.push(await this.apply(run.id, options));
+      } catch (error) {
+        if (!(error instanceof PitroomError)) throw error;
+        failed = { run: run.id, error };
+        break;
+      }
+    }
+    return {
+      group,
+      applied,
+      ...(failed ? { failed } : {}),
+      notApplied: failed === undefined ? [] : todo.slice(applied.length + 1).map((r) => r.id),
+      live: runs.filter((r) => r.state === "queued" || r.state === "running").map((r) => r.id),
+    };
+  }
+
   /** Removes an isolate run's copy, keeping its patch. */
-  discard(id: string): Promise<RunRecord>;
+  async discard(id: string): Promise<RunRecord> {
+    return await discardRun(this.#sys, await resolveRunId(this.#paths, id));
+  }
+
   /** Undoes exactly a finished run's changes. */
-  revert(id: string): Promise<RunRecord>;
-  /** The effective settings with their sources and the config's warnings. */
-  settings(): Promise<LoadedSettings>;
+  async revert(id: string): Promise<RunRecord> {
+    return await revertRun(this.#sys, await resolveRunId(this.#paths, id));
+  }
+
+  /** The effective settings with their sources, and the config's warnings. */
+  settings(): Promise<LoadedSettings> {
+    return loadSettings(this.#sys);
+  }
+
   /** The setup checks (and one tiny real run per configured worker with `probe`). */
-  doctor(options?: Omit<DoctorOptions, "backends">): Promise<Check[]>;
+  doctor(options: Omit<DoctorOptions, "backends"> = {}): Promise<Check[]> {
+    return runDoctor(this.#sys, options);
+  }
+
   /** The models of every worker (or one), with config and usage merged in. */
-  models(worker?: WorkerName, options?: { all?: boolean }): Promise<WorkerModels[]>;
+  async models(worker?: WorkerName, options: { all?: boolean } = {}): Promise<WorkerModels[]> {
+    const { settings } = await loadSettings(this.#sys);
+    return await collectModels(this.#sys, settings, {
+      ...(worker === undefined ? {} : { worker }),
+      all: options.all === true,
+    });
+  }
+
   /** The targets cooling down now. */
-  cooldowns(): Promise<Cooldown[]>;
+  cooldowns(): Promise<Cooldown[]> {
+    return activeCooldowns(this.#paths, this.#sys.clock.now());
+  }
+
   /** Ends every cooldown; resolves with how many there were. */
-  clearCooldowns(): Promise<number>;
-  /** The history of finished runs. */
-  history: {
-    search(filter: SearchFilter, options?: SearchOptions & HistoryOptions): Promise<SearchHit[]>;
-    stats(q: { since: number | null }, options?: HistoryOptions): Promise<Stats>;
-    import(options?: HistoryOptions): Promise<ImportResult>;
-    /** A cleaned run the history keeps, or null. */
-    kept(typed: string): Promise<KeptRun | null>;
-    /** What `clean` would remove: run folders older than `days`. */
-    planClean(days: number): Promise<CleanPlan>;
-    /** Removes the planned run folders (the history keeps them). */
-    clean(plan: CleanPlan, options?: HistoryOptions): Promise<CleanResult>;
-  };
-  /** What the runs since `since` cost and saved. */
-  savings(q: { since: number | null }, options?: HistoryOptions): Promise<SavingsTotals>;
-  /** USD saved by the runs that ended since `since` (0 without a history). */
-  savedSince(since: number): Promise<number>;
-  /** The ids of the live runs, from their markers (without reading records). */
-  liveIds(): Promise<string[]>;
-  /** A run's record as it is on disk, or null (no reconciling: for quick looks). */
-  peek(id: string): Promise<RunRecord | null>;
+  clearCooldowns(): Promise<number> {
+    return clearCooldowns(this.#paths, this.#sys.clock.now());
+  }
+
+  /** What the runs of a period cost and saved. */
+  async savings(period: Period, options: HistoryOptions = {}): Promise<SavingsTotals> {
+    const { savingsTotals } = await import("../history/savings.ts");
+    const now = this.#sys.clock.now();
+    return await this.history.open((db) => savingsTotals(db, period.since, now), options);
+  }
+
+  /** USD saved by the runs that ended since `since` (0, without loading SQLite, with no history). */
+  async savedSince(since: number): Promise<number> {
+    if (!(await exists(this.#paths.history))) return 0;
+    const { savedSince } = await import("../history/mod.ts");
+    return await savedSince(this.#sys, since);
+  }
+
+  /** The ids of the live runs, from their markers (no record is read). */
+  liveIds(): Promise<string[]> {
+    return listActive(this.#paths);
+  }
+
+  /** A run's record as it is on disk, or null (not reconciled: for quick looks). */
+  peek(id: string): Promise<RunRecord | null> {
+    return readRecord(this.#paths, id);
+  }
+
   /** Marks a run's card of a phase shown; false when it had been shown already. */
-  markCardShown(id: string, phase: string): Promise<boolean>;
+  async markCardShown(id: string, phase: string): Promise<boolean> {
+    const dir = join(this.#paths.run(id).dir, "cards");
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    try {
+      const file = await Deno.open(join(dir, phase), { write: true, createNew: true, mode: 0o600 });
+      file.close();
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) return false;
+      throw error;
+    }
+  }
 }
 
-const FOREVER_MS = 2 ** 31 - 1;
-const DAY_MS = 86_400_000;
-
-/** The engine over one state dir and config (the ones of `sys`). */
+/** The engine over the state dir and config of `sys`. */
 export function createEngine(sys: Sys, options: EngineOptions = {}): Engine {
-  const paths = statePaths(sys.stateDir);
-  /** Foreground runs of this process: stopped through their controller, never a signal. */
-  const local = new Map<string, AbortController>();
-
-  const idsOf = async (selector: Selector): Promise<string[]> => {
-    if ("runs" in selector) {
-      return await Promise.all(selector.runs.map((typed) => resolveRunId(paths, typed)));
-    }
-    if ("group" in selector) return (await loadGroup(sys, selector.group)).map((r) => r.id);
-    return (await loadCurrent(sys, 0)).filter((r) => !isFinal(r.state)).map((r) => r.id);
-  };
-
-  const filterOf = async (selector: Selector): Promise<FeedFilter> => {
-    if ("group" in selector || "live" in selector) return selector;
-    return { runs: await idsOf(selector) };
-  };
-
-  const history = async <T>(
-    fn: (db: import("node:sqlite").DatabaseSync) => T | Promise<T>,
-    opts: HistoryOptions = {},
-  ): Promise<T> => {
-    const { withHistory } = await import("../history/ready.ts");
-    return await withHistory(sys, (db, prep) => {
-      opts.onPrepared?.(prep);
-      return fn(db);
-    });
-  };
-
-  const engine: Engine = {
-    async start(request) {
-      const checked = parseRequest(request);
-      const loaded = await loadSettings(sys);
-      const { specs, warnings } = await buildRuns(sys, checked, loaded);
-      if (specs.length > 1 && specs[0]!.mode === "write") {
-        throw new RefusedError(
-          "parallel_writers",
-          `${specs.length} workers would edit the same tree in place at once`,
-          {
-            hint:
-              "give each its own copy with -i (`pitroom crew -i ...`), then `pitroom apply -g NAME`",
-          },
-        );
-      }
-      const ids: string[] = [];
-      try {
-        for (const spec of specs) ids.push((await createUnique(sys, spec)).id);
-      } finally {
-        // Whatever was created runs, even when a later task could not be created.
-        if (ids.length > 0) await startSupervisors(sys, ids);
-      }
-      const group = specs[0]!.group;
-      return { id: ids[0]!, ids, ...(group === undefined ? {} : { group }), warnings };
-    },
-
-    async run(request, runOptions = {}) {
-      const checked = parseRequest(request);
-      if (checked.tasks !== undefined && checked.tasks.length > 1) {
-        throw new UsageError("A foreground run takes one task: start a crew with `start`");
-      }
-      const loaded = await loadSettings(sys);
-      const { specs, warnings } = await buildRuns(sys, checked, loaded);
-      for (const w of warnings) runOptions.onWarning?.(w);
-      const record = await createUnique(sys, specs[0]!);
-      const controller = new AbortController();
-      const onAbort = () => controller.abort(runOptions.signal?.reason);
-      if (runOptions.signal?.aborted) onAbort();
-      runOptions.signal?.addEventListener("abort", onAbort, { once: true });
-      local.set(record.id, controller);
-      try {
-        return await executeRun(sys, record.id, {
-          maxParallel: loaded.settings.maxParallel.value,
-          limits: loaded.settings.limits.value,
-          stop: controller.signal,
-          ...(options.backends ? { backends: options.backends } : {}),
-          ...(runOptions.onEvent ? { onEvent: runOptions.onEvent } : {}),
-        });
-      } finally {
-        local.delete(record.id);
-        runOptions.signal?.removeEventListener("abort", onAbort);
-      }
-    },
-
-    subscribe(selector, onEvent, subOptions = {}) {
-      const since = subOptions.since ?? 0;
-      const seen = new Map<string, number>();
-      const from = (run: string) => typeof since === "number" ? since : since[run] ?? 0;
-      let feed: Subscription | null = null;
-      let closed = false;
-      const pass = (ev: FeedEvent) => {
-        const index = seen.get(ev.run) ?? 0;
-        seen.set(ev.run, index + 1);
-        if (index >= from(ev.run)) onEvent(ev);
-      };
-      const opened = filterOf(selector).then((filter) => {
-        if (closed) return null;
-        feed = follow(sys, filter, pass, subOptions.onRun ? { onRun: subOptions.onRun } : {});
-        return feed;
-      });
-      const close = async () => {
-        closed = true;
-        subOptions.signal?.removeEventListener("abort", onAbort);
-        await (await opened.catch(() => null))?.close();
-      };
-      const onAbort = () => void close();
-      subOptions.signal?.addEventListener("abort", onAbort, { once: true });
-      return {
-        ready: opened.then((f) => f?.ready),
-        ended: opened.then((f) => f?.ended),
-        runs: () => (feed as Subscription | null)?.runs() ?? [],
-        close,
-        [Symbol.asyncDispose]: close,
-      };
-    },
-
-    async get(id) {
-      return await reconcile(sys, await loadRecord(paths, await resolveRunId(paths, id)));
-    },
-
-    async list(filter = {}) {
-      if (filter.runs !== undefined && filter.runs.length > 0) {
-        return await loadNamed(sys, [...filter.runs]);
-      }
-      if (filter.group !== undefined) return await loadGroup(sys, filter.group);
-      return await loadCurrent(sys, filter.recent ?? 10);
-    },
-
-    async report(id) {
-      return await engine.get(id);
-    },
-
-    async events(id, eventOptions = {}) {
-      const resolved = await resolveRunId(paths, id);
-      const all = await readEvents(paths.run(resolved).events);
-      return all.slice(eventOptions.since ?? 0);
-    },
-
-    async patch(id) {
-      const resolved = await resolveRunId(paths, id);
-      try {
-        return await Deno.readTextFile(paths.run(resolved).patch);
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-        throw new RefusedError("no_patch", `Run "${resolved}" changed no files`);
-      }
-    },
-
-    async wait(selector, waitOptions = {}) {
-      const ids = await idsOf(selector);
-      return await waitForRuns(sys, ids, {
-        timeoutMs: waitOptions.timeoutMs ?? FOREVER_MS,
-        ...(waitOptions.any ? { any: true } : {}),
-        ...(waitOptions.again === undefined ? {} : { again: waitOptions.again }),
-        ...(waitOptions.signal === undefined ? {} : { signal: waitOptions.signal }),
-      });
-    },
-
-    async stop(selector) {
-      let ids: string[];
-      if ("group" in selector) {
-        ids = (await loadGroup(sys, selector.group)).filter((r) => !isFinal(r.state)).map((r) =>
-          r.id
-        );
-      } else ids = await idsOf(selector);
-      return await Promise.all(ids.map((id) => {
-        const controller = local.get(id);
-        return stopRun(
-          sys,
-          id,
-          controller ? { abort: () => controller.abort(new Error("stopped")) } : {},
-        );
-      }));
-    },
-
-    async apply(id, applyOptions = {}) {
-      const [record] = await loadNamed(sys, [id]);
-      return await applyRun(sys, record!.id, { allowDelete: applyOptions.allowDelete === true });
-    },
-
-    async applyGroup(group, applyOptions = {}) {
-      const runs = await loadGroup(sys, group);
-      const live = runs.filter((r) => r.state === "queued" || r.state === "running");
-      const todo = pendingPatches(runs);
-      const applied: Applied[] = [];
-      let failed: GroupApplied["failed"];
-      for (const run of todo) {
-        try {
-          applied.push(
-            await applyRun(sys, run.id, { allowDelete: applyOptions.allowDelete === true }),
-          );
-        } catch (error) {
-          if (!(error instanceof PitroomError)) throw error;
-          failed = { run: run.id, error };
-          break;
-        }
-      }
-      const rest = failed === undefined ? [] : todo.slice(applied.length + 1).map((r) => r.id);
-      return {
-        group,
-        applied,
-        ...(failed ? { failed } : {}),
-        notApplied: rest,
-        live: live.map((r) => r.id),
-      };
-    },
-
-    async discard(id) {
-      const [record] = await loadNamed(sys, [id]);
-      return await discardRun(sys, record!.id);
-    },
-
-    async revert(id) {
-      return await revertRun(sys, await resolveRunId(paths, id));
-    },
-
-    settings: () => loadSettings(sys),
-
-    doctor: (doctorOptions = {}) => runDoctor(sys, doctorOptions),
-
-    async models(worker, modelOptions = {}) {
-      const { settings } = await loadSettings(sys);
-      return await collectModels(sys, settings, {
-        ...(worker === undefined ? {} : { worker }),
-        all: modelOptions.all === true,
-      });
-    },
-
-    cooldowns: () => activeCooldowns(paths, sys.clock.now()),
-    clearCooldowns: () => clearCooldowns(paths, sys.clock.now()),
-
-    history: {
-      async search(filter, searchOptions = {}) {
-        const { searchRuns } = await import("../history/search.ts");
-        return await history((db) => searchRuns(db, filter, searchOptions), searchOptions);
-      },
-      async stats(q, historyOptions = {}) {
-        const { computeStats } = await import("../history/stats.ts");
-        return await history((db) => computeStats(db, q.since, sys.clock.now()), historyOptions);
-      },
-      async import(historyOptions = {}) {
-        const { withHistory } = await import("../history/ready.ts");
-        const { importRuns } = await import("../history/import.ts");
-        return await withHistory(sys, async (db, prep) => {
-          historyOptions.onPrepared?.(prep);
-          // A first import has just run while opening; running it again would do the same work.
-          if (prep.imported) return prep.imported;
-          return await importRuns(sys, db);
-        });
-      },
-      async kept(typed) {
-        if (!(await exists(paths.history))) return null;
-        const { keptRun, matchIds } = await import("../history/lookup.ts");
-        return await history((db) => {
-          const ids = matchIds(db, typed);
-          if (ids.length > 1) {
-            throw new UsageError(
-              `Run "${typed}" is ambiguous: ${ids.length} runs in the history match`,
-              { hint: "give more of the id" },
-            );
-          }
-          return ids[0] === undefined ? null : keptRun(db, ids[0]);
-        });
-      },
-      async planClean(days) {
-        const { planClean } = await import("../history/clean.ts");
-        return await planClean(sys, {
-          cutoff: sys.clock.now() - days * DAY_MS,
-          reconcile: (record) => reconcile(sys, record),
-        });
-      },
-      async clean(plan, historyOptions = {}) {
-        const { removeRuns } = await import("../history/clean.ts");
-        return await history((db) => removeRuns(sys, db, plan), historyOptions);
-      },
-    },
-
-    async savedSince(since) {
-      if (!(await exists(paths.history))) return 0;
-      const { savedSince } = await import("../history/mod.ts");
-      return await savedSince(sys, since);
-    },
-
-    liveIds: () => listActive(paths),
-
-    peek: (id) => readRecord(paths, id),
-
-    async markCardShown(id, phase) {
-      const dir = join(paths.run(id).dir, "cards");
-      await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-      try {
-        const file = await Deno.open(join(dir, phase), {
-          write: true,
-          createNew: true,
-          mode: 0o600,
-        });
-        file.close();
-        return true;
-      } catch (error) {
-        if (error instanceof Deno.errors.AlreadyExists) return false;
-        throw error;
-      }
-    },
-
-    async savings(q, historyOptions = {}) {
-      const { savingsTotals } = await import("../history/savings.ts");
-      return await history((db) => savingsTotals(db, q.since, sys.clock.now()), historyOptions);
-    },
-  };
-  return engine;
+  return new Engine(sys, options);
 }
 
 /**

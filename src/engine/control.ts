@@ -81,12 +81,6 @@ export async function waitForRuns(
   return records;
 }
 
-/** Resolves with the run's final record once it ends (finished or lost). */
-export async function waitForRun(sys: Sys, id: string): Promise<RunRecord> {
-  const [record] = await waitForRuns(sys, [id], { timeoutMs: 2 ** 31 - 1 });
-  return record!;
-}
-
 /** The pid of the live host of this state dir, or null when none runs. */
 async function hostPid(paths: StatePaths): Promise<number | null> {
   if (!(await isLocked(paths.host.lock))) return null;

@@ -44,13 +44,13 @@ export {
   type EngineOptions,
   type EngineWaitOptions,
   type GroupApplied,
-  type HistoryOptions,
   type ListFilter,
   type RunOptions,
   type Selector,
   type Started,
   type SubscribeOptions,
 } from "./api.ts";
+export type { EngineHistory, HistoryOptions, Period } from "./api_history.ts";
 export {
   parseRequest,
   type RunRequest,

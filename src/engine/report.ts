@@ -75,7 +75,9 @@ export const RunReportSchema = z.object({
 export type RunReport = RunRecord;
 
 /** A run record is a report: this fails to compile when the schema and the record drift. */
-export const _inStep = (record: RunRecord): z.input<typeof RunReportSchema> => record;
+function _inStep(record: RunRecord): z.input<typeof RunReportSchema> {
+  return record;
+}
 
 /** The JSON Schema of a run report (for MCP tools and the dashboard's API docs). */
 export function runReportJsonSchema(): Record<string, unknown> {
