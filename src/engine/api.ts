@@ -66,6 +66,8 @@ export interface SubscribeOptions {
   signal?: AbortSignal;
   /** Replay from this event index of each run (0 = everything; events before it are skipped). */
   since?: number | Readonly<Record<string, number>>;
+  /** Per run, resume after this byte offset of its events file (an earlier event's `offset`). */
+  fromOffsets?: Readonly<Record<string, number>>;
   /** Called when a run joins (before its first event). */
   onRun?(record: RunRecord): void;
 }
@@ -212,7 +214,10 @@ export class Engine {
       : Promise.resolve(selector);
     const opened = filter.then((f) => {
       if (closed) return null;
-      feed = follow(this.#sys, f, pass, options.onRun ? { onRun: options.onRun } : {});
+      feed = follow(this.#sys, f, pass, {
+        ...(options.onRun ? { onRun: options.onRun } : {}),
+        ...(options.fromOffsets ? { fromOffsets: options.fromOffsets } : {}),
+      });
       return feed;
     });
     const close = async () => {

@@ -24,8 +24,9 @@
  * and quotas put the target in cooldown and move on. Afterwards the changes are recorded (or a
  * read run's undone), `verify` runs, the receipt is priced, the history indexes the run.
  *
- * Following runs: `engine.subscribe(selector, onEvent, { since })` replays each run's events
- * from an event index, then delivers new ones as they are appended (feed.ts, no polling); the
+ * Following runs: `engine.subscribe(selector, onEvent, { since, fromOffsets })` replays each
+ * run's events from an event index or the byte offset an earlier event carried (a client that
+ * reconnects misses nothing), then delivers new ones as they are appended (feed.ts, no polling); the
  * live fold (fold.ts) turns events into a run's view (steps, tools, last action, tokens,
  * fallbacks, phase) and the `watch --json` lines (watch_lines.ts, one definition).
  * `engine.wait(selector, { timeoutMs, any, signal })` follows the same feed (cancellable, no

@@ -86,6 +86,14 @@ Deno.test("createEngine(): start two runs, subscribe, stop one from here, wait, 
       ),
     { timeoutMs: 10_000, what: "the subscription to see both runs end" },
   );
+  // A client that reconnects resumes after the last event it saw, by byte offset.
+  const firstTwo = seen.filter((s) => s.run === read.id).slice(0, 2);
+  const resumed: string[] = [];
+  await using again = engine.subscribe({ runs: [read.id] }, (ev) => resumed.push(ev.event.type), {
+    fromOffsets: { [read.id]: firstTwo[1]!.offset },
+  });
+  await again.ended;
+  assert.deepEqual(resumed, events.slice(2).map((e) => e.type));
 });
 
 Deno.test("createEngine(): stop ends this process's own foreground run without signalling itself", async () => {
