@@ -227,9 +227,11 @@ export async function buildRuns(
   if (Object.keys(caps).length > 0) spec.caps = caps;
   const attached = await attach(sys, spec.cwd, request.files ?? []);
   if (attached.files.length > 0) spec.files = attached.files;
+  const { models, costs, workerPrices, primary, price } = loaded.loaded.config;
   spec.settings = {
     maxParallel: loaded.settings.maxParallel.value,
     limits: loaded.settings.limits.value,
+    config: JSON.parse(JSON.stringify({ models, costs, workerPrices, primary, price })),
   };
   return { specs: tasks.map((task) => ({ ...spec, task: task + attached.text })), warnings };
 }

@@ -4,6 +4,7 @@
  */
 import type { OutcomeClass, RunState } from "../events/mod.ts";
 import type { Mode, WorkerName } from "../workers/types.ts";
+import type { Config } from "./config.ts";
 
 /** The current record format. */
 export const RECORD_SCHEMA = 1;
@@ -183,6 +184,8 @@ export interface FrozenSettings {
   maxParallel: number;
   /** Per-worker caps on runs at once. */
   limits: Record<string, number>;
+  /** The config's default models and prices as they were (the receipt is priced with these). */
+  config?: Pick<Config, "models" | "costs" | "workerPrices" | "primary" | "price">;
 }
 
 /** An empty progress. */
