@@ -52,7 +52,7 @@ export function renderReport(record: RunRecord, now: number): string {
     );
   }
   lines.push(
-    `work     ${p.steps} steps, ${p.tools} tool calls${
+    `work     ${p.steps} steps, ${p.tools} tool calls${p.denied ? ` (${p.denied} denied)` : ""}${
       p.last ? ` · last: ${oneLine(p.last, 60)}` : ""
     }`,
   );

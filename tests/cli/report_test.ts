@@ -101,3 +101,10 @@ Deno.test("renderBrief() is one line with the result", () => {
     /^20261130-101500-3f2a {2}done {2}write {2}12s {2}opencode \(fake\/edit\) {2}Set the answer to 42\.\n$/,
   );
 });
+
+Deno.test("renderReport() says how many tool calls were denied", () => {
+  const base = record();
+  const denied = record({ progress: { ...base.progress, steps: 2, tools: 1, denied: 1 } });
+  assert.match(renderReport(denied, 13_000), /^work {5}2 steps, 1 tool calls \(1 denied\)/m);
+  assert.doesNotMatch(renderReport(base, 13_000), /denied/);
+});
