@@ -7,6 +7,7 @@ import type { RunRecord } from "../store/record.ts";
 import { formatDuration } from "./duration.ts";
 import { oneLine } from "./output.ts";
 import { receiptLines } from "../receipts/lines.ts";
+import { grouped } from "../receipts/format.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
 
@@ -25,7 +26,7 @@ export function workerLabel(record: RunRecord): string {
 }
 
 function n(value: number): string {
-  return value.toLocaleString("en-US");
+  return grouped(value);
 }
 
 /** The full text report of a run. */

@@ -108,3 +108,16 @@ Deno.test("renderReport() says how many tool calls were denied", () => {
   assert.match(renderReport(denied, 13_000), /^work {5}2 steps, 1 tool calls \(1 denied\)/m);
   assert.doesNotMatch(renderReport(base, 13_000), /denied/);
 });
+
+Deno.test("renderReport() groups numbers without Intl (its first call costs ~10 ms a run)", () => {
+  const original = Number.prototype.toLocaleString;
+  Number.prototype.toLocaleString = () => {
+    throw new Error("toLocaleString called");
+  };
+  try {
+    const text = renderReport(record(), 13_000);
+    assert.match(text, /12,345 in \(\+1,000 cached\)/);
+  } finally {
+    Number.prototype.toLocaleString = original;
+  }
+});
