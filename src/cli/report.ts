@@ -6,6 +6,7 @@
 import {
   formatDuration,
   formatUntil,
+  grouped,
   oneLine,
   receiptLines,
   type RunReport,
@@ -43,7 +44,7 @@ function clipped(lines: string[], max: number, full: boolean, what: string, id: 
 }
 
 function n(value: number): string {
-  return value.toLocaleString("en-US");
+  return grouped(value);
 }
 
 /** The full text report of a run. */
@@ -75,7 +76,7 @@ export function renderReport(
     );
   }
   lines.push(
-    `work     ${p.steps} steps, ${p.tools} tool calls${
+    `work     ${p.steps} steps, ${p.tools} tool calls${p.denied ? ` (${p.denied} denied)` : ""}${
       p.last ? ` · last: ${oneLine(p.last, 60)}` : ""
     }`,
   );

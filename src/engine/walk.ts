@@ -201,6 +201,7 @@ async function walkPrepared(
             run: record.id,
             steps: p.steps,
             tools: p.tools,
+            ...(p.denied ? { denied: p.denied } : {}),
             tokens: p.tokens,
             ...(p.last ? { last: p.last } : {}),
           }));

@@ -41,6 +41,8 @@ export interface Tokens {
 export interface Progress {
   steps: number;
   tools: number;
+  /** Tool calls the worker's permissions refused (counted in `tools` too). */
+  denied?: number;
   last?: string;
   tokens: Tokens;
   cost?: number;
