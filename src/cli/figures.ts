@@ -1,7 +1,7 @@
 /**
  * Numbers for people: token counts, money, rates and dates in the history and savings output.
  */
-import { grouped } from "../receipts/format.ts";
+import { grouped } from "../engine/mod.ts";
 
 /** A count with thousands separators: `5,512,000`. */
 export function count(n: number): string {
