@@ -17,6 +17,7 @@ import { listChanges, patchBetween, type SnapshotRef, treeOf } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
 import { revert } from "./revert.ts";
 import { type StoreOptions, withScratch } from "./store.ts";
+import { rawCommonDir, rawEnv } from "./raw.ts";
 import {
   changedSince,
   entryOf,
@@ -128,9 +129,10 @@ export async function applyChanges(
 
   await withScratch(store, async (dir) => {
     const patchFile = join(dir, "touched.diff");
+    // Byte for byte, as the patch was made: no filter or line-ending rule on either side.
     const call = {
       cwd: repo.root,
-      env: { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.root },
+      env: rawEnv(repo, store, await rawCommonDir(repo, dir)),
       okCodes: [0, 1, 128],
     };
     const applyArgs = ["apply", "--whitespace=nowarn", patchFile];

@@ -5,7 +5,8 @@
  * refuses the whole revert (`ChangedSinceError`) before anything is written. Then files that
  * `after` added are removed, directories left empty by that are pruned unless they existed
  * before, and files that `after` modified or deleted are written back from `before`: the blobs
- * are checked out by git (filters applied, as a checkout would) into scratch space, then
+ * are checked out by git byte for byte (no filter or line-ending rule: snapshots hold the bytes
+ * that were on disk) into scratch space, then
  * copied into place, in place for an existing file so its permissions stay, with the
  * executable bit of `before`. The user's index is never read or written.
  */
@@ -16,6 +17,7 @@ import { listChanges, type RangeOptions, treeOf } from "./diff.ts";
 import type { RawChange } from "./diff_parse.ts";
 import type { RepoInfo } from "./repo.ts";
 import { trackingEnv, withScratch } from "./store.ts";
+import { rawCommonDir, rawEnv } from "./raw.ts";
 import {
   changedSince,
   entryOf,
@@ -130,13 +132,14 @@ async function place(src: string, dest: string, mode: string): Promise<void> {
   await Deno.copyFile(src, dest);
 }
 
-/** Checks the blobs of `entries` out into `dir` (git applies smudge filters and eol rules). */
+/** Checks the blobs of `entries` out into `dir`, byte for byte (no filter, no eol rule). */
 async function checkoutInto(
   sys: GitSys,
   repo: RepoInfo,
   options: RangeOptions & { dir: string; entries: RawChange[] },
 ): Promise<string> {
-  const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: join(options.dir, "index") };
+  const common = await rawCommonDir(repo, options.dir);
+  const env = { ...rawEnv(repo, options, common), GIT_INDEX_FILE: join(options.dir, "index") };
   const call = { cwd: repo.root, env };
   const records = options.entries.map((change) =>
     `${change.oldMode} ${change.oldBlob}\t${change.path}`

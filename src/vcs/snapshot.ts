@@ -14,6 +14,14 @@ import { git, type GitSys, nulList } from "./git.ts";
 import { listChanges } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
 import { ensureStore, type StoreOptions, trackingEnv, withScratch } from "./store.ts";
+import {
+  anyConversion,
+  type ConversionConfig,
+  conversionConfig,
+  rawCommonDir,
+  rawEnv,
+  rehashConverted,
+} from "./raw.ts";
 import { exists } from "../sys/fs.ts";
 
 /** The state of a work tree at one moment. Plain data: it can be kept in a run record. */
@@ -109,23 +117,41 @@ export async function headCommit(sys: GitSys, repo: RepoInfo): Promise<string | 
   return out.code === 0 ? out.stdout.trim() : null;
 }
 
-/** Brings the index at `index` up to the work tree: seeded, then `git add -A`. */
+/**
+ * Brings the index at `index` up to the work tree: seeded, then `git add -A` (bytes as they
+ * are). Returns true when the index was seeded from the user's, whose ids of files it trusts
+ * by stat may be git's filtered form.
+ */
 async function addAll(
   sys: GitSys,
   repo: RepoInfo,
   options: { index: string; env: Record<string, string>; reuse: boolean },
-): Promise<void> {
+): Promise<boolean> {
   const call = { cwd: repo.root, env: options.env };
   const kept = await exists(options.index);
   if (kept && !options.reuse) await Deno.remove(options.index);
-  const seeded = (options.reuse && kept) || await seedIndex(repo.indexFile, options.index);
+  const reused = options.reuse && kept;
+  const seeded = reused || await seedIndex(repo.indexFile, options.index);
   if (seeded) {
     const out = await git(sys, ["add", "-A"], { ...call, okCodes: [0, 128] });
-    if (out.code === 0) return;
+    if (out.code === 0) return !reused;
     // An index git cannot take over here (a split index, say) only costs speed: start empty.
     await Deno.remove(options.index);
   }
   await git(sys, ["add", "-A"], call);
+  return false;
+}
+
+/** After `add -A` on an index seeded from the user's: the ids of converted files made raw. */
+async function rawIds(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { index: string; env: Record<string, string> },
+  config: Promise<ConversionConfig>,
+): Promise<void> {
+  const settings = await config;
+  if (!(await anyConversion(sys, repo, { ...options, config: settings }))) return;
+  await rehashConverted(sys, repo, { ...options, autocrlf: settings.autocrlf });
 }
 
 /** Takes out of the index the new paths that `base` saw as ignored. */
@@ -158,9 +184,12 @@ export async function snapshot(
   const heading = headCommit(sys, repo);
   // Awaited below; marked handled now so an early failure is not an unhandled rejection.
   heading.catch(() => undefined);
+  // Read beside `add -A` when the index will be seeded from the user's (the snapshot before).
+  const config = options.base === undefined ? conversionConfig(sys, repo, options) : null;
+  config?.catch(() => undefined);
   return await withScratch(options, async (dir) => {
     const index = options.indexFile ?? join(dir, "index");
-    const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: index };
+    const env = { ...rawEnv(repo, options, await rawCommonDir(repo, dir)), GIT_INDEX_FILE: index };
     const call = { cwd: repo.root, env };
     const base = options.base;
     const listed = ["ls-files", "-z", "--others", "--directory", "--exclude-standard"];
@@ -172,7 +201,15 @@ export async function snapshot(
       : null;
     ignoring?.catch(() => undefined);
     // Only the snapshot after continues from a kept index; the one before starts afresh.
-    await addAll(sys, repo, { index, env, reuse: base !== undefined });
+    const seeded = await addAll(sys, repo, { index, env, reuse: base !== undefined });
+    if (seeded) {
+      await rawIds(
+        sys,
+        repo,
+        { ...options, index, env },
+        config ?? conversionConfig(sys, repo, options),
+      );
+    }
     if (base !== undefined && base.ignored.length > 0) {
       await dropIgnoredByBase(sys, repo, { ...options, env, base });
     }

@@ -1,6 +1,6 @@
 /**
- * What given paths of the work tree hold right now, in git's terms (mode and blob id, hashed the
- * way `git add` would, filters included), and the pure check of those states against the
+ * What given paths of the work tree hold right now, in git's terms (mode and the blob id of the
+ * bytes on disk, as snapshots record them: no filter or line-ending rule), and the pure check of those states against the
  * entries a snapshot expects. Revert uses it to refuse when a file changed since the worker.
  */
 import { join } from "../sys/path.ts";
@@ -8,6 +8,7 @@ import { git, type GitSys } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
 import { type StoreOptions, trackingEnv } from "./store.ts";
 import { lstatOrNull } from "../sys/fs.ts";
+import { hashRaw } from "./raw.ts";
 
 /** A file as a tree records it. */
 export interface Entry {
@@ -44,30 +45,6 @@ export async function tracksFileMode(
   return out.code !== 0 || out.stdout.trim() !== "false";
 }
 
-/** Blob ids of regular files, hashed as `git add` would (attributes and filters applied). */
-async function hashFiles(
-  sys: GitSys,
-  repo: RepoInfo,
-  paths: string[],
-  store: StoreOptions,
-): Promise<Map<string, string>> {
-  const call = { cwd: repo.root, env: trackingEnv(repo, store) };
-  const hashes = new Map<string, string>();
-  const batch = paths.filter((path) => !path.includes("\n"));
-  if (batch.length > 0) {
-    const out = await git(sys, ["hash-object", "--stdin-paths"], {
-      ...call,
-      stdin: new TextEncoder().encode(batch.map((path) => `${path}\n`).join("")),
-    });
-    const ids = out.stdout.trim().split("\n");
-    batch.forEach((path, i) => hashes.set(path, ids[i] ?? ""));
-  }
-  for (const path of paths.filter((path) => path.includes("\n"))) {
-    hashes.set(path, (await git(sys, ["hash-object", "--", path], call)).stdout.trim());
-  }
-  return hashes;
-}
-
 /** Reads what each path (relative to the root) holds now. */
 export async function readPathStates(
   sys: GitSys,
@@ -94,7 +71,11 @@ export async function readPathStates(
       states.set(path, { kind: info.isDirectory ? "dir" : "other" });
     }
   }
-  const hashes = await hashFiles(sys, repo, files.map((file) => file.path), options);
+  const hashes = await hashRaw(sys, repo, {
+    ...options,
+    paths: files.map((file) => file.path),
+    write: false,
+  });
   for (const { path, mode } of files) {
     states.set(path, { kind: "entry", entry: { mode, blob: hashes.get(path) ?? "" } });
   }
