@@ -20,7 +20,9 @@ export interface TrackedTree {
    * Snapshots the tree; `base` is the snapshot before the worker, when there is one, and
    * `indexFile` a throwaway index in the run folder shared by a run's snapshots.
    */
-  snapshot(options?: { base?: TreeSnapshot; indexFile?: string }): Promise<TreeSnapshot>;
+  snapshot(
+    options?: { base?: TreeSnapshot; indexFile?: string; submodules?: "allow" | "refuse" },
+  ): Promise<TreeSnapshot>;
   diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
   revert(before: TreeSnapshot, after: string, runId: string): Promise<void>;
   /** Makes a private copy at `dest` checked out at `at` (isolate mode) and opens it. */

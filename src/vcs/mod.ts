@@ -24,6 +24,7 @@ export { GitError, type GitSys } from "./git.ts";
 export { findRepo, type RepoInfo, repoKey, requireRepo } from "./repo.ts";
 export { type StoreOptions } from "./store.ts";
 export { type Snapshot, snapshot, type SnapshotOptions } from "./snapshot.ts";
+export { SubmodulesRefused } from "./submodules.ts";
 export {
   type ChangeSet,
   diffSnapshots,

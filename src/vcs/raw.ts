@@ -9,7 +9,8 @@
  * file that outranks every `.gitattributes`, unsets each converting attribute for every path. The
  * overlay's config is a copy of the repository's own (so its format and extensions, ignore and
  * symlink settings hold) that also includes the original (so relative includes resolve);
- * `info/exclude` and `info/sparse-checkout` are copied. HEAD and the index stay the work tree's.
+ * `info/exclude` is copied. HEAD and the index stay the work tree's. Sparse-checkout rules are
+ * off for these calls: a snapshot records what is on disk, inside the cone or not.
  *
  * An index seeded from the user's holds git's filtered ids for files whose stat it trusts;
  * `rawCandidates` names the entries whose attributes could make those differ from the bytes.
@@ -51,21 +52,29 @@ export async function rawCommonDir(repo: RepoInfo, dir: string): Promise<string>
   joined.set(include, config.length);
   await Deno.writeFile(join(common, "config"), joined);
   await Deno.writeTextFile(join(common, "info", "attributes"), NEUTRAL_ATTRIBUTES);
-  for (const name of ["exclude", "sparse-checkout"]) {
-    const bytes = await readOrNull(join(repo.commonDir, "info", name));
-    if (bytes !== null) await Deno.writeFile(join(common, "info", name), bytes);
-  }
+  const exclude = await readOrNull(join(repo.commonDir, "info", "exclude"));
+  if (exclude !== null) await Deno.writeFile(join(common, "info", "exclude"), exclude);
   return common;
 }
 
-/** `trackingEnv` over the overlay `common`: git sees and writes the bytes on disk. */
+/**
+ * `trackingEnv` over the overlay `common`: git sees and writes the bytes on disk, and a sparse
+ * checkout's rules are off (every file on disk counts, inside the cone or not).
+ */
 export function rawEnv(
   repo: RepoInfo,
   store: StoreOptions,
   common: string,
 ): Record<string, string> {
-  return { ...trackingEnv(repo, store), GIT_COMMON_DIR: common };
+  return { ...trackingEnv(repo, store), GIT_COMMON_DIR: common, ...NOT_SPARSE };
 }
+
+/** Config given through the environment (it outranks `config.worktree`, where sparse lives). */
+export const NOT_SPARSE = {
+  GIT_CONFIG_COUNT: "1",
+  GIT_CONFIG_KEY_0: "core.sparseCheckout",
+  GIT_CONFIG_VALUE_0: "false",
+};
 
 const CONVERTING = ["text", "eol", "crlf", "filter", "ident", "working-tree-encoding"];
 
@@ -123,14 +132,19 @@ export function parseStagedZ(stdout: string): IndexEntry[] {
   return entries;
 }
 
-/** The settings that decide whether any conversion can happen, read once per snapshot. */
+/** The settings that decide how a snapshot reads the tree, read once per snapshot. */
 export interface ConversionConfig {
   autocrlf: boolean;
   /** `core.attributesFile`, when set. */
   attributesFile: string | null;
+  /** `core.sparseCheckout`: some tracked files are meant to be absent from the disk. */
+  sparse: boolean;
 }
 
-/** Reads `core.autocrlf` and `core.attributesFile` (one git call). */
+const falsy = (value: string) =>
+  ["false", "no", "off", "0", ""].includes(value.trim().toLowerCase());
+
+/** Reads `core.autocrlf`, `core.attributesFile` and `core.sparseCheckout` (one git call). */
 export async function conversionConfig(
   sys: GitSys,
   repo: RepoInfo,
@@ -138,18 +152,18 @@ export async function conversionConfig(
 ): Promise<ConversionConfig> {
   const out = await git(
     sys,
-    ["config", "-z", "--get-regexp", "^core\\.(autocrlf|attributesfile)$"],
+    ["config", "-z", "--get-regexp", "^core\\.(autocrlf|attributesfile|sparsecheckout)$"],
     { cwd: repo.root, env: trackingEnv(repo, store), okCodes: [0, 1] },
   );
-  const found: ConversionConfig = { autocrlf: false, attributesFile: null };
+  const found: ConversionConfig = { autocrlf: false, attributesFile: null, sparse: false };
   for (const record of out.stdout.split("\0")) {
     const cut = record.indexOf("\n");
     if (cut < 0) continue;
     const key = record.slice(0, cut);
     const value = record.slice(cut + 1);
-    if (key === "core.autocrlf") {
-      found.autocrlf = !["false", "no", "off", "0", ""].includes(value.trim().toLowerCase());
-    } else if (key === "core.attributesfile") found.attributesFile = value;
+    if (key === "core.autocrlf") found.autocrlf = !falsy(value);
+    else if (key === "core.sparsecheckout") found.sparse = !falsy(value);
+    else if (key === "core.attributesfile") found.attributesFile = value;
   }
   return found;
 }

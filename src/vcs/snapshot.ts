@@ -23,6 +23,7 @@ import {
   rehashConverted,
 } from "./raw.ts";
 import { exists } from "../sys/fs.ts";
+import { initialisedSubmodules, SubmodulesRefused } from "./submodules.ts";
 
 /** The state of a work tree at one moment. Plain data: it can be kept in a run record. */
 export interface Snapshot {
@@ -57,6 +58,12 @@ export interface SnapshotOptions extends StoreOptions {
   indexFile?: string;
   /** The snapshot taken before the worker, when this is the one after. */
   base?: Snapshot;
+  /**
+   * `"refuse"`: throw `SubmodulesRefused` when the tree holds an initialised submodule or a
+   * nested repository, whose files a snapshot cannot track (before a write or isolate run).
+   * @default "allow"
+   */
+  submodules?: "allow" | "refuse";
 }
 
 /** Copies the user's index (keeping its mtime) to `target`; false when there is none. */
@@ -125,21 +132,29 @@ export async function headCommit(sys: GitSys, repo: RepoInfo): Promise<string | 
 async function addAll(
   sys: GitSys,
   repo: RepoInfo,
-  options: { index: string; env: Record<string, string>; reuse: boolean },
-): Promise<boolean> {
+  options: {
+    index: string;
+    env: Record<string, string>;
+    reuse: boolean;
+    config: () => Promise<ConversionConfig>;
+  },
+): Promise<{ seeded: boolean; stderr: string }> {
   const call = { cwd: repo.root, env: options.env };
   const kept = await exists(options.index);
   if (kept && !options.reuse) await Deno.remove(options.index);
   const reused = options.reuse && kept;
-  const seeded = reused || await seedIndex(repo.indexFile, options.index);
+  // A sparse checkout's index holds files that are not on disk (skip-worktree): the snapshot
+  // starts empty there and records what is on disk.
+  const sparse = await exists(join(repo.commonDir, "info", "sparse-checkout")) &&
+    (await options.config()).sparse;
+  const seeded = reused || (!sparse && await seedIndex(repo.indexFile, options.index));
   if (seeded) {
     const out = await git(sys, ["add", "-A"], { ...call, okCodes: [0, 128] });
-    if (out.code === 0) return !reused;
+    if (out.code === 0) return { seeded: !reused, stderr: out.stderr };
     // An index git cannot take over here (a split index, say) only costs speed: start empty.
     await Deno.remove(options.index);
   }
-  await git(sys, ["add", "-A"], call);
-  return false;
+  return { seeded: false, stderr: (await git(sys, ["add", "-A"], call)).stderr };
 }
 
 /** After `add -A` on an index seeded from the user's: the ids of converted files made raw. */
@@ -201,14 +216,14 @@ export async function snapshot(
       : null;
     ignoring?.catch(() => undefined);
     // Only the snapshot after continues from a kept index; the one before starts afresh.
-    const seeded = await addAll(sys, repo, { index, env, reuse: base !== undefined });
-    if (seeded) {
-      await rawIds(
-        sys,
-        repo,
-        { ...options, index, env },
-        config ?? conversionConfig(sys, repo, options),
-      );
+    let reading = config;
+    const settings = () => reading ??= conversionConfig(sys, repo, options);
+    const reuse = base !== undefined;
+    const added = await addAll(sys, repo, { index, env, reuse, config: settings });
+    if (added.seeded) await rawIds(sys, repo, { ...options, index, env }, settings());
+    if (options.submodules === "refuse") {
+      const found = await initialisedSubmodules(sys, repo, { env, addStderr: added.stderr });
+      if (found.length > 0) throw new SubmodulesRefused(found);
     }
     if (base !== undefined && base.ignored.length > 0) {
       await dropIgnoredByBase(sys, repo, { ...options, env, base });
