@@ -39,12 +39,25 @@ export interface TrackedTree {
     at: TreeSnapshot,
     drop: readonly string[],
   ): Promise<TrackedTree & { release(): void; tree: string }>;
+  /**
+   * Records the stat of the ignored files of `at` (kept, when `keep`, to be undone later) and
+   * returns the check to run after the worker.
+   */
+  watchIgnored(at: TreeSnapshot, keep: boolean): Promise<IgnoredWatch>;
   /** Applies `before`..`after` (a copy's work) to this tree, checked first. */
   apply(
     before: TreeSnapshot,
     after: string,
     options: { allowDelete: boolean; runId: string },
   ): Promise<vcs.ApplyReport>;
+}
+
+/** The ignored files of a tree as they were before a worker. */
+export interface IgnoredWatch {
+  /** What changed among them since. */
+  changes(): Promise<vcs.IgnoredChanges>;
+  /** Undoes `changes` where the files were kept; lists the rest. */
+  restore(changes: vcs.IgnoredChanges): Promise<vcs.IgnoredRestore>;
 }
 
 /** True when `dir` is inside a git work tree. */
@@ -105,6 +118,18 @@ function tracked(
     },
     openCopy(dest) {
       return tracked(sys, vcs.copyRepo(dest, repo.objectFormat), key, store);
+    },
+    async watchIgnored(at, keep) {
+      const record = await vcs.recordIgnored(sys, repo, { ...store, ignored: at.ignored, keep });
+      return {
+        changes: () => vcs.ignoredChanges(sys, repo, { ...store, record }),
+        restore: (changes) =>
+          vcs.restoreIgnored(changes, {
+            root: repo.root,
+            record,
+            write: (files) => vcs.writeBlobs(sys, repo, { ...store, files }),
+          }),
+      };
     },
     async apply(before, after, options) {
       return await vcs.applyChanges(sys, repo, { ...store, before, after, ...options });

@@ -30,7 +30,8 @@ import { type Config, loadConfig } from "../store/config.ts";
 import { resolvePricing } from "../receipts/pricing.ts";
 import { workerCostOf } from "../receipts/receipt.ts";
 import { removeView } from "../vcs/view.ts";
-import type { TrackedTree } from "./tree.ts";
+import type { IgnoredWatch, TrackedTree } from "./tree.ts";
+import { checkIgnored } from "./ignored_check.ts";
 
 /** How the chain ended. */
 export interface Final {
@@ -93,6 +94,10 @@ export async function walkChain(
   const runPaths = statePaths(sys.stateDir).run(record.id);
   await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
   const prepared = tree ? await prepareTree(sys, record, tree) : null;
+  // Ignored files are in no snapshot: their stat is watched beside it (kept for a read run).
+  if (prepared && tree) {
+    prepared.ignored = await tree.watchIgnored(prepared.before, record.mode === "read");
+  }
   try {
     return await walkPrepared(sys, record, prepared, options, emit);
   } finally {
@@ -301,6 +306,8 @@ interface Prepared {
   cwd: string;
   /** The throwaway index of the snapshots of `work`. */
   index: string;
+  /** The user's ignored files as they were before the worker. */
+  ignored?: IgnoredWatch;
   /** A read run's write-protected view without secret-looking files, when it reads one. */
   view?: TrackedTree & { release(): void; tree: string };
 }
@@ -435,6 +442,10 @@ async function collect(
   const viewChanged = prepared.view !== undefined &&
     !(await viewIntact(sys, record, prepared.view, before));
   const after = (await afterSnapshot(work, before, prepared.index)).tree;
+  const ignoredViolation = await checkIgnored(record, prepared.ignored);
+  if (after === before.tree && ignoredViolation !== null) {
+    return { ...last, outcome: "read_only_violation", message: ignoredViolation };
+  }
   if (after === before.tree && viewChanged) {
     return {
       ...last,
@@ -454,7 +465,9 @@ async function collect(
   changes.reverted = true;
   return {
     outcome: "read_only_violation",
-    message: `The worker changed ${diff.files.length} file(s) in a read-only run: undone`,
+    message: `The worker changed ${diff.files.length} file(s) in a read-only run: undone${
+      ignoredViolation === null ? "" : `. ${ignoredViolation}`
+    }`,
     changes,
     ...(last.answer === undefined ? {} : { answer: last.answer }),
   };

@@ -26,6 +26,18 @@ export { type StoreOptions } from "./store.ts";
 export { type Snapshot, snapshot, type SnapshotOptions } from "./snapshot.ts";
 export { SubmodulesRefused } from "./submodules.ts";
 export {
+  type IgnoredChanges,
+  ignoredChanges,
+  type IgnoredRecord,
+  type IgnoredRestore,
+  KEEP_FILE_MAX,
+  KEEP_TOTAL_MAX,
+  noIgnoredChanges,
+  recordIgnored,
+  restoreIgnored,
+  WATCH_MAX,
+} from "./ignored.ts";
+export {
   type ChangeSet,
   diffSnapshots,
   patchBetween,
@@ -34,7 +46,14 @@ export {
   treeOf,
 } from "./diff.ts";
 export type { ChangeStatus, FileChange } from "./diff_parse.ts";
-export { ChangedSinceError, revert, type RevertOptions, type RevertReport } from "./revert.ts";
+export {
+  type BlobFile,
+  ChangedSinceError,
+  revert,
+  type RevertOptions,
+  type RevertReport,
+  writeBlobs,
+} from "./revert.ts";
 export { guardGitEnv, type GuardOptions, type GuardPaths, writeGuard } from "./guard.ts";
 export { checkLinks, type CopyOptions, copyRepo, makeCopy } from "./copy.ts";
 export {

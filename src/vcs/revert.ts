@@ -16,7 +16,7 @@ import { git, type GitSys, nulList } from "./git.ts";
 import { listChanges, type RangeOptions, treeOf } from "./diff.ts";
 import type { RawChange } from "./diff_parse.ts";
 import type { RepoInfo } from "./repo.ts";
-import { trackingEnv, withScratch } from "./store.ts";
+import { type StoreOptions, trackingEnv, withScratch } from "./store.ts";
 import { rawCommonDir, rawEnv } from "./raw.ts";
 import {
   changedSince,
@@ -136,7 +136,7 @@ async function place(src: string, dest: string, mode: string): Promise<void> {
 async function checkoutInto(
   sys: GitSys,
   repo: RepoInfo,
-  options: RangeOptions & { dir: string; entries: RawChange[] },
+  options: StoreOptions & { dir: string; entries: RawChange[] },
 ): Promise<string> {
   const common = await rawCommonDir(repo, options.dir);
   const env = { ...rawEnv(repo, options, common), GIT_INDEX_FILE: join(options.dir, "index") };
@@ -148,6 +148,39 @@ async function checkoutInto(
   const out = join(options.dir, "out") + "/";
   await git(sys, ["checkout-index", "--all", "--force", `--prefix=${out}`], call);
   return out;
+}
+
+/** A blob to write at a path of the work tree, as a file of git mode `mode`. */
+export interface BlobFile {
+  path: string;
+  blob: string;
+  mode: string;
+}
+
+/**
+ * Writes blobs of Pitroom's store (or the user's) into the work tree byte for byte, the way a
+ * revert restores files: in place for an existing file, keeping its permission bits.
+ */
+export async function writeBlobs(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { files: readonly BlobFile[] },
+): Promise<void> {
+  if (options.files.length === 0) return;
+  await withScratch(options, async (dir) => {
+    const entries: RawChange[] = options.files.map((file) => ({
+      path: file.path,
+      status: "modified",
+      oldMode: file.mode,
+      oldBlob: file.blob,
+      newMode: file.mode,
+      newBlob: file.blob,
+    }));
+    const out = await checkoutInto(sys, repo, { ...options, dir, entries });
+    for (const file of options.files) {
+      await place(join(out, file.path), join(repo.root, file.path), file.mode);
+    }
+  });
 }
 
 /**
