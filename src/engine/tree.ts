@@ -24,7 +24,13 @@ export interface TrackedTree {
     options?: { base?: TreeSnapshot; indexFile?: string; submodules?: "allow" | "refuse" },
   ): Promise<TreeSnapshot>;
   diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
-  revert(before: TreeSnapshot, after: string, runId: string): Promise<void>;
+  /** Undoes `before`..`after` (only the paths in `only`, when given). */
+  revert(
+    before: TreeSnapshot,
+    after: string,
+    runId: string,
+    options?: { only?: ReadonlySet<string> },
+  ): Promise<void>;
   /** Makes a private copy at `dest` checked out at `at` (isolate mode) and opens it. */
   copy(dest: string, at: TreeSnapshot, links: readonly string[]): Promise<TrackedTree>;
   /** Opens a copy made earlier (a follow-up reuses its run's copy). */
@@ -101,8 +107,8 @@ function tracked(
       }));
       return { patch, files };
     },
-    async revert(before, after, runId) {
-      await vcs.revert(sys, repo, { ...store, before, after, runId });
+    async revert(before, after, runId, options = {}) {
+      await vcs.revert(sys, repo, { ...store, before, after, runId, ...options });
     },
     async copy(dest, at, links) {
       const copy = await vcs.makeCopy(sys, repo, { ...store, dest, snapshot: at, links });

@@ -62,4 +62,5 @@ export {
   type ApplyOptions,
   type ApplyReport,
   DeletesRefused,
+  ObjectsGone,
 } from "./apply.ts";
