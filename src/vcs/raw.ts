@@ -16,7 +16,8 @@
  * `rawCandidates` names the entries whose attributes could make those differ from the bytes.
  */
 import { join } from "../sys/path.ts";
-import { git, type GitSys } from "./git.ts";
+import { git, type GitSys, nulList } from "./git.ts";
+import { encodeLossless } from "./lossless.ts";
 import type { RepoInfo } from "./repo.ts";
 import { type StoreOptions, trackingEnv } from "./store.ts";
 
@@ -227,7 +228,7 @@ export async function rawCandidates(
   if (entries.length === 0) return [];
   const checked = await git(sys, ["check-attr", "-z", "--stdin", ...CONVERTING], {
     ...call,
-    stdin: new TextEncoder().encode(entries.map((entry) => `${entry.path}\0`).join("")),
+    stdin: nulList(entries.map((entry) => entry.path)),
   });
   const attrs = parseCheckAttrZ(checked.stdout);
   return entries.filter((entry) =>
@@ -235,9 +236,10 @@ export async function rawCandidates(
   );
 }
 
-/** Paths `git hash-object --stdin-paths` reads back as given (one per line, not C-quoted). */
-export function stdinPathSafe(path: string): boolean {
-  return !path.includes("\n") && !path.startsWith('"');
+/** One line of `git hash-object --stdin-paths`: C-quoted when the path would not read back. */
+export function stdinPathLine(path: string): string {
+  if (!path.includes("\n") && !path.startsWith('"')) return `${path}\n`;
+  return `"${path.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"\n`;
 }
 
 /**
@@ -249,21 +251,16 @@ export async function hashRaw(
   repo: RepoInfo,
   options: StoreOptions & { paths: readonly string[]; write: boolean },
 ): Promise<Map<string, string>> {
-  const call = { cwd: repo.root, env: trackingEnv(repo, options) };
-  const args = ["hash-object", "--no-filters", ...(options.write ? ["-w"] : [])];
   const hashes = new Map<string, string>();
-  const batch = options.paths.filter(stdinPathSafe);
-  if (batch.length > 0) {
-    const out = await git(sys, [...args, "--stdin-paths"], {
-      ...call,
-      stdin: new TextEncoder().encode(batch.map((path) => `${path}\n`).join("")),
-    });
-    const ids = out.stdout.trim().split("\n");
-    batch.forEach((path, i) => hashes.set(path, ids[i] ?? ""));
-  }
-  for (const path of options.paths.filter((path) => !stdinPathSafe(path))) {
-    hashes.set(path, (await git(sys, [...args, "--", path], call)).stdout.trim());
-  }
+  if (options.paths.length === 0) return hashes;
+  const args = ["hash-object", "--no-filters", ...(options.write ? ["-w"] : []), "--stdin-paths"];
+  const out = await git(sys, args, {
+    cwd: repo.root,
+    env: trackingEnv(repo, options),
+    stdin: encodeLossless(options.paths.map(stdinPathLine).join("")),
+  });
+  const ids = out.stdout.trim().split("\n");
+  options.paths.forEach((path, i) => hashes.set(path, ids[i] ?? ""));
   return hashes;
 }
 
@@ -290,6 +287,6 @@ export async function rehashConverted(
   await git(sys, ["update-index", "-z", "--index-info"], {
     cwd: repo.root,
     env: options.env,
-    stdin: new TextEncoder().encode(records.join("")),
+    stdin: encodeLossless(records.join("")),
   });
 }

@@ -4,11 +4,13 @@
  * entries a snapshot expects. Revert uses it to refuse when a file changed since the worker.
  */
 import { join } from "../sys/path.ts";
-import { git, type GitSys } from "./git.ts";
+import { git, type GitSys, nulList } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
 import { type StoreOptions, trackingEnv } from "./store.ts";
 import { lstatOrNull } from "../sys/fs.ts";
-import { hashRaw } from "./raw.ts";
+import { hashRaw, rawCommonDir, rawEnv } from "./raw.ts";
+import { representable } from "./lossless.ts";
+import { withScratch } from "./store.ts";
 
 /** A file as a tree records it. */
 export interface Entry {
@@ -53,7 +55,14 @@ export async function readPathStates(
 ): Promise<Map<string, PathState>> {
   const states = new Map<string, PathState>();
   const files: { path: string; mode: string }[] = [];
-  for (const path of options.paths) {
+  const named = options.paths.filter(representable);
+  const bytesOnly = options.paths.filter((path) => !representable(path));
+  if (bytesOnly.length > 0) {
+    for (const [path, state] of await readByGit(sys, repo, { ...options, paths: bytesOnly })) {
+      states.set(path, state);
+    }
+  }
+  for (const path of named) {
     const info = await lstatOrNull(join(repo.root, path));
     if (info === null) {
       states.set(path, { kind: "absent" });
@@ -80,6 +89,41 @@ export async function readPathStates(
     states.set(path, { kind: "entry", entry: { mode, blob: hashes.get(path) ?? "" } });
   }
   return states;
+}
+
+/**
+ * What paths the file system cannot be given by name (not UTF-8, see lossless.ts) hold, as git
+ * sees them: each is added to a throwaway index (missing ones are skipped), byte for byte.
+ */
+async function readByGit(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { paths: string[] },
+): Promise<Map<string, PathState>> {
+  return await withScratch(options, async (dir) => {
+    const env = {
+      ...rawEnv(repo, options, await rawCommonDir(repo, dir)),
+      GIT_INDEX_FILE: join(dir, "index"),
+    };
+    const call = { cwd: repo.root, env };
+    const states = new Map<string, PathState>();
+    for (const path of options.paths) {
+      // One at a time: a directory at a path fails that path alone.
+      const out = await git(sys, ["update-index", "-z", "--add", "--remove", "--stdin"], {
+        ...call,
+        stdin: nulList([path]),
+        okCodes: [0, 128],
+      });
+      states.set(path, out.code === 0 ? { kind: "absent" } : { kind: "dir" });
+    }
+    const listed = await git(sys, ["ls-files", "-s", "-z"], call);
+    for (const record of listed.stdout.split("\0")) {
+      const match = /^(\d{6}) ([0-9a-f]+) \d\t(.*)$/s.exec(record);
+      if (match === null) continue;
+      states.set(match[3]!, { kind: "entry", entry: { mode: match[1]!, blob: match[2]! } });
+    }
+    return states;
+  });
 }
 
 function sameMode(expected: string, actual: string, fileMode: boolean): boolean {
