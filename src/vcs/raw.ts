@@ -181,19 +181,18 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 /**
- * True when some conversion may apply in `repo`: `core.autocrlf` is on, or an attributes file
- * exists (a `.gitattributes` in the index at `index`, `info/attributes`, the global or system
- * one). False means git stores every file's bytes as they are, and nothing needs re-hashing.
+ * True when an attributes file outside the tree exists (`info/attributes`, the global or the
+ * system one) or `core.autocrlf` is on: some conversion may apply.
  */
-export async function anyConversion(
+export async function convertsOutsideTree(
   sys: GitSys,
   repo: RepoInfo,
-  options: StoreOptions & { index: string; config: ConversionConfig },
+  config: ConversionConfig,
 ): Promise<boolean> {
-  if (options.config.autocrlf) return true;
+  if (config.autocrlf) return true;
   const home = sys.env.get("HOME") ?? "";
   const xdg = sys.env.get("XDG_CONFIG_HOME") || (home === "" ? "" : join(home, ".config"));
-  const configured = options.config.attributesFile;
+  const configured = config.attributesFile;
   const files = [
     join(repo.commonDir, "info", "attributes"),
     configured === null
@@ -204,6 +203,36 @@ export async function anyConversion(
     sys.env.get("GIT_ATTR_NOSYSTEM") ? "" : "/etc/gitattributes",
   ].filter((path) => path !== "");
   for (const path of files) if (await isFile(path)) return true;
+  return false;
+}
+
+const NAME = new TextEncoder().encode(".gitattributes");
+
+/**
+ * Whether the index file's bytes hold the name `.gitattributes` anywhere (index versions 2
+ * and 3 store every path whole); null for a version 4 index, whose paths are compressed.
+ */
+export function indexMayNameAttributes(bytes: Uint8Array): boolean | null {
+  const version = bytes.length < 8
+    ? 0
+    : ((bytes[4]! << 24) | (bytes[5]! << 16) | (bytes[6]! << 8) | bytes[7]!) >>> 0;
+  if (version !== 2 && version !== 3) return null;
+  for (let i = bytes.indexOf(0x2e, 12); i >= 0; i = bytes.indexOf(0x2e, i + 1)) {
+    let same = true;
+    for (let k = 1; k < NAME.length && same; k++) same = bytes[i + k] === NAME[k];
+    if (same) return true;
+  }
+  return false;
+}
+
+/** True when the index at `index` holds a `.gitattributes` file (read-only, no lock). */
+export async function attributesInTree(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { index: string },
+): Promise<boolean> {
+  // Reading the index file is much cheaper than a git process; a mention is checked by git.
+  if (indexMayNameAttributes(await Deno.readFile(options.index)) === false) return false;
   const listed = await git(sys, ["ls-files", "-z", "--", "*.gitattributes"], {
     cwd: repo.root,
     env: { ...trackingEnv(repo, options), GIT_INDEX_FILE: options.index },

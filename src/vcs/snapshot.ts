@@ -15,9 +15,10 @@ import { listChanges } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
 import { ensureStore, type StoreOptions, trackingEnv, withScratch } from "./store.ts";
 import {
-  anyConversion,
+  attributesInTree,
   type ConversionConfig,
   conversionConfig,
+  convertsOutsideTree,
   rawCommonDir,
   rawEnv,
   rehashConverted,
@@ -157,16 +158,28 @@ async function addAll(
   return { seeded: false, stderr: (await git(sys, ["add", "-A"], call)).stderr };
 }
 
-/** After `add -A` on an index seeded from the user's: the ids of converted files made raw. */
+/**
+ * After `add -A` on an index seeded from the user's, the ids of converted files are made raw.
+ * When only an in-tree `.gitattributes` could call for that, the check runs beside the
+ * `write-tree` that follows (`found`: then `fix`, and the tree is written again), so a
+ * repository without attributes pays nothing on the critical path.
+ */
 async function rawIds(
   sys: GitSys,
   repo: RepoInfo,
   options: StoreOptions & { index: string; env: Record<string, string> },
   config: Promise<ConversionConfig>,
-): Promise<void> {
+): Promise<{ found: Promise<boolean>; fix: () => Promise<void> } | null> {
   const settings = await config;
-  if (!(await anyConversion(sys, repo, { ...options, config: settings }))) return;
-  await rehashConverted(sys, repo, { ...options, autocrlf: settings.autocrlf });
+  const fix = { ...options, autocrlf: settings.autocrlf };
+  if (await convertsOutsideTree(sys, repo, settings)) {
+    await rehashConverted(sys, repo, fix);
+    return null;
+  }
+  const found = attributesInTree(sys, repo, options);
+  found.catch(() => undefined);
+  // Re-hashing writes the index: it waits for the `write-tree` beside it (which locks it too).
+  return { found, fix: () => rehashConverted(sys, repo, fix) };
 }
 
 /** Takes out of the index the new paths that `base` saw as ignored. */
@@ -204,8 +217,8 @@ export async function snapshot(
   config?.catch(() => undefined);
   return await withScratch(options, async (dir) => {
     const index = options.indexFile ?? join(dir, "index");
-    const env = { ...rawEnv(repo, options, await rawCommonDir(repo, dir)), GIT_INDEX_FILE: index };
-    const call = { cwd: repo.root, env };
+    const overlay = rawCommonDir(repo, dir);
+    overlay.catch(() => undefined);
     const base = options.base;
     const listed = ["ls-files", "-z", "--others", "--directory", "--exclude-standard"];
     // The ignored listing does not depend on the untracked files `add -A` brings in, so the
@@ -215,12 +228,16 @@ export async function snapshot(
       ? git(sys, [...listed, "--ignored"], { cwd: repo.root, env: trackingEnv(repo, options) })
       : null;
     ignoring?.catch(() => undefined);
+    const env = { ...rawEnv(repo, options, await overlay), GIT_INDEX_FILE: index };
+    const call = { cwd: repo.root, env };
     // Only the snapshot after continues from a kept index; the one before starts afresh.
     let reading = config;
     const settings = () => reading ??= conversionConfig(sys, repo, options);
     const reuse = base !== undefined;
     const added = await addAll(sys, repo, { index, env, reuse, config: settings });
-    if (added.seeded) await rawIds(sys, repo, { ...options, index, env }, settings());
+    const fixing = added.seeded
+      ? await rawIds(sys, repo, { ...options, index, env }, settings())
+      : null;
     if (options.submodules === "refuse") {
       const found = await initialisedSubmodules(sys, repo, { env, addStderr: added.stderr });
       if (found.length > 0) throw new SubmodulesRefused(found);
@@ -228,7 +245,14 @@ export async function snapshot(
     if (base !== undefined && base.ignored.length > 0) {
       await dropIgnoredByBase(sys, repo, { ...options, env, base });
     }
-    const writing = git(sys, ["write-tree"], call).then((out) => out.stdout.trim());
+    const writeTree = () => git(sys, ["write-tree"], call).then((out) => out.stdout.trim());
+    const first = writeTree();
+    first.catch(() => undefined);
+    const writing = fixing === null ? first : first.then(async (tree) => {
+      if (!(await fixing.found)) return tree;
+      await fixing.fix();
+      return await writeTree();
+    });
     if (base !== undefined) {
       const [tree, head] = await Promise.all([writing, heading]);
       return { tree, head, bareDirs: [], ignored: [] };
