@@ -16,6 +16,12 @@
  * calls the same `revert`). Directories outside any work tree are not tracked: `findRepo`
  * returns null and `requireRepo` refuses with a hint to run `git init`.
  *
+ * Snapshots hold the bytes on disk, not git's filtered form: every call that hashes, checks
+ * out or patches work-tree files runs over the overlay of `raw.ts` (no filter, no line-ending
+ * rule, no sparse rule). Paths are bytes end to end (`lossless.ts`). Ignored files are watched
+ * by stat beside a snapshot (`ignored.ts`); trees with submodules can be refused
+ * (`submodules.ts`).
+ *
  * Modules: `git.ts` runs git through the `Runner` with a scrubbed environment; `repo.ts` finds
  * the repository; `store.ts` holds Pitroom's object store and scratch space; `snapshot.ts`,
  * `diff.ts` (+ pure `diff_parse.ts`), `worktree_state.ts` and `revert.ts` do one step each.
