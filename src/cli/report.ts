@@ -120,7 +120,16 @@ export function renderReport(
     });
     lines.push(...clipped(fileLines, FILE_LINES, full, "files", record.id));
     const isolation = record.mode === "isolate" ? record.isolation : undefined;
-    if (isolation?.applied) {
+    if (isolation?.applying) {
+      lines.push("", "its apply was cut short: your tree holds part of its changes");
+      lines.push(`finish it:    pitroom apply ${record.id}`);
+    } else if (isolation?.applied && changes.reverted) {
+      lines.push(
+        "",
+        `applied to your tree at ${formatUntil(isolation.applied.at, now)}, then undone`,
+      );
+      lines.push(`apply again:  pitroom apply ${record.id}`);
+    } else if (isolation?.applied) {
       lines.push("", `applied to your tree at ${formatUntil(isolation.applied.at, now)}`);
     } else if (isolation) {
       lines.push("", `see the diff: pitroom show ${record.id} --patch`);

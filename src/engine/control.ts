@@ -12,6 +12,7 @@ import { reconcile } from "./liveness.ts";
 import { trackTree } from "./tree.ts";
 import { watchUntil } from "./watch.ts";
 import { pausePoint } from "./pause.ts";
+import { ApplyInterrupted } from "./apply.ts";
 import { putStop } from "./host_inbox.ts";
 import { subscribe } from "./feed.ts";
 import { indexRun } from "../store/history/mod.ts";
@@ -145,6 +146,9 @@ export async function revertRun(sys: Sys, id: string): Promise<RunRecord> {
   if (changes.reverted) {
     throw new RefusedError("already_reverted", `Run "${id}" was reverted already`);
   }
+  if (record.mode === "isolate" && record.isolation?.applying !== undefined) {
+    throw new ApplyInterrupted(id, "revert");
+  }
   if (record.mode === "isolate" && record.isolation?.applied === undefined) {
     throw new RefusedError(
       "not_applied",
@@ -168,7 +172,12 @@ export async function revertRun(sys: Sys, id: string): Promise<RunRecord> {
     throw new RefusedError("nothing_to_revert", `Run "${id}" changed no file`);
   }
   await pausePoint(sys, "reverting");
-  await tree.revert(changes.before, after, id);
+  // An applied isolate run is undone as the apply changed the tree (merged files included).
+  const applied = record.mode === "isolate" ? record.isolation?.applied : undefined;
+  if (applied?.before !== undefined && applied.after !== undefined) {
+    const only = new Set(changes.files.map((file) => file.path));
+    await tree.revert(applied.before, applied.after, id, { only });
+  } else await tree.revert(changes.before, after, id);
   changes.reverted = true;
   await writeRecord(paths, record);
   await indexRun(sys, record);

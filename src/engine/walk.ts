@@ -91,6 +91,10 @@ export async function walkChain(
   const runPaths = statePaths(sys.stateDir).run(record.id);
   await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
   const workspace = tree ? await prepareWorkspace(sys, record, tree) : null;
+  // Ignored files are in no snapshot: their stat is watched beside it (kept for a read run).
+  if (workspace && tree) {
+    workspace.ignored = await tree.watchIgnored(workspace.before, record.mode === "read");
+  }
   try {
     return await walkPrepared(sys, record, workspace, options, emit);
   } finally {

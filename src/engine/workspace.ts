@@ -14,7 +14,8 @@ import { join } from "../sys/path.ts";
 import { removeView } from "../vcs/view.ts";
 import { pausePoint } from "./pause.ts";
 import { findSecrets } from "./secrets.ts";
-import type { TrackedTree } from "./tree.ts";
+import type { IgnoredWatch, TrackedTree } from "./tree.ts";
+import { checkIgnored } from "./ignored_check.ts";
 import type { Final } from "./walk.ts";
 
 /** Where the worker works and the snapshot its changes are measured against. */
@@ -27,6 +28,8 @@ export interface Workspace {
   cwd: string;
   /** The throwaway index of the snapshots of `work`. */
   index: string;
+  /** The user's ignored files as they were before the worker. */
+  ignored?: IgnoredWatch;
   /** A read run's write-protected view without secret-looking files, when it reads one. */
   view?: TrackedTree & { release(): void; tree: string };
 }
@@ -48,7 +51,11 @@ export async function prepareWorkspace(
     record.changes !== undefined;
   const before = reuse
     ? record.changes!.before
-    : await tree.snapshot({ indexFile: runPaths.index });
+    : await tree.snapshot({
+      indexFile: runPaths.index,
+      // A snapshot cannot see into submodules: write and isolate runs refuse them.
+      submodules: record.mode === "read" ? "allow" : "refuse",
+    });
   record.repoRoot = tree.root;
   record.changes = { before, after: before.tree, files: [] };
   await writeRecord(paths, record);
@@ -168,6 +175,10 @@ export async function collectWorkspace(
   const viewChanged = prepared.view !== undefined &&
     !(await viewIntact(sys, record, prepared.view, before));
   const after = (await afterSnapshot(work, before, prepared.index)).tree;
+  const ignoredViolation = await checkIgnored(record, prepared.ignored);
+  if (after === before.tree && ignoredViolation !== null) {
+    return { ...last, outcome: "read_only_violation", message: ignoredViolation };
+  }
   if (after === before.tree && viewChanged) {
     return {
       ...last,
@@ -187,7 +198,9 @@ export async function collectWorkspace(
   changes.reverted = true;
   return {
     outcome: "read_only_violation",
-    message: `The worker changed ${diff.files.length} file(s) in a read-only run: undone`,
+    message: `The worker changed ${diff.files.length} file(s) in a read-only run: undone${
+      ignoredViolation === null ? "" : `. ${ignoredViolation}`
+    }`,
     changes,
     ...(last.answer === undefined ? {} : { answer: last.answer }),
   };

@@ -125,8 +125,14 @@ export interface Isolation {
   copyRoot: string;
   /** Ignored folders symlinked into the copy (`--link`), relative to the repository root. */
   links: string[];
-  /** When `pitroom apply` applied the patch to the user's tree, and which files it touched. */
-  applied?: { at: number; files: string[] };
+  /**
+   * When `pitroom apply` applied the patch to the user's tree, and which files it touched;
+   * `before` and `after` are the user's tree just before and after it (a revert undoes exactly
+   * that step, merged files included).
+   */
+  applied?: { at: number; files: string[]; before?: TreeSnapshot; after?: string };
+  /** An apply under way (or cut short): the user's tree just before it wrote anything. */
+  applying?: { at: number; before: TreeSnapshot };
   /** When `pitroom discard` removed the copy (the patch is kept). */
   discarded?: { at: number };
 }
