@@ -12,6 +12,7 @@ import type { Backend, Mode, Outcome, ProcessEnd } from "../workers/types.ts";
 import { gather, type Gathered } from "./progress.ts";
 import { runProcess } from "./process.ts";
 import { workerEnv } from "./env.ts";
+import { prepareSandbox } from "./sandboxing.ts";
 
 /** What an attempt needs. */
 export interface AttemptInput {
@@ -30,6 +31,8 @@ export interface AttemptInput {
   priorUsage?: Record<string, number>;
   stop?: AbortSignal;
   progress: Progress;
+  /** An isolate run: its `--link` folders, and whether links leading out are allowed. */
+  isolation?: { links: readonly string[]; allowLinks: boolean };
 }
 
 /** What an attempt produced. */
@@ -41,6 +44,10 @@ export interface AttemptResult {
   sessionId?: string;
   /** The session's cumulative usage at the end, for CLIs that count per session. */
   sessionTotals?: Record<string, number>;
+  /** The sandbox the worker ran in (`none` without one). */
+  sandbox: string;
+  /** What the report should say about how the worker ran (no sandbox, links leading out). */
+  notes: string[];
 }
 
 /** Callbacks an attempt reports through. */
@@ -65,7 +72,9 @@ export async function runAttempt(
     worker: input.backend.name,
     runId: input.runId,
   });
-  const launch = input.backend.launch({
+  const sandbox = await prepareSandbox(sys, input);
+  const described = input.backend.launch({
+    sandboxed: sandbox.sandboxed,
     mode: input.mode,
     prompt: input.prompt,
     cwd: input.cwd,
@@ -77,6 +86,7 @@ export async function runAttempt(
     ...(input.effort === undefined ? {} : { effort: input.effort }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
   });
+  const { launch, use, notes } = await sandbox.wrap(described, privateDir);
   const state = input.backend.newState();
   if (input.priorUsage) state.scratch.priorUsage = input.priorUsage;
   const events: WorkerEvent[] = [];
@@ -120,6 +130,8 @@ export async function runAttempt(
     outcome,
     end,
     events,
+    sandbox: use.kind,
+    notes,
     ...(answer === undefined ? {} : { answer }),
     ...(gathered.sessionId === undefined ? {} : { sessionId: gathered.sessionId }),
     ...(isCounts(state.scratch.usageTotals) ? { sessionTotals: state.scratch.usageTotals } : {}),

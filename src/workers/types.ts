@@ -33,6 +33,12 @@ export interface RunSpec {
   baseEnv: Record<string, string>;
   /** Directories the guard shim lives in, put first on PATH. */
   pathPrefix?: string[];
+  /**
+   * The launch runs inside Pitroom's OS sandbox (src/sandbox/): a CLI's own sandbox that
+   * cannot nest inside it is turned off in favour of it.
+   * @default false
+   */
+  sandboxed?: boolean;
 }
 
 /** A file the engine writes before launch (profiles, private config). */
@@ -52,6 +58,12 @@ export interface Launch {
   files: LaunchFile[];
   /** The prompt written to stdin, which is then closed; `null` for a closed stdin. */
   stdin: string | null;
+  /**
+   * Folders the CLI keeps its own state, sessions and caches in: writable inside the sandbox
+   * (src/sandbox/), made when missing.
+   * @default none
+   */
+  state?: string[];
 }
 
 /** How the worker process ended. */
