@@ -151,12 +151,20 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   if (cache !== undefined) add(writable, await realOrNull(cache));
   for (const path of input.extra) add(writable, await realOrNull(expandHome(path, home)));
   add(writable, await Deno.realPath(input.privateDir));
+  // The user's repository a copy or a view borrows from: its `.git` read-only, its work tree
+  // shown (a `--link` folder of a copy points into it).
+  const repos: string[] = [];
   if (git !== null) {
     add(readOnly, git);
-    for (const named of await namedGitDirs(git)) add(readOnly, await realOrNull(named));
+    for (const named of await namedGitDirs(git)) {
+      const real = await realOrNull(named);
+      add(readOnly, real);
+      if (real !== null && real.endsWith("/.git")) repos.push(dirname(real));
+    }
   }
   const named = [
     root,
+    ...repos,
     ...(home === undefined ? [] : [home]),
     ...[...Object.values(input.env), ...input.argv].flatMap(tmpPathsIn),
   ];
