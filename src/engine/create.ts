@@ -35,6 +35,8 @@ export interface NewRun {
   caps?: Caps;
   /** Isolate mode: ignored folders to link into the copy. */
   links?: string[];
+  /** Isolate mode without a sandbox: run even when links lead out of the copy. */
+  allowLinks?: boolean;
   /** An isolate follow-up: the copy it reuses and the state that copy was made at. */
   reuse?: { copyRoot: string; links: string[]; before: TreeSnapshot; repoRoot: string };
 }
@@ -62,6 +64,7 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.verify === undefined ? {} : { verifyCommand: spec.verify }),
     ...(spec.continues === undefined ? {} : { continues: spec.continues }),
     ...(spec.caps === undefined || Object.keys(spec.caps).length === 0 ? {} : { caps: spec.caps }),
+    ...(spec.allowLinks === true ? { allowLinks: true } : {}),
   };
   if (spec.reuse !== undefined) {
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };
