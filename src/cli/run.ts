@@ -102,6 +102,9 @@ export async function newRunFrom(
   if (links.length > 0 && mode !== "isolate") {
     throw new UsageError("--link is for isolate runs (-i): a write run works in your tree");
   }
+  if (flags["allow-links"] === true && mode !== "isolate") {
+    throw new UsageError("--allow-links is for isolate runs (-i)");
+  }
   let effort: string | undefined;
   if (flags.effort !== undefined) {
     const first = chain[0]!;
@@ -120,6 +123,7 @@ export async function newRunFrom(
     ...(effort === undefined ? {} : { effort }),
     ...(flags.verify === undefined ? {} : { verify: flags.verify as string }),
     ...(links.length > 0 ? { links } : {}),
+    ...(flags["allow-links"] === true ? { allowLinks: true } : {}),
   };
 }
 
@@ -205,6 +209,7 @@ async function followUpFrom(
     ...(prev.effort === undefined ? {} : { effort: prev.effort }),
     ...(flags.verify === undefined ? {} : { verify: flags.verify as string }),
     ...(reuse === undefined ? {} : { reuse }),
+    ...(prev.allowLinks === true ? { allowLinks: true } : {}),
   };
 }
 
