@@ -1,7 +1,7 @@
 /**
  * `pitroom doctor [--probe]`: is each worker installed (path, version against the one Pitroom is
  * tested with), is the config sound (its warnings; workers it names that are not installed; a
- * fallback), are rg and git there, is the state dir writable. `--probe` makes one tiny real read
+ * fallback), are rg and git there, do workers run in a sandbox, is the state dir writable. `--probe` makes one tiny real read
  * run per configured worker through the engine, in a throwaway repo and state dir.
  */
 import { join } from "../sys/path.ts";
@@ -9,6 +9,7 @@ import { parseChain } from "../engine/chain.ts";
 import { createRun } from "../engine/create.ts";
 import { detectWorkers, type WorkerStatus } from "../engine/installed.ts";
 import { executeRun } from "../engine/lifecycle.ts";
+import { sandboxCheck } from "../engine/sandboxing.ts";
 import type { Settings } from "../engine/settings.ts";
 import { formatDuration } from "./duration.ts";
 import type { Target } from "../store/record.ts";
@@ -25,7 +26,7 @@ export type CheckStatus = "ok" | "warn" | "error" | "skip";
 
 /**
  * One check of `doctor --json` (the document is an array of these). `check` is one of
- * `worker`, `version`, `config`, `chain`, `fallback`, `rg`, `git`, `state_dir`, `probe`.
+ * `worker`, `version`, `config`, `chain`, `fallback`, `rg`, `git`, `sandbox`, `state_dir`, `probe`.
  */
 export interface Check {
   check: string;
@@ -197,6 +198,7 @@ async function environmentChecks(sys: Sys, statuses: readonly WorkerStatus[]): P
       hint: "apt install git",
     },
   );
+  checks.push({ check: "sandbox", ...await sandboxCheck(sys) });
   checks.push(await stateDirCheck(sys));
   return checks;
 }

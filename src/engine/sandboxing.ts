@@ -63,3 +63,28 @@ export async function prepareSandbox(
     },
   };
 }
+
+/** What `doctor` says about the sandbox: which one runs workers, or a warning (`required`: error). */
+export async function sandboxCheck(
+  sys: Sys,
+): Promise<{ status: "ok" | "warn" | "error"; message: string; hint?: string }> {
+  const { config } = await loadConfig(sys.configPath);
+  const { setting } = sandboxSetting(config.sandbox);
+  if (setting.mode === "off") {
+    return {
+      status: "warn",
+      message: `workers run without a sandbox: "sandbox" is "off" in the config`,
+      hint: `set "sandbox": "auto" in ${sys.configPath}`,
+    };
+  }
+  const found = await detectSandbox(sys);
+  if (found.kind !== "none") {
+    return { status: "ok", message: `workers run in ${found.kind} (${found.binary})` };
+  }
+  return {
+    status: setting.mode === "required" ? "error" : "warn",
+    message: `workers run without a sandbox: ${found.reason}` +
+      (setting.mode === "required" ? ` ("sandbox" is "required": runs are refused)` : ""),
+    hint: "apt-get install bubblewrap",
+  };
+}
