@@ -12,7 +12,7 @@ import type { Backend, Mode, Outcome, ProcessEnd } from "../workers/types.ts";
 import { gather, type Gathered } from "./progress.ts";
 import { runProcess } from "./process.ts";
 import { workerEnv } from "./env.ts";
-import { prepareSandbox } from "./sandboxing.ts";
+import { sandboxAttempt } from "./sandboxing.ts";
 
 /** What an attempt needs. */
 export interface AttemptInput {
@@ -72,9 +72,7 @@ export async function runAttempt(
     worker: input.backend.name,
     runId: input.runId,
   });
-  const sandbox = await prepareSandbox(sys, input);
   const described = input.backend.launch({
-    sandboxed: sandbox.sandboxed,
     mode: input.mode,
     prompt: input.prompt,
     cwd: input.cwd,
@@ -86,7 +84,11 @@ export async function runAttempt(
     ...(input.effort === undefined ? {} : { effort: input.effort }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
   });
-  const { launch, use, notes } = await sandbox.wrap(described, privateDir);
+  const { launch, use, notes } = await sandboxAttempt(sys, described, {
+    mode: input.mode,
+    privateDir,
+    ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
+  });
   const state = input.backend.newState();
   if (input.priorUsage) state.scratch.priorUsage = input.priorUsage;
   const events: WorkerEvent[] = [];

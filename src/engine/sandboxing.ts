@@ -1,7 +1,6 @@
 /**
- * The sandbox of one attempt (src/sandbox/): the config's setting, whether the machine has a
- * sandbox (so a backend can turn its CLI's own off in favour of it), the launch wrapped, and
- * what the report should say. An isolate run without a sandbox whose copy holds links leading
+ * The sandbox of one attempt (src/sandbox/): the config's setting, the launch wrapped, and what
+ * the report should say. An isolate run without a sandbox whose copy holds links leading
  * out of it is refused (exit 3) unless the run allows links; then the links are named.
  */
 import { loadConfig } from "../store/config.ts";
@@ -17,51 +16,43 @@ import {
 } from "../sandbox/mod.ts";
 import type { Launch, Mode } from "../workers/types.ts";
 
-/** An attempt's sandbox, before and after the backend describes the launch. */
-export interface AttemptSandbox {
-  /** True when the launch will run in a sandbox. */
-  sandboxed: boolean;
-  /** Wraps the described launch; refuses an unsandboxed isolate copy with links leading out. */
-  wrap(
-    launch: Launch,
-    privateDir: string,
-  ): Promise<{ launch: Launch; use: SandboxUse; notes: string[] }>;
-}
-
-/** Reads the setting and finds the machine's sandbox for one attempt. */
-export async function prepareSandbox(
+/** Wraps one attempt's launch in the sandbox the config asks for, with what the report says. */
+export async function sandboxAttempt(
   sys: Sys,
-  input: { mode: Mode; isolation?: { links: readonly string[]; allowLinks: boolean } },
-): Promise<AttemptSandbox> {
+  launch: Launch,
+  input: {
+    mode: Mode;
+    privateDir: string;
+    isolation?: { links: readonly string[]; allowLinks: boolean };
+  },
+): Promise<{ launch: Launch; use: SandboxUse; notes: string[] }> {
   const { config } = await loadConfig(sys.configPath);
   const { setting } = sandboxSetting(config.sandbox);
-  const found = setting.mode === "off" ? null : await detectSandbox(sys);
-  return {
-    sandboxed: found !== null && found.kind !== "none",
-    async wrap(launch, privateDir) {
-      const wrapped = await sandboxLaunch(sys, launch, { mode: input.mode, privateDir, setting });
-      const notes: string[] = [];
-      if (wrapped.use.kind !== "none") return { ...wrapped, notes };
-      notes.push(`The worker ran without a sandbox: ${wrapped.use.reason}`);
-      if (input.isolation !== undefined) {
-        const { root } = await treeRoot(launch.cwd);
-        const links = await escapingLinks(root, { known: input.isolation.links });
-        if (links.length > 0) {
-          const named = links.slice(0, 5).map((l) => `${l.path} -> ${l.target}`).join(", ");
-          const more = links.length > 5 ? ` and ${links.length - 5} more` : "";
-          if (!input.isolation.allowLinks) {
-            throw new RefusedError(
-              "links-leave-copy",
-              `Cannot isolate the worker without a sandbox: the copy holds links leading out of it: ${named}${more}`,
-              { hint: "pitroom run -i --allow-links ..." },
-            );
-          }
-          notes.push(`Links in the copy lead out of it (no sandbox holds them): ${named}${more}`);
-        }
+  const wrapped = await sandboxLaunch(sys, launch, {
+    mode: input.mode,
+    privateDir: input.privateDir,
+    setting,
+  });
+  const notes: string[] = [];
+  if (wrapped.use.kind !== "none") return { ...wrapped, notes };
+  notes.push(`The worker ran without a sandbox: ${wrapped.use.reason}`);
+  if (input.isolation !== undefined) {
+    const { root } = await treeRoot(launch.cwd);
+    const links = await escapingLinks(root, { known: input.isolation.links });
+    if (links.length > 0) {
+      const named = links.slice(0, 5).map((l) => `${l.path} -> ${l.target}`).join(", ");
+      const more = links.length > 5 ? ` and ${links.length - 5} more` : "";
+      if (!input.isolation.allowLinks) {
+        throw new RefusedError(
+          "links-leave-copy",
+          `Cannot isolate the worker without a sandbox: the copy holds links leading out of it: ${named}${more}`,
+          { hint: "pitroom run -i --allow-links ..." },
+        );
       }
-      return { ...wrapped, notes };
-    },
-  };
+      notes.push(`Links in the copy lead out of it (no sandbox holds them): ${named}${more}`);
+    }
+  }
+  return { ...wrapped, notes };
 }
 
 /** What `doctor` says about the sandbox: which one runs workers, or a warning (`required`: error). */

@@ -3,6 +3,7 @@
  * sandbox-exec) prefix, the environment a private `TMPDIR`. Without a sandbox the launch runs as
  * it is and the caller is told why, unless the setting is `required`, which refuses (exit 3).
  */
+import { join } from "../sys/path.ts";
 import type { Sys } from "../sys/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { Launch, Mode } from "../workers/types.ts";
@@ -59,7 +60,17 @@ export async function sandboxLaunch(
     launch: {
       ...launch,
       argv,
-      env: { ...launch.env, TMPDIR: plan.tmp, TMP: plan.tmp, TEMP: plan.tmp },
+      env: {
+        ...launch.env,
+        TMPDIR: plan.tmp,
+        TMP: plan.tmp,
+        TEMP: plan.tmp,
+        // Node keeps its compile cache in the temp folder unless told: a fresh private one each
+        // run would cost claude and gemini ~200 ms of start-up.
+        ...(plan.cache === undefined || launch.env.NODE_COMPILE_CACHE !== undefined
+          ? {}
+          : { NODE_COMPILE_CACHE: join(plan.cache, "node-compile-cache") }),
+      },
     },
     use: { kind: found.kind },
   };

@@ -23,6 +23,8 @@ export interface SandboxPlan {
   readOnly: string[];
   /** The private temp folder (`TMPDIR`), inside `writable`. */
   tmp: string;
+  /** The user's cache folder when it is writable (Node's compile cache goes there). */
+  cache?: string;
 }
 
 /** What `planSandbox` reads. */
@@ -148,7 +150,8 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   }
   const home = input.env.HOME;
   const cache = input.env.XDG_CACHE_HOME ?? (home === undefined ? undefined : join(home, ".cache"));
-  if (cache !== undefined) add(writable, await realOrNull(cache));
+  const realCache = cache === undefined ? null : await realOrNull(cache);
+  add(writable, realCache);
   for (const path of input.extra) add(writable, await realOrNull(expandHome(path, home)));
   add(writable, await Deno.realPath(input.privateDir));
   // The user's repository a copy or a view borrows from: its `.git` read-only, its work tree
@@ -171,5 +174,12 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const visible: string[] = [];
   for (const path of named) add(visible, await nearestBelowTmp(path));
   visible.sort((a, b) => a.length - b.length);
-  return { cwd, visible, writable, readOnly, tmp: await Deno.realPath(tmp) };
+  return {
+    cwd,
+    visible,
+    writable,
+    readOnly,
+    tmp: await Deno.realPath(tmp),
+    ...(realCache === null ? {} : { cache: realCache }),
+  };
 }

@@ -33,12 +33,6 @@ export interface RunSpec {
   baseEnv: Record<string, string>;
   /** Directories the guard shim lives in, put first on PATH. */
   pathPrefix?: string[];
-  /**
-   * The launch runs inside Pitroom's OS sandbox (src/sandbox/): a CLI's own sandbox that
-   * cannot nest inside it is turned off in favour of it.
-   * @default false
-   */
-  sandboxed?: boolean;
 }
 
 /** A file the engine writes before launch (profiles, private config). */
