@@ -44,7 +44,7 @@ export async function sandboxAttempt(
       const more = links.length > 5 ? ` and ${links.length - 5} more` : "";
       if (!input.isolation.allowLinks) {
         throw new RefusedError(
-          "links-leave-copy",
+          "links_leave_copy",
           `Cannot isolate the worker without a sandbox: the copy holds links leading out of it: ${named}${more}`,
           { hint: "pitroom run -i --allow-links ..." },
         );

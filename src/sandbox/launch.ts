@@ -38,7 +38,7 @@ export async function sandboxLaunch(
   const found = await detectSandbox(sys);
   if (found.kind === "none") {
     if (input.setting.mode === "required") {
-      throw new RefusedError("sandbox-missing", `Cannot sandbox the worker: ${found.reason}`, {
+      throw new RefusedError("sandbox_missing", `Cannot sandbox the worker: ${found.reason}`, {
         hint: "apt-get install bubblewrap",
       });
     }

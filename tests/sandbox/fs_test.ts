@@ -6,7 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { createRun } from "../../src/engine/create.ts";
+import { executeRun } from "../../src/engine/lifecycle.ts";
 import { exists } from "../../src/sys/fs.ts";
+import { fakeBackend } from "../support/fake_backend.ts";
 import { git } from "../support/temp.ts";
 import { marker, sandboxWorld } from "./_world.ts";
 
@@ -139,9 +142,6 @@ Deno.test('"sandbox": "required" refuses with exit 3 where no sandbox works', as
     ...w.sys,
     env: { ...w.sys.env, toObject: () => ({ ...env, PATH: `${bin}:${env.PATH}` }) },
   };
-  const { createRun } = await import("../../src/engine/create.ts");
-  const { executeRun } = await import("../../src/engine/lifecycle.ts");
-  const { fakeBackend } = await import("../support/fake_backend.ts");
   const created = await createRun(sys, {
     task: "try",
     mode: "write",
