@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   bwrapArgv,
+  detectSandbox,
   escapingLinks,
   planSandbox,
   type SandboxPlan,
@@ -14,6 +15,7 @@ import {
   seatbeltProfile,
 } from "../../src/sandbox/mod.ts";
 import { tmpPathsIn } from "../../src/sandbox/plan.ts";
+import { realRunner } from "../../src/sys/real.ts";
 import { git, tempDir, tempRepo } from "../support/temp.ts";
 
 const PLAN: SandboxPlan = {
@@ -173,4 +175,25 @@ Deno.test("escapingLinks() names links that resolve outside the tree, not those 
   const links = await escapingLinks(repo.path, { known: ["node_modules"] });
   assert.deepEqual(links.map((l) => l.path), ["d/dangling", "out"]);
   assert.equal(links[1]!.target, await Deno.realPath(outside.path));
+});
+
+Deno.test("detectSandbox() probes bwrap on Linux, looks for sandbox-exec on macOS, none elsewhere", async () => {
+  const sys = { runner: realRunner, env: { get: Deno.env.get, toObject: Deno.env.toObject } };
+  const linux = await detectSandbox(sys, { os: "linux" });
+  assert.equal(linux.kind, "bwrap");
+  const mac = await detectSandbox(sys, { os: "darwin" });
+  // No Mac here: the binary is missing, which is what a Mac without it would say.
+  assert.deepEqual(mac, { kind: "none", reason: "sandbox-exec is missing" });
+  assert.deepEqual(await detectSandbox(sys, { os: "windows" }), {
+    kind: "none",
+    reason: "no sandbox is known on windows",
+  });
+  const bare = {
+    ...sys,
+    env: { get: () => undefined, toObject: () => ({ PATH: "/nonexistent" }) },
+  };
+  assert.deepEqual(await detectSandbox(bare, { os: "linux" }), {
+    kind: "none",
+    reason: "bubblewrap (bwrap) is not installed",
+  });
 });
