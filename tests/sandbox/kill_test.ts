@@ -1,7 +1,8 @@
 /**
  * Every kill reaches every descendant: a worker whose shell leaves a `setsid` process and a
  * `nohup ... &` behind has none of them alive after the run ends (stopped, timed out, or the
- * worker simply exiting), nor within a second of Pitroom itself being killed with -9. Checked
+ * worker simply exiting), nor within a second of Pitroom itself being killed (-9, or Ctrl-C and
+ * SIGTERM of a foreground run, which end the process the same way). Checked
  * against the process table. The control shows the same processes outliving an unsandboxed run.
  */
 import assert from "node:assert/strict";
@@ -70,34 +71,36 @@ Deno.test("a worker that exits leaves no daemon behind", async () => {
   await noneLeft(tag);
 });
 
-Deno.test("kill -9 of Pitroom ends the sandboxed worker and its daemons within a second", async () => {
-  await using w = await sandboxWorld();
-  const tag = marker();
-  const steps = [
-    ...daemons(w.marks, tag),
-    { writeFile: join(w.marks, "working"), content: "" },
-    { hang: true as const },
-  ];
-  const job: ChildJob = { stateDir: w.state, repo: w.repo, action: "run", mode: "write", steps };
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=pitroom", "--quiet", CHILD, JSON.stringify(job)],
-    stdout: "null",
-    stderr: "null",
-    stdin: "null",
-  }).spawn();
-  await waitFor(async () => {
-    try {
-      await Deno.stat(join(w.marks, "working"));
-      return true;
-    } catch {
-      return false;
-    }
-  }, { timeoutMs: 20_000, what: "the worker to start its daemons" });
-  assert.equal((await sleepers(tag)).length, 2);
-  child.kill("SIGKILL");
-  await child.status;
-  await noneLeft(tag, 1000);
-});
+for (const signal of ["SIGKILL", "SIGTERM", "SIGINT"] as const) {
+  Deno.test(`${signal} to Pitroom ends the sandboxed worker and its daemons within a second`, async () => {
+    await using w = await sandboxWorld();
+    const tag = marker();
+    const steps = [
+      ...daemons(w.marks, tag),
+      { writeFile: join(w.marks, "working"), content: "" },
+      { hang: true as const },
+    ];
+    const job: ChildJob = { stateDir: w.state, repo: w.repo, action: "run", mode: "write", steps };
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-P=pitroom", "--quiet", CHILD, JSON.stringify(job)],
+      stdout: "null",
+      stderr: "null",
+      stdin: "null",
+    }).spawn();
+    await waitFor(async () => {
+      try {
+        await Deno.stat(join(w.marks, "working"));
+        return true;
+      } catch {
+        return false;
+      }
+    }, { timeoutMs: 20_000, what: "the worker to start its daemons" });
+    assert.equal((await sleepers(tag)).length, 2);
+    child.kill(signal);
+    await child.status;
+    await noneLeft(tag, 1000);
+  });
+}
 
 Deno.test("control: without the sandbox a setsid process outlives the run", async () => {
   await using w = await sandboxWorld({ sandbox: "off" });
