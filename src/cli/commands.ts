@@ -22,6 +22,11 @@ const RUN_FLAGS: FlagDef[] = [
     describe: "with -i: symlink these ignored folders into the copy (node_modules,.venv)",
   },
   {
+    name: "allow-links",
+    type: "boolean",
+    describe: "with -i and no sandbox: run even though links in the tree lead out of the copy",
+  },
+  {
     name: "worker",
     short: "W",
     type: "string",

@@ -192,6 +192,11 @@ async function walkPrepared(
         ...(record.effort ? { effort: record.effort } : {}),
         ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
         ...(record.continues?.sessionTotals ? { priorUsage: record.continues.sessionTotals } : {}),
+        ...(record.isolation
+          ? {
+            isolation: { links: record.isolation.links, allowLinks: record.allowLinks === true },
+          }
+          : {}),
         stop,
       }, {
         emit,
@@ -236,6 +241,10 @@ async function walkPrepared(
     attempt.message = outcome.message;
     if (result.sessionId) attempt.sessionId = result.sessionId;
     if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
+    attempt.sandbox = result.sandbox;
+    for (const note of result.notes) {
+      if (!(record.notes ??= []).includes(note)) record.notes.push(note);
+    }
     last = {
       outcome: outcome.class,
       message: outcome.message,

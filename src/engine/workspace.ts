@@ -49,13 +49,11 @@ export async function prepareWorkspace(
   const isolation = record.isolation;
   const reuse = isolation !== undefined && record.continues !== undefined &&
     record.changes !== undefined;
-  const before = reuse
-    ? record.changes!.before
-    : await tree.snapshot({
-      indexFile: runPaths.index,
-      // A snapshot cannot see into submodules: write and isolate runs refuse them.
-      submodules: record.mode === "read" ? "allow" : "refuse",
-    });
+  const before = reuse ? record.changes!.before : await tree.snapshot({
+    indexFile: runPaths.index,
+    // A snapshot cannot see into submodules: write and isolate runs refuse them.
+    submodules: record.mode === "read" ? "allow" : "refuse",
+  });
   record.repoRoot = tree.root;
   record.changes = { before, after: before.tree, files: [] };
   await writeRecord(paths, record);

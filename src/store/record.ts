@@ -27,6 +27,8 @@ export interface Attempt {
   /** Cumulative session usage at the end (CLIs that count per session, like codex). */
   sessionTotals?: Record<string, number>;
   workerPid?: number;
+  /** The sandbox the worker ran in: `bwrap`, `sandbox-exec`, or `none`. */
+  sandbox?: string;
 }
 
 /** Token counts. */
@@ -167,6 +169,8 @@ export interface RunRecord {
   attempts: Attempt[];
   /** Targets left out because they were cooling down. */
   skipped?: { worker: WorkerName; model?: string; until: number }[];
+  /** An isolate run without a sandbox may hold links leading out of its copy (`--allow-links`). */
+  allowLinks?: boolean;
   /** A follow-up: the run it continues and the worker session it resumes. */
   continues?: { run: string; sessionId: string; sessionTotals?: Record<string, number> };
   progress: Progress;
