@@ -2,13 +2,8 @@
  * `pitroom clean [--days 14] [--yes] [--json]`: removes the folders of runs that ended more than
  * N days ago. Without --yes it only lists them. The history keeps every removed run.
  */
-import {
-  type CleanItem,
-  type CleanPlan,
-  createEngine,
-  type KeepReason,
-  oneLine,
-} from "../engine/mod.ts";
+import { safeLine } from "./safe.ts";
+import { type CleanItem, type CleanPlan, createEngine, type KeepReason } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import { dateTime } from "./figures.ts";
@@ -32,7 +27,7 @@ function itemRows(items: CleanItem[]): string {
     i.state,
     i.endedAt === null ? "-" : dateTime(i.endedAt),
     size(i.bytes),
-    oneLine(i.task, 60),
+    safeLine(i.task, 60),
   ]));
 }
 

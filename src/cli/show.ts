@@ -6,7 +6,7 @@ import { createEngine, type RunReport } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, printJsonLine } from "./output.ts";
-import { renderReport } from "./report.ts";
+import { deniedCalls, renderReport } from "./report.ts";
 import { showKept } from "./show_kept.ts";
 
 /** Prints a run's report, patch or events. */
@@ -37,6 +37,9 @@ export const showCommand: CommandRun = async ({ sys, flags, args }) => {
     return 0;
   }
   if (flags.json) printJson(sys, record);
-  else sys.out.stdout(renderReport(record, sys.clock.now(), { full: flags.full === true }));
+  else {
+    const denied = deniedCalls(await engine.events(record.id));
+    sys.out.stdout(renderReport(record, sys.clock.now(), { full: flags.full === true, denied }));
+  }
   return 0;
 };
