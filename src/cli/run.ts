@@ -8,7 +8,7 @@ import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
 import { checkLinkFlags, readTaskFile } from "./flag_files.ts";
 import { printJson, warn } from "./output.ts";
-import { safeLine } from "./safe.ts";
+import { safe, safeLine } from "./safe.ts";
 import { deniedCalls, renderReport } from "./report.ts";
 
 async function readTask(sys: Sys, args: string[], taskFile: string | undefined): Promise<string> {
@@ -115,7 +115,10 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
       },
     });
     if (flags.json) printJson(sys, final);
-    else {
+    else if (final.outcome === "refused") {
+      // A refusal is an error line, not a receipt card: the run never started working.
+      sys.out.stderr(`pitroom: ${safe(final.message ?? "the run was refused")}\n`);
+    } else {
       const denied = deniedCalls(seen);
       sys.out.stdout(renderReport(final, sys.clock.now(), { denied }));
     }
