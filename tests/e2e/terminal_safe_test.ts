@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { pitroom } from "../support/pitroom.ts";
+import { tempRepo } from "../support/temp.ts";
 import { world } from "./_world.ts";
 
 const ANSWER = "Done.\x1b[2J\x1b]0;pwned\x07\rhidden\nsecond line\u202eevil";
@@ -47,9 +49,12 @@ Deno.test("a write run's hostile answer and file name are escaped in report, sho
     assert.equal(out.code, 0, `${args.join(" ")}: ${out.stderr}`);
     assertInert(out.stdout + out.stderr, args.join(" "));
   }
-  const reverted = await w.run(["revert", id]);
+  await using other = await tempRepo({ "other.txt": "another repository\n" });
+  const reverted = await pitroom(["revert", "last"], { env: w.env, cwd: other.path });
   assert.equal(reverted.code, 0, reverted.stderr);
   assertInert(reverted.stdout, "revert");
+  // Typed from inside another repository, `revert last` names the one it reverts.
+  assert.match(reverted.stdout, new RegExp(`^reverted 1 file\\(s\\) of ${id} in ${w.repo}`));
   assert.match(reverted.stdout, /^ {2}evil\\e\[31mred\\nname\.txt$/m);
   await assert.rejects(Deno.stat(join(w.repo, NAME)), Deno.errors.NotFound);
 });
