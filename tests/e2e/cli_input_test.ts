@@ -126,3 +126,14 @@ Deno.test({
     }
   },
 });
+
+Deno.test("PITROOM_WORKER only chooses the worker; the recursion marker has its own name", async () => {
+  await using w = await inRepo();
+  const chosen = await w.run(["config", "--json"], { PITROOM_WORKER: "opencode" });
+  assert.equal(chosen.code, 0, chosen.stderr);
+  assert.match(chosen.stdout, /"opencode"/);
+  const listed = await w.run(["ls"], { PITROOM_WORKER: "opencode" });
+  assert.equal(listed.code, 0, listed.stderr);
+  const inside = await w.run(["ls"], { PITROOM_INSIDE_RUN: "20261201-000000-abcd" });
+  oneLineError(inside, 3, /A worker may not start Pitroom/, "inside a run");
+});

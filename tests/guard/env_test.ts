@@ -84,7 +84,7 @@ Deno.test("workerEnv() adds the guard, its git settings and the recursion marker
   const sys = testSys({ stateDir: state.path, env: { HOME: home, MY_KEY: "k" } });
   const { baseEnv, pathPrefix } = await workerEnv(sys, { worker: "codex", runId: "r-1" });
   assert.deepEqual(pathPrefix, [join(state.path, "guard", "bin")]);
-  assert.equal(baseEnv.PITROOM_WORKER, "r-1");
+  assert.equal(baseEnv.PITROOM_INSIDE_RUN, "r-1");
   assert.equal(baseEnv.PITROOM_STATE_DIR, undefined);
   assert.equal(baseEnv.MY_KEY, "k");
   const count = Number(baseEnv.GIT_CONFIG_COUNT);
