@@ -14,6 +14,11 @@ export const showCommand: CommandRun = async ({ sys, flags, args }) => {
   if ([flags.patch, flags.events].filter(Boolean).length > 1) {
     throw new UsageError("Choose one of --patch and --events");
   }
+  // --json combines with --patch ({id, patch}) and --events (JSON lines already); --full is the
+  // text report's, so it never rides along silently.
+  if (flags.full && (flags.patch || flags.events || flags.json)) {
+    throw new UsageError("--full is for the text report: leave out --patch, --events and --json");
+  }
   const engine = createEngine(sys);
   const typed = args[0] ?? "last";
   let record: RunReport;

@@ -81,6 +81,9 @@ Deno.test("bad flag values are exit 2 before a run exists", async () => {
     [["run", "--verify", "", "x"], /--verify" needs a value, got ""/],
     [["run", "-i", "--link", "", "x"], /--link" needs a value, got ""/],
     [["crew", "-W", "", "x", "y"], /--worker" needs a value, got ""/],
+    [["show", "--full", "--patch"], /--full is for the text report/],
+    [["show", "--full", "--json"], /--full is for the text report/],
+    [["show", "--patch", "--events"], /Choose one of --patch and --events/],
   ];
   for (const [args, message] of cases) {
     oneLineError(await w.run(args), 2, message, args.join(" "));

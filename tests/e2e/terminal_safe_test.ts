@@ -41,6 +41,10 @@ Deno.test("a write run's hostile answer and file name are escaped in report, sho
   const json = JSON.parse((await w.run(["show", id, "--json"])).stdout);
   assert.equal(json.answer, ANSWER);
   assert.deepEqual(json.changes.files.map((f: { path: string }) => f.path), [NAME]);
+  // --patch --json combine: the exact patch inside JSON.
+  const patch = JSON.parse((await w.run(["show", id, "--patch", "--json"])).stdout);
+  assert.equal(patch.id, id);
+  assert.match(patch.patch, /^\+x$/m);
 
   for (
     const args of [["show", id], ["status", id], ["ls"], ["wait", id], ["wait", id, "--brief"]]
