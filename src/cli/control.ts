@@ -4,6 +4,7 @@
 import { createEngine } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
+import { safe } from "./safe.ts";
 import { UsageError } from "../sys/errors.ts";
 
 /** Stops runs: the named ones or a group's live ones (queued runs too), side by side. */
@@ -31,9 +32,16 @@ export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
 export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
   const record = await createEngine(sys).revert(args[0]!);
   const files = record.changes?.files ?? [];
-  if (flags.json) printJson(sys, { id: record.id, reverted: files.map((f) => f.path) });
-  else {sys.out.stdout(`reverted ${files.length} file(s) of ${record.id}:\n${
-      files.map((f) => `  ${f.path}\n`).join("")
-    }`);}
+  const repo = record.repoRoot ?? record.cwd;
+  if (flags.json) {
+    printJson(sys, { id: record.id, repo, reverted: files.map((f) => f.path) });
+  } else {
+    // Named always: `revert last` typed inside another repository reverts this one.
+    sys.out.stdout(
+      `reverted ${files.length} file(s) of ${record.id} in ${safe(repo)}:\n${
+        files.map((f) => `  ${safe(f.path)}\n`).join("")
+      }`,
+    );
+  }
   return 0;
 };

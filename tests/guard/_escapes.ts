@@ -452,7 +452,7 @@ export const ESCAPES: readonly Escape[] = [
   },
   {
     name: "starting the real program without the marker",
-    command: "env -u PITROOM_WORKER {PITROOM} --version",
+    command: "env -u PITROOM_INSIDE_RUN {PITROOM} --version",
     expect: { gap: "a process can change its own environment", shows: /^pitroom \d/m },
   },
   {

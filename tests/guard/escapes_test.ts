@@ -108,7 +108,7 @@ Deno.test("the worker keeps its own provider's key and nothing of Pitroom's", as
   const r = await w.guarded(scene, "env");
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`^OPENAI_API_KEY=${OWN_KEY.OPENAI_API_KEY}$`, "m"));
-  assert.match(r.stdout, /^PITROOM_WORKER=20250101-000000-esca$/m);
+  assert.match(r.stdout, /^PITROOM_INSIDE_RUN=20250101-000000-esca$/m);
   assert.doesNotMatch(r.stdout, /^PITROOM_STATE_DIR=/m);
   assert.match(r.stdout, /^GIT_TERMINAL_PROMPT=0$/m);
 });
