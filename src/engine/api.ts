@@ -14,6 +14,7 @@ import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { type Applied, applyRun, discardRun } from "./apply.ts";
 import { buildRuns, createUnique } from "./build.ts";
+import { refuseBusyWriter } from "./writer.ts";
 import { revertRun, stopRun, waitForRuns } from "./control.ts";
 import { type Check, type DoctorOptions, runDoctor } from "./doctor.ts";
 import { readEventsFile } from "../store/events_file.ts";
@@ -150,6 +151,7 @@ export class Engine {
         },
       );
     }
+    if (specs[0]!.mode === "write") await refuseBusyWriter(sys, this.#paths, specs[0]!.cwd);
     const ids: string[] = [];
     try {
       for (const spec of specs) ids.push((await createUnique(sys, spec)).id);
@@ -170,6 +172,7 @@ export class Engine {
     const { specs, warnings } = await buildRuns(this.#sys, checked, await loadSettings(this.#sys));
     for (const w of warnings) options.onWarning?.(w);
     const spec = specs[0]!;
+    if (spec.mode === "write") await refuseBusyWriter(this.#sys, this.#paths, spec.cwd);
     const record = await createUnique(this.#sys, spec);
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);

@@ -19,6 +19,7 @@ import { Exit, PitroomError } from "../sys/errors.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { exitFor, stateFor } from "./exit.ts";
 import { type Final, walkChain } from "./walk.ts";
+import { writerBusyMessage } from "./writer.ts";
 import { trackTree } from "./tree.ts";
 import { EventLog } from "./event_log.ts";
 import { finishFiles } from "./finish.ts";
@@ -88,14 +89,7 @@ export async function executeRun(
     if (tree === null && record.mode !== "read") {
       final = { outcome: "refused", message: `"${record.cwd}" is not in a git repository` };
     } else if (tree !== null && record.mode === "write" && writer === null) {
-      final = {
-        outcome: "refused",
-        message: `Another write run${
-          holder ? ` (${holder})` : ""
-        } is working in "${tree.root}": wait for it to finish (\`pitroom wait ${
-          holder || "RUN"
-        }\`)`,
-      };
+      final = { outcome: "refused", message: writerBusyMessage(tree.root, holder) };
     } else {
       final = await walkChain(sys, record, tree, options, emit);
     }

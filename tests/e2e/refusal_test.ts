@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { waitFor } from "../support/temp.ts";
 import { world } from "./_world.ts";
 
-Deno.test("a second write run in the same repository is one line on stderr, exit 3, no card", async () => {
+Deno.test("a second write run in the same repository is one line on stderr, exit 3, no card, no run", async () => {
   await using w = await world({
     slow: {
       turns: [
@@ -31,5 +31,12 @@ Deno.test("a second write run in the same repository is one line on stderr, exit
   const lines = second.stderr.trimEnd().split("\n");
   assert.equal(lines.length, 1, second.stderr);
   assert.match(lines[0]!, new RegExp(`^pitroom: Another write run \\(${id}\\) is working in `));
+  // A refusal makes no run: the working run is still the last one.
+  const listed = await w.run(["ls", "--json"]);
+  assert.deepEqual(JSON.parse(listed.stdout).map((r: { id: string }) => r.id), [id]);
+  const background = await w.run(["run", "-w", "--bg", "-W", "opencode", "-m", "fake/quick", "Q"]);
+  assert.equal(background.code, 3, background.stdout + background.stderr);
+  assert.equal(background.stdout, "");
+  assert.equal(JSON.parse((await w.run(["ls", "--json"])).stdout).length, 1);
   await w.run(["stop", id]);
 });
