@@ -22,9 +22,6 @@ export interface FlagDef {
   integer?: boolean;
 }
 
-/** The longest duration a flag takes (a timer cannot wait longer without overflowing). */
-export const MAX_DURATION = { text: "7d", ms: 7 * 24 * 3600 * 1000 } as const;
-
 /** One positional argument. */
 export interface ArgDef {
   name: string;

@@ -2,7 +2,8 @@
  * argv -> flag values and arguments for one declared command (no effects).
  */
 import { UsageError } from "../sys/errors.ts";
-import { type CommandDef, type FlagDef, type FlagValues, MAX_DURATION } from "./command.ts";
+import type { CommandDef, FlagDef, FlagValues } from "./command.ts";
+import { MAX_DURATION } from "../engine/mod.ts";
 import { parseDuration } from "../engine/mod.ts";
 
 /** The parsed form of a command line. */

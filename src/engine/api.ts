@@ -154,7 +154,10 @@ export class Engine {
     if (specs[0]!.mode === "write") await refuseBusyWriter(sys, this.#paths, specs[0]!.cwd);
     const ids: string[] = [];
     try {
-      for (const spec of specs) ids.push((await createUnique(sys, spec)).id);
+      for (const [i, spec] of specs.entries()) {
+        const indexed = specs.length > 1 ? { ...spec, taskIndex: i } : spec;
+        ids.push((await createUnique(sys, indexed)).id);
+      }
     } finally {
       // Whatever was created runs, even when a later task could not be created.
       if (ids.length > 0) await startSupervisors(sys, ids);
@@ -420,5 +423,8 @@ function pendingPatches(runs: RunRecord[]): RunRecord[] {
   return runs.filter((r) =>
     r.mode === "isolate" && r.outcome === "ok" && r.isolation?.applied === undefined &&
     r.isolation?.discarded === undefined && (r.changes?.files.length ?? 0) > 0
-  ).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  ).sort((a, b) =>
+    // Tasks given together in their order, even when created in the same millisecond.
+    a.createdAt - b.createdAt || (a.taskIndex ?? 0) - (b.taskIndex ?? 0) || (a.id < b.id ? -1 : 1)
+  );
 }

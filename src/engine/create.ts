@@ -38,6 +38,8 @@ export interface NewRun {
   links?: string[];
   /** Isolate mode without a sandbox: run even when links lead out of the copy. */
   allowLinks?: boolean;
+  /** A crew's run: its task's place among the tasks given together (`apply -g` keeps it). */
+  taskIndex?: number;
   /** An isolate follow-up: the copy it reuses and the state that copy was made at. */
   reuse?: { copyRoot: string; links: string[]; before: TreeSnapshot; repoRoot: string };
   /** Files attached to the task (their contents are in `task`). */
@@ -72,6 +74,7 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.files === undefined ? {} : { files: spec.files }),
     ...(spec.settings === undefined ? {} : { settings: spec.settings }),
     ...(spec.allowLinks === true ? { allowLinks: true } : {}),
+    ...(spec.taskIndex === undefined ? {} : { taskIndex: spec.taskIndex }),
   };
   if (spec.reuse !== undefined) {
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };

@@ -82,6 +82,7 @@ export { formatUntil } from "./cooldown.ts";
 export { detectWorkers, type WorkerStatus } from "./installed.ts";
 export {
   DEFAULT_MAX_PARALLEL,
+  MAX_DURATION,
   type ModelCost,
   type Setting,
   type Settings,

@@ -47,6 +47,7 @@ export const RunReportSchema = z.object({
     steps: z.number(),
     tools: z.number(),
     last: z.string().optional(),
+    denied: z.number().optional(),
     tokens,
     cost: z.number().optional(),
   }),

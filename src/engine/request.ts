@@ -6,6 +6,7 @@
  */
 import { z } from "zod/v4";
 import { UsageError } from "../sys/errors.ts";
+import { MAX_DURATION } from "./settings.ts";
 
 const positive = z.number().positive();
 
@@ -33,7 +34,9 @@ export const RunRequestSchema = z.object({
     maxCost: positive.optional(),
     maxSteps: positive.optional(),
   }).optional().describe("stop the worker once it reaches one of these"),
-  timeoutMs: z.number().positive().optional().describe("kill the worker after this long"),
+  timeoutMs: z.number().positive().max(MAX_DURATION.ms).optional().describe(
+    "kill the worker after this long",
+  ),
   noFallback: z.boolean().optional().describe("do not move along the fallback chain"),
   continue: z.string().optional().describe("follow up on a finished run (or `last`)"),
   background: z.boolean().optional().describe("hand the run to the host and return at once"),

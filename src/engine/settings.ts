@@ -94,6 +94,9 @@ export interface ResolvedSettings {
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** The longest duration Pitroom takes anywhere (a timer cannot wait longer without overflowing). */
+export const MAX_DURATION = { text: "7d", ms: 7 * 24 * 3600 * 1000 } as const;
+
 /** Parses `90s`, `30m`, `1h30m` or plain seconds into ms; null when it is not a duration. */
 export function durationMs(text: string): number | null {
   const trimmed = text.trim();
@@ -273,11 +276,11 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     ],
     (raw) => {
       const ms = durationMs(raw);
-      return ms === null ? null : { text: raw.trim(), ms };
+      return ms === null || ms > MAX_DURATION.ms ? null : { text: raw.trim(), ms };
     },
     { text: DEFAULT_TIMEOUT, ms: durationMs(DEFAULT_TIMEOUT)! },
     warnings,
-    "a time like 90s, 30m or 1h",
+    `a time like 90s, 30m or 1h, of at most ${MAX_DURATION.text}`,
   );
   const pricing = resolvePricing(config, env, warnings);
   const settings: Settings = {

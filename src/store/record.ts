@@ -171,6 +171,8 @@ export interface RunRecord {
   skipped?: { worker: WorkerName; model?: string; until: number }[];
   /** An isolate run without a sandbox may hold links leading out of its copy (`--allow-links`). */
   allowLinks?: boolean;
+  /** A crew's run: its task's place among the tasks given together (0 first). */
+  taskIndex?: number;
   /** A follow-up: the run it continues and the worker session it resumes. */
   continues?: { run: string; sessionId: string; sessionTotals?: Record<string, number> };
   progress: Progress;

@@ -287,3 +287,28 @@ Deno.test("apply -g applies a group's patches in order and stops at the first th
   assert.equal(await Deno.readTextFile(join(t.repo.path, "b.txt")), "second\n");
   await assert.rejects(Deno.stat(join(t.repo.path, "c.txt")), Deno.errors.NotFound);
 });
+
+Deno.test("apply -g keeps the order the tasks were given, even when created in the same millisecond", async () => {
+  const { applyCommand } = await import("../../src/cli/apply.ts");
+  const { writeRecord } = await import("../../src/store/runs.ts");
+  let launch = 0;
+  await using t = await setup(() => [
+    { writeFile: `task${launch}.txt`, content: `${launch}\n` },
+    { answer: String(launch++) },
+  ]);
+  const records = [];
+  for (let i = 0; i < 3; i++) records.push(await run(t, { group: "same-ms" }));
+  // The tasks were given in the reverse of their ids' order, all in one millisecond.
+  const byId = [...records].sort((a, b) => (a.id < b.id ? -1 : 1));
+  for (const [i, record] of byId.reverse().entries()) {
+    await writeRecord(t.paths, { ...record, createdAt: byId[0]!.createdAt, taskIndex: i });
+  }
+  const code = await applyCommand({
+    sys: t.sys,
+    flags: { group: "same-ms", json: true },
+    args: [],
+  });
+  assert.equal(code, 0, t.sys.stderrText());
+  const applied = JSON.parse(t.sys.stdoutText()).applied.map((a: { id: string }) => a.id);
+  assert.deepEqual(applied, byId.map((r) => r.id));
+});

@@ -75,7 +75,7 @@ Deno.test("resolveSettings() warns about bad values and falls back past them", (
   assert.deepEqual(warnings, [
     'Config key "worker" "nobody" is not a worker chain like opencode or codex:gpt-5.5,claude: ignored',
     'Config "fallback" entry "martian" is not a worker target: ignored',
-    'Config key "timeout" "soon" is not a time like 90s, 30m or 1h: ignored',
+    'Config key "timeout" "soon" is not a time like 90s, 30m or 1h, of at most 7d: ignored',
     'PITROOM_MAX_PARALLEL "many" is not a number: ignored',
   ]);
 });
@@ -139,4 +139,20 @@ Deno.test("durationMs() reads units and plain seconds, null for anything else", 
   assert.equal(durationMs("45"), 45_000);
   assert.equal(durationMs("0"), null);
   assert.equal(durationMs("3 weeks"), null);
+});
+
+Deno.test("resolveSettings() ignores a timeout above 7d from the environment or the config, with a warning", () => {
+  const { settings, warnings } = resolveSettings({
+    config: { timeout: "8d" },
+    env: { get: (name: string) => (name === "PITROOM_TIMEOUT" ? "99999h" : undefined) },
+    configPath: "",
+    stateDir: "",
+  });
+  assert.equal(settings.timeout.source, "default");
+  assert.equal(settings.timeout.value.text, "30m");
+  assert.equal(
+    warnings.filter((w) => /at most 7d: ignored/.test(w)).length,
+    2,
+    warnings.join("\n"),
+  );
 });
