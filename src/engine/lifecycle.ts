@@ -106,11 +106,13 @@ export async function executeRun(
     }
   } finally {
     writer?.release();
+    // The worker is done: its slot goes before the run is marked final, so whoever sees the run
+    // finished (wait, watch, a queued run) never finds its slot still taken.
+    await slot?.release();
   }
   try {
     return await finish(sys, record, final, emit);
   } finally {
-    await slot?.release();
     log.close();
   }
 }

@@ -108,6 +108,8 @@ Deno.test("a read run that rewrites a CRLF file and a filtered line is undone by
     { writeFile: "nb.txt", content: "a\nOUTPUT other\nb\n" },
     { answer: "done" },
   ]);
+  // Without a sandbox, which would keep the tree read-only: this is Pitroom's own undo.
+  await Deno.writeTextFile(t.sys.configPath, JSON.stringify({ sandbox: "off" }));
   const before = await userState(t.repo.path);
   const record = await start(t, "read");
   assert.equal(record.exit, 5);

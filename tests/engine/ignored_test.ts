@@ -20,6 +20,9 @@ async function setup(steps: (spec: RunSpec) => FakeStep[]) {
   await Deno.writeTextFile(join(repo.path, "build", "out.log"), "the user's build log\n");
   await Deno.writeTextFile(join(repo.path, "debug.log"), "x".repeat(KEEP_FILE_MAX + 1));
   const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  // Without a sandbox: these test what Pitroom itself detects when a worker's write gets through
+  // (the sandbox keeps a read run's tree read-only; tests/sandbox/ covers that).
+  await Deno.writeTextFile(sys.configPath, JSON.stringify({ sandbox: "off" }));
   const backend = fakeBackend(steps);
   return {
     sys,

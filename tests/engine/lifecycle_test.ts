@@ -290,7 +290,8 @@ Deno.test("a receipt the config no longer allows is logged in logs/runs.log, and
   await using state = await tempDir("pitroom-state-");
   await using repo = await tempRepo({ "a.txt": "one\n" });
   const config = join(state.path, "config.json");
-  await Deno.writeTextFile(config, "{}\n");
+  // Without a sandbox, which would keep the worker from touching the config file.
+  await Deno.writeTextFile(config, JSON.stringify({ sandbox: "off" }));
   const sys = testSys({ stateDir: state.path, cwd: repo.path, env: { PITROOM_CONFIG: config } });
   // The worker turns the config file into a folder: reading the prices at the end fails (EISDIR).
   const backend = fakeBackend(() => [
