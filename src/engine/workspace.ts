@@ -45,12 +45,19 @@ export async function prepareWorkspace(
   tree: TrackedTree,
 ): Promise<Workspace> {
   const started: { watch?: Promise<IgnoredWatch> } = {};
-  const prepared = await prepareOnly(sys, record, tree, (before) => {
-    // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside the
-    // rest of the preparation (the secrets listing, a copy or a view), all before the worker.
-    started.watch = tree.watchIgnored(before, record.mode === "read");
-    started.watch.catch(() => undefined);
-  });
+  let prepared: Workspace;
+  try {
+    prepared = await prepareOnly(sys, record, tree, (before) => {
+      // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside
+      // the rest of the preparation (the secrets listing, a copy or a view), before the worker.
+      started.watch = tree.watchIgnored(before, record.mode === "read");
+      started.watch.catch(() => undefined);
+    });
+  } catch (error) {
+    // Nothing keeps running behind a failed preparation (a refused copy, say).
+    await started.watch?.catch(() => undefined);
+    throw error;
+  }
   return started.watch === undefined ? prepared : { ...prepared, ignored: await started.watch };
 }
 
