@@ -18,12 +18,18 @@ function subcommand(argv: readonly string[]): string {
   return argv.slice(i, i + 2).join(" ");
 }
 
-async function gitCalls(mode: "read" | "write"): Promise<string[]> {
+async function gitCalls(
+  mode: "read" | "write",
+  extra: Record<string, string> = {},
+): Promise<string[]> {
   await using state = await tempDir("pitroom-state-");
   await using repo = await tempRepo({ "a.txt": "one\n", ".gitignore": "build/\n" });
   await Deno.mkdir(join(repo.path, "build"));
   await Deno.writeTextFile(join(repo.path, "build", "out.log"), "ignored\n");
   await Deno.writeTextFile(join(repo.path, "new.txt"), "untracked\n");
+  for (const [path, content] of Object.entries(extra)) {
+    await Deno.writeTextFile(join(repo.path, path), content);
+  }
   const base = testSys({ stateDir: state.path, cwd: repo.path });
   const calls: string[] = [];
   const runner: Runner = {
@@ -76,4 +82,21 @@ Deno.test("a write run around a worker that does nothing makes 10 git calls", as
 Deno.test("a read run makes the write run's git calls and one more, keeping the ignored files", async () => {
   const read = (await gitCalls("read")).sort();
   assert.deepEqual(read, [...WRITE_RUN, "hash-object --no-filters"].sort());
+});
+
+Deno.test("a read run of a tree with a secret-looking file adds the view's calls and no more", async () => {
+  const read = (await gitCalls("read", { ".env": "KEY=1\n" })).sort();
+  const view = [
+    // The tree without the secret (treeWithout) and its checkout (makeCopy).
+    "read-tree 0", // a tree id follows
+    "update-index -z",
+    "write-tree",
+    "read-tree -u",
+    // The check that the view is intact: its own conversion config, `add -A`, `write-tree`.
+    "config -z",
+    "add -A",
+    "write-tree",
+  ];
+  const masked = read.map((call) => call.replace(/^read-tree [0-9a-f]{40}$/, "read-tree 0"));
+  assert.deepEqual(masked, [...WRITE_RUN, "hash-object --no-filters", ...view].sort());
 });
