@@ -3,6 +3,8 @@
  * in this order: `git status --porcelain`; three snapshots (the very first one with an empty
  * Pitroom store, a run's first one with a fresh index seeded from the user's, and the repeat
  * after a worker that changed nothing, which starts from the kept index);
+ * a whole write run and a whole read run around a worker that does nothing (the engine's own
+ * cost of each mode: snapshots, ignored-file watch, secrets check, collection);
  * `git worktree add --detach`; and `makeCopy` at the round's snapshot. Each worktree is moved
  * aside and pruned from the repository at once (untimed), so the user-like repository stays as
  * it was; worktrees and copies are deleted after the last round.
@@ -15,6 +17,10 @@ import { type Snapshot, snapshot } from "../../src/vcs/snapshot.ts";
 import { makeCopy } from "../../src/vcs/copy.ts";
 import type { GitSys } from "../../src/vcs/git.ts";
 import { interleave, type Series, series } from "../overhead/_measure.ts";
+import { createRun } from "../../src/engine/create.ts";
+import { executeRun } from "../../src/engine/lifecycle.ts";
+import { fakeBackend } from "../../tests/support/fake_backend.ts";
+import { testSys } from "../../tests/support/sys.ts";
 
 /** The series of one benchmark run. */
 export interface RoundSeries {
@@ -31,6 +37,10 @@ export interface RoundSeries {
   snapshotFresh: Series;
   /** The snapshot after a worker that changed nothing: `base` and the kept index. */
   snapshotRepeat: Series;
+  /** A write run (`executeRun`) whose worker answers at once and changes nothing. */
+  writeRun: Series;
+  /** The same as a read run: the ignored files are kept, and the run is checked unchanged. */
+  readRun: Series;
   worktreeAdd: Series;
   copy: Series;
 }
@@ -55,6 +65,8 @@ export interface RoundOptions {
   warmup: number;
   expected: Expected;
   log: (line: string) => void;
+  /** False: `git worktree add` and the copy are not measured (their series are all 0). */
+  copies: boolean;
 }
 
 function fixedEnv(vars: Record<string, string>): Env {
@@ -86,6 +98,35 @@ async function treeFiles(sys: GitSys, repo: RepoInfo, objectsDir: string, tree: 
   return out.stdout.split("\0").filter((name) => name !== "").length;
 }
 
+/**
+ * One whole run of `mode` in `root` with a worker that answers "Done" and changes nothing, in a
+ * state dir shared by every round (so the store holds the objects, as for a user's second run).
+ * Timed from `executeRun` to its record; the run must end ok.
+ */
+async function timedRun(
+  root: string,
+  stateDir: string,
+  env: Record<string, string>,
+  mode: "read" | "write",
+): Promise<number> {
+  const sys = testSys({ stateDir, cwd: root, env });
+  const record = await createRun(sys, {
+    task: "answer and change nothing",
+    mode,
+    cwd: root,
+    chain: [{ worker: "opencode" }],
+    timeoutMs: 300_000,
+  });
+  const backend = fakeBackend(() => [{ answer: "Done" }]);
+  const { ms, value } = await timed(() =>
+    executeRun(sys, record.id, { maxParallel: 20, backends: () => backend })
+  );
+  if (value.outcome !== "ok") {
+    throw new Error(`the ${mode} run ended ${value.outcome}: ${value.message ?? ""}`);
+  }
+  return ms;
+}
+
 /** Runs the rounds and returns the series of each measurement. */
 export async function measureRounds(options: RoundOptions): Promise<RoundSeries> {
   const sys: GitSys = { runner: realRunner, env: fixedEnv(options.env) };
@@ -100,6 +141,7 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
   let first: Snapshot | null = null;
   const store = () => ({ objectsDir: join(state, "repos", "bench", "objects") });
   const index = () => join(state, "run", "index");
+  const runState = join(options.work, "runs-state");
 
   const measurements = {
     status: async () => {
@@ -138,6 +180,8 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
       if (value.tree !== first!.tree) throw new Error("the repeat snapshot gave another tree");
       return ms;
     },
+    writeRun: () => timedRun(repo.root, runState, options.env, "write"),
+    readRun: () => timedRun(repo.root, runState, options.env, "read"),
     worktreeAdd: async () => {
       const dir = join(state, "worktree");
       const { ms } = await timed(() =>
@@ -158,6 +202,13 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
       return ms;
     },
   };
+  if (!options.copies) {
+    measurements.worktreeAdd = () => Promise.resolve(0);
+    measurements.copy = async () => {
+      await Deno.rename(state, join(trash, `state-${round}`));
+      return 0;
+    };
+  }
   const samples = await interleave(measurements, {
     rounds: options.rounds,
     warmup: options.warmup,
@@ -174,6 +225,8 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
     snapshotNewStore: series(samples.snapshotNewStore),
     snapshotFresh: series(samples.snapshotFresh),
     snapshotRepeat: series(samples.snapshotRepeat),
+    writeRun: series(samples.writeRun),
+    readRun: series(samples.readRun),
     worktreeAdd: series(samples.worktreeAdd),
     copy: series(samples.copy),
   };

@@ -4,7 +4,7 @@
  * (`makeCopy`) against `git worktree add --detach`, interleaved in one process, as ratios of
  * medians. See README.md.
  *
- *   deno task bench:tree [--rounds N] [--warmup N] [--repo DIR] [--json] [--out FILE]
+ *   deno task bench:tree [--rounds N] [--warmup N] [--repo DIR] [--no-copy] [--json] [--out FILE]
  *
  * `--repo DIR` keeps the generated repository in DIR and reuses it when it is there already
  * (generating takes about half a minute); without it a temp dir is made and removed.
@@ -16,8 +16,11 @@ import { DEFAULT_SHAPE, type Generated, generateRepo } from "./_generate.ts";
 import { measureRounds, type RoundSeries } from "./_rounds.ts";
 import { formatReport } from "./_report.ts";
 
-/** Snapshot at most 1.5x `git status`; copy at most 1.0x `git worktree add`. */
-export const TARGETS = { snapshot: 1.5, copy: 1.0 } as const;
+/**
+ * Snapshot at most 1.5x `git status`; copy at most 1.0x `git worktree add`; a read run at most
+ * 1.1x a write run (both around a worker that does nothing).
+ */
+export const TARGETS = { snapshot: 1.5, copy: 1.0, readRun: 1.1 } as const;
 
 /** One measured side against its baseline. */
 export interface Comparison {
@@ -130,6 +133,7 @@ async function bench(argv: string[]): Promise<number> {
       warmup: { type: "string", default: "1" },
       repo: { type: "string" },
       json: { type: "boolean", default: false },
+      "no-copy": { type: "boolean", default: false },
       out: { type: "string", default: DEFAULT_OUT },
     },
   });
@@ -154,6 +158,7 @@ async function bench(argv: string[]): Promise<number> {
       rounds,
       warmup,
       log,
+      copies: !values["no-copy"],
       expected: {
         statusLines: made.statusLines,
         snapshotFiles: made.shape.files + made.shape.untracked,
@@ -202,12 +207,21 @@ async function bench(argv: string[]): Promise<number> {
           TARGETS.snapshot,
         ),
         compare(
-          "isolated copy (makeCopy)",
-          series.copy.medianMs,
-          "git worktree add",
-          worktree,
-          TARGETS.copy,
+          "read run (do-nothing worker)",
+          series.readRun.medianMs,
+          "write run",
+          series.writeRun.medianMs,
+          TARGETS.readRun,
         ),
+        ...(values["no-copy"] ? [] : [
+          compare(
+            "isolated copy (makeCopy)",
+            series.copy.medianMs,
+            "git worktree add",
+            worktree,
+            TARGETS.copy,
+          ),
+        ]),
       ],
     };
     await Deno.mkdir(dirname(values.out), { recursive: true });

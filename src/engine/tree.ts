@@ -18,10 +18,16 @@ export interface TrackedTree {
   key: string;
   /**
    * Snapshots the tree; `base` is the snapshot before the worker, when there is one, and
-   * `indexFile` a throwaway index in the run folder shared by a run's snapshots.
+   * `indexFile` a throwaway index in the run folder shared by a run's snapshots. `readHead:
+   * false` skips reading HEAD (the result's `head` is the base's) when only the tree is wanted.
    */
   snapshot(
-    options?: { base?: TreeSnapshot; indexFile?: string; submodules?: "allow" | "refuse" },
+    options?: {
+      base?: TreeSnapshot;
+      indexFile?: string;
+      submodules?: "allow" | "refuse";
+      readHead?: boolean;
+    },
   ): Promise<TreeSnapshot>;
   diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
   /** Undoes `before`..`after` (only the paths in `only`, when given). */

@@ -90,11 +90,8 @@ export async function walkChain(
 ): Promise<Final> {
   const runPaths = statePaths(sys.stateDir).run(record.id);
   await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
+  // The snapshot, and the watch of the ignored files (kept for a read run) beside the rest.
   const workspace = tree ? await prepareWorkspace(sys, record, tree) : null;
-  // Ignored files are in no snapshot: their stat is watched beside it (kept for a read run).
-  if (workspace && tree) {
-    workspace.ignored = await tree.watchIgnored(workspace.before, record.mode === "read");
-  }
   try {
     return await walkPrepared(sys, record, workspace, options, emit);
   } finally {

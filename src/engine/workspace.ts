@@ -44,6 +44,30 @@ export async function prepareWorkspace(
   record: RunRecord,
   tree: TrackedTree,
 ): Promise<Workspace> {
+  const started: { watch?: Promise<IgnoredWatch> } = {};
+  let prepared: Workspace;
+  try {
+    prepared = await prepareOnly(sys, record, tree, (before) => {
+      // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside
+      // the rest of the preparation (the secrets listing, a copy or a view), before the worker.
+      started.watch = tree.watchIgnored(before, record.mode === "read");
+      started.watch.catch(() => undefined);
+    });
+  } catch (error) {
+    // Nothing keeps running behind a failed preparation (a refused copy, say).
+    await started.watch?.catch(() => undefined);
+    throw error;
+  }
+  return started.watch === undefined ? prepared : { ...prepared, ignored: await started.watch };
+}
+
+/** `prepareWorkspace` without the watch, which `watch` starts once the snapshot is taken. */
+async function prepareOnly(
+  sys: Sys,
+  record: RunRecord,
+  tree: TrackedTree,
+  watch: (before: Changes["before"]) => void,
+): Promise<Workspace> {
   const paths = statePaths(sys.stateDir);
   const runPaths = paths.run(record.id);
   const isolation = record.isolation;
@@ -54,6 +78,7 @@ export async function prepareWorkspace(
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
     submodules: record.mode === "read" ? "allow" : "refuse",
   });
+  watch(before);
   record.repoRoot = tree.root;
   record.changes = { before, after: before.tree, files: [] };
   await writeRecord(paths, record);
@@ -138,7 +163,7 @@ async function viewIntact(
 ): Promise<boolean> {
   const index = join(statePaths(sys.stateDir).run(record.id).private, "view-index");
   const base = { tree: view.tree, head: before.head, bareDirs: [], ignored: before.ignored };
-  const seen = await view.snapshot({ base, indexFile: index });
+  const seen = await view.snapshot({ base, indexFile: index, readHead: false });
   if (seen.tree === view.tree) return true;
   view.release();
   await removeView(sys, view.root);
@@ -146,7 +171,8 @@ async function viewIntact(
 }
 
 function afterSnapshot(work: TrackedTree, before: Changes["before"], index: string) {
-  return work.snapshot({ base: before, indexFile: index });
+  // Only the tree is used: HEAD is not read again.
+  return work.snapshot({ base: before, indexFile: index, readHead: false });
 }
 
 /** The paths the attempts so far changed in the workspace (for the next target's handover). */

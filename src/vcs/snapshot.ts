@@ -65,6 +65,12 @@ export interface SnapshotOptions extends StoreOptions {
    * @default "allow"
    */
   submodules?: "allow" | "refuse";
+  /**
+   * `false`: HEAD is not read (one git call fewer) and `head` is the base's, or null without a
+   * base. For a snapshot whose caller only wants its tree (the one after a worker).
+   * @default true
+   */
+  readHead?: boolean;
 }
 
 /** Copies the user's index (keeping its mtime) to `target`; false when there is none. */
@@ -182,23 +188,27 @@ async function rawIds(
   return { found, fix: () => rehashConverted(sys, repo, fix) };
 }
 
-/** Takes out of the index the new paths that `base` saw as ignored. */
+/**
+ * Takes out of the index the new paths that `base` saw as ignored. Returns the tree it wrote to
+ * find them when nothing was taken out (it is the snapshot's tree then), else null.
+ */
 async function dropIgnoredByBase(
   sys: GitSys,
   repo: RepoInfo,
   options: StoreOptions & { env: Record<string, string>; base: Snapshot },
-): Promise<void> {
+): Promise<string | null> {
   const call = { cwd: repo.root, env: options.env };
   const tree = (await git(sys, ["write-tree"], call)).stdout.trim();
   const changes = await listChanges(sys, repo, { ...options, before: options.base, after: tree });
   const drop = changes.filter((change) =>
     change.status === "added" && isUnderIgnored(change.path, options.base.ignored)
   ).map((change) => change.path);
-  if (drop.length === 0) return;
+  if (drop.length === 0) return tree;
   await git(sys, ["update-index", "-z", "--force-remove", "--stdin"], {
     ...call,
     stdin: nulList(drop),
   });
+  return null;
 }
 
 /** Records the whole work tree of `repo` as a tree object in Pitroom's store. */
@@ -209,7 +219,9 @@ export async function snapshot(
 ): Promise<Snapshot> {
   await ensureStore(options);
   // Independent git calls run side by side: a snapshot sits on every run's critical path.
-  const heading = headCommit(sys, repo);
+  const heading = options.readHead === false
+    ? Promise.resolve(options.base?.head ?? null)
+    : headCommit(sys, repo);
   // Awaited below; marked handled now so an early failure is not an unhandled rejection.
   heading.catch(() => undefined);
   // Read beside `add -A` when the index will be seeded from the user's (the snapshot before).
@@ -242,11 +254,12 @@ export async function snapshot(
       const found = await initialisedSubmodules(sys, repo, { env, addStderr: added.stderr });
       if (found.length > 0) throw new SubmodulesRefused(found);
     }
-    if (base !== undefined && base.ignored.length > 0) {
-      await dropIgnoredByBase(sys, repo, { ...options, env, base });
-    }
+    // The tree written to find what to drop is the snapshot's when nothing was dropped.
+    const written = base !== undefined && base.ignored.length > 0
+      ? await dropIgnoredByBase(sys, repo, { ...options, env, base })
+      : null;
     const writeTree = () => git(sys, ["write-tree"], call).then((out) => out.stdout.trim());
-    const first = writeTree();
+    const first = written === null ? writeTree() : Promise.resolve(written);
     first.catch(() => undefined);
     const writing = fixing === null ? first : first.then(async (tree) => {
       if (!(await fixing.found)) return tree;

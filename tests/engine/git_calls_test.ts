@@ -1,0 +1,102 @@
+/**
+ * The git calls a run makes around a worker that does nothing: pinned per mode, so a change that
+ * adds a listing, a repeated rev-parse or a second snapshot fails here (issue 13 item 6).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createRun } from "../../src/engine/create.ts";
+import { executeRun } from "../../src/engine/lifecycle.ts";
+import type { Runner } from "../../src/sys/mod.ts";
+import { fakeBackend } from "../support/fake_backend.ts";
+import { testSys } from "../support/sys.ts";
+import { tempDir, tempRepo } from "../support/temp.ts";
+
+/** The git subcommand of an argv (after git's `-c name=value` options). */
+function subcommand(argv: readonly string[]): string {
+  let i = 1;
+  while (argv[i] === "-c") i += 2;
+  return argv.slice(i, i + 2).join(" ");
+}
+
+async function gitCalls(
+  mode: "read" | "write",
+  extra: Record<string, string> = {},
+): Promise<string[]> {
+  await using state = await tempDir("pitroom-state-");
+  await using repo = await tempRepo({ "a.txt": "one\n", ".gitignore": "build/\n" });
+  await Deno.mkdir(join(repo.path, "build"));
+  await Deno.writeTextFile(join(repo.path, "build", "out.log"), "ignored\n");
+  await Deno.writeTextFile(join(repo.path, "new.txt"), "untracked\n");
+  for (const [path, content] of Object.entries(extra)) {
+    await Deno.writeTextFile(join(repo.path, path), content);
+  }
+  const base = testSys({ stateDir: state.path, cwd: repo.path });
+  const calls: string[] = [];
+  const runner: Runner = {
+    ...base.runner,
+    run(argv, options) {
+      if (argv[0] === "git") calls.push(subcommand(argv));
+      return base.runner.run(argv, options);
+    },
+    spawn: (argv, options) => base.runner.spawn(argv, options),
+    kill: (pid, signal) => base.runner.kill(pid, signal),
+  };
+  const sys = { ...base, runner };
+  const record = await createRun(sys, {
+    task: "do nothing",
+    mode,
+    cwd: repo.path,
+    chain: [{ worker: "opencode" }],
+    timeoutMs: 30_000,
+  });
+  calls.length = 0;
+  const done = await executeRun(sys, record.id, {
+    maxParallel: 20,
+    backends: () => fakeBackend(() => [{ answer: "Done" }]),
+  });
+  assert.equal(done.outcome, "ok");
+  return calls;
+}
+
+// The calls of a run's two snapshots and its preparation, sorted (some run side by side). The
+// snapshot before: HEAD, the conversion config, the ignored listing beside `add -A`, the tree
+// and the bare-folder listing; the watch and the secrets listing; the snapshot after: `add -A`
+// on the kept index and one `write-tree` (HEAD is not read again).
+const WRITE_RUN = [
+  "add -A",
+  "add -A",
+  "config -z",
+  "ls-files -z",
+  "ls-files -z",
+  "ls-tree -r",
+  "rev-parse --path-format=absolute",
+  "rev-parse --verify",
+  "write-tree",
+  "write-tree",
+];
+
+Deno.test("a write run around a worker that does nothing makes 10 git calls", async () => {
+  assert.deepEqual((await gitCalls("write")).sort(), WRITE_RUN);
+});
+
+Deno.test("a read run makes the write run's git calls and one more, keeping the ignored files", async () => {
+  const read = (await gitCalls("read")).sort();
+  assert.deepEqual(read, [...WRITE_RUN, "hash-object --no-filters"].sort());
+});
+
+Deno.test("a read run of a tree with a secret-looking file adds the view's calls and no more", async () => {
+  const read = (await gitCalls("read", { ".env": "KEY=1\n" })).sort();
+  const view = [
+    // The tree without the secret (treeWithout) and its checkout (makeCopy).
+    "read-tree 0", // a tree id follows
+    "update-index -z",
+    "write-tree",
+    "read-tree -u",
+    // The check that the view is intact: its own conversion config, `add -A`, `write-tree`.
+    "config -z",
+    "add -A",
+    "write-tree",
+  ];
+  const masked = read.map((call) => call.replace(/^read-tree [0-9a-f]{40}$/, "read-tree 0"));
+  assert.deepEqual(masked, [...WRITE_RUN, "hash-object --no-filters", ...view].sort());
+});
