@@ -130,7 +130,7 @@ Deno.test("renderReport() clips a long answer and a long change list unless full
 Deno.test("renderReport() says how many tool calls were denied", () => {
   const base = record();
   const denied = record({ progress: { ...base.progress, steps: 2, tools: 1, denied: 1 } });
-  assert.match(renderReport(denied, 13_000), /^work {5}2 steps, 1 tool calls \(1 denied\)/m);
+  assert.match(renderReport(denied, 13_000), /^work {5}2 steps, 1 tool call \(1 denied\)/m);
   assert.doesNotMatch(renderReport(base, 13_000), /denied/);
 });
 
