@@ -35,14 +35,34 @@ export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
   return 0;
 };
 
-/** Reverts a run's changes. */
+/** Reverts a run's changes (with `--all` also those no tool call of its worker made). */
 export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
   const id = await resolveRunId(statePaths(sys.stateDir), args[0]!);
-  const record = await revertRun(sys, id);
-  const files = record.changes?.files ?? [];
-  if (flags.json) printJson(sys, { id: record.id, reverted: files.map((f) => f.path) });
-  else {sys.out.stdout(`reverted ${files.length} file(s) of ${record.id}:\n${
+  const all = flags.all === true;
+  const record = await revertRun(sys, id, { all });
+  const others = record.changes?.others ?? [];
+  const files = [...(record.changes?.files ?? []), ...(all ? others : [])];
+  const left = all ? [] : others;
+  if (flags.json) {
+    printJson(sys, {
+      id: record.id,
+      reverted: files.map((f) => f.path),
+      leftAlone: left.map((f) => f.path),
+    });
+    return 0;
+  }
+  sys.out.stdout(
+    `reverted ${files.length} file(s) of ${record.id}:\n${
       files.map((f) => `  ${f.path}\n`).join("")
-    }`);}
+    }`,
+  );
+  if (left.length > 0) {
+    sys.out.stdout(
+      `left alone ${left.length} file(s) changed while the run worked, not by a tool the worker called:\n${
+        left.map((f) => `  ${f.path}\n`).join("")
+      }`,
+    );
+    sys.out.stderr(`undo those too with \`pitroom revert ${record.id} --all\`\n`);
+  }
   return 0;
 };

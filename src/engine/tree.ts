@@ -22,7 +22,13 @@ export interface TrackedTree {
    */
   snapshot(options?: { base?: TreeSnapshot; indexFile?: string }): Promise<TreeSnapshot>;
   diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
-  revert(before: TreeSnapshot, after: string, runId: string): Promise<void>;
+  /** Undoes `before`..`after` (checked first), only the paths of `only` when given. */
+  revert(
+    before: TreeSnapshot,
+    after: string,
+    runId: string,
+    only?: ReadonlySet<string>,
+  ): Promise<void>;
   /** Makes a private copy at `dest` checked out at `at` (isolate mode) and opens it. */
   copy(dest: string, at: TreeSnapshot, links: readonly string[]): Promise<TrackedTree>;
   /** Opens a copy made earlier (a follow-up reuses its run's copy). */
@@ -86,8 +92,8 @@ function tracked(
       }));
       return { patch, files };
     },
-    async revert(before, after, runId) {
-      await vcs.revert(sys, repo, { ...store, before, after, runId });
+    async revert(before, after, runId, only) {
+      await vcs.revert(sys, repo, { ...store, before, after, runId, ...(only ? { only } : {}) });
     },
     async copy(dest, at, links) {
       const copy = await vcs.makeCopy(sys, repo, { ...store, dest, snapshot: at, links });

@@ -31,6 +31,7 @@ import { resolvePricing } from "../receipts/pricing.ts";
 import { workerCostOf } from "../receipts/receipt.ts";
 import { removeView } from "../vcs/view.ts";
 import type { TrackedTree } from "./tree.ts";
+import { splitChanges } from "./worker_changes.ts";
 
 /** How the chain ended. */
 export interface Final {
@@ -446,6 +447,10 @@ async function collect(
   const diff = await work.diff(before, after);
   await Deno.writeFile(runPaths.patch, diff.patch, { mode: 0o600 });
   const changes: Changes = { before, after, files: diff.files };
+  if (record.mode === "write") {
+    // The user's own edits while the worker worked are listed apart, not as the worker's.
+    Object.assign(changes, await splitChanges(sys, record, diff.files, { root: work.root }));
+  }
   if (record.mode !== "read") return { ...last, changes };
   await pausePoint(sys, "reverting");
   await work.revert(before, after, record.id);

@@ -1,0 +1,129 @@
+/**
+ * Which changed paths of a write run are the worker's: pure, from the paths the snapshots found
+ * changed and the worker's normalized tool calls (its events file). A path is the worker's when
+ * a tool call could have changed it:
+ *
+ * - an edit or write call that names it (by its path relative to the worker's folder or its
+ *   absolute path; a target the parser shortened with "…" names every path it could be cut
+ *   from, and a target that names several paths, as codex's patches do, names each of them);
+ * - any call that runs a command (kind `shell`, or codex's `exec_command` whatever its kind,
+ *   which only labels the command's first program), starts a sub-agent (`task`), or is a tool
+ *   Pitroom does not know (`other`), and an edit or write call without a target: a command can
+ *   start any program, and a program can write anywhere, so such a call could have changed every
+ *   path of the tree (no attempt is made to bound a command by its text or its folder).
+ *
+ * Calls the worker was denied are left out. A path last changed after `until` (the worker's
+ * last recorded activity, known for a run whose supervisor died) is not the worker's whatever
+ * its calls: no recorded call can have made that change. Every other path is reported apart.
+ */
+import type { PitroomEvent } from "../events/mod.ts";
+import { join, normalize } from "../sys/path.ts";
+
+/** A changed path (relative to the repository root) and when it was last changed, if known. */
+export interface ChangedPath {
+  path: string;
+  /** Last change (ms since the epoch, from the file's times); null or absent when unknown. */
+  changedAt?: number | null;
+}
+
+/** What attribution needs besides the changed paths. */
+export interface AttributeOptions {
+  /** The worker's events (other events are ignored). */
+  events: readonly PitroomEvent[];
+  /** Absolute spellings of the repository root (as given and resolved), for absolute targets. */
+  roots: readonly string[];
+  /** The worker's folder relative to the root ("" for the root itself). */
+  cwd: string;
+  /** No recorded call ran after this time (ms since the epoch); unknown when absent. */
+  until?: number;
+}
+
+/** The changed paths split by who could have changed them. */
+export interface Attribution {
+  /** Paths a tool call of the worker could have changed. */
+  worker: string[];
+  /** Paths changed while the run worked (or after), not by a tool the worker called. */
+  others: string[];
+  /** True when some call (a command, say) could have changed any path. */
+  unbounded: boolean;
+}
+
+/** Tools that run a shell command whatever kind their parser gives the call. */
+const COMMAND_TOOLS = new Set(["exec_command"]);
+/** Kinds of call that change no file (when the tool is not a command runner). */
+const READING_KINDS = new Set(["read", "search", "list", "web"]);
+
+/** The targets named by file-changing calls, and whether any call could change anything. */
+export function changingCalls(
+  events: readonly PitroomEvent[],
+): { targets: string[]; unbounded: boolean } {
+  const targets: string[] = [];
+  let unbounded = false;
+  for (const ev of events) {
+    if (ev.type !== "worker.tool_call" || ev.status === "denied") continue;
+    if (COMMAND_TOOLS.has(ev.tool)) unbounded = true;
+    else if (READING_KINDS.has(ev.kind)) continue;
+    else if ((ev.kind === "edit" || ev.kind === "write") && ev.target.trim() !== "") {
+      targets.push(ev.target);
+    } else unbounded = true;
+  }
+  return { targets, unbounded };
+}
+
+/** `path` relative to the folder `from` (both relative to the same root). */
+function relativeTo(from: string, path: string): string {
+  if (from === "") return path;
+  const a = from.split("/");
+  const b = path.split("/");
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return [...a.slice(i).map(() => ".."), ...b.slice(i)].join("/");
+}
+
+/** The ways a target can spell `path`, whitespace collapsed as the parsers do. */
+function spellings(path: string, options: AttributeOptions): string[] {
+  const cwd = normalize(options.cwd === "" ? "." : options.cwd);
+  const rel = relativeTo(cwd === "." ? "" : cwd, path);
+  const forms = [rel, `./${rel}`, ...options.roots.map((root) => join(root, path))];
+  return forms.map((form) => form.replace(/\s+/g, " ").trim());
+}
+
+/**
+ * True when `target` (one target, or several separated by spaces, possibly shortened with "…"
+ * at its end or start) names `spelling`.
+ */
+export function targetNames(target: string, spelling: string): boolean {
+  let body = target.trim();
+  const cutEnd = body.endsWith("…");
+  if (cutEnd) body = body.slice(0, -1);
+  const cutStart = body.startsWith("…");
+  if (cutStart) body = body.slice(1);
+  if (body === spelling || ` ${body} `.includes(` ${spelling} `)) return true;
+  for (let i = 0; i < body.length; i++) {
+    const starts = i === 0 || body[i - 1] === " ";
+    const ends = i === body.length - 1 || body[i + 1] === " ";
+    // The last word of a target cut at its end may be any path it begins.
+    if (cutEnd && starts && spelling.startsWith(body.slice(i))) return true;
+    // The first word of a target cut at its start may be any path it ends.
+    if (cutStart && ends && spelling.endsWith(body.slice(0, i + 1))) return true;
+  }
+  return false;
+}
+
+/** Splits `changed` into the paths the worker's recorded tool calls could have changed and the rest. */
+export function attribute(
+  changed: readonly ChangedPath[],
+  options: AttributeOptions,
+): Attribution {
+  const { targets, unbounded } = changingCalls(options.events);
+  const out: Attribution = { worker: [], others: [], unbounded };
+  for (const { path, changedAt } of changed) {
+    const late = options.until !== undefined && changedAt != null && changedAt > options.until;
+    const named = !late && (unbounded ||
+      spellings(path, options).some((spelling) =>
+        targets.some((target) => targetNames(target, spelling))
+      ));
+    (named ? out.worker : out.others).push(path);
+  }
+  return out;
+}

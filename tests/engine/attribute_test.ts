@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { attribute, targetNames } from "../../src/engine/attribute.ts";
+import { event, type PitroomEvent, type ToolKind } from "../../src/events/mod.ts";
+
+function call(
+  kind: ToolKind,
+  target: string,
+  options: { tool?: string; status?: "ok" | "error" | "denied"; time?: number } = {},
+): PitroomEvent {
+  return event("worker.tool_call", options.time ?? 1000, {
+    tool: options.tool ?? kind,
+    kind,
+    target,
+    status: options.status ?? "ok",
+  });
+}
+
+const ROOT = "/home/u/repo";
+const split = (
+  paths: string[],
+  events: PitroomEvent[],
+  extra: { cwd?: string; until?: number; changedAt?: number } = {},
+) =>
+  attribute(paths.map((path) => ({ path, changedAt: extra.changedAt ?? null })), {
+    events,
+    roots: [ROOT, "/real/repo"],
+    cwd: extra.cwd ?? "",
+    ...(extra.until === undefined ? {} : { until: extra.until }),
+  });
+
+Deno.test("attribute() gives the worker only the files its edit and write calls named", () => {
+  const got = split(["a.txt", "src/b.ts", "mine.txt", "src/c.ts"], [
+    call("edit", "a.txt"),
+    call("write", `${ROOT}/src/b.ts`),
+    call("read", "mine.txt"),
+    call("search", "c.ts"),
+  ]);
+  assert.deepEqual(got, {
+    worker: ["a.txt", "src/b.ts"],
+    others: ["mine.txt", "src/c.ts"],
+    unbounded: false,
+  });
+});
+
+Deno.test("attribute() reads targets relative to the worker's folder and under the resolved root", () => {
+  const got = split(["pkg/a.ts", "b.ts", "pkg/c.ts", "d.ts"], [
+    call("edit", "a.ts"),
+    call("edit", "../b.ts"),
+    call("edit", "/real/repo/pkg/c.ts"),
+    call("edit", "./d.ts"),
+  ], { cwd: "pkg" });
+  assert.deepEqual(got.worker, ["pkg/a.ts", "b.ts", "pkg/c.ts"]);
+  assert.deepEqual(got.others, ["d.ts"]);
+});
+
+Deno.test("attribute() counts a denied call as no change, and a failed one as a possible change", () => {
+  const got = split(["a.txt", "b.txt"], [
+    call("edit", "a.txt", { status: "denied" }),
+    call("edit", "b.txt", { status: "error" }),
+    call("shell", "rm -rf .", { status: "denied" }),
+  ]);
+  assert.deepEqual(got, { worker: ["b.txt"], others: ["a.txt"], unbounded: false });
+});
+
+Deno.test("attribute() lets any command, sub-agent or unknown tool account for every path", () => {
+  for (
+    const ev of [
+      call("shell", "make"),
+      call("read", "cat a > b", { tool: "exec_command" }),
+      call("task", "refactor"),
+      call("other", "mcp.write"),
+      call("edit", ""),
+    ]
+  ) {
+    const got = split(["a.txt", "deep/x.bin"], [ev]);
+    assert.deepEqual(got, { worker: ["a.txt", "deep/x.bin"], others: [], unbounded: true });
+  }
+});
+
+Deno.test("attribute() leaves a file last changed after the worker's last activity to the user", () => {
+  const events = [call("shell", "make")];
+  assert.deepEqual(split(["a.txt"], events, { until: 2000, changedAt: 2500 }).others, ["a.txt"]);
+  assert.deepEqual(split(["a.txt"], events, { until: 2000, changedAt: 1500 }).worker, ["a.txt"]);
+  // A deleted file has no time of its own: the calls decide.
+  assert.deepEqual(split(["a.txt"], events, { until: 2000 }).worker, ["a.txt"]);
+});
+
+Deno.test("targetNames() matches several paths in one target and targets cut with an ellipsis", () => {
+  assert.ok(targetNames("/r/a.txt /r/my file.txt", "/r/my file.txt"));
+  assert.ok(targetNames("/r/a.txt /r/b.txt", "/r/a.txt"));
+  assert.ok(!targetNames("/r/a.txt /r/b.txt", "/r/a.tx"));
+  assert.ok(targetNames("/r/a.txt /r/src/lo…", "/r/src/long/name.ts"));
+  assert.ok(!targetNames("/r/a.txt /r/src/lo…", "/r/other.ts"));
+  assert.ok(targetNames("…ng/name.ts", "/r/src/long/name.ts"));
+  assert.ok(!targetNames("…ng/name.ts", "/r/src/long/other.ts"));
+  assert.ok(!targetNames("a.txt", "b/a.txt"));
+});
