@@ -12,9 +12,13 @@
  *   start any program, and a program can write anywhere, so such a call could have changed every
  *   path of the tree (no attempt is made to bound a command by its text or its folder).
  *
- * Calls the worker was denied are left out. A path last changed after `until` (the worker's
- * last recorded activity, known for a run whose supervisor died) is not the worker's whatever
- * its calls: no recorded call can have made that change. Every other path is reported apart.
+ * Calls the worker was denied are left out. When the times are known (`until`, the worker's
+ * last recorded activity, and each path's last change), a call counts only for changes that
+ * landed before it was reported: an edit or write call is reported once its file is written, so
+ * a file last changed after the call's event is not that call's; a command may have left
+ * programs running, so it counts up to `until`. A path last changed after every call that could
+ * have changed it (a user's edit on top of the worker's, an edit after the worker was gone) is
+ * not the worker's. Every path that is not the worker's is reported apart.
  */
 import type { PitroomEvent } from "../events/mod.ts";
 import { join, normalize } from "../sys/path.ts";
@@ -34,7 +38,10 @@ export interface AttributeOptions {
   roots: readonly string[];
   /** The worker's folder relative to the root ("" for the root itself). */
   cwd: string;
-  /** No recorded call ran after this time (ms since the epoch); unknown when absent. */
+  /**
+   * The worker's last recorded activity (ms since the epoch, the clock of the events' times);
+   * without it the paths' times are not used.
+   */
   until?: number;
 }
 
@@ -53,21 +60,27 @@ const COMMAND_TOOLS = new Set(["exec_command"]);
 /** Kinds of call that change no file (when the tool is not a command runner). */
 const READING_KINDS = new Set(["read", "search", "list", "web"]);
 
-/** The targets named by file-changing calls, and whether any call could change anything. */
+/** A file-changing call's target and when it was reported. */
+export interface NamedCall {
+  target: string;
+  time: number;
+}
+
+/** The file-changing calls that name their files, and whether any call could change anything. */
 export function changingCalls(
   events: readonly PitroomEvent[],
-): { targets: string[]; unbounded: boolean } {
-  const targets: string[] = [];
+): { named: NamedCall[]; unbounded: boolean } {
+  const named: NamedCall[] = [];
   let unbounded = false;
   for (const ev of events) {
     if (ev.type !== "worker.tool_call" || ev.status === "denied") continue;
     if (COMMAND_TOOLS.has(ev.tool)) unbounded = true;
     else if (READING_KINDS.has(ev.kind)) continue;
     else if ((ev.kind === "edit" || ev.kind === "write") && ev.target.trim() !== "") {
-      targets.push(ev.target);
+      named.push({ target: ev.target, time: ev.time });
     } else unbounded = true;
   }
-  return { targets, unbounded };
+  return { named, unbounded };
 }
 
 /** `path` relative to the folder `from` (both relative to the same root). */
@@ -115,15 +128,20 @@ export function attribute(
   changed: readonly ChangedPath[],
   options: AttributeOptions,
 ): Attribution {
-  const { targets, unbounded } = changingCalls(options.events);
+  const { named, unbounded } = changingCalls(options.events);
   const out: Attribution = { worker: [], others: [], unbounded };
+  const until = options.until;
   for (const { path, changedAt } of changed) {
-    const late = options.until !== undefined && changedAt != null && changedAt > options.until;
-    const named = !late && (unbounded ||
-      spellings(path, options).some((spelling) =>
-        targets.some((target) => targetNames(target, spelling))
-      ));
-    (named ? out.worker : out.others).push(path);
+    // A change counts for a call reported at `reach` or later when the times are known.
+    const inTime = (reach: number) =>
+      until === undefined || changedAt == null || changedAt <= reach;
+    const forms = spellings(path, options);
+    const worker = (unbounded && inTime(until ?? Infinity)) ||
+      named.some((call) =>
+        inTime(Math.min(call.time, until ?? Infinity)) &&
+        forms.some((spelling) => targetNames(call.target, spelling))
+      );
+    (worker ? out.worker : out.others).push(path);
   }
   return out;
 }

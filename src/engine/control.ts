@@ -172,7 +172,7 @@ export async function revertRun(
     const diff = await tree.diff(changes.before, after);
     await pausePoint(sys, "capturing");
     const split = record.mode === "write"
-      ? await splitChanges(sys, record, diff.files, { root: tree.root, byTime: true })
+      ? await splitChanges(sys, record, diff.files, { root: tree.root })
       : { files: diff.files };
     changes.after = after;
     changes.files = split.files;

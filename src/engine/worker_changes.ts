@@ -1,7 +1,8 @@
 /**
  * Splits a write run's changed files into the worker's and the rest (engine/attribute.ts), from
- * the run's events file; for a lost run also by when each file last changed, so nothing changed
- * after the worker's last recorded activity is counted as the worker's.
+ * the run's events file and when each file last changed: nothing changed after the last call
+ * that could have made it (after the worker's last recorded activity, for a command) counts as
+ * the worker's.
  */
 import type { PitroomEvent } from "../events/mod.ts";
 import { statePaths } from "../store/paths.ts";
@@ -22,12 +23,10 @@ export interface SplitChanges {
 export interface SplitOptions {
   /** The repository root the paths are relative to. */
   root: string;
-  /**
-   * Also leave out files last changed after the worker's last recorded event (a lost run's
-   * capture, taken any time after its supervisor died). @default false
-   */
-  byTime?: boolean;
 }
+
+/** How far the clock of the events' times may be from the file system's for times to be used. */
+const CLOCK_SLACK_MS = 2_000;
 
 /** `path` relative to `root` ("" for the root itself); null when outside it. */
 function inside(root: string, path: string): string | null {
@@ -52,12 +51,37 @@ export function lastActivity(events: readonly PitroomEvent[], since: number): nu
   return last;
 }
 
-/** When the file at `abs` last changed (the later of mtime and ctime), null when gone. */
+/**
+ * When the file at `abs` last changed, null when it is gone. The mtime, when it lies in the
+ * second of the ctime (which Deno gives in whole seconds, and which no program can set); else
+ * the mtime was set by hand (an archive, `cp -p`, `touch -d`) and the ctime's second's end is
+ * taken, the latest the change can have been.
+ */
 async function changedAt(abs: string): Promise<number | null> {
   const info = await lstatOrNull(abs);
   if (info === null) return null;
-  const times = [info.mtime, info.ctime].filter((t): t is Date => t instanceof Date);
-  return times.length === 0 ? null : Math.max(...times.map((t) => t.getTime()));
+  const mtime = info.mtime?.getTime();
+  const ctime = info.ctime?.getTime();
+  if (ctime === undefined) return mtime ?? null;
+  return mtime !== undefined && mtime >= ctime && mtime < ctime + 1000 ? mtime : ctime + 999;
+}
+
+/**
+ * The worker's last recorded activity, when the events' clock agrees with the file system's
+ * (the events file was last written when its last event says); undefined otherwise (a fake
+ * clock), and then the files' times are not used.
+ */
+async function activityBound(
+  eventsFile: string,
+  events: readonly PitroomEvent[],
+  since: number,
+): Promise<number | undefined> {
+  // A finished or lost run's file is compressed (`.gz`, written right after its last event).
+  const file = (await lstatOrNull(eventsFile)) ?? (await lstatOrNull(`${eventsFile}.gz`));
+  const written = file?.mtime?.getTime();
+  const last = events.reduce((max, ev) => Math.max(max, ev.time), -Infinity);
+  if (written === undefined || Math.abs(written - last) > CLOCK_SLACK_MS) return undefined;
+  return lastActivity(events, since);
 }
 
 /** Splits a write run's changed `files` by whether a tool call of the worker could have made them. */
@@ -68,20 +92,21 @@ export async function splitChanges(
   options: SplitOptions,
 ): Promise<SplitChanges> {
   if (files.length === 0) return { files: [] };
-  const events = await readEventsFile(statePaths(sys.stateDir).run(record.id).events);
+  const eventsFile = statePaths(sys.stateDir).run(record.id).events;
+  const events = await readEventsFile(eventsFile);
   const realRoot = await realOr(options.root);
   const cwd = inside(realRoot, await realOr(record.cwd)) ?? inside(options.root, record.cwd) ?? "";
+  const until = await activityBound(eventsFile, events, record.startedAt ?? record.createdAt);
   const changed: ChangedPath[] = [];
   for (const file of files) {
-    const at = options.byTime ? await changedAt(join(options.root, file.path)) : null;
+    const at = until === undefined ? null : await changedAt(join(options.root, file.path));
     changed.push({ path: file.path, changedAt: at });
   }
-  const since = record.startedAt ?? record.createdAt;
   const split = attribute(changed, {
     events,
     roots: [...new Set([options.root, realRoot])],
     cwd,
-    ...(options.byTime ? { until: lastActivity(events, since) } : {}),
+    ...(until === undefined ? {} : { until }),
   });
   const worker = new Set(split.worker);
   const others = files.filter((file) => !worker.has(file.path));

@@ -95,3 +95,22 @@ Deno.test("targetNames() matches several paths in one target and targets cut wit
   assert.ok(!targetNames("…ng/name.ts", "/r/src/long/other.ts"));
   assert.ok(!targetNames("a.txt", "b/a.txt"));
 });
+
+Deno.test("attribute() counts an edit call only for changes that landed before it was reported", () => {
+  const events = [call("edit", "a.txt", { time: 1000 }), call("write", "b.txt", { time: 3000 })];
+  const got = attribute([
+    { path: "a.txt", changedAt: 2000 },
+    { path: "b.txt", changedAt: 2000 },
+    { path: "gone.txt", changedAt: null },
+  ], {
+    events: [...events, call("edit", "gone.txt", { time: 1 })],
+    roots: [ROOT],
+    cwd: "",
+    until: 5000,
+  });
+  assert.deepEqual(got.worker, ["b.txt", "gone.txt"]);
+  assert.deepEqual(got.others, ["a.txt"]);
+  // Without the worker's last activity the times are not used.
+  const blind = attribute([{ path: "a.txt", changedAt: 2000 }], { events, roots: [ROOT], cwd: "" });
+  assert.deepEqual(blind.worker, ["a.txt"]);
+});

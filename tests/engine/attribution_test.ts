@@ -225,6 +225,22 @@ Deno.test("a user's edits during a background write run are listed apart and sur
   assert.deepEqual(await userState(w.repo), before);
 });
 
+Deno.test("a user's edit on top of the worker's, during a background run, is left to the user", async () => {
+  await using w = await world();
+  const before = await userState(w.repo);
+  const run = await backgroundRun(w);
+  await Deno.writeTextFile(join(w.repo, "a.txt"), "worker\nand mine\n");
+  await Deno.writeTextFile(join(w.marks, "go"), "");
+  await run.child.status;
+  await run.text;
+  const record = await loadRecord(statePaths(w.state), run.id);
+  assert.deepEqual(record.changes!.files.map((f) => f.path), ["w.txt"]);
+  assert.deepEqual(record.changes!.others!.map((f) => f.path), ["a.txt"]);
+  await revertRun(w.sys, run.id);
+  const want = { ...before, files: { ...before.files, "a.txt": text("worker\nand mine\n") } };
+  assert.deepEqual(await userState(w.repo), want);
+});
+
 Deno.test("a worker's shell command can change any file: then the user's edits count as its own", async () => {
   await using w = await world();
   const run = await backgroundRun(w, [{ run: "true" }]);
