@@ -16,6 +16,7 @@ import type { RunRecord } from "../../src/store/record.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import { RefusedError } from "../../src/sys/errors.ts";
 import { renderReport } from "../../src/cli/report.ts";
+import { main } from "../../src/cli/main.ts";
 import type { ChildJob } from "../support/crash_child.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
@@ -218,10 +219,19 @@ Deno.test("a user's edits during a background write run are listed apart and sur
     /changed while the run worked, not by a tool the worker called[^\n]*:\n {2}M keep\.txt\n {2}A mine\.txt/,
   );
 
-  await revertRun(w.sys, run.id);
+  // Through the CLI: `revert --json` names what it left alone, `revert --all` takes it too.
+  const cli = testSys({ stateDir: w.state, cwd: w.repo });
+  assert.equal(await main(["revert", run.id, "--json"], cli), 0);
+  assert.deepEqual(JSON.parse(cli.stdoutText()), {
+    id: run.id,
+    reverted: ["a.txt", "w.txt"],
+    leftAlone: ["keep.txt", "mine.txt"],
+  });
   assert.deepEqual(await userState(w.repo), keptUserWork(before));
   await assert.rejects(revertRun(w.sys, run.id), /reverted already/);
-  await revertRun(w.sys, run.id, { all: true });
+  const all = testSys({ stateDir: w.state, cwd: w.repo });
+  assert.equal(await main(["revert", run.id, "--all"], all), 0);
+  assert.match(all.stdoutText(), /^reverted 4 file\(s\)/);
   assert.deepEqual(await userState(w.repo), before);
 });
 
