@@ -7,10 +7,11 @@
  *   absolute path; a target the parser shortened with "…" names every path it could be cut
  *   from, and a target that names several paths, as codex's patches do, names each of them);
  * - any call that runs a command (kind `shell`, or codex's `exec_command` whatever its kind,
- *   which only labels the command's first program), starts a sub-agent (`task`), or is a tool
- *   Pitroom does not know (`other`), and an edit or write call without a target: a command can
- *   start any program, and a program can write anywhere, so such a call could have changed every
- *   path of the tree (no attempt is made to bound a command by its text or its folder).
+ *   which only labels the command's first program) other than the few certainly read-only ones
+ *   (engine/read_only_command.ts), starts a sub-agent (`task`), or is a tool Pitroom does not
+ *   know (`other`), and an edit or write call without a target: a command can start any
+ *   program, and a program can write anywhere, so such a call could have changed every path of
+ *   the tree (a command is not bounded by the paths in its text or by its folder).
  *
  * Calls the worker was denied are left out. When the times are known (`until`, the worker's
  * last recorded activity, and each path's last change), a call counts only for changes that
@@ -22,6 +23,7 @@
  */
 import type { PitroomEvent } from "../events/mod.ts";
 import { join, normalize } from "../sys/path.ts";
+import { readsOnly } from "./read_only_command.ts";
 
 /** A changed path (relative to the repository root) and when it was last changed, if known. */
 export interface ChangedPath {
@@ -74,8 +76,9 @@ export function changingCalls(
   let unbounded = false;
   for (const ev of events) {
     if (ev.type !== "worker.tool_call" || ev.status === "denied") continue;
-    if (COMMAND_TOOLS.has(ev.tool)) unbounded = true;
-    else if (READING_KINDS.has(ev.kind)) continue;
+    if (COMMAND_TOOLS.has(ev.tool) || ev.kind === "shell") {
+      if (!readsOnly(ev.target)) unbounded = true;
+    } else if (READING_KINDS.has(ev.kind)) continue;
     else if ((ev.kind === "edit" || ev.kind === "write") && ev.target.trim() !== "") {
       named.push({ target: ev.target, time: ev.time });
     } else unbounded = true;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { attribute, targetNames } from "../../src/engine/attribute.ts";
+import { readsOnly } from "../../src/engine/read_only_command.ts";
 import { event, type PitroomEvent, type ToolKind } from "../../src/events/mod.ts";
 
 function call(
@@ -113,4 +114,61 @@ Deno.test("attribute() counts an edit call only for changes that landed before i
   // Without the worker's last activity the times are not used.
   const blind = attribute([{ path: "a.txt", changedAt: 2000 }], { events, roots: [ROOT], cwd: "" });
   assert.deepEqual(blind.worker, ["a.txt"]);
+});
+
+Deno.test("readsOnly() bounds a pipeline of reading programs and nothing beyond it", () => {
+  for (
+    const command of [
+      "cat -- src/app.ts",
+      "sed -n '1,200p' src/app.ts",
+      "rg -n 'foo$' src | head -20",
+      "ls -la",
+      `grep -rn "a b" .`,
+      "find . -name '*.ts'",
+      "git status --short",
+      "git diff HEAD -- a.txt",
+      "sort -n x | wc -l",
+    ]
+  ) assert.ok(readsOnly(command), command);
+  for (
+    const command of [
+      "cat > a.txt",
+      "cat a.txt; rm b",
+      "cat a && rm b",
+      "cat $(rm b)",
+      "echo `rm b`",
+      `echo "$(rm b)"`,
+      "sed -i 's/a/b/' a.txt",
+      "sed -n 's/x/y/w out.log' a.txt",
+      "sed -n '1,5p' a.txt -i",
+      "find . -delete",
+      "find . -exec rm {} ;",
+      "rg --pre=./x foo",
+      "sort -o out.txt in.txt",
+      "sort -uo out.txt in.txt",
+      "tree -o out.txt",
+      "git checkout -- a.txt",
+      "git log --output=x",
+      "git -C .. status",
+      "make",
+      "./script.sh",
+      "FOO=1 cat a",
+      "cat a.txt | sh",
+      "cat a.txt ca…",
+      "cat 'unclosed",
+      "cat a |",
+    ]
+  ) assert.ok(!readsOnly(command), command);
+});
+
+Deno.test("attribute() bounds a read-only command, and not a command that could write", () => {
+  const paths = ["a.txt", "mine.txt"];
+  const reading = split(paths, [
+    call("read", "cat -- a.txt", { tool: "exec_command" }),
+    call("shell", "rg -n x . | head"),
+    call("edit", "a.txt", { tool: "apply_patch" }),
+  ]);
+  assert.deepEqual(reading, { worker: ["a.txt"], others: ["mine.txt"], unbounded: false });
+  const writing = split(paths, [call("read", "cat a.txt > mine.txt", { tool: "exec_command" })]);
+  assert.deepEqual(writing.worker, paths);
 });

@@ -253,7 +253,7 @@ Deno.test("a user's edit on top of the worker's, during a background run, is lef
 
 Deno.test("a worker's shell command can change any file: then the user's edits count as its own", async () => {
   await using w = await world();
-  const run = await backgroundRun(w, [{ run: "true" }]);
+  const run = await backgroundRun(w, [{ run: "sh -c true" }]);
   await userEdits(w);
   await Deno.writeTextFile(join(w.marks, "go"), "");
   await run.child.status;
