@@ -1,7 +1,7 @@
 /**
- * Which changed paths of a write run are the worker's: pure, from the paths the snapshots found
- * changed and the worker's normalized tool calls (its events file). A path is the worker's when
- * a tool call could have changed it:
+ * Which changed paths of a write or read run are the worker's: pure, from the paths the
+ * snapshots found changed and the worker's normalized tool calls (its events file). A path is
+ * the worker's when a tool call could have changed it:
  *
  * - an edit or write call that names it (by its path relative to the worker's folder or its
  *   absolute path; a target the parser shortened with "…" names every path it could be cut
@@ -40,6 +40,8 @@ export interface AttributeOptions {
   roots: readonly string[];
   /** The worker's folder relative to the root ("" for the root itself). */
   cwd: string;
+  /** Count a line the worker's parser did not understand as a call that could change anything. */
+  unknownChanges?: boolean;
   /**
    * The worker's last recorded activity (ms since the epoch, the clock of the events' times);
    * without it the paths' times are not used.
@@ -71,10 +73,12 @@ export interface NamedCall {
 /** The file-changing calls that name their files, and whether any call could change anything. */
 export function changingCalls(
   events: readonly PitroomEvent[],
+  options: { unknownChanges?: boolean } = {},
 ): { named: NamedCall[]; unbounded: boolean } {
   const named: NamedCall[] = [];
   let unbounded = false;
   for (const ev of events) {
+    if (ev.type === "worker.unknown" && options.unknownChanges) unbounded = true;
     if (ev.type !== "worker.tool_call" || ev.status === "denied") continue;
     if (COMMAND_TOOLS.has(ev.tool) || ev.kind === "shell") {
       if (!readsOnly(ev.target)) unbounded = true;
@@ -131,7 +135,7 @@ export function attribute(
   changed: readonly ChangedPath[],
   options: AttributeOptions,
 ): Attribution {
-  const { named, unbounded } = changingCalls(options.events);
+  const { named, unbounded } = changingCalls(options.events, options);
   const out: Attribution = { worker: [], others: [], unbounded };
   const until = options.until;
   for (const { path, changedAt } of changed) {

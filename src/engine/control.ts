@@ -171,9 +171,7 @@ export async function revertRun(
     const after = (await tree.snapshot({ base: changes.before })).tree;
     const diff = await tree.diff(changes.before, after);
     await pausePoint(sys, "capturing");
-    const split = record.mode === "write"
-      ? await splitChanges(sys, record, diff.files, { root: tree.root })
-      : { files: diff.files };
+    const split = await splitChanges(sys, record, diff.files, { root: tree.root });
     changes.after = after;
     changes.files = split.files;
     if (split.others) changes.others = split.others;

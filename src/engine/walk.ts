@@ -447,17 +447,17 @@ async function collect(
   const diff = await work.diff(before, after);
   await Deno.writeFile(runPaths.patch, diff.patch, { mode: 0o600 });
   const changes: Changes = { before, after, files: diff.files };
-  if (record.mode === "write") {
+  if (record.mode !== "isolate") {
     // The user's own edits while the worker worked are listed apart, not as the worker's.
     Object.assign(changes, await splitChanges(sys, record, diff.files, { root: work.root }));
   }
-  if (record.mode !== "read") return { ...last, changes };
+  if (record.mode !== "read" || changes.files.length === 0) return { ...last, changes };
   await pausePoint(sys, "reverting");
-  await work.revert(before, after, record.id);
+  await work.revert(before, after, record.id, new Set(changes.files.map((f) => f.path)));
   changes.reverted = true;
   return {
     outcome: "read_only_violation",
-    message: `The worker changed ${diff.files.length} file(s) in a read-only run: undone`,
+    message: `The worker changed ${changes.files.length} file(s) in a read-only run: undone`,
     changes,
     ...(last.answer === undefined ? {} : { answer: last.answer }),
   };

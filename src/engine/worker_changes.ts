@@ -1,5 +1,5 @@
 /**
- * Splits a write run's changed files into the worker's and the rest (engine/attribute.ts), from
+ * Splits a write or read run's changed files into the worker's and the rest (engine/attribute.ts), from
  * the run's events file and when each file last changed: nothing changed after the last call
  * that could have made it (after the worker's last recorded activity, for a command) counts as
  * the worker's.
@@ -84,7 +84,7 @@ async function activityBound(
   return lastActivity(events, since);
 }
 
-/** Splits a write run's changed `files` by whether a tool call of the worker could have made them. */
+/** Splits a run's changed `files` by whether a tool call of the worker could have made them. */
 export async function splitChanges(
   sys: Pick<Sys, "stateDir">,
   record: RunRecord,
@@ -104,6 +104,9 @@ export async function splitChanges(
   }
   const split = attribute(changed, {
     events,
+    // A read run's changes are violations: a line its parser did not understand may have been
+    // a call that wrote, so it makes every change the worker's.
+    unknownChanges: record.mode === "read",
     roots: [...new Set([options.root, realRoot])],
     cwd,
     ...(until === undefined ? {} : { until }),

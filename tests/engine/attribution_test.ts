@@ -268,6 +268,46 @@ Deno.test("a worker's shell command can change any file: then the user's edits c
   assert.equal(record.changes!.others, undefined);
 });
 
+for (const sneaky of [false, true]) {
+  Deno.test(
+    `a user's edits during a background read run are kept, not a violation${
+      sneaky ? " (the worker's own write is undone)" : ""
+    }`,
+    async () => {
+      await using w = await world();
+      const before = await userState(w.repo);
+      const steps: FakeStep[] = [
+        ...(sneaky ? [{ writeFile: "sneaky.txt", content: "s\n" }] : []),
+        { writeFile: join(w.marks, "working"), content: "", untold: true },
+        { waitFile: join(w.marks, "go") },
+        { answer: "read it" },
+      ];
+      const run = startChild({
+        stateDir: w.state,
+        repo: w.repo,
+        action: "run",
+        mode: "read",
+        steps,
+      });
+      await waitFor(() => exists(join(w.marks, "working")), {
+        timeoutMs: 30_000,
+        what: "the worker to work",
+      });
+      const id = await onlyRun(w);
+      if (sneaky) await recorded(w, id, "sneaky.txt");
+      await userEdits(w);
+      await Deno.writeTextFile(join(w.marks, "go"), "");
+      await run.child.status;
+      await run.text;
+      const record = await loadRecord(statePaths(w.state), id);
+      assert.equal(record.outcome, sneaky ? "read_only_violation" : "ok", record.message);
+      assert.deepEqual(record.changes!.files.map((f) => f.path), sneaky ? ["sneaky.txt"] : []);
+      assert.deepEqual(record.changes!.others!.map((f) => f.path), ["keep.txt", "mine.txt"]);
+      assert.deepEqual(await userState(w.repo), keptUserWork(before));
+    },
+  );
+}
+
 async function inProcess(w: World, steps: FakeStep[], continues?: string) {
   const record = await createRun(w.sys, {
     task: "t",
