@@ -445,12 +445,15 @@ async function collect(
     return record.mode === "read" ? last : { ...last, changes: { before, after, files: [] } };
   }
   const diff = await work.diff(before, after);
-  await Deno.writeFile(runPaths.patch, diff.patch, { mode: 0o600 });
   const changes: Changes = { before, after, files: diff.files };
   if (record.mode !== "isolate") {
     // The user's own edits while the worker worked are listed apart, not as the worker's.
     Object.assign(changes, await splitChanges(sys, record, diff.files, { root: work.root }));
   }
+  const patch = changes.others === undefined
+    ? diff.patch
+    : await work.patch(before, after, changes.files.map((f) => f.path));
+  await Deno.writeFile(runPaths.patch, patch, { mode: 0o600 });
   if (record.mode !== "read" || changes.files.length === 0) return { ...last, changes };
   await pausePoint(sys, "reverting");
   await work.revert(before, after, record.id, new Set(changes.files.map((f) => f.path)));

@@ -218,6 +218,10 @@ Deno.test("a user's edits during a background write run are listed apart and sur
     report,
     /changed while the run worked, not by a tool the worker called[^\n]*:\n {2}M keep\.txt\n {2}A mine\.txt/,
   );
+  // The run's patch is the worker's alone.
+  const patch = await Deno.readTextFile(paths.run(run.id).patch);
+  assert.match(patch, /\+worker/);
+  assert.doesNotMatch(patch, /keep\.txt|mine\.txt/);
 
   // Through the CLI: `revert --json` names what it left alone, `revert --all` takes it too.
   const cli = testSys({ stateDir: w.state, cwd: w.repo });
