@@ -9,7 +9,8 @@
  * - any call that runs a command (kind `shell`, or codex's `exec_command` whatever its kind,
  *   which only labels the command's first program) other than the few certainly read-only ones
  *   (engine/read_only_command.ts), starts a sub-agent (`task`), or is a tool Pitroom does not
- *   know (`other`), and an edit or write call without a target: a command can start any
+ *   know (`other`, but for the to-do and memory tools), and an edit or write call without a
+ *   target: a command can start any
  *   program, and a program can write anywhere, so such a call could have changed every path of
  *   the tree (a command is not bounded by the paths in its text or by its folder).
  *
@@ -61,6 +62,19 @@ export interface Attribution {
 
 /** Tools that run a shell command whatever kind their parser gives the call. */
 const COMMAND_TOOLS = new Set(["exec_command"]);
+/**
+ * Tools of kind `other` that keep their state outside the tree (to-do lists, plans, memory):
+ * claude's, opencode's and gemini's.
+ */
+const NO_FILE_TOOLS = new Set([
+  "TodoWrite",
+  "TodoRead",
+  "ExitPlanMode",
+  "todowrite",
+  "todoread",
+  "write_todos",
+  "save_memory",
+]);
 /** Kinds of call that change no file (when the tool is not a command runner). */
 const READING_KINDS = new Set(["read", "search", "list", "web"]);
 
@@ -82,7 +96,7 @@ export function changingCalls(
     if (ev.type !== "worker.tool_call" || ev.status === "denied") continue;
     if (COMMAND_TOOLS.has(ev.tool) || ev.kind === "shell") {
       if (!readsOnly(ev.target)) unbounded = true;
-    } else if (READING_KINDS.has(ev.kind)) continue;
+    } else if (READING_KINDS.has(ev.kind) || NO_FILE_TOOLS.has(ev.tool)) continue;
     else if ((ev.kind === "edit" || ev.kind === "write") && ev.target.trim() !== "") {
       named.push({ target: ev.target, time: ev.time });
     } else unbounded = true;

@@ -172,3 +172,12 @@ Deno.test("attribute() bounds a read-only command, and not a command that could 
   const writing = split(paths, [call("read", "cat a.txt > mine.txt", { tool: "exec_command" })]);
   assert.deepEqual(writing.worker, paths);
 });
+
+Deno.test("attribute() counts the to-do and memory tools for nothing", () => {
+  const got = split(["a.txt"], [
+    call("other", "{}", { tool: "TodoWrite" }),
+    call("other", "", { tool: "todowrite" }),
+    call("other", "", { tool: "write_todos" }),
+  ]);
+  assert.deepEqual(got, { worker: [], others: ["a.txt"], unbounded: false });
+});
