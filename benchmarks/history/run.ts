@@ -16,13 +16,13 @@
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { DatabaseSync } from "node:sqlite";
-import { withHistory } from "../../src/history/ready.ts";
-import { type SearchFilter, searchRuns } from "../../src/history/search.ts";
-import { computeStats } from "../../src/history/stats.ts";
-import { ftsQuery } from "../../src/history/query.ts";
+import { withHistory } from "../../src/store/history/ready.ts";
+import { type SearchFilter, searchRuns } from "../../src/engine/history/search.ts";
+import { computeStats } from "../../src/engine/history/stats.ts";
+import { ftsQuery } from "../../src/engine/history/query.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { listRunIds, readRecord } from "../../src/store/runs.ts";
-import { readRunFilesSync } from "../../src/history/files.ts";
+import { readRunFilesSync } from "../../src/store/history/files.ts";
 import { testSys } from "../../tests/support/sys.ts";
 import { pitroomArgv } from "../../tests/support/pitroom.ts";
 import { generateRuns, vocabulary } from "./_generate.ts";

@@ -3,13 +3,14 @@
  * N days ago. Without --yes it only lists them. The history keeps every removed run.
  */
 import { reconcile } from "../engine/liveness.ts";
-import type { CleanItem, CleanPlan, KeepReason } from "../history/clean.ts";
+import type { CleanItem, CleanPlan, KeepReason } from "../engine/clean.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { dateTime } from "./figures.ts";
 import { notePreparation } from "./history.ts";
-import { oneLine, printJson, table } from "./output.ts";
+import { printJson, table } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 
 const DAY = 86_400_000;
 
@@ -62,7 +63,7 @@ export function renderPlan(plan: CleanPlan, days: number): string {
 }
 
 async function plan(sys: Sys, days: number): Promise<CleanPlan> {
-  const { planClean } = await import("../history/clean.ts");
+  const { planClean } = await import("../engine/clean.ts");
   return await planClean(sys, {
     cutoff: sys.clock.now() - days * DAY,
     reconcile: (record) => reconcile(sys, record),
@@ -81,8 +82,8 @@ export const cleanCommand: CommandRun = async ({ sys, flags }) => {
     else sys.out.stdout(renderPlan(found, days));
     return 0;
   }
-  const { withHistory } = await import("../history/ready.ts");
-  const { removeRuns } = await import("../history/clean.ts");
+  const { withHistory } = await import("../store/history/ready.ts");
+  const { removeRuns } = await import("../engine/clean.ts");
   const result = await withHistory(sys, async (db, prep) => {
     notePreparation(sys, prep);
     return await removeRuns(sys, db, found);

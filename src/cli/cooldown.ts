@@ -5,7 +5,8 @@ import { formatUntil } from "../engine/cooldown.ts";
 import { activeCooldowns, clearCooldowns } from "../store/cooldown.ts";
 import { statePaths } from "../store/paths.ts";
 import type { CommandRun } from "./command.ts";
-import { oneLine, printJson, table } from "./output.ts";
+import { printJson, table } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 
 /** Shows or clears cooldowns. */
 export const cooldownCommand: CommandRun = async ({ sys, flags }) => {

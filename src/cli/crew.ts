@@ -10,7 +10,8 @@ import { resolve } from "../sys/path.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
-import { oneLine, printJson } from "./output.ts";
+import { printJson } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { newRunFrom } from "./run.ts";
 import { loadSettings, warn } from "./settings.ts";
 

@@ -14,7 +14,7 @@ import { formatDuration } from "./duration.ts";
 import type { Target } from "../store/record.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import { BACKENDS, getBackend } from "../workers/registry.ts";
+import { BACKENDS } from "../workers/registry.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, table } from "./output.ts";
@@ -67,15 +67,6 @@ async function tool(sys: Sys, argv: string[]): Promise<string | null> {
 function workerChecks(statuses: readonly WorkerStatus[]): Check[] {
   const checks: Check[] = [];
   for (const s of statuses) {
-    if (!s.supported) {
-      checks.push({
-        check: "worker",
-        worker: s.worker,
-        status: "skip",
-        message: "not supported yet",
-      });
-      continue;
-    }
     if (s.installed === null) {
       checks.push({
         check: "worker",
@@ -147,13 +138,12 @@ function configChecks(
     if (installed.has(target.worker) || reported.has(`${where}:${target.worker}`)) continue;
     reported.add(`${where}:${target.worker}`);
     const status = statuses.find((s) => s.worker === target.worker);
-    const what = status?.supported ? "is not installed" : "is not supported yet";
     checks.push({
       check: "chain",
       worker: target.worker,
       status: where === "worker" ? "error" : "warn",
-      message: `"${where}" names ${target.worker}, which ${what}`,
-      ...(status?.supported ? { hint: status.installHint } : {}),
+      message: `"${where}" names ${target.worker}, which is not installed`,
+      ...(status ? { hint: status.installHint } : {}),
     });
   }
   const chainLength = parseChain(settings.worker.value).length + settings.fallback.value.length;
@@ -270,7 +260,7 @@ async function probeOne(
     const final = await executeRun(probeSys, record.id, {
       maxParallel: 1,
       ...(backends === undefined ? {} : {
-        backends: (name: WorkerName) => backends[name] ?? getBackend(name),
+        backends: (name: WorkerName) => backends[name] ?? BACKENDS[name],
       }),
     });
     const outcome = final.outcome ?? "failed";

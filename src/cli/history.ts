@@ -4,15 +4,16 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { OUTCOME_CLASSES, type OutcomeClass } from "../events/mod.ts";
-import type { Preparation } from "../history/ready.ts";
-import type { SearchFilter, SearchHit } from "../history/search.ts";
-import type { Stats, StatsRow } from "../history/stats.ts";
+import type { Preparation } from "../store/history/ready.ts";
+import type { SearchFilter, SearchHit } from "../engine/history/search.ts";
+import type { Stats, StatsRow } from "../engine/history/stats.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
 import { formatDuration } from "./duration.ts";
 import { compact, dateTime, percent, usd } from "./figures.ts";
-import { oneLine, printJson, table } from "./output.ts";
+import { printJson, table } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { periodWords, sinceOf } from "./period.ts";
 
 const SEARCH_FLAGS = ["model", "worker", "state", "group", "since", "limit", "json"];
@@ -43,7 +44,7 @@ async function withHistory<T>(
   sys: Sys,
   fn: (db: DatabaseSync, prep: Preparation) => T | Promise<T>,
 ): Promise<T> {
-  const { withHistory } = await import("../history/ready.ts");
+  const { withHistory } = await import("../store/history/ready.ts");
   return await withHistory(sys, fn);
 }
 
@@ -112,7 +113,7 @@ async function search(sys: Sys, flags: FlagValues, text: string): Promise<number
   const color = !json && sys.out.isTTY && sys.out.color;
   const hits = await withHistory(sys, async (db, prep) => {
     notePreparation(sys, prep);
-    const { searchRuns } = await import("../history/search.ts");
+    const { searchRuns } = await import("../engine/history/search.ts");
     return searchRuns(db, filter, {
       limit,
       marks: color ? HIGHLIGHT : json ? ["**", "**"] : ["", ""],
@@ -186,7 +187,7 @@ async function stats(sys: Sys, flags: FlagValues): Promise<number> {
   const since = sinceOf(sinceText, now);
   const result = await withHistory(sys, async (db, prep) => {
     notePreparation(sys, prep);
-    const { computeStats } = await import("../history/stats.ts");
+    const { computeStats } = await import("../engine/history/stats.ts");
     return computeStats(db, since, now);
   });
   if (flags.json) printJson(sys, result);
@@ -200,7 +201,7 @@ async function importCommand(sys: Sys, flags: FlagValues): Promise<number> {
     if (prep.movedAside) notePreparation(sys, { movedAside: prep.movedAside });
     // A first import has just run while opening; running it again would do the same work.
     if (prep.imported) return prep.imported;
-    const { importRuns } = await import("../history/import.ts");
+    const { importRuns } = await import("../store/history/import.ts");
     return await importRuns(sys, db);
   });
   if (flags.json) printJson(sys, result);

@@ -14,7 +14,7 @@ import { join } from "../sys/path.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { formatDuration } from "./duration.ts";
-import { oneLine } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { runTime, workerLabel } from "./report.ts";
 import { shellCommands } from "./shell_words.ts";
 

@@ -42,7 +42,6 @@ export interface ModelRow {
 /** One worker of `models --json` (the document is an array of these, in registry order). */
 export interface WorkerModels {
   worker: WorkerName;
-  supported: boolean;
   installed: boolean;
   version: string | null;
   /** How to install it, when it is not installed. */
@@ -154,10 +153,9 @@ export async function collectModels(
     const merged = mergeModels(status, listed, { settings, usage, all: options.all === true });
     return {
       worker: status.worker,
-      supported: status.supported,
       installed: status.installed !== null,
       version: status.installed?.version ?? null,
-      installHint: status.installed === null && status.supported ? status.installHint : null,
+      installHint: status.installed === null ? status.installHint : null,
       // A worker that is not installed shows only what you configured or used.
       models: status.installed === null
         ? merged.models.filter((m) => m.source === "config" || m.source === "usage")
@@ -198,10 +196,6 @@ function effortText(m: ModelRow): string {
 export function renderModels(workers: readonly WorkerModels[]): string {
   const parts: string[] = [];
   for (const w of workers) {
-    if (!w.supported) {
-      parts.push(`${w.worker}: not supported yet\n`);
-      continue;
-    }
     if (!w.installed) {
       const extra = w.models.length > 0
         ? ` (configured: ${w.models.map((m) => m.id).join(", ")})`

@@ -12,7 +12,8 @@ export interface Parsed {
   help: boolean;
 }
 
-function closest(word: string, candidates: string[]): string | undefined {
+/** Suggests a command or flag name close to `word` (the nearest, if it is near enough). */
+export function suggest(word: string, candidates: string[]): string | undefined {
   let best: string | undefined;
   let bestScore = Infinity;
   for (const c of candidates) {
@@ -38,11 +39,6 @@ export function distance(a: string, b: string): number {
     }
   }
   return row[b.length]!;
-}
-
-/** Suggests a command or flag name close to `word`. */
-export function suggest(word: string, candidates: string[]): string | undefined {
-  return closest(word, candidates);
 }
 
 type RawValue = string | boolean | string[];

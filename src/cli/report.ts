@@ -5,7 +5,7 @@ import { targetLabel } from "../engine/chain.ts";
 import { formatUntil } from "../engine/cooldown.ts";
 import type { RunRecord } from "../store/record.ts";
 import { formatDuration } from "./duration.ts";
-import { oneLine } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { receiptLines } from "../receipts/lines.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;

@@ -13,7 +13,7 @@ import { inRepo } from "../engine/tree.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import { getBackend } from "../workers/registry.ts";
+import { BACKENDS } from "../workers/registry.ts";
 import { capsFrom } from "../engine/caps.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
 import { printJson } from "./output.ts";
@@ -105,7 +105,7 @@ export async function newRunFrom(
   let effort: string | undefined;
   if (flags.effort !== undefined) {
     const first = chain[0]!;
-    const backend = getBackend(first.worker);
+    const backend = BACKENDS[first.worker];
     const models = await backend.models(sys.runner, sys.env.toObject());
     effort = checkEffort(models, first.model, flags.effort as string, { worker: first.worker });
   }

@@ -2,21 +2,9 @@
  * Effective settings for commands: load the config file (with its warnings) and resolve it with
  * the environment and flags (src/engine/settings.ts does the resolving).
  */
-import { DEFAULT_MAX_PARALLEL, resolveSettings, type SettingFlags } from "../engine/settings.ts";
-import type { Settings } from "../engine/settings.ts";
-import { type Config, loadConfig, type LoadedConfig } from "../store/config.ts";
+import { resolveSettings, type SettingFlags, type Settings } from "../engine/settings.ts";
+import { loadConfig, type LoadedConfig } from "../store/config.ts";
 import type { Sys } from "../sys/mod.ts";
-
-export { DEFAULT_MAX_PARALLEL };
-
-/** maxParallel from the config (and `PITROOM_MAX_PARALLEL` when `env` is given), clamped to 1..30. */
-export function maxParallelOf(
-  config: Config,
-  env: { get(name: string): string | undefined } = { get: () => undefined },
-): number {
-  return resolveSettings({ config, env, configPath: "", stateDir: "" }).settings.maxParallel
-    .value;
-}
 
 /** The loaded config file and the effective settings, with every warning of both. */
 export interface LoadedSettings {

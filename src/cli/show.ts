@@ -2,7 +2,7 @@
  * `pitroom show [RUN] [--patch|--events|--json]`: from the run folder, or from the history once
  * the folder was cleaned (show_kept.ts).
  */
-import { readEvents } from "../engine/event_log.ts";
+import { readEventsFile } from "../store/events_file.ts";
 import { statePaths } from "../store/paths.ts";
 import type { RunRecord } from "../store/record.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
@@ -43,7 +43,7 @@ export const showCommand: CommandRun = async ({ sys, flags, args }) => {
     return 0;
   }
   if (flags.events) {
-    for (const ev of await readEvents(runPaths.events)) printJsonLine(sys, ev);
+    for (const ev of await readEventsFile(runPaths.events)) printJsonLine(sys, ev);
     return 0;
   }
   if (flags.json) printJson(sys, record);

@@ -2,21 +2,22 @@
  * `show` of a run whose folder was cleaned: the report, steps and patch the history keeps.
  */
 import { event, type PitroomEvent, TOOL_KINDS, type ToolKind } from "../events/mod.ts";
-import type { KeptRun } from "../history/lookup.ts";
-import type { Step } from "../history/row.ts";
+import type { KeptRun } from "../engine/history/lookup.ts";
+import type { Step } from "../store/history/row.ts";
 import { statePaths } from "../store/paths.ts";
 import { exists } from "../sys/fs.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { FlagValues } from "./command.ts";
-import { oneLine, printJson, printJsonLine } from "./output.ts";
+import { printJson, printJsonLine } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { renderReport } from "./report.ts";
 
 /** The run `typed` names in the history, or null (no history, or no such run there). */
 export async function findKept(sys: Sys, typed: string): Promise<KeptRun | null> {
   if (!(await exists(statePaths(sys.stateDir).history))) return null;
-  const { withHistory } = await import("../history/ready.ts");
-  const { keptRun, matchIds } = await import("../history/lookup.ts");
+  const { withHistory } = await import("../store/history/ready.ts");
+  const { keptRun, matchIds } = await import("../engine/history/lookup.ts");
   return await withHistory(sys, (db) => {
     const ids = matchIds(db, typed);
     if (ids.length > 1) {

@@ -5,7 +5,8 @@ import { isFinal, type RunRecord } from "../store/record.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { formatDuration } from "./duration.ts";
-import { oneLine, printJson, table } from "./output.ts";
+import { printJson, table } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { runTime, workerLabel } from "./report.ts";
 import { loadCurrent, loadGroup, loadNamed } from "./runs.ts";
 

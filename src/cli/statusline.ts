@@ -6,7 +6,7 @@
  * (which loads node:sqlite only when it has a database).
  */
 import { killGroup } from "../engine/process.ts";
-import { savedSince } from "../history/mod.ts";
+import { savedSince } from "../engine/history/savings.ts";
 import { formatUsd } from "../receipts/format.ts";
 import { listActive } from "../store/active.ts";
 import { statePaths } from "../store/paths.ts";
@@ -61,7 +61,7 @@ export async function runOwn(
   const first = await Promise.race([finished, late]);
   timer.abort();
   if (first === "late") {
-    killGroup(child.pid, "SIGKILL");
+    killGroup(sys, child.pid, "SIGKILL");
     await Promise.allSettled([output, child.status]);
     return null;
   }

@@ -9,10 +9,11 @@ import { statePaths } from "../store/paths.ts";
 import { loadRecord } from "../store/runs.ts";
 import { isFinal } from "../store/record.ts";
 import { StillRunning, UsageError } from "../sys/errors.ts";
-import type { Sys } from "../sys/mod.ts";
+import type { Sys, Timer } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { formatDuration } from "./duration.ts";
-import { oneLine, printJsonLine, table } from "./output.ts";
+import { printJsonLine, table } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 import { loadCurrent, loadNamed } from "./runs.ts";
 import { CrewView, type WatchLine } from "./watch_lines.ts";
 
@@ -70,10 +71,10 @@ class Printer {
   #view: CrewView;
   #intervalMs: number;
   #lastProgress = new Map<string, number>();
-  #pending = new Map<string, ReturnType<typeof setTimeout>>();
+  #pending = new Map<string, Timer>();
   #drawn = 0;
-  #redraw: ReturnType<typeof setTimeout> | undefined;
-  #ticker: ReturnType<typeof setInterval> | undefined;
+  #redraw: Timer | undefined;
+  #ticker: Timer | undefined;
 
   constructor(sys: Sys, style: Style, view: CrewView, intervalMs: number) {
     this.#sys = sys;
@@ -82,7 +83,7 @@ class Printer {
     this.#intervalMs = intervalMs;
     if (style === "table") {
       // A terminal's clock column moves on its own; nothing is read on these ticks.
-      this.#ticker = setInterval(() => this.#draw(), Math.max(1000, intervalMs));
+      this.#ticker = sys.clock.every(Math.max(1000, intervalMs), () => this.#draw());
     }
   }
 
@@ -111,25 +112,25 @@ class Printer {
     // The trailing line: the latest progress once the interval has passed.
     this.#pending.set(
       line.run,
-      setTimeout(() => {
+      this.#sys.clock.after(wait, () => {
         this.#pending.delete(line.run);
         const latest = this.#view.progress(line.run);
         if (latest) this.#progress(latest as Extract<WatchLine, { type: "progress" }>);
-      }, wait),
+      }),
     );
   }
 
   #cancel(run: string, ended: boolean): void {
-    clearTimeout(this.#pending.get(run));
+    this.#pending.get(run)?.cancel();
     this.#pending.delete(run);
     if (ended) this.#lastProgress.delete(run);
   }
 
   #scheduleDraw(): void {
-    this.#redraw ??= setTimeout(() => {
+    this.#redraw ??= this.#sys.clock.after(Math.min(this.#intervalMs, 250), () => {
       this.#redraw = undefined;
       this.#draw();
-    }, Math.min(this.#intervalMs, 250));
+    });
   }
 
   #draw(): void {
@@ -140,10 +141,10 @@ class Printer {
   }
 
   close(): void {
-    for (const timer of this.#pending.values()) clearTimeout(timer);
+    for (const timer of this.#pending.values()) timer.cancel();
     this.#pending.clear();
-    clearTimeout(this.#redraw);
-    clearInterval(this.#ticker);
+    this.#redraw?.cancel();
+    this.#ticker?.cancel();
     if (this.#style === "table") this.#draw();
   }
 }

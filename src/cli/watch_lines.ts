@@ -8,7 +8,7 @@ import { targetLabel } from "../engine/chain.ts";
 import type { PitroomEvent } from "../events/mod.ts";
 import type { RunRecord, Target } from "../store/record.ts";
 import { formatDuration } from "./duration.ts";
-import { oneLine } from "./output.ts";
+import { oneLine } from "../sys/text.ts";
 
 /** How a run ended, as `watch` names it. */
 export type EndKind = "done" | "failed" | "timeout" | "stopped";

@@ -17,7 +17,7 @@ import type { ApplyReport } from "../vcs/mod.ts";
 import { reconcile } from "./liveness.ts";
 import { type TrackedTree, trackTree } from "./tree.ts";
 import { pausePoint } from "./pause.ts";
-import { indexRun } from "../history/mod.ts";
+import { indexRun } from "../store/history/mod.ts";
 
 /** A finished isolate run, checked; refuses live runs and runs of other modes. */
 async function isolateRun(sys: Sys, id: string): Promise<RunRecord> {

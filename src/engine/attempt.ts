@@ -132,7 +132,7 @@ function isCounts(value: unknown): value is Record<string, number> {
 }
 
 /** Shows paths inside the run's directory relative to it (`src/a.ts`, not `/home/.../src/a.ts`). */
-export function relativeTarget(ev: WorkerEvent, cwd: string): WorkerEvent {
+function relativeTarget(ev: WorkerEvent, cwd: string): WorkerEvent {
   if (ev.type !== "worker.tool_call") return ev;
   const prefix = cwd.endsWith("/") ? cwd : cwd + "/";
   if (!ev.target.includes(prefix)) return ev;

@@ -4,6 +4,7 @@
  * and the run says which cap it hit. Pure apart from nothing: the walk checks on each progress.
  */
 import type { Progress } from "../store/record.ts";
+import { burnedTokens } from "./receipts/receipt.ts";
 import { UsageError } from "../sys/errors.ts";
 
 /** The caps of a run; each is optional. */
@@ -46,8 +47,7 @@ function flagName(name: (typeof NAMES)[number]): string {
 
 /** Which cap `progress` reached, as words for the report; null when none. */
 export function capHit(caps: Caps, progress: Progress, cost: number | undefined): string | null {
-  const t = progress.tokens;
-  const burned = t.input + t.cached + t.output + t.reasoning;
+  const burned = burnedTokens(progress.tokens);
   if (caps.maxTokens !== undefined && burned >= caps.maxTokens) {
     return `the --max-tokens cap (${burned.toLocaleString("en-US")} of ${
       caps.maxTokens.toLocaleString("en-US")

@@ -14,7 +14,7 @@ import { watchUntil } from "./watch.ts";
 import { pausePoint } from "./pause.ts";
 import { putStop } from "./host_inbox.ts";
 import { subscribe } from "./feed.ts";
-import { indexRun } from "../history/mod.ts";
+import { indexRun } from "../store/history/mod.ts";
 import { splitChanges } from "./worker_changes.ts";
 
 /** Options of `waitForRuns`. */
@@ -85,14 +85,6 @@ async function hostPid(paths: StatePaths): Promise<number | null> {
   return Number.isInteger(pid) && pid > 0 ? pid : null;
 }
 
-function signal(pid: number, sig: Deno.Signal): void {
-  try {
-    Deno.kill(pid, sig);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-}
-
 /**
  * Stops a live run, queued or running. A background run gets a stop request its host acts on
  * (the host and its other runs go on); a foreground run's own process gets SIGTERM. Either way
@@ -104,17 +96,17 @@ export async function stopRun(sys: Sys, id: string): Promise<RunRecord> {
   if (isFinal(record.state)) return record;
   const host = await hostPid(paths);
   const own = record.supervisorPid !== undefined && record.supervisorPid !== host;
-  if (own) signal(record.supervisorPid!, "SIGTERM");
+  if (own) sys.runner.kill(record.supervisorPid!, "SIGTERM");
   else await putStop(paths, id);
   const ended = await watchUntil(paths.run(id).dir, async () => {
     const r = await reconcile(sys, await loadRecord(paths, id));
     return isFinal(r.state);
-  }, { timeoutMs: 15_000 });
+  }, { timeoutMs: 15_000, clock: sys.clock });
   if (!ended) {
     const latest = await loadRecord(paths, id);
     const worker = latest.attempts.at(-1)?.workerPid;
-    if (worker !== undefined) killGroup(worker, "SIGKILL");
-    if (own) signal(record.supervisorPid!, "SIGKILL");
+    if (worker !== undefined) killGroup(sys, worker, "SIGKILL");
+    if (own) sys.runner.kill(record.supervisorPid!, "SIGKILL");
   }
   return await reconcile(sys, await loadRecord(paths, id));
 }

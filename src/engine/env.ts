@@ -5,10 +5,10 @@
  */
 import { join } from "../sys/path.ts";
 import type { Sys } from "../sys/mod.ts";
-import { guardGitEnv } from "../vcs/mod.ts";
-import { RECURSION_MARKER } from "../workers/_floor.ts";
+import { guardGitEnv, writeGuard } from "../vcs/mod.ts";
+import { RECURSION_MARKER } from "../policy/floor.ts";
+import { statePaths } from "../store/paths.ts";
 import type { WorkerName } from "../workers/types.ts";
-import { ensureGuard } from "./guard.ts";
 
 const DROP_PREFIXES = ["PITROOM_"];
 const DROP_NAMES = new Set([
@@ -138,7 +138,7 @@ export async function workerEnv(
 ): Promise<WorkerEnv> {
   const caller = sys.env.toObject();
   const [guard, keep] = await Promise.all([
-    ensureGuard(sys),
+    writeGuard(statePaths(sys.stateDir).guard),
     providerKeys(options.worker, caller),
   ]);
   const baseEnv = {

@@ -2,7 +2,6 @@
  * A run's events file: one JSON line per event of the union, appended by the run's supervisor.
  */
 import type { PitroomEvent } from "../events/mod.ts";
-import { readEventsFile } from "../store/events_file.ts";
 
 /** An open events file. */
 export class EventLog {
@@ -31,9 +30,4 @@ export class EventLog {
   close(): void {
     this.#file.close();
   }
-}
-
-/** Reads every event of an events file, plain or compressed (lines that are not events are skipped). */
-export function readEvents(path: string): Promise<PitroomEvent[]> {
-  return readEventsFile(path);
 }

@@ -15,7 +15,7 @@ import { isRunId, type StatePaths, statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
 import { listRunIds, readRecord } from "../store/runs.ts";
 import { basename, dirname } from "../sys/path.ts";
-import type { Sys } from "../sys/mod.ts";
+import type { Sys, Timer } from "../sys/mod.ts";
 import { EventTail } from "./feed_tail.ts";
 import { reconcile, STARTUP_GRACE_MS } from "./liveness.ts";
 
@@ -56,7 +56,7 @@ interface Followed {
   record: RunRecord;
   tail: EventTail;
   ended: boolean;
-  grace: ReturnType<typeof setTimeout> | undefined;
+  grace: Timer | undefined;
 }
 
 const FINAL_EVENTS = new Set(["run.finished", "run.lost"]);
@@ -100,7 +100,7 @@ class Feed implements Subscription {
   #toJoin = new Set<string>();
   #rewatch = false;
   #sweep = false;
-  #sweepTimer: ReturnType<typeof setTimeout> | undefined;
+  #sweepTimer: Timer | undefined;
   #working: Promise<void> | null = null;
   #closed = false;
   #replaying = true;
@@ -222,11 +222,11 @@ class Feed implements Subscription {
       if (name.startsWith("events.jsonl")) this.#toRead.add(id);
       else if (name === "supervisor.lock") this.#toCheck.add(id);
     }
-    this.#sweepTimer ??= setTimeout(() => {
+    this.#sweepTimer ??= this.#sys.clock.after(SWEEP_AFTER_MS, () => {
       this.#sweepTimer = undefined;
       this.#sweep = true;
       this.#kick();
-    }, SWEEP_AFTER_MS);
+    });
     this.#kick();
   }
 
@@ -325,11 +325,11 @@ class Feed implements Subscription {
     }
     if (!record.supervised && followed.grace === undefined) {
       const left = record.createdAt + STARTUP_GRACE_MS - this.#sys.clock.now();
-      followed.grace = setTimeout(() => {
+      followed.grace = this.#sys.clock.after(Math.max(0, left) + 50, () => {
         followed.grace = undefined;
         this.#toCheck.add(id);
         this.#kick();
-      }, Math.max(0, left) + 50);
+      });
     }
   }
 
@@ -338,7 +338,7 @@ class Feed implements Subscription {
     if (followed === undefined || followed.ended) return;
     followed.ended = true;
     followed.tail.close();
-    clearTimeout(followed.grace);
+    followed.grace?.cancel();
     if (!this.#replaying) this.#checkEnded();
   }
 
@@ -356,8 +356,8 @@ class Feed implements Subscription {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#sweepTimer);
-    for (const f of this.#runs.values()) clearTimeout(f.grace);
+    this.#sweepTimer?.cancel();
+    for (const f of this.#runs.values()) f.grace?.cancel();
     this.#watcher?.close();
     await this.#watching;
     await this.ready.catch(() => undefined);

@@ -7,11 +7,11 @@
  * free. When nothing is left it releases its lock, looks at the inbox once more (a run may have
  * arrived while it was leaving) and takes the lock back if so; otherwise it exits.
  */
-import { join } from "../sys/path.ts";
 import { writeTextAtomic } from "../store/atomic.ts";
 import { loadConfig } from "../store/config.ts";
 import { type HeldLock, tryLock, tryLockSoon } from "../store/locks.ts";
-import { type StatePaths, statePaths } from "../store/paths.ts";
+import { statePaths } from "../store/paths.ts";
+import { logFailure } from "../store/log.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { byHandover, dropStop, type HostEntry, listInbox, takeEntry } from "./host_inbox.ts";
@@ -48,14 +48,6 @@ class Wakeup {
   }
 }
 
-async function log(paths: StatePaths, text: string): Promise<void> {
-  await Deno.mkdir(paths.logs, { recursive: true, mode: 0o700 });
-  await Deno.writeTextFile(join(paths.logs, "host.log"), `${new Date().toISOString()} ${text}\n`, {
-    append: true,
-    mode: 0o600,
-  });
-}
-
 /** The Sys a hosted run sees: the host's, with the starter's environment and directory. */
 function runSys(sys: Sys, entry: HostEntry): Sys {
   const env = { ...entry.env };
@@ -83,7 +75,7 @@ async function settingsOf(sys: Sys, entry: HostEntry) {
 export async function runHost(sys: Sys, options: HostOptions = {}): Promise<number> {
   const paths = statePaths(sys.stateDir);
   await Deno.mkdir(paths.host.inbox, { recursive: true, mode: 0o700 });
-  let lock: HeldLock | null = await tryLockSoon(paths.host.lock);
+  let lock: HeldLock | null = await tryLockSoon(paths.host.lock, { clock: sys.clock });
   if (lock === null) return 0;
   const runs = new Map<string, AbortController>();
   const wakeup = new Wakeup();
@@ -132,7 +124,7 @@ export async function runHost(sys: Sys, options: HostOptions = {}): Promise<numb
       runs.set(id, controller);
       hosted++;
       start(entry, controller).catch((error) =>
-        log(paths, `run ${id}: ${error instanceof Error ? error.stack : String(error)}`)
+        logFailure(sys, "host.log", { what: `run ${id}`, error })
       ).finally(() => {
         runs.delete(id);
         wakeup.wake();

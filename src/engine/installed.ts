@@ -9,7 +9,7 @@ import { findOnPath } from "../workers/_detect.ts";
 export { findOnPath };
 
 /** The versions Pitroom is tested with. */
-export const PINNED_VERSIONS: Readonly<Record<WorkerName, string>> = {
+const PINNED_VERSIONS: Readonly<Record<WorkerName, string>> = {
   opencode: "1.18.33",
   codex: "0.169.0",
   claude: "2.1.328",
@@ -17,7 +17,7 @@ export const PINNED_VERSIONS: Readonly<Record<WorkerName, string>> = {
 };
 
 /** How to install each worker CLI. */
-export const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
+const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
   opencode: "npm i -g opencode-ai",
   codex: "npm i -g @openai/codex",
   claude: "npm i -g @anthropic-ai/claude-code",
@@ -27,8 +27,6 @@ export const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
 /** What Pitroom found out about one worker. */
 export interface WorkerStatus {
   worker: WorkerName;
-  /** False while the backend is not written yet. */
-  supported: boolean;
   /** The installed CLI, or null. */
   installed: Installed | null;
   /** The binary's full path, when it can be found on PATH. */
@@ -56,7 +54,7 @@ async function detectOne(
 
 /** Options of `detectWorkers`. */
 export interface DetectOptions {
-  /** The backends to ask. @default the registry */
+  /** The backends to ask (one left undefined counts as not installed). @default the registry */
   backends?: Readonly<Record<WorkerName, Backend | undefined>>;
   /** Only these workers. @default all */
   only?: readonly WorkerName[];
@@ -75,7 +73,6 @@ export function detectWorkers(
     const installed = backend === undefined ? null : await detectOne(backend, runner, env);
     return {
       worker,
-      supported: backend !== undefined,
       installed,
       path: installed === null ? null : findOnPath(installed.binary, env),
       pinned: PINNED_VERSIONS[worker],

@@ -12,6 +12,8 @@ import { acquireSlot } from "../store/slots.ts";
 import { tryLock, tryLockSoon } from "../store/locks.ts";
 import { clearActive } from "../store/active.ts";
 import { writeTextAtomic } from "../store/atomic.ts";
+import { logFailure } from "../store/log.ts";
+import { isOsError } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { Exit, PitroomError } from "../sys/errors.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
@@ -20,8 +22,8 @@ import { type Final, walkChain } from "./walk.ts";
 import { trackTree } from "./tree.ts";
 import { EventLog } from "./event_log.ts";
 import { finishFiles } from "./finish.ts";
-import { receiptFor } from "../receipts/mod.ts";
-import { indexRun } from "../history/mod.ts";
+import { receiptFor } from "./receipts/mod.ts";
+import { indexRun } from "../store/history/mod.ts";
 
 /** Options of `executeRun`. */
 export interface ExecuteOptions {
@@ -49,7 +51,7 @@ export async function executeRun(
 ): Promise<RunRecord> {
   const paths = statePaths(sys.stateDir);
   const runPaths = paths.run(id);
-  using lock = await tryLockSoon(runPaths.supervisorLock);
+  using lock = await tryLockSoon(runPaths.supervisorLock, { clock: sys.clock });
   if (lock === null) throw new Error(`run ${id} already has a supervisor`);
   const record = await loadRecord(paths, id);
   record.supervisorPid = sys.pid;
@@ -65,6 +67,7 @@ export async function executeRun(
   try {
     slot = await acquireSlot(paths, {
       maxParallel: options.maxParallel,
+      clock: sys.clock,
       ...(options.limits ? { limits: options.limits } : {}),
       ...(record.chain[0] ? { limitKey: record.chain[0].worker } : {}),
       queueKey: `${String(record.createdAt).padStart(15, "0")}-${id}`,
@@ -133,7 +136,12 @@ async function finish(
   if (final.answer !== undefined) record.answer = final.answer;
   if (final.changes !== undefined) record.changes = final.changes;
   else if (record.mode === "read") delete record.changes;
-  const receipt = await receiptFor(sys, record).catch(() => undefined);
+  const receipt = await receiptFor(sys, record).catch(async (error) => {
+    // The prices come from the config file: one the file system refuses leaves no receipt.
+    if (!isOsError(error)) throw error;
+    await logFailure(sys, "runs.log", { what: `pricing run ${record.id} (no receipt)`, error });
+    return undefined;
+  });
   if (receipt !== undefined) record.receipt = receipt;
   await writeRecord(paths, record);
   emit(event("run.finished", record.endedAt, {

@@ -13,7 +13,7 @@ import { Exit } from "../sys/errors.ts";
 import { clearActive } from "../store/active.ts";
 import { killGroup } from "./process.ts";
 import { finishFiles } from "./finish.ts";
-import { indexRun } from "../history/mod.ts";
+import { indexRun } from "../store/history/mod.ts";
 
 /** How long a just-created record may wait for its supervisor to take the lock. */
 export const STARTUP_GRACE_MS = 15_000;
@@ -29,7 +29,7 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
   const fresh = await readRecord(paths, record.id);
   if (fresh === null || isFinal(fresh.state)) return fresh ?? record;
   const worker = fresh.attempts.at(-1)?.workerPid;
-  if (worker !== undefined && (await isGroupLeader(sys, worker))) killGroup(worker, "SIGKILL");
+  if (worker !== undefined && (await isGroupLeader(sys, worker))) killGroup(sys, worker, "SIGKILL");
   fresh.state = "lost";
   fresh.endedAt = sys.clock.now();
   fresh.outcome = "failed";

@@ -35,16 +35,9 @@ export async function writeLaunchFiles(launch: Launch): Promise<void> {
   }
 }
 
-/** Sends a signal to a whole process group; a group that is gone already is fine. */
-export function killGroup(pid: number, signal: Deno.Signal): boolean {
-  try {
-    Deno.kill(-pid, signal);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof TypeError) return false;
-    if (error instanceof Error && /ESRCH|No such process/i.test(error.message)) return false;
-    throw error;
-  }
+/** Sends a signal to a whole process group; false for a group that is gone already. */
+export function killGroup(sys: Sys, pid: number, signal: Deno.Signal): boolean {
+  return sys.runner.kill(-pid, signal);
 }
 
 async function pumpLines(
@@ -89,9 +82,9 @@ export async function runProcess(
   const ended = new AbortController();
 
   const terminate = () => {
-    if (!killGroup(child.pid, "SIGTERM")) return;
+    if (!killGroup(sys, child.pid, "SIGTERM")) return;
     sys.sleep(grace, ended.signal).then(
-      () => killGroup(child.pid, "SIGKILL"),
+      () => killGroup(sys, child.pid, "SIGKILL"),
       () => {},
     );
   };
@@ -118,7 +111,7 @@ export async function runProcess(
   ]);
   const status = await child.status;
   // Leftovers of the worker (a shell it started, a re-exec) die with it: the group is ours.
-  killGroup(child.pid, "SIGKILL");
+  killGroup(sys, child.pid, "SIGKILL");
   await pumps;
   ended.abort();
   await timer;

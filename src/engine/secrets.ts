@@ -27,7 +27,7 @@ export function isSecretPath(path: string): boolean {
 }
 
 /** True when an ignored directory entry (`dir/`) looks like a folder of secrets. */
-export function isSecretDir(entry: string): boolean {
+function isSecretDir(entry: string): boolean {
   const trimmed = entry.replace(/\/$/, "");
   return SECRET_DIRS.test(trimmed.slice(trimmed.lastIndexOf("/") + 1));
 }

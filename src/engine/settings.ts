@@ -7,7 +7,7 @@ import type { Config } from "../store/config.ts";
 import { MAX_PARALLEL_CEILING } from "../store/slots.ts";
 import { PitroomError } from "../sys/errors.ts";
 import { WORKER_NAMES } from "../workers/types.ts";
-import { resolvePricing } from "../receipts/pricing.ts";
+import { resolvePricing } from "./receipts/pricing.ts";
 import { DEFAULT_WORKER, parseChain } from "./chain.ts";
 
 /** Where a setting's value comes from. */
@@ -34,7 +34,7 @@ export interface ModelCost {
 /** The default number of workers at once. */
 export const DEFAULT_MAX_PARALLEL = 20;
 /** The default run timeout, as typed. */
-export const DEFAULT_TIMEOUT = "30m";
+const DEFAULT_TIMEOUT = "30m";
 
 /** Every effective setting. */
 export interface Settings {

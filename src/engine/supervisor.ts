@@ -13,7 +13,7 @@ import { ENTRY_SCHEMA, isWaiting, putEntry } from "./host_inbox.ts";
 import { watchUntil } from "./watch.ts";
 
 /** The hidden command the host runs. */
-export const SUPERVISE_COMMAND = "__supervise";
+const SUPERVISE_COMMAND = "__supervise";
 
 /** How often a starter starts a host again when the one it started left before taking its runs. */
 const HOST_START_TRIES = 4;
@@ -61,6 +61,7 @@ export async function startSupervisors(
     const host = await ensureHost(sys, paths);
     const taken = await watchUntil(paths.host.inbox, allTaken, {
       timeoutMs: options.timeoutMs ?? 20_000,
+      clock: sys.clock,
       ...(host ? { until: host.status } : {}),
     });
     if (taken) return;

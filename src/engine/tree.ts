@@ -60,7 +60,7 @@ export async function inRepo(sys: Pick<Sys, "runner" | "env">, dir: string): Pro
 
 /** Opens the repository containing `dir`, or null when it is not in one. */
 export async function trackTree(
-  sys: Pick<Sys, "runner" | "env" | "randomHex">,
+  sys: Pick<Sys, "runner" | "env" | "randomHex" | "clock">,
   paths: StatePaths,
   dir: string,
 ): Promise<TrackedTree | null> {
@@ -72,7 +72,7 @@ export async function trackTree(
 
 /** A repository (the user's, or a copy of it) over Pitroom's object store for `key`. */
 function tracked(
-  sys: Pick<Sys, "runner" | "env" | "randomHex">,
+  sys: Pick<Sys, "runner" | "env" | "randomHex" | "clock">,
   repo: vcs.RepoInfo,
   key: string,
   store: vcs.StoreOptions,

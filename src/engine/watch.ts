@@ -2,10 +2,13 @@
  * Waiting on a condition about files without polling: re-check whenever the watched directory
  * changes, with a bound on the total time.
  */
+import type { Clock, Timer } from "../sys/mod.ts";
 
 /** Options of `watchUntil`. */
 export interface WatchOptions {
   timeoutMs: number;
+  /** The clock the time runs out on. */
+  clock: Clock;
   /** Stop waiting early (the check is made once more) when this settles. */
   until?: Promise<unknown>;
 }
@@ -18,9 +21,9 @@ export async function watchUntil(
 ): Promise<boolean> {
   const watcher = Deno.watchFs(dir, { recursive: false });
   const iterator = watcher[Symbol.asyncIterator]();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: Timer | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), options.timeoutMs);
+    timer = options.clock.after(options.timeoutMs, () => resolve("timeout"));
   });
   const until = options.until?.then(() => "until" as const, () => "until" as const);
   try {
@@ -37,7 +40,7 @@ export async function watchUntil(
       next = iterator.next();
     }
   } finally {
-    clearTimeout(timer);
+    timer?.cancel();
     watcher.close();
   }
 }

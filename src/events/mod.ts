@@ -33,7 +33,7 @@ export const TOOL_KINDS = [
 export type ToolKind = typeof TOOL_KINDS[number];
 
 /** Run states. `queued` and `running` are live; the rest are final. */
-export const RUN_STATES = ["queued", "running", "done", "problem", "lost"] as const;
+const RUN_STATES = ["queued", "running", "done", "problem", "lost"] as const;
 /** A run state. */
 export type RunState = typeof RUN_STATES[number];
 
@@ -123,9 +123,6 @@ export type EventOf<K extends EventType> = Extract<PitroomEvent, { type: K }>;
 
 /** A worker event: what a parser emits. */
 export type WorkerEvent = Extract<PitroomEvent, { type: `worker.${string}` }>;
-
-/** A run event: what the engine emits. */
-export type RunEvent = Extract<PitroomEvent, { type: `run.${string}` }>;
 
 /** Builds an event with its time. */
 export function event<K extends EventType>(

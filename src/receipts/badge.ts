@@ -4,7 +4,7 @@
  * shields.io's static badge endpoint. Pure.
  */
 import { formatUsd } from "./format.ts";
-import type { SavingsTotals } from "./totals.ts";
+import type { SavingsTotals } from "../engine/receipts/totals.ts";
 
 const LABEL = "pitroom saved";
 const COLOR = "#4c1";
@@ -27,7 +27,7 @@ function escape(text: string): string {
 }
 
 /** One part of a shields.io static badge path: `-` doubled, `_` doubled, then URL-encoded. */
-export function shieldsPart(text: string): string {
+function shieldsPart(text: string): string {
   return encodeURIComponent(text.replace(/-/g, "--").replace(/_/g, "__"));
 }
 

@@ -4,19 +4,23 @@
  * against the tokens returned, the compression and the top models. Pure.
  */
 import { formatRatio, formatTokens, formatUsd, primaryName } from "./format.ts";
-import { PRICES_TAKEN } from "./prices.ts";
-import type { SavingsRow, SavingsTotals } from "./totals.ts";
-
-export { renderBadge } from "./badge.ts";
+import { PRICES_TAKEN } from "../engine/receipts/prices.ts";
+import {
+  rowBurned,
+  rowCompression,
+  type SavingsRow,
+  type SavingsTotals,
+} from "../engine/receipts/totals.ts";
+import { oneLine } from "../sys/text.ts";
 
 /** Card width and height, px. */
-export const CARD_SIZE = { width: 600, height: 315 } as const;
+const CARD_SIZE = { width: 600, height: 315 } as const;
 
 const FONT = "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
 const DAY = 86_400_000;
 
 /** Escapes text for SVG/XML. */
-export function xmlEscape(text: string): string {
+function xmlEscape(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;").replace(/'/g, "&apos;");
 }
@@ -27,16 +31,6 @@ export function periodText(totals: Pick<SavingsTotals, "since" | "until">): stri
   const days = (totals.until - totals.since) / DAY;
   if (Number.isInteger(days)) return days === 1 ? "last 24 hours" : `last ${days} days`;
   return `since ${new Date(totals.since).toISOString().slice(0, 10)}`;
-}
-
-/** Tokens a row's workers burned. */
-export function rowBurned(row: SavingsRow): number {
-  const t = row.tokens;
-  return t.input + t.cached + t.output + t.reasoning;
-}
-
-function shorten(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** A row's label as the card shows it: the model without its worker and provider. */
@@ -58,7 +52,7 @@ function topModels(rows: readonly SavingsRow[]): string[] {
     const width = Math.max(4, Math.round(196 * Math.abs(row.saved) / most));
     return [
       `<text x="368" y="${y}" font-family="${FONT}" font-size="13" fill="#e2e8f0">${
-        xmlEscape(shorten(modelName(row.label), 24))
+        xmlEscape(oneLine(modelName(row.label), 24))
       }</text>`,
       `<text x="564" y="${y}" text-anchor="end" font-family="${FONT}" font-size="12" font-weight="600" fill="#86efac">${
         xmlEscape(formatUsd(row.saved))
@@ -84,7 +78,7 @@ function stat(x: number, value: string, label: string): string {
 export function renderCard(totals: SavingsTotals): string {
   const t = totals.total;
   const burned = rowBurned(t);
-  const ratio = t.returnedTokens > 0 && burned > 0 ? burned / t.returnedTokens : null;
+  const ratio = rowCompression(t);
   const saved = formatUsd(Math.max(0, t.saved));
   const headlineSize = saved.length <= 7 ? 64 : saved.length <= 9 ? 52 : 42;
   const { width, height } = CARD_SIZE;
@@ -113,7 +107,7 @@ export function renderCard(totals: SavingsTotals): string {
       xmlEscape(saved)
     }</text>`,
     `<text x="38" y="178" font-family="${FONT}" font-size="14" fill="#cbd5e1">saved, estimated vs ${
-      xmlEscape(shorten(primaryName(totals.primary), 18))
+      xmlEscape(oneLine(primaryName(totals.primary), 18))
     } list prices</text>`,
     `<text x="368" y="80" font-family="${FONT}" font-size="11" font-weight="600" fill="#64748b" letter-spacing="1.2">TOP MODELS</text>`,
     ...topModels(totals.rows),

@@ -2,9 +2,10 @@
  * A receipt as report lines (pure): what the worker burned and returned, what it cost against
  * the primary, and what that saved, worded as the estimate it is.
  */
+import { burnedTokens } from "../engine/receipts/receipt.ts";
 import type { Receipt } from "../store/record.ts";
 import { formatRatio, formatUsd, primaryName } from "./format.ts";
-import { PRICES_TAKEN } from "./prices.ts";
+import { PRICES_TAKEN } from "../engine/receipts/prices.ts";
 
 function usd(value: number): string {
   return formatUsd(value, { precise: true });
@@ -47,7 +48,7 @@ function savedText(receipt: Receipt): string {
 /** The receipt lines of a report. */
 export function receiptLines(receipt: Receipt): string[] {
   const t = receipt.tokens;
-  const burned = t.input + t.cached + t.output + t.reasoning;
+  const burned = burnedTokens(t);
   const ratio = receipt.compression === null
     ? ""
     : ` · ${formatRatio(receipt.compression)} compression`;

@@ -1,22 +1,10 @@
 /**
- * Receipts: what a run cost and what it saved. When a run ends, the engine asks `receiptFor`,
- * which reads the prices from the config (pricing.ts, over the built-in table of prices.ts) and
- * computes the receipt from the record (receipt.ts); the receipt is stored in run.json and shown
- * in every report. `pitroom savings` sums receipts from the history (totals.ts) and renders them
- * as a card or a badge (card.ts, badge.ts). Every money figure is an estimate.
+ * receipts/: receipts and savings as people see them (pure rendering; the figures are computed
+ * by engine/receipts/): money, token and ratio formats (format.ts) shared by reports, the status
+ * line and hook cards; a run's receipt as report lines (lines.ts); the shareable savings card
+ * (card.ts, SVG) and the savings badge (badge.ts, SVG and shields.io Markdown).
  */
-import { loadConfig } from "../store/config.ts";
-import type { Receipt, RunRecord } from "../store/record.ts";
-import type { Sys } from "../sys/mod.ts";
-import { resolvePricing } from "./pricing.ts";
-import { makeReceipt } from "./receipt.ts";
-
-/** The receipt of a finished run, priced with the config of `sys` (its warnings are ignored). */
-export async function receiptFor(sys: Sys, record: RunRecord): Promise<Receipt | undefined> {
-  const { config } = await loadConfig(sys.configPath);
-  const pricing = resolvePricing(config, sys.env, []);
-  return makeReceipt(record, {
-    pricing,
-    ...(config.models !== undefined ? { defaultModels: config.models } : {}),
-  });
-}
+export { formatRatio, formatTokens, formatUsd, primaryName } from "./format.ts";
+export { receiptLines } from "./lines.ts";
+export { renderCard } from "./card.ts";
+export { renderBadge } from "./badge.ts";

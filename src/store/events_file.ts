@@ -21,7 +21,7 @@ async function readMaybe(path: string, gzip: boolean): Promise<string | null> {
  * The raw text of the events file at `path` (the plain file, else `path.gz`); "" when neither
  * exists. The plain file is tried first: it is removed only after the compressed one is complete.
  */
-export async function readEventsText(path: string): Promise<string> {
+async function readEventsText(path: string): Promise<string> {
   return (await readMaybe(path, false)) ?? (await readMaybe(`${path}.gz`, true)) ?? "";
 }
 

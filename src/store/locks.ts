@@ -3,6 +3,7 @@
  * lock on its run, slot files, queue tickets and a repo's writer lock all rest on this, so a
  * crashed process never leaves a stale claim behind.
  */
+import { type Clock, sleepOn } from "../sys/mod.ts";
 import { basename, dirname, join } from "../sys/path.ts";
 
 /** A held lock; `release()` unlocks and closes it. */
@@ -42,13 +43,13 @@ export async function tryLock(path: string, exclusive = true): Promise<HeldLock 
  */
 export async function tryLockSoon(
   path: string,
-  options: { attempts?: number; delayMs?: number } = {},
+  options: { clock: Clock; attempts?: number; delayMs?: number },
 ): Promise<HeldLock | null> {
   const attempts = options.attempts ?? 40;
   for (let i = 0; i < attempts; i++) {
     const lock = await tryLock(path);
     if (lock !== null) return lock;
-    await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 25));
+    await sleepOn(options.clock, options.delayMs ?? 25);
   }
   return null;
 }
@@ -104,16 +105,4 @@ export async function withLock<T>(path: string, fn: () => Promise<T>): Promise<T
   } finally {
     file.close();
   }
-}
-
-/**
- * Resolves once nobody holds the lock at `path` exclusively (its owner finished or died).
- * The wait blocks a thread of the runtime's pool, not the event loop; it cannot be cancelled,
- * so only the CLI (which ends the process when done) uses it.
- */
-export async function waitUnlocked(path: string): Promise<void> {
-  const file = await open(path);
-  await file.lock(false);
-  file.unlockSync();
-  file.close();
 }

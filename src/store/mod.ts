@@ -5,7 +5,8 @@
  * cooldown.json). Records are written atomically (temp file + rename) and carry a
  * `schemaVersion`. Locks are flock-based, so a dead owner never leaves a stale claim: the run's
  * supervisor lock, worker slots, queue tickets and a repository's writer lock. The config file
- * is read tolerantly: unknown keys and wrong types are warnings.
+ * is read tolerantly: unknown keys and wrong types are warnings. `history/` keeps history.db,
+ * the index of the run folders (opened, imported, written; its queries are engine/history/).
  */
 export { type RunPaths, type StatePaths, statePaths } from "./paths.ts";
 export type { Attempt, ChangedFile, Changes, Progress, RunRecord, Target } from "./record.ts";

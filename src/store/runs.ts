@@ -32,18 +32,6 @@ export async function loadRecord(paths: StatePaths, id: string): Promise<RunReco
   return record;
 }
 
-/** Applies `change` to the current record and writes it back. */
-export async function updateRecord(
-  paths: StatePaths,
-  id: string,
-  change: (record: RunRecord) => void,
-): Promise<RunRecord> {
-  const record = await loadRecord(paths, id);
-  change(record);
-  await writeRecord(paths, record);
-  return record;
-}
-
 /** Run ids in the state dir, oldest first (ids sort by time). */
 export function listRunIds(paths: StatePaths): Promise<string[]> {
   const ids: string[] = [];

@@ -16,6 +16,7 @@
 import { join } from "../sys/path.ts";
 import type { StatePaths } from "./paths.ts";
 import { createLocked, type HeldLock, isLocked, tryLock } from "./locks.ts";
+import type { Clock, Timer } from "../sys/mod.ts";
 
 /** The hard ceiling on parallel workers. */
 export const MAX_PARALLEL_CEILING = 30;
@@ -32,6 +33,8 @@ export interface Slot {
 /** Options of `acquireSlot`. */
 export interface AcquireOptions {
   maxParallel: number;
+  /** The clock of the safety re-scan where file watching is not to be trusted. */
+  clock: Clock;
   /** Orders the queue: earlier keys go first. No dots. */
   queueKey: string;
   /** Per-worker limits (`{"gemini": 2}`); the run counts against `limitKey`'s. */
@@ -157,7 +160,7 @@ class LocalQueue {
   #paths: StatePaths;
   #waiters: Waiter[] = [];
   #watcher: Deno.FsWatcher | null = null;
-  #safety: ReturnType<typeof setInterval> | undefined;
+  #safety: Timer | undefined;
   #scanning = false;
   #again = false;
 
@@ -174,7 +177,7 @@ class LocalQueue {
         for await (const _ of watcher) this.kick();
       })().catch((error) => this.#failAll(error));
       if (Deno.build.os !== "linux") {
-        this.#safety = setInterval(() => this.kick(), SAFETY_RESCAN_MS);
+        this.#safety = waiter.options.clock.every(SAFETY_RESCAN_MS, () => this.kick());
       }
     }
     this.kick();
@@ -207,7 +210,7 @@ class LocalQueue {
   #stopWatching(): void {
     this.#watcher?.close();
     this.#watcher = null;
-    clearInterval(this.#safety);
+    this.#safety?.cancel();
     this.#safety = undefined;
   }
 

@@ -39,3 +39,13 @@ export async function removeIfThere(path: string): Promise<void> {
     if (!missing(error)) throw error;
   }
 }
+
+/**
+ * True for an error the operating system reported (a file-system call that failed: `ENOENT`,
+ * `EACCES`, `ENOSPC`, `EIO`, ...); false for anything else, which is a bug to surface.
+ */
+export function isOsError(error: unknown): error is Error & { code: string } {
+  if (!(error instanceof Error)) return false;
+  const code: unknown = (error as Error & { code?: unknown }).code;
+  return typeof code === "string" && /^E[A-Z0-9]+$/.test(code);
+}

@@ -10,9 +10,35 @@ export interface Env {
   toObject(): Record<string, string>;
 }
 
-/** The clock: wall time in ms since the epoch. */
+/** A pending timer of the `Clock`. */
+export interface Timer {
+  /** Stops it; a timer that fired or was cancelled already stays quiet. */
+  cancel(): void;
+}
+
+/** The clock: wall time in ms since the epoch, and the timers that run on it. */
 export interface Clock {
   now(): number;
+  /** Calls `fn` once, `ms` from now. */
+  after(ms: number, fn: () => void): Timer;
+  /** Calls `fn` every `ms` until cancelled. */
+  every(ms: number, fn: () => void): Timer;
+}
+
+/** Resolves `ms` from now on `clock`, or rejects with the signal's reason when aborted. */
+export function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      timer.cancel();
+      reject(signal?.reason);
+    };
+    const timer = clock.after(ms, () => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    });
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /** How a spawned process gets its stdin. */
@@ -55,6 +81,11 @@ export interface Runner {
   run(argv: string[], options?: SpawnOptions & { stdinBytes?: Uint8Array }): Promise<Captured>;
   /** Starts a command and hands back the child. */
   spawn(argv: string[], options?: SpawnOptions): ChildHandle;
+  /**
+   * Sends `signal` to process `pid` (a negative pid: to that process group); false when there
+   * is no such process (any more).
+   */
+  kill(pid: number, signal: Deno.Signal): boolean;
 }
 
 /** Human output (stderr) and data output (stdout). */
@@ -83,7 +114,7 @@ export interface Sys {
   cwd(): string;
   /** `bytes` random bytes as lowercase hex. */
   randomHex(bytes: number): string;
-  /** Resolves after `ms`, or rejects with the signal's reason when aborted. */
+  /** Resolves after `ms` on `clock`, or rejects with the signal's reason when aborted. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** The argv that starts this same program again (binary, or deno with the permission set). */
   selfCommand(): string[];

@@ -2,7 +2,17 @@
  * The real `Sys`: Deno's processes, environment, clock and terminal.
  */
 import { dirname, fromFileUrl, join } from "./path.ts";
-import type { Captured, ChildHandle, Env, Output, Runner, SpawnOptions, Sys } from "./mod.ts";
+import {
+  type Captured,
+  type ChildHandle,
+  type Clock,
+  type Env,
+  type Output,
+  type Runner,
+  sleepOn,
+  type SpawnOptions,
+  type Sys,
+} from "./mod.ts";
 import { statOrNullSync } from "./fs.ts";
 
 const encoder = new TextEncoder();
@@ -36,6 +46,19 @@ async function feed(child: Deno.ChildProcess, bytes: Uint8Array): Promise<void> 
     });
   }
 }
+
+/** The real clock: `Date.now()` and the runtime's timers. */
+export const realClock: Clock = {
+  now: () => Date.now(),
+  after(ms, fn) {
+    const id = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(id) };
+  },
+  every(ms, fn) {
+    const id = setInterval(fn, ms);
+    return { cancel: () => clearInterval(id) };
+  },
+};
 
 /** The real process runner. */
 export const realRunner: Runner = {
@@ -81,6 +104,16 @@ export const realRunner: Runner = {
       unref: () => child.unref(),
     };
   },
+  kill(pid, signal) {
+    try {
+      Deno.kill(pid, signal);
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof TypeError) return false;
+      if (error instanceof Error && /ESRCH|No such process/i.test(error.message)) return false;
+      throw error;
+    }
+  },
 };
 
 const realEnv: Env = {
@@ -110,7 +143,7 @@ function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): v
 }
 
 /** The state dir: `PITROOM_STATE_DIR`, else `$XDG_STATE_HOME/pitroom`, else `~/.local/state/pitroom`. */
-export function stateDirFrom(env: Env): string {
+function stateDirFrom(env: Env): string {
   const explicit = env.get("PITROOM_STATE_DIR");
   if (explicit) return explicit;
   const xdg = env.get("XDG_STATE_HOME");
@@ -159,7 +192,7 @@ export function selfCommand(): string[] {
 export function realSys(): Sys {
   return {
     env: realEnv,
-    clock: { now: () => Date.now() },
+    clock: realClock,
     runner: realRunner,
     out: realOutput,
     stateDir: stateDirFrom(realEnv),
@@ -170,20 +203,7 @@ export function realSys(): Sys {
       const buf = crypto.getRandomValues(new Uint8Array(bytes));
       return Array.from(buf, (b) => b.toString(16).padStart(2, "0")).join("");
     },
-    sleep(ms, signal) {
-      return new Promise((resolve, reject) => {
-        if (signal?.aborted) return reject(signal.reason);
-        const timer = setTimeout(() => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        }, ms);
-        const onAbort = () => {
-          clearTimeout(timer);
-          reject(signal?.reason);
-        };
-        signal?.addEventListener("abort", onAbort, { once: true });
-      });
-    },
+    sleep: (ms, signal) => sleepOn(realClock, ms, signal),
     selfCommand,
   };
 }

@@ -7,6 +7,16 @@
  * Everything is rewritten before each attempt when it differs (content or mode), so a worker
  * that deleted or edited a shim does not leave the next attempt unguarded.
  */
+import {
+  DENIED_GIT_SUBCOMMANDS,
+  DENIED_PROGRAMS,
+  DENIED_PROGRAMS_WHY,
+  GIT_FORMS,
+  PUBLISHING,
+  PUBLISHING_WHY,
+  RECURSION_PROGRAM,
+  RECURSION_WHY,
+} from "../policy/floor.ts";
 import { join } from "../sys/path.ts";
 import { gitShimScript } from "./guard_git.ts";
 import {
@@ -32,6 +42,18 @@ export interface GuardOptions {
   /** Programs refused in some forms. */
   guarded: readonly GuardedProgram[];
 }
+
+/** What the worker floor (policy/floor.ts) has the guard refuse. */
+const FLOOR_GUARD: GuardOptions = {
+  gitRefused: DENIED_GIT_SUBCOMMANDS,
+  gitForms: Object.keys(GIT_FORMS),
+  refused: [
+    ...DENIED_PROGRAMS.map((program) => ({ program, why: DENIED_PROGRAMS_WHY })),
+    // Exit 3, Pitroom's own refusal code, as if the worker's Pitroom had refused itself.
+    { program: RECURSION_PROGRAM, why: RECURSION_WHY, exitCode: 3 },
+  ],
+  guarded: PUBLISHING.map((rule) => ({ ...rule, why: PUBLISHING_WHY })),
+};
 
 /** Where the guard's parts are. */
 export interface GuardPaths {
@@ -77,12 +99,12 @@ async function writeExecutable(path: string, script: string): Promise<void> {
   await Deno.rename(temp, path);
 }
 
-/** Writes (or repairs) the guard under `dir` and returns where its parts are. */
-export async function writeGuard(dir: string, options: GuardOptions): Promise<GuardPaths> {
+/** Writes (or repairs) the floor's guard under `dir` and returns where its parts are. */
+export async function writeGuard(dir: string): Promise<GuardPaths> {
   const paths = { bin: join(dir, "bin"), hooks: join(dir, "hooks") };
   await Deno.mkdir(paths.bin, { recursive: true, mode: 0o700 });
   await Deno.mkdir(paths.hooks, { recursive: true, mode: 0o700 });
-  const files = guardFiles(dir, options);
+  const files = guardFiles(dir, FLOOR_GUARD);
   await Promise.all(
     Object.entries(files).map(([name, script]) => writeExecutable(join(dir, name), script)),
   );

@@ -7,6 +7,7 @@
  */
 import { join } from "../sys/path.ts";
 import { exists } from "../sys/fs.ts";
+import type { Sys } from "../sys/mod.ts";
 import { type HeldLock, tryLock } from "../store/locks.ts";
 import { git, type GitSys, nulList } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
@@ -86,7 +87,7 @@ export async function removeView(sys: GitSys, root: string): Promise<void> {
 
 /** Opens the view of `snapshot` without `drop`, making it first when it does not exist. */
 export async function openView(
-  sys: GitSys & { randomHex(bytes: number): string },
+  sys: GitSys & Pick<Sys, "randomHex" | "clock">,
   repo: RepoInfo,
   options: ViewOptions,
 ): Promise<ReadView> {
@@ -111,7 +112,7 @@ export async function openView(
         if (!(await exists(join(root, ".git", COMPLETE)))) throw error;
       }
     }
-    const now = new Date();
+    const now = new Date(sys.clock.now());
     await Deno.utime(`${root}.lock`, now, now);
     return { root, tree, repo: copyRepo(root, repo.objectFormat), release: () => lock.release() };
   } catch (error) {
@@ -121,17 +122,21 @@ export async function openView(
 }
 
 /** Removes half-made views (`<tree>.<hex>.new`) older than an hour: their maker crashed. */
-async function removeLeftovers(sys: GitSys, viewsDir: string): Promise<void> {
+async function removeLeftovers(sys: GitSys & Pick<Sys, "clock">, viewsDir: string) {
   for await (const entry of Deno.readDir(viewsDir)) {
     if (!entry.name.endsWith(".new")) continue;
     const path = join(viewsDir, entry.name);
     const made = (await Deno.lstat(path)).mtime?.getTime() ?? 0;
-    if (Date.now() - made > 3_600_000) await removeView(sys, path);
+    if (sys.clock.now() - made > 3_600_000) await removeView(sys, path);
   }
 }
 
 /** Removes all but the `keep` most recently used views that no run is reading. */
-export async function pruneViews(sys: GitSys, viewsDir: string, keep: number): Promise<number> {
+export async function pruneViews(
+  sys: GitSys & Pick<Sys, "clock">,
+  viewsDir: string,
+  keep: number,
+): Promise<number> {
   const views: { name: string; used: number }[] = [];
   try {
     for await (const entry of Deno.readDir(viewsDir)) {

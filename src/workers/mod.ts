@@ -6,5 +6,5 @@
  * classifier) and `models.ts`. A backend never spawns anything itself: the engine's process
  * shell runs what `launch` describes. `registry.ts` maps names to backends.
  */
-export { BACKENDS, getBackend } from "./registry.ts";
+export { BACKENDS } from "./registry.ts";
 export type { Backend, Launch, Mode, Outcome, RunSpec, WorkerName } from "./types.ts";

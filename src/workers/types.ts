@@ -3,7 +3,7 @@
  * cwd, stdin) and turns its CLI's output into the event union with pure functions; the engine's
  * process shell does the spawning, streaming, teeing, timing out and killing.
  */
-import type { OutcomeClass, ToolKind, WorkerEvent } from "../events/mod.ts";
+import type { OutcomeClass, WorkerEvent } from "../events/mod.ts";
 import type { Runner } from "../sys/mod.ts";
 
 /** Backend names. */
@@ -115,6 +115,3 @@ export interface Backend {
   /** Models this worker offers. */
   models(runner: Runner, env: Record<string, string>): Promise<ModelInfo[]>;
 }
-
-/** Maps a tool name to its normalized kind; backends share the fallback. */
-export type ToolKindMap = Record<string, ToolKind>;

@@ -8,21 +8,13 @@ import type { Config } from "../../src/store/config.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { emptyProgress, RECORD_SCHEMA, type RunRecord } from "../../src/store/record.ts";
 import { writeRecord } from "../../src/store/runs.ts";
-import { claudeBackend } from "../../src/workers/claude/mod.ts";
-import { codexBackend } from "../../src/workers/codex/mod.ts";
-import { geminiBackend } from "../../src/workers/gemini/mod.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";
 import type { Backend, WorkerName } from "../../src/workers/types.ts";
 import { WORKER_BIN } from "../support/model_server/env_file.ts";
 import { tempDir } from "../support/temp.ts";
 
-/** The real backends that have landed: the registry's, plus the ones written so far. */
-export const REAL_BACKENDS: Record<WorkerName, Backend | undefined> = {
-  ...BACKENDS,
-  codex: BACKENDS.codex ?? codexBackend,
-  claude: BACKENDS.claude ?? claudeBackend,
-  gemini: BACKENDS.gemini ?? geminiBackend,
-};
+/** The registry's real backends, as a copy a test may leave one out of. */
+export const REAL_BACKENDS: Record<WorkerName, Backend | undefined> = { ...BACKENDS };
 
 /** A PATH with the pinned worker CLIs first. */
 export const WORKERS_PATH = `${WORKER_BIN}:/usr/local/bin:/usr/bin:/bin`;

@@ -8,7 +8,7 @@ import { pitroom } from "../support/pitroom.ts";
 import { testSys } from "../support/sys.ts";
 import { BARE_PATH, type Home, REAL_BACKENDS, tempHome } from "./_setup.ts";
 
-/** Without opencode (its backend may land any time), so the proposal is fixed. */
+/** Without opencode (counted as not installed), so the proposal is fixed. */
 const BACKENDS = { ...REAL_BACKENDS, opencode: undefined };
 
 /** A Sys whose config lives under `$XDG_CONFIG_HOME/pitroom/config.json` of the temp home. */

@@ -180,7 +180,6 @@ Deno.test("pitroom models --json prints one documented object per worker", async
       "installed",
       "models",
       "more",
-      "supported",
       "version",
       "worker",
     ]);

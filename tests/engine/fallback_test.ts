@@ -10,19 +10,28 @@ import { activeCooldowns, putCooldown } from "../../src/store/cooldown.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { Target } from "../../src/store/record.ts";
 import type { Backend, WorkerName } from "../../src/workers/types.ts";
+import { FakeClock } from "../support/clock.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir, tempRepo } from "../support/temp.ts";
 
+/** The clock of every run of these tests: cooldowns start and end on it, never in real time. */
+const clock = new FakeClock();
+
 async function runChain(
   chain: Target[],
   scripts: Partial<Record<WorkerName, FakeStep[]>>,
-  options: { mode?: "read" | "write"; before?: (stateDir: string) => Promise<void> } = {},
+  options: {
+    mode?: "read" | "write";
+    before?: (stateDir: string) => Promise<void>;
+    stateDir?: string;
+  } = {},
 ) {
   await using state = await tempDir("pitroom-state-");
   await using repo = await tempRepo({ "a.txt": "one\n" });
-  const sys = testSys({ stateDir: state.path, cwd: repo.path });
-  await options.before?.(state.path);
+  const stateDir = options.stateDir ?? state.path;
+  const sys = testSys({ stateDir, cwd: repo.path, clock });
+  await options.before?.(stateDir);
   const backends: Partial<Record<WorkerName, Backend & { prompts: string[] }>> = {};
   for (const [name, steps] of Object.entries(scripts)) {
     backends[name as WorkerName] = fakeBackend(() => steps, name as WorkerName);
@@ -38,7 +47,7 @@ async function runChain(
     maxParallel: 20,
     backends: (n) => backends[n]!,
   });
-  const cooldowns = await activeCooldowns(statePaths(state.path), Date.now());
+  const cooldowns = await activeCooldowns(statePaths(stateDir), clock.now());
   const files = { a: await Deno.readTextFile(join(repo.path, "a.txt")) };
   return { record, backends, cooldowns, files };
 }
@@ -59,12 +68,30 @@ Deno.test("a rate-limited target moves the run to the next one and cools down fo
   ]);
   assert.equal(cooldowns.length, 1);
   assert.equal(cooldowns[0]?.target, "opencode:fake/a");
-  const left = cooldowns[0]!.until - Date.now();
-  assert.ok(left > 100_000 && left <= 120_000, `cooldown left ${left}ms`);
+  assert.equal(cooldowns[0]!.until, clock.now() + 120_000);
+});
+
+Deno.test("a cooled target is skipped until its cooldown has passed on the clock, then tried again", async () => {
+  await using state = await tempDir("pitroom-state-");
+  const chain = [{ worker: "opencode" as const, model: "fake/a" }, { worker: "codex" as const }];
+  const scripts = {
+    opencode: [{ fail: "rate_limited" as const, retryAfterMs: 120_000 }],
+    codex: [{ answer: "from codex" }],
+  };
+  const first = await runChain(chain, scripts, { stateDir: state.path });
+  assert.deepEqual(first.record.attempts.map((a) => a.worker), ["opencode", "codex"]);
+  await clock.advance(119_000);
+  const cooling = await runChain(chain, scripts, { stateDir: state.path });
+  assert.deepEqual(cooling.record.attempts.map((a) => a.worker), ["codex"]);
+  assert.deepEqual(cooling.record.skipped?.map((s) => s.worker), ["opencode"]);
+  await clock.advance(1_000);
+  const again = await runChain(chain, scripts, { stateDir: state.path });
+  assert.deepEqual(again.record.attempts.map((a) => a.worker), ["opencode", "codex"]);
+  assert.equal(again.record.skipped, undefined);
 });
 
 Deno.test("a cooling target is skipped and listed, but the last target is always tried", async () => {
-  const future = Date.now() + 3_600_000;
+  const future = clock.now() + 3_600_000;
   const cool = (target: string) => async (stateDir: string) => {
     await putCooldown(statePaths(stateDir), {
       target,
@@ -72,7 +99,7 @@ Deno.test("a cooling target is skipped and listed, but the last target is always
       reason: "quota",
       message: "q",
       run: "x",
-      since: Date.now(),
+      since: clock.now(),
     });
   };
   const skipped = await runChain(

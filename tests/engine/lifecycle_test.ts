@@ -6,6 +6,8 @@ import { executeRun } from "../../src/engine/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { listRunIds, readRecord } from "../../src/store/runs.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
+import type { PitroomEvent } from "../../src/events/mod.ts";
+import { FakeClock } from "../support/clock.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
 import { git, tempDir, tempRepo, waitFor } from "../support/temp.ts";
@@ -33,10 +35,11 @@ async function liveInGroup(pgid: number): Promise<string[]> {
 async function setup(
   steps: (spec: RunSpec) => FakeStep[],
   files: Record<string, string> = { "a.txt": "one\n" },
+  clock?: FakeClock,
 ) {
   const state = await tempDir("pitroom-state-");
   const repo = await tempRepo(files);
-  const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  const sys = testSys({ stateDir: state.path, cwd: repo.path, ...(clock ? { clock } : {}) });
   const backend = fakeBackend(steps);
   return {
     sys,
@@ -52,7 +55,12 @@ async function setup(
 async function start(
   t: Awaited<ReturnType<typeof setup>>,
   mode: "read" | "write",
-  options: { timeoutMs?: number; stop?: AbortSignal; maxParallel?: number } = {},
+  options: {
+    timeoutMs?: number;
+    stop?: AbortSignal;
+    maxParallel?: number;
+    onEvent?: (ev: PitroomEvent) => void;
+  } = {},
 ) {
   const record = await createRun(t.sys, {
     task: "do the thing",
@@ -65,6 +73,7 @@ async function start(
     maxParallel: options.maxParallel ?? 20,
     backends: () => t.backend,
     ...(options.stop ? { stop: options.stop } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
 }
 
@@ -138,8 +147,25 @@ Deno.test("executeRun() undoes a read run's change exactly and ends with exit 5"
 });
 
 Deno.test("executeRun() kills the whole process group on timeout, even one that ignores SIGTERM", async () => {
-  await using t = await setup(() => [{ ignoreTerm: true }, { hang: true }]);
-  const record = await start(t, "read", { timeoutMs: 300 });
+  const clock = new FakeClock();
+  // The second step line comes once the worker ignores SIGTERM.
+  await using t = await setup(() => [{ ignoreTerm: true }, { step: true }, { hang: true }], {
+    "a.txt": "one\n",
+  }, clock);
+  let steps = 0;
+  const running = start(t, "read", {
+    timeoutMs: 600_000,
+    onEvent: (ev) => void (ev.type === "worker.step" && steps++),
+  });
+  let settled = false;
+  running.finally(() => (settled = true));
+  await waitFor(() => steps >= 2, { timeoutMs: 10_000, what: "the worker to ignore SIGTERM" });
+  await clock.advance(600_000 - 1);
+  assert.equal(settled, false, "nothing ends before the timeout");
+  // The timeout sends SIGTERM, which the worker ignores; SIGKILL follows after the grace.
+  await clock.advance(1);
+  await clock.advance(3_000);
+  const record = await running;
   assert.equal(record.outcome, "timeout");
   assert.equal(record.exit, 4);
   const pid = record.attempts[0]?.workerPid;
@@ -256,4 +282,32 @@ Deno.test("a worker's git commit is refused by the guard on its PATH; HEAD and t
   assert.equal(await git(t.repo.path, "rev-parse", "HEAD"), head);
   assert.equal((await git(t.repo.path, "diff", "--cached", "--name-only")).trim(), "");
   assert.deepEqual(record.changes?.files.map((f) => f.path), ["a.txt"]);
+});
+
+Deno.test("a receipt the config no longer allows is logged in logs/runs.log, and the run still ends", async () => {
+  await using state = await tempDir("pitroom-state-");
+  await using repo = await tempRepo({ "a.txt": "one\n" });
+  const config = join(state.path, "config.json");
+  await Deno.writeTextFile(config, "{}\n");
+  const sys = testSys({ stateDir: state.path, cwd: repo.path, env: { PITROOM_CONFIG: config } });
+  // The worker turns the config file into a folder: reading the prices at the end fails (EISDIR).
+  const backend = fakeBackend(() => [
+    { run: `rm -f '${config}' && mkdir '${config}'` },
+    { answer: "done" },
+  ]);
+  const created = await createRun(sys, {
+    task: "t",
+    mode: "read",
+    cwd: repo.path,
+    chain: [{ worker: "opencode" }],
+    timeoutMs: 30_000,
+  });
+  const record = await executeRun(sys, created.id, { maxParallel: 1, backends: () => backend });
+  assert.equal(record.state, "done", record.message);
+  assert.equal(record.receipt, undefined);
+  const log = await Deno.readTextFile(join(state.path, "logs", "runs.log"));
+  assert.match(
+    log,
+    new RegExp(`pricing run ${record.id} \\(no receipt\\): IsADirectory: Is a directory`),
+  );
 });

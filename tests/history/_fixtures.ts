@@ -14,6 +14,7 @@ import {
 } from "../../src/store/record.ts";
 import { createRunDir, writeRecord } from "../../src/store/runs.ts";
 import type { Mode, WorkerName } from "../../src/workers/types.ts";
+import { realClock } from "../../src/sys/real.ts";
 
 /** What a fake finished run is made of. */
 export interface FakeRun {
@@ -45,7 +46,7 @@ export function fakeRecord(run: FakeRun): RunRecord {
   const duration = run.durationMs ?? 1000;
   const startedAt = run.endedAt - duration;
   const id = newRunId({
-    clock: { now: () => startedAt },
+    clock: { ...realClock, now: () => startedAt },
     randomHex: () => (counter++ % 65536).toString(16).padStart(4, "0"),
   });
   const outcome = run.outcome ?? "ok";

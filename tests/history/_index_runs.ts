@@ -3,7 +3,7 @@
  * runs (read from their folders) one by one through the lifecycle's hook, and prints how many.
  * Usage: _index_runs.ts STATE_DIR START_FILE ID...
  */
-import { indexRun } from "../../src/history/mod.ts";
+import { indexRun } from "../../src/store/history/mod.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import { realSys } from "../../src/sys/real.ts";

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { createRun } from "../../src/engine/create.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
-import { withHistory } from "../../src/history/ready.ts";
-import { searchRuns } from "../../src/history/search.ts";
+import { withHistory } from "../../src/store/history/ready.ts";
+import { searchRuns } from "../../src/engine/history/search.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
@@ -112,7 +112,7 @@ Deno.test("import from the run folders gives the same rows as live indexing, and
   assert.equal(first?.indexed, RUNS.length);
   assert.deepEqual(dump(path), live);
 
-  const { importRuns } = await import("../../src/history/import.ts");
+  const { importRuns } = await import("../../src/store/history/import.ts");
   await withHistory(t.sys, (db) => importRuns(t.sys, db));
   assert.deepEqual(dump(path), live);
 });
@@ -153,7 +153,7 @@ Deno.test("a database damaged inside is found on use, moved aside and rebuilt; t
 
 Deno.test("a run whose compressed events file is truncated is indexed without its steps, live or imported", async () => {
   const { writeFakeRun } = await import("./_fixtures.ts");
-  const { indexRun } = await import("../../src/history/mod.ts");
+  const { indexRun } = await import("../../src/store/history/mod.ts");
   await using state = await tempDir("pitroom-truncated-");
   const sys = testSys({ stateDir: state.path });
   const record = await writeFakeRun(state.path, {
@@ -175,7 +175,7 @@ Deno.test("a run whose compressed events file is truncated is indexed without it
 });
 
 Deno.test("a version 1 database is upgraded to the current schema and filled again from the folders", async () => {
-  const { SCHEMA_VERSION } = await import("../../src/history/schema.ts");
+  const { SCHEMA_VERSION } = await import("../../src/store/history/schema.ts");
   await using t = await engineRuns();
   const path = statePaths(t.state).history;
   const live = dump(path);

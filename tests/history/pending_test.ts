@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { withHistory } from "../../src/history/ready.ts";
-import { indexRun } from "../../src/history/mod.ts";
+import { withHistory } from "../../src/store/history/ready.ts";
+import { indexRun } from "../../src/store/history/mod.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir } from "../support/temp.ts";

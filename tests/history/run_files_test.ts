@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { showCommand } from "../../src/cli/show.ts";
 import { createRun } from "../../src/engine/create.ts";
-import { readEvents } from "../../src/engine/event_log.ts";
+import { readEventsFile } from "../../src/store/events_file.ts";
 import { finishFiles } from "../../src/engine/finish.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
@@ -46,7 +46,7 @@ Deno.test("a finished run keeps compressed events and no stderr log when it succ
   assert.equal(await exists(t.run.eventsGz), true);
   assert.equal(await exists(`${t.run.eventsGz}.tmp`), false);
   assert.equal(await exists(t.run.stderr), false);
-  const events = await readEvents(t.run.events);
+  const events = await readEventsFile(t.run.events);
   assert.equal(events[0]?.type, "run.started");
   assert.equal(events.at(-1)?.type, "run.finished");
   assert.ok(events.some((e) => e.type === "worker.tool_call" && e.target === "a.txt"));
@@ -63,21 +63,27 @@ Deno.test("a run that did not succeed keeps its stderr log", async () => {
   assert.equal(await exists(t.run.eventsGz), true);
 });
 
-Deno.test("readEvents() reads the plain file first, then the compressed one", async () => {
+Deno.test("readEventsFile() reads the plain file first, then the compressed one", async () => {
   await using dir = await tempDir();
   const run = statePaths(dir.path).run("20260101-000000-abcd");
   await Deno.mkdir(run.dir, { recursive: true });
   const line = (text: string) =>
     JSON.stringify({ type: "worker.text", time: 1, text }) + "\nnot an event\n";
   await Deno.writeTextFile(run.events, line("plain"));
-  assert.deepEqual((await readEvents(run.events)).map((e) => e.type === "worker.text" && e.text), [
-    "plain",
-  ]);
+  assert.deepEqual(
+    (await readEventsFile(run.events)).map((e) => e.type === "worker.text" && e.text),
+    [
+      "plain",
+    ],
+  );
   await finishFiles(run, true);
   assert.equal(await exists(run.events), false);
-  assert.deepEqual((await readEvents(run.events)).map((e) => e.type === "worker.text" && e.text), [
-    "plain",
-  ]);
+  assert.deepEqual(
+    (await readEventsFile(run.events)).map((e) => e.type === "worker.text" && e.text),
+    [
+      "plain",
+    ],
+  );
   await Deno.remove(run.eventsGz);
-  assert.deepEqual(await readEvents(run.events), []);
+  assert.deepEqual(await readEventsFile(run.events), []);
 });

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { historyCommand, searchFilter } from "../../src/cli/history.ts";
-import { withHistory } from "../../src/history/ready.ts";
-import { indexRun } from "../../src/history/mod.ts";
-import { ftsQuery } from "../../src/history/query.ts";
-import { type SearchFilter, searchRuns } from "../../src/history/search.ts";
+import { withHistory } from "../../src/store/history/ready.ts";
+import { indexRun } from "../../src/store/history/mod.ts";
+import { ftsQuery } from "../../src/engine/history/query.ts";
+import { type SearchFilter, searchRuns } from "../../src/engine/history/search.ts";
 import { UsageError } from "../../src/sys/errors.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir } from "../support/temp.ts";

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { isLocked, tryLock } from "../../src/store/locks.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { acquireSlot, busySlots } from "../../src/store/slots.ts";
+import { realClock } from "../../src/sys/real.ts";
 import { tempDir } from "../support/temp.ts";
 
 Deno.test("tryLock() gives a lock to one holder at a time and frees it on release", async () => {
@@ -46,13 +47,14 @@ Deno.test("a lock held by a process that died is free again (the kernel releases
 Deno.test("acquireSlot() never hands out more than maxParallel slots and queues the rest in order", async () => {
   await using dir = await tempDir();
   const paths = statePaths(dir.path);
-  const a = await acquireSlot(paths, { maxParallel: 2, queueKey: "1-a" });
-  const b = await acquireSlot(paths, { maxParallel: 2, queueKey: "2-b" });
+  const a = await acquireSlot(paths, { clock: realClock, maxParallel: 2, queueKey: "1-a" });
+  const b = await acquireSlot(paths, { clock: realClock, maxParallel: 2, queueKey: "2-b" });
   assert.equal(await busySlots(paths, 2), 2);
   const order: string[] = [];
   const cQueued = Promise.withResolvers<number>();
   const dQueued = Promise.withResolvers<number>();
   const c = acquireSlot(paths, {
+    clock: realClock,
     maxParallel: 2,
     queueKey: "3-c",
     onQueued: (p) => cQueued.resolve(p),
@@ -60,6 +62,7 @@ Deno.test("acquireSlot() never hands out more than maxParallel slots and queues 
     .then((s) => (order.push("c"), s));
   assert.equal(await cQueued.promise, 1);
   const d = acquireSlot(paths, {
+    clock: realClock,
     maxParallel: 2,
     queueKey: "4-d",
     onQueued: (p) => dQueued.resolve(p),
@@ -80,9 +83,10 @@ Deno.test("acquireSlot() never hands out more than maxParallel slots and queues 
 Deno.test("acquireSlot() gives up when its signal aborts while queued", async () => {
   await using dir = await tempDir();
   const paths = statePaths(dir.path);
-  const held = await acquireSlot(paths, { maxParallel: 1, queueKey: "1-a" });
+  const held = await acquireSlot(paths, { clock: realClock, maxParallel: 1, queueKey: "1-a" });
   const abort = new AbortController();
   const waiting = acquireSlot(paths, {
+    clock: realClock,
     maxParallel: 1,
     queueKey: "2-b",
     signal: abort.signal,
@@ -95,13 +99,14 @@ Deno.test("acquireSlot() gives up when its signal aborts while queued", async ()
 Deno.test("queued runs keep their places while others join the queue (tickets appear already locked)", async () => {
   await using dir = await tempDir();
   const paths = statePaths(dir.path);
-  const first = await acquireSlot(paths, { maxParallel: 1, queueKey: "0-first" });
+  const first = await acquireSlot(paths, { clock: realClock, maxParallel: 1, queueKey: "0-first" });
   const order: string[] = [];
   const waiting: Promise<{ release(): Promise<void> }>[] = [];
   for (let n = 1; n <= 6; n++) {
     const queued = Promise.withResolvers<number>();
     waiting.push(
       acquireSlot(paths, {
+        clock: realClock,
         maxParallel: 1,
         queueKey: `${n}-run`,
         onQueued: (p) => queued.resolve(p),
@@ -120,6 +125,7 @@ Deno.test("a per-worker limit caps that worker's runs without holding back the r
   const paths = statePaths(dir.path);
   const limits = { gemini: 1 };
   const g1 = await acquireSlot(paths, {
+    clock: realClock,
     maxParallel: 3,
     queueKey: "1-g",
     limits,
@@ -127,6 +133,7 @@ Deno.test("a per-worker limit caps that worker's runs without holding back the r
   });
   const queued = Promise.withResolvers<number>();
   const g2 = acquireSlot(paths, {
+    clock: realClock,
     maxParallel: 3,
     queueKey: "2-g",
     limits,
@@ -136,6 +143,7 @@ Deno.test("a per-worker limit caps that worker's runs without holding back the r
   assert.equal(await queued.promise, 1, "the second gemini run waits for the first");
   // A codex run queued behind it gets a free slot at once.
   const c = await acquireSlot(paths, {
+    clock: realClock,
     maxParallel: 3,
     queueKey: "3-c",
     limits,
@@ -172,6 +180,7 @@ Deno.test({
   await reader.read();
   const queued = Promise.withResolvers<number>();
   const waiting = acquireSlot(paths, {
+    clock: realClock,
     maxParallel: 1,
     queueKey: "1-a",
     onQueued: (p) => queued.resolve(p),

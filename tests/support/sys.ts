@@ -1,9 +1,9 @@
 /**
- * A `Sys` for tests: the real runner and clock, a temp state dir, a chosen cwd and env, and
- * output captured in memory.
+ * A `Sys` for tests: the real runner, the real clock or a fake one (tests/support/clock.ts) that
+ * the test advances, a temp state dir, a chosen cwd and env, and output captured in memory.
  */
 import { realSys } from "../../src/sys/real.ts";
-import type { Sys } from "../../src/sys/mod.ts";
+import { type Clock, sleepOn, type Sys } from "../../src/sys/mod.ts";
 
 /** A test Sys with its captured output. */
 export interface TestSys extends Sys {
@@ -13,7 +13,7 @@ export interface TestSys extends Sys {
 
 /** Builds a test Sys. */
 export function testSys(
-  options: { stateDir: string; cwd?: string; env?: Record<string, string> },
+  options: { stateDir: string; cwd?: string; env?: Record<string, string>; clock?: Clock },
 ): TestSys {
   const real = realSys();
   let out = "";
@@ -23,8 +23,11 @@ export function testSys(
     ...options.env,
     PITROOM_STATE_DIR: options.stateDir,
   };
+  const clock = options.clock ?? real.clock;
   return {
     ...real,
+    clock,
+    sleep: (ms, signal) => sleepOn(clock, ms, signal),
     env: { get: (n) => env[n], toObject: () => ({ ...env }) },
     stateDir: options.stateDir,
     configPath: env.PITROOM_CONFIG ?? `${options.stateDir}/no-config.json`,

@@ -1,16 +1,21 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ensureGuard } from "../../src/engine/guard.ts";
-import { FORM_CHECKERS, gitShimScript, guardFiles, guardGitEnv } from "../../src/vcs/guard.ts";
+import {
+  FORM_CHECKERS,
+  gitShimScript,
+  guardFiles,
+  guardGitEnv,
+  writeGuard,
+} from "../../src/vcs/guard.ts";
+import { statePaths } from "../../src/store/paths.ts";
 import { anyCase } from "../../src/vcs/guard_sh.ts";
-import { DENIED_GIT_SUBCOMMANDS, GIT_FORMS, PUBLISHING } from "../../src/workers/_floor.ts";
-import { testSys } from "../support/sys.ts";
+import { DENIED_GIT_SUBCOMMANDS, GIT_FORMS, PUBLISHING } from "../../src/policy/floor.ts";
 import { git, tempDir, tempRepo } from "../support/temp.ts";
 
 async function world() {
   const repo = await tempRepo({ "a.txt": "one\n" });
   const state = await tempDir("pitroom-guard-");
-  const guard = await ensureGuard(testSys({ stateDir: state.path }));
+  const guard = await writeGuard(statePaths(state.path).guard);
   const env = {
     PATH: `${guard.bin}:${Deno.env.get("PATH")}`,
     HOME: repo.path,
@@ -230,15 +235,14 @@ Deno.test("guardGitEnv() appends the guard's git config after the caller's own e
   assert.equal(guardGitEnv({ GIT_SSH_COMMAND: "mine" }, "/h").GIT_SSH_COMMAND, undefined);
 });
 
-Deno.test("a deleted or edited shim is repaired by the next ensureGuard()", async () => {
+Deno.test("a deleted or edited shim is repaired by the next writeGuard()", async () => {
   await using state = await tempDir("pitroom-guard-");
-  const sys = testSys({ stateDir: state.path });
-  const guard = await ensureGuard(sys);
+  const guard = await writeGuard(statePaths(state.path).guard);
   const original = await Deno.readTextFile(join(guard.bin, "git"));
   await Deno.remove(join(guard.bin, "sudo"));
   await Deno.writeTextFile(join(guard.bin, "git"), '#!/bin/sh\nexec /usr/bin/git "$@"\n');
   await Deno.chmod(join(guard.hooks, "reference-transaction"), 0o644);
-  await ensureGuard(sys);
+  await writeGuard(statePaths(state.path).guard);
   assert.equal(await Deno.readTextFile(join(guard.bin, "git")), original);
   assert.ok((await Deno.stat(join(guard.bin, "sudo"))).isFile);
   assert.equal((await Deno.stat(join(guard.hooks, "reference-transaction"))).mode! & 0o777, 0o755);

@@ -6,7 +6,7 @@
  * `--dangerously-skip-permissions`, and no mode that would ask (headless, an ask is denied).
  */
 import type { Launch, Mode, RunSpec } from "../types.ts";
-import { deniedCommandPrefixes } from "../_floor.ts";
+import { deniedCommandPrefixes } from "../../policy/floor.ts";
 
 /** Tools a read-only worker gets: read and search, plus a shell limited to read-only commands. */
 export const READ_TOOLS = ["Read", "Grep", "Glob", "Bash"] as const;
@@ -49,7 +49,7 @@ export const READ_ONLY_SHELL = [
   "git rev-parse",
 ] as const;
 
-/** Shell commands a writing worker is denied: the fixed floor (workers/_floor.ts). */
+/** Shell commands a writing worker is denied: the fixed floor (policy/floor.ts). */
 export const DENIED_SHELL: readonly string[] = deniedCommandPrefixes();
 
 /** A claude permission rule for a shell command prefix: `Bash(git log:*)`. */

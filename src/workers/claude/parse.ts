@@ -10,6 +10,7 @@
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
 import { isObject, type Json, num, parseJsonObject, str } from "../_json.ts";
+import { oneLine } from "../../sys/text.ts";
 
 /** Kinds of claude's tools. */
 export const CLAUDE_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
@@ -83,12 +84,6 @@ function scratchOf(state: ParseState): Scratch {
   return state.scratch as unknown as Scratch;
 }
 
-/** Shortens text to one line of at most `max` characters. */
-export function shorten(text: string, max = TARGET_CHARS): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
-}
-
 function relative(path: string, cwd: string | null): string {
   if (cwd !== null && path.startsWith(cwd + "/")) return path.slice(cwd.length + 1);
   return path;
@@ -110,7 +105,7 @@ export function describeTool(name: string, input: unknown, cwd: string | null): 
   else if (name === "ToolSearch") target = str(args.query) ?? "";
   else if (path !== undefined) target = relative(path, cwd);
   else target = JSON.stringify(args);
-  return { tool: name, kind, target: shorten(target) };
+  return { tool: name, kind, target: oneLine(target, TARGET_CHARS) };
 }
 
 function resultText(content: unknown): string {
@@ -121,7 +116,7 @@ function resultText(content: unknown): string {
 }
 
 function cleanError(text: string): string {
-  return shorten(text.replace(/<\/?tool_use_error>/g, ""), ERROR_CHARS);
+  return oneLine(text.replace(/<\/?tool_use_error>/g, ""), ERROR_CHARS);
 }
 
 /** A retry hint in a message: "retry in 2s", "try again in 20 seconds", "retry after 3s". */
@@ -246,7 +241,7 @@ function parseSystem(line: Json, state: ParseState, time: number): WorkerEvent[]
       if (id !== undefined) s.denied.push(id);
       return [event("worker.denied", time, {
         tool: str(line.tool_name) ?? "unknown",
-        message: shorten(str(line.message) ?? "", ERROR_CHARS),
+        message: oneLine(str(line.message) ?? "", ERROR_CHARS),
       })];
     }
     case "api_retry": {
@@ -296,7 +291,7 @@ function parseResult(line: Json, state: ParseState, time: number): WorkerEvent[]
   const status = typeof line.api_error_status === "number" ? line.api_error_status : undefined;
   const hint = retryHintMs(message) ?? s.retryHintMs;
   out.push(event("worker.error", time, {
-    message: shorten(message, ERROR_CHARS),
+    message: oneLine(message, ERROR_CHARS),
     ...(status === undefined ? {} : { status }),
     retryable: false,
     name: s.apiErrorType ?? str(line.terminal_reason) ?? str(line.subtype) ?? "error",

@@ -43,7 +43,7 @@ export function codexArgv(spec: RunSpec): string[] {
     "-c",
     "analytics.enabled=false",
     // The shell tool runs `bash -c`, not `bash -lc`: a login profile resets PATH and would drop
-    // the guard's shims from the head of it (workers/_floor.ts).
+    // the guard's shims from the head of it (policy/floor.ts).
     "-c",
     "allow_login_shell=false",
     "-c",

@@ -18,6 +18,7 @@
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
 import { isObject, type Json, num, parseJsonObject, str as text } from "../_json.ts";
+import { oneLine } from "../../sys/text.ts";
 
 /** Token totals of a codex thread, as `turn.completed` reports them. */
 export interface CodexUsage {
@@ -32,11 +33,6 @@ const ZERO: CodexUsage = { input: 0, cached: 0, output: 0, reasoning: 0 };
 
 function str(value: unknown): string {
   return text(value) ?? "";
-}
-
-function shorten(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= TARGET_CHARS ? line : `${line.slice(0, TARGET_CHARS - 1)}…`;
 }
 
 /** A fresh parse state. */
@@ -109,13 +105,13 @@ function commandEvents(item: Json, time: number): WorkerEvent[] {
   const output = str(item.aggregated_output);
   const exit = item.exit_code;
   const ok = str(item.status) === "completed" && (exit === 0 || exit === undefined);
-  const target = shorten(command);
+  const target = oneLine(command, TARGET_CHARS);
   if (ok) {
     return [event("worker.tool_call", time, { tool: "exec_command", kind, target, status: "ok" })];
   }
   const refusal = output.split("\n").find((line) => SANDBOX_REFUSAL.test(line));
   if (refusal !== undefined) {
-    const message = shorten(refusal);
+    const message = oneLine(refusal, TARGET_CHARS);
     return [
       event("worker.tool_call", time, {
         tool: "exec_command",
@@ -127,7 +123,7 @@ function commandEvents(item: Json, time: number): WorkerEvent[] {
       event("worker.denied", time, { tool: "exec_command", message }),
     ];
   }
-  const error = shorten(lastLine(output) || `exit code ${String(exit)}`);
+  const error = oneLine(lastLine(output) || `exit code ${String(exit)}`, TARGET_CHARS);
   return [
     event("worker.tool_call", time, { tool: "exec_command", kind, target, status: "error", error }),
   ];
@@ -142,7 +138,7 @@ function fileChangeEvents(item: Json, time: number): WorkerEvent[] {
     event("worker.tool_call", time, {
       tool: "apply_patch",
       kind: allAdded ? "write" : "edit",
-      target: shorten(paths.join(" ")),
+      target: oneLine(paths.join(" "), TARGET_CHARS),
       status: failed ? "error" : "ok",
       ...(failed ? { error: "patch failed" } : {}),
     }),
@@ -169,7 +165,7 @@ function itemEvents(item: Json, state: ParseState, time: number): WorkerEvent[] 
         event("worker.tool_call", time, {
           tool: "web_search",
           kind: "web",
-          target: shorten(target),
+          target: oneLine(target, TARGET_CHARS),
           status: "ok",
         }),
       ];
@@ -180,7 +176,7 @@ function itemEvents(item: Json, state: ParseState, time: number): WorkerEvent[] 
         event("worker.tool_call", time, {
           tool: `${str(item.server)}.${str(item.tool)}`,
           kind: "other",
-          target: shorten(`${str(item.server)}.${str(item.tool)}`),
+          target: oneLine(`${str(item.server)}.${str(item.tool)}`, TARGET_CHARS),
           status: failed ? "error" : "ok",
         }),
       ];
@@ -296,7 +292,7 @@ function refusedTool(message: string): { tool: string; kind: ToolKind; target: s
 export function parseCodexStderr(line: string, _state: ParseState, time: number): WorkerEvent[] {
   const match = ROUTER.exec(line.replace(ANSI, ""));
   if (match?.[1] === undefined) return [];
-  const message = shorten(match[1]);
+  const message = oneLine(match[1], TARGET_CHARS);
   const { tool, kind, target } = refusedTool(message);
   return [
     event("worker.tool_call", time, {

@@ -18,7 +18,7 @@
 import { delimiter, join } from "../../sys/path.ts";
 import type { Launch, LaunchFile, Mode, RunSpec } from "../types.ts";
 import { effortHome, type ReadUserFile, readUserFile } from "./effort.ts";
-import { deniedCommandPrefixes } from "../_floor.ts";
+import { deniedCommandPrefixes } from "../../policy/floor.ts";
 
 /** Tools that change files. */
 export const EDIT_TOOLS: readonly string[] = ["replace", "write_file"];
@@ -27,7 +27,7 @@ export const SHELL_TOOL = "run_shell_command";
 /** Tools that reach the web. */
 export const WEB_TOOLS: readonly string[] = ["web_fetch", "google_web_search"];
 
-/** Command prefixes the shell may never run in write and isolate modes (workers/_floor.ts). */
+/** Command prefixes the shell may never run in write and isolate modes (policy/floor.ts). */
 export const DENIED_COMMAND_PREFIXES: readonly string[] = deniedCommandPrefixes();
 
 /** Approval mode of a run mode. */

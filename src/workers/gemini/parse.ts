@@ -18,6 +18,7 @@
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
 import { isObject, num, parseJsonObject, str } from "../_json.ts";
+import { oneLine } from "../../sys/text.ts";
 
 /** Gemini tool names and their kinds. */
 export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
@@ -61,11 +62,6 @@ function scratchOf(state: ParseState): Scratch {
   s.inTurn ??= false;
   s.tools ??= {};
   return s as Scratch;
-}
-
-function shorten(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= TARGET_CHARS ? line : `${line.slice(0, TARGET_CHARS - 1)}…`;
 }
 
 /** The kind of a gemini tool; MCP and unknown tools are `other`. */
@@ -112,7 +108,7 @@ export function toolTarget(tool: string, params: Record<string, unknown>): strin
     default:
       target = first("file_path", "dir_path", "path", "command", "pattern", "query", "title");
   }
-  return shorten(target ?? "");
+  return oneLine(target ?? "", TARGET_CHARS);
 }
 
 /** Milliseconds of the first retry hint in a message ("retry in 2s", "retry after 31.5s"). */

@@ -10,6 +10,7 @@
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
 import { isObject, type Json, num, parseJsonObject, str } from "../_json.ts";
+import { oneLine } from "../../sys/text.ts";
 
 /** OpenCode's tools by kind. */
 export const OPENCODE_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
@@ -29,12 +30,7 @@ export const OPENCODE_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   task: "task",
 };
 
-/** Shortens text to one line of at most `max` characters (paths keep their end). */
-export function shorten(text: string, { keepEnd = false, max = 160 } = {}): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  if (line.length <= max) return line;
-  return keepEnd ? `…${line.slice(-(max - 1))}` : `${line.slice(0, max - 1)}…`;
-}
+const TARGET_CHARS = 160;
 
 /** What a tool call was aimed at: its path, pattern, command or URL. */
 export function toolTarget(tool: string, input: Json): string {
@@ -44,19 +40,19 @@ export function toolTarget(tool: string, input: Json): string {
     case "edit":
     case "write":
     case "list":
-      return shorten(path ?? "", { keepEnd: true });
+      return oneLine(path ?? "", TARGET_CHARS, { keepEnd: true });
     case "search": {
       const pattern = str(input.pattern) ?? "";
-      return shorten(path === undefined ? pattern : `${pattern} in ${path}`);
+      return oneLine(path === undefined ? pattern : `${pattern} in ${path}`, TARGET_CHARS);
     }
     case "shell":
-      return shorten(str(input.command) ?? "");
+      return oneLine(str(input.command) ?? "", TARGET_CHARS);
     case "web":
-      return shorten(str(input.url) ?? str(input.query) ?? "");
+      return oneLine(str(input.url) ?? str(input.query) ?? "", TARGET_CHARS);
     case "task":
-      return shorten(str(input.description) ?? str(input.prompt) ?? "");
+      return oneLine(str(input.description) ?? str(input.prompt) ?? "", TARGET_CHARS);
     default:
-      return shorten(str(input.name) ?? path ?? str(input.description) ?? "");
+      return oneLine(str(input.name) ?? path ?? str(input.description) ?? "", TARGET_CHARS);
   }
 }
 
@@ -66,7 +62,7 @@ const REJECTED = /user rejected permission/i;
 
 /** A denial message without the JSON dump of rules OpenCode appends. */
 function denialMessage(text: string): string {
-  return shorten(text.replace(/\s*Here are some of the relevant rules[\s\S]*$/, ""));
+  return oneLine(text.replace(/\s*Here are some of the relevant rules[\s\S]*$/, ""), TARGET_CHARS);
 }
 
 function toolEvents(part: Json, time: number): WorkerEvent[] {
@@ -144,7 +140,7 @@ function errorEvent(error: Json, time: number): WorkerEvent {
   const retryAfterMs = headerRetryAfter(data.responseHeaders) ?? retryAfterFromText(message) ??
     retryAfterFromText(body);
   return event("worker.error", time, {
-    message: shorten(errorText(message, body), { max: 300 }),
+    message: oneLine(errorText(message, body), 300),
     ...(status === undefined ? {} : { status }),
     ...(typeof data.isRetryable === "boolean" ? { retryable: data.isRetryable } : {}),
     ...(name === undefined ? {} : { name }),
@@ -231,13 +227,13 @@ export function parseOpencodeStderr(line: string, _state: ParseState, time: numb
   if (asked) {
     return [event("worker.denied", time, {
       tool: asked[1] ?? "unknown",
-      message: shorten(`permission asked and auto-rejected: ${asked[2] ?? ""}`),
+      message: oneLine(`permission asked and auto-rejected: ${asked[2] ?? ""}`, TARGET_CHARS),
     })];
   }
   if (/agent "[^"]+" (?:not found|is a subagent)/.test(plain)) {
     return [
       event("worker.error", time, {
-        message: shorten(plain.replace(/^!\s*/, "")),
+        message: oneLine(plain.replace(/^!\s*/, ""), TARGET_CHARS),
         name: "AgentMissing",
       }),
     ];
@@ -248,7 +244,7 @@ export function parseOpencodeStderr(line: string, _state: ParseState, time: numb
     if (error === undefined) return [];
     const name = /^([A-Za-z]+Error):/.exec(error)?.[1];
     return [event("worker.error", time, {
-      message: shorten(error.replace(/\\n[\s\S]*$/, "")),
+      message: oneLine(error.replace(/\\n[\s\S]*$/, ""), TARGET_CHARS),
       ...(name === undefined ? {} : { name }),
     })];
   }

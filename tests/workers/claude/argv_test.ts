@@ -139,6 +139,9 @@ Deno.test("claude models() lists aliases and ids with every effort level", async
       spawn: () => {
         throw new Error("no spawns");
       },
+      kill: () => {
+        throw new Error("no kills");
+      },
     },
     {},
   );

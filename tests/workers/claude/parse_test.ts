@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { isEvent } from "../../../src/events/mod.ts";
 import { claudeBackend } from "../../../src/workers/claude/mod.ts";
-import { retryHintMs, shorten } from "../../../src/workers/claude/parse.ts";
+import { retryHintMs } from "../../../src/workers/claude/parse.ts";
 import { ofType, parseLines, recordedEvents, recordedLines, retryDelays } from "./_recorded.ts";
 
 const assertEquals = <T>(actual: T, expected: T, message?: string) =>
@@ -198,9 +198,4 @@ Deno.test("retryHintMs() reads retry hints in messages", () => {
   assertEquals(retryHintMs("try again in 20 seconds"), 20_000);
   assertEquals(retryHintMs("Retry after 1.5 min"), 90_000);
   assertEquals(retryHintMs("try again later"), null);
-});
-
-Deno.test("shorten() keeps targets on one short line", () => {
-  assertEquals(shorten("a\n  b"), "a b");
-  assertEquals(shorten("x".repeat(200)).length, 120);
 });

@@ -1,9 +1,10 @@
 /**
  * The fixed floor every worker keeps, whatever its permissions: no git history, ref or index
  * changes, no privilege escalation, no publishing, no recursive Pitroom, no recursive deletion.
- * One list drives both layers: the guard's shims first on the worker's PATH (vcs/guard*.ts,
- * which decide exactly, argument by argument) and each backend's own CLI rules (opencode
- * patterns, claude `Bash(...)` rules, gemini policy prefixes), which can only match prefixes.
+ * One list drives both layers, and both read it here: the guard's shims first on the worker's
+ * PATH (vcs/guard*.ts, which decide exactly, argument by argument) and each backend's own CLI
+ * rules (opencode patterns, claude `Bash(...)` rules, gemini policy prefixes), which can only
+ * match prefixes. Data only: this module imports nothing.
  */
 
 /** Git subcommands refused whatever their arguments: they change history, refs or the index. */
@@ -207,6 +208,9 @@ export function deniedGitPrefixes(): string[] {
 /** Programs that run something as another user: refused outright. */
 export const DENIED_PROGRAMS: readonly string[] = ["sudo", "su", "doas", "pkexec"];
 
+/** Why a program of `DENIED_PROGRAMS` is refused (the one line the worker sees). */
+export const DENIED_PROGRAMS_WHY = "it runs commands as another user";
+
 /** A program that publishes in some forms. */
 export interface PublishingRule {
   program: string;
@@ -283,6 +287,9 @@ export const PUBLISHING: readonly PublishingRule[] = [
   { program: "ovsx", forms: ["publish"] },
 ];
 
+/** Why a publishing form is refused (the one line the worker sees). */
+export const PUBLISHING_WHY = "it publishes, or changes what a registry or code host serves";
+
 /** The publishing forms as command prefixes (`npm publish`, `gh release create`, ...). */
 export const DENIED_PUBLISHING: readonly string[] = PUBLISHING.flatMap((rule) =>
   rule.forms.map((form) => `${rule.program} ${form}`)
@@ -291,6 +298,9 @@ export const DENIED_PUBLISHING: readonly string[] = PUBLISHING.flatMap((rule) =>
 /** The program a worker may not start: Pitroom itself (the recursion guard). */
 export const RECURSION_PROGRAM = "pitroom";
 
+/** Why `RECURSION_PROGRAM` is refused (the one line the worker sees). */
+export const RECURSION_WHY = "a worker may not start Pitroom";
+
 /**
  * Set in every worker's environment (to the run id); Pitroom refuses to run under it, so a
  * worker cannot start Pitroom even by absolute path.
@@ -298,7 +308,7 @@ export const RECURSION_PROGRAM = "pitroom";
 export const RECURSION_MARKER = "PITROOM_WORKER";
 
 /** Recursive deletion, as command prefixes (backend rules only; a shim on `rm` would be noise). */
-export const DENIED_RM_PREFIXES: readonly string[] = [
+const DENIED_RM_PREFIXES: readonly string[] = [
   "rm -rf",
   "rm -fr",
   "rm -r",

@@ -2,8 +2,8 @@
  * What a run becomes in history.db (pure): its short row, its texts, its attempts and its steps,
  * from the record and the events file.
  */
-import type { PitroomEvent } from "../events/mod.ts";
-import type { RunRecord } from "../store/record.ts";
+import type { PitroomEvent } from "../../events/mod.ts";
+import type { RunRecord } from "../record.ts";
 
 /** A text longer than this is cut in a step (the events file keeps the whole text). */
 const STEP_TEXT_MAX = 4_000;
@@ -92,7 +92,7 @@ export function stepsOf(events: PitroomEvent[]): Step[] {
 }
 
 /** The searchable text of a run's steps: tool targets, texts and errors, one a line. */
-export function stepsText(steps: Step[]): string {
+function stepsText(steps: Step[]): string {
   const lines = steps.map((s) =>
     s.type === "tool" ? `${s.tool} ${s.target}${s.text ? ` ${s.text}` : ""}` : s.text ?? ""
   );

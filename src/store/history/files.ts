@@ -4,9 +4,9 @@
  * is cleaned) reads asynchronously with web streams; a bulk import (`readRunFilesSync`) reads
  * synchronously with node:zlib, several times faster per folder.
  */
-import { isRunRecord, type RunRecord } from "../store/record.ts";
-import { parseEventsText, readEventsFile } from "../store/events_file.ts";
-import type { StatePaths } from "../store/paths.ts";
+import { isRunRecord, type RunRecord } from "../record.ts";
+import { parseEventsText, readEventsFile } from "../events_file.ts";
+import type { StatePaths } from "../paths.ts";
 import { stepsOf } from "./row.ts";
 import type { RunFiles } from "./write.ts";
 

@@ -3,7 +3,7 @@
  * rebuilt when the file turns out damaged (renamed aside, then imported again).
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { Sys } from "../sys/mod.ts";
+import type { Sys } from "../../sys/mod.ts";
 import {
   type HistoryDb,
   isDamage,

@@ -3,7 +3,7 @@
  * newest first. With a text, each hit carries a snippet of the best matching column.
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import type { OutcomeClass } from "../events/mod.ts";
+import type { OutcomeClass } from "../../events/mod.ts";
 import { ftsQuery } from "./query.ts";
 
 /** Which runs a search keeps. */
@@ -88,7 +88,7 @@ const COLUMNS = [
 ].map((c) => `r.${c}`).join(", ") + ", d.task, d.answer";
 
 /** The WHERE clauses of the filters (text aside) and their parameters. */
-export function filterClauses(filter: SearchFilter): { where: string[]; params: SQLInputValue[] } {
+function filterClauses(filter: SearchFilter): { where: string[]; params: SQLInputValue[] } {
   const where: string[] = [];
   const params: SQLInputValue[] = [];
   if (filter.model !== undefined) {

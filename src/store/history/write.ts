@@ -4,7 +4,7 @@
  * import, leaves the same rows.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { RunRecord } from "../store/record.ts";
+import type { RunRecord } from "../record.ts";
 import { attemptsOf, docRow, rowidOf, runRow, type Step } from "./row.ts";
 
 /** What is indexed for one run. */

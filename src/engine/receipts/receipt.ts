@@ -3,15 +3,15 @@
  * the tokens its report hands back, the compression between them, what the worker cost (reported
  * by the CLI, else priced) and what the primary would have charged for the same tokens.
  */
-import type { Receipt, RunRecord, Tokens } from "../store/record.ts";
+import type { Receipt, RunRecord, Tokens } from "../../store/record.ts";
 import { isFreeModel, listPrice, type Price, PRICES_TAKEN, tableKey } from "./prices.ts";
 import { completePrice, type Pricing } from "./pricing.ts";
 
 /** About this many characters make a token. */
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 /** The fixed lines of a report around the answer (header, worker, work, tokens, receipt). */
-export const REPORT_FRAME_CHARS = 360;
+const REPORT_FRAME_CHARS = 360;
 
 /** Tokens the worker burned: input (fresh and cached), output and reasoning. */
 export function burnedTokens(tokens: Tokens): number {

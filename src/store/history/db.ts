@@ -5,10 +5,10 @@
  * node:sqlite, and only when a command needs the history.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { statePaths } from "../store/paths.ts";
-import { withLock } from "../store/locks.ts";
-import { RefusedError } from "../sys/errors.ts";
-import type { Sys } from "../sys/mod.ts";
+import { statePaths } from "../paths.ts";
+import { withLock } from "../locks.ts";
+import { RefusedError } from "../../sys/errors.ts";
+import type { Sys } from "../../sys/mod.ts";
 import { SCHEMA, SCHEMA_VERSION, UPGRADES } from "./schema.ts";
 
 /** How long a writer waits for another process's transaction, in ms. */

@@ -4,7 +4,7 @@
  * price table, or `custom` with `price`), and `PITROOM_PRIMARY` over the config's primary.
  * Bad values are warnings and fall back.
  */
-import type { Config } from "../store/config.ts";
+import type { Config } from "../../store/config.ts";
 import { DEFAULT_PRIMARY, listPrice, type Price, PRIMARY_PRESETS } from "./prices.ts";
 
 /** A price as configured: USD per million tokens, each part optional. */
@@ -36,7 +36,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Checks one `{input, output, cached}` object; null (with a warning) when it is not one. */
-export function parsePrice(raw: unknown, where: string, warnings: string[]): PriceInput | null {
+function parsePrice(raw: unknown, where: string, warnings: string[]): PriceInput | null {
   if (!isRecord(raw)) {
     warnings.push(`Config "${where}" should be {input, output, cached}: ignored`);
     return null;
@@ -72,7 +72,7 @@ export function completePrice(price: PriceInput): Price {
 }
 
 /** The list price of a primary name, or undefined when it names no preset or known model. */
-export function presetPrice(name: string): Price | undefined {
+function presetPrice(name: string): Price | undefined {
   const model = Object.hasOwn(PRIMARY_PRESETS, name) ? PRIMARY_PRESETS[name]! : name;
   return listPrice(model);
 }

@@ -3,8 +3,8 @@
  * indexed, its steps and its patch.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { isRunRecord, type RunRecord } from "../store/record.ts";
-import { recordOfDoc, type Step } from "./row.ts";
+import { isRunRecord, type RunRecord } from "../../store/record.ts";
+import { recordOfDoc, type Step } from "../../store/history/row.ts";
 
 /** A run as the history keeps it. */
 export interface KeptRun {

@@ -7,7 +7,7 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { MONEY_KEYS, MONEY_SUMS, moneyFigures, type MoneySums } from "./savings.ts";
 
 /** Outcomes that are a provider's limit, not the worker's failure. */
-export const LIMIT_OUTCOMES = ["rate_limited", "quota"] as const;
+const LIMIT_OUTCOMES = ["rate_limited", "quota"] as const;
 
 /** Figures of a set of runs. */
 export interface StatsRow {
@@ -64,7 +64,7 @@ interface AggregateRow extends MoneySums {
 }
 
 /** A row from SQL sums. */
-export function statsRow(row: AggregateRow): StatsRow {
+function statsRow(row: AggregateRow): StatsRow {
   const problems = row.runs - row.ok - row.limited;
   return {
     label: row.label,

@@ -4,10 +4,10 @@
  * cleaned stay in the history untouched.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { statePaths } from "../store/paths.ts";
-import { isFinal } from "../store/record.ts";
-import { listRunIds } from "../store/runs.ts";
-import type { Sys } from "../sys/mod.ts";
+import { statePaths } from "../paths.ts";
+import { isFinal } from "../record.ts";
+import { listRunIds } from "../runs.ts";
+import type { Sys } from "../../sys/mod.ts";
 import { metaSet } from "./db.ts";
 import { readRunFilesSync } from "./files.ts";
 import { type RunFiles, RunWriter } from "./write.ts";

@@ -103,7 +103,7 @@ export const SCHEMA = `
 const ALL_TABLES = ["runs_fts", "run_docs", "runs", "attempts", "steps", "diffs", "meta"];
 
 /** An upgrade that rebuilds: the current schema, empty, to be filled by the next import. */
-export const REBUILD = ALL_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n") + SCHEMA;
+const REBUILD = ALL_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n") + SCHEMA;
 
 /** Upgrades, in order: upgrade `i` takes the database from version `i + 1` to `i + 2`. */
 export const UPGRADES: readonly string[] = [

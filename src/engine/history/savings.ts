@@ -4,6 +4,8 @@
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { SavingsRow, SavingsTotals } from "../receipts/totals.ts";
+import { logFailure } from "../../store/log.ts";
+import type { Sys } from "../../sys/mod.ts";
 
 /** The token and money sums of a group of runs, as SQL returns them. */
 export interface MoneySums {
@@ -99,4 +101,21 @@ export function savingsTotals(
     total: savingsRow(total),
     rows: rows.map(savingsRow),
   };
+}
+
+/** USD saved by runs that ended at or after `since` (for the status line); 0 without a history. */
+export async function savedSince(sys: Sys, since: number): Promise<number> {
+  try {
+    const { openExisting } = await import("../../store/history/db.ts");
+    const history = await openExisting(sys);
+    if (history === null) return 0;
+    using _ = history;
+    const row = history.db.prepare(
+      "SELECT COALESCE(SUM(saved), 0) AS saved FROM runs WHERE ended_at >= ?",
+    ).get(since) as { saved: number };
+    return row.saved;
+  } catch (error) {
+    await logFailure(sys, "history.log", { what: "reading the savings", error });
+    return 0;
+  }
 }

@@ -12,14 +12,14 @@ import { listRunIds, readRecord } from "../store/runs.ts";
 import { exists, removeIfThere } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { join } from "../sys/path.ts";
-import { readRunFiles } from "./files.ts";
-import { RunWriter } from "./write.ts";
+import { readRunFiles } from "../store/history/files.ts";
+import { RunWriter } from "../store/history/write.ts";
 
 /** Why an old run folder stays. */
 export type KeepReason = "live" | "unapplied-patch";
 
 /** What clean decides about one run folder (pure). */
-export function verdict(record: RunRecord, cutoff: number): "remove" | "recent" | KeepReason {
+function verdict(record: RunRecord, cutoff: number): "remove" | "recent" | KeepReason {
   if (!isFinal(record.state)) return "live";
   if (record.isolation !== undefined && record.isolation.applied === undefined) {
     return "unapplied-patch";
@@ -143,7 +143,7 @@ export async function removeRuns(
  * Removes the private copies (isolate runs) that no remaining run folder refers to: a copy
  * serves its run and that run's follow-ups, so it goes with the last of them.
  */
-export async function removeOrphanCopies(sys: Sys): Promise<string[]> {
+async function removeOrphanCopies(sys: Sys): Promise<string[]> {
   const paths = statePaths(sys.stateDir);
   const used = new Set<string>();
   for (const id of await listRunIds(paths)) {

@@ -1,0 +1,43 @@
+/**
+ * The store half of the searchable history (`history.db` in the state dir, built-in node:sqlite
+ * with FTS5). The run folders stay the truth and the database is an index of them: the lifecycle
+ * calls `indexRun` when a run finishes; `pitroom history import` (also run by itself the first
+ * time the history is used, and after a damaged file was moved aside) rebuilds it from the
+ * folders (import.ts, files.ts); `pitroom clean` indexes a run once more before it removes its
+ * folder, so `show` can still print it. The tables are schema.ts, the rows row.ts and write.ts;
+ * commands read through `withHistory` (ready.ts). The queries over those tables (search, stats,
+ * savings, lookups) are the engine's: engine/history/.
+ *
+ * This module is imported by the engine on every run: it loads nothing heavy until called.
+ */
+import { statePaths } from "../paths.ts";
+import type { RunRecord } from "../record.ts";
+import type { Sys } from "../../sys/mod.ts";
+import { join } from "../../sys/path.ts";
+import { logFailure } from "../log.ts";
+
+/**
+ * Indexes a finished run. Never throws: a run that could not be indexed is marked pending
+ * (`history-pending/<id>`) and indexed by the next command that reads the history.
+ */
+export async function indexRun(sys: Sys, record: RunRecord): Promise<void> {
+  try {
+    const { indexNow } = await import("./index_run.ts");
+    await indexNow(sys, record);
+  } catch (error) {
+    await logFailure(sys, "history.log", {
+      what: `indexing run ${record.id} (left pending)`,
+      error,
+    });
+    const pending = statePaths(sys.stateDir).historyPending;
+    try {
+      await Deno.mkdir(pending, { recursive: true, mode: 0o700 });
+      await Deno.writeTextFile(join(pending, record.id), "", { mode: 0o600 });
+    } catch (markError) {
+      await logFailure(sys, "history.log", {
+        what: `marking run ${record.id} pending`,
+        error: markError,
+      });
+    }
+  }
+}
