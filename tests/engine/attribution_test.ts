@@ -126,6 +126,21 @@ async function recorded(w: World, id: string, target: string): Promise<void> {
   }, { timeoutMs: 30_000, what: `the tool call on ${target} in the events file` });
 }
 
+/**
+ * Waits until the file system's clock (which lags the wall clock by up to a kernel tick) is past
+ * the run's last recorded event, so an edit made now is later than every call of the worker.
+ */
+async function pastLastEvent(w: World, id: string): Promise<void> {
+  const paths = statePaths(w.state).run(id);
+  const text = await Deno.readTextFile(paths.events).catch(() => "");
+  const last = Math.max(...text.split("\n").filter(Boolean).map((l) => JSON.parse(l).time));
+  const probe = join(w.marks, "clock");
+  await waitFor(async () => {
+    await Deno.writeTextFile(probe, "");
+    return (await Deno.stat(probe)).mtime!.getTime() > last;
+  }, { timeoutMs: 5_000, what: "the file system's clock to pass the last event" });
+}
+
 /** A background write run (a child Pitroom) whose worker edits a.txt, adds w.txt, then waits. */
 async function backgroundRun(w: World, extra: FakeStep[] = []) {
   const steps: FakeStep[] = [
@@ -177,6 +192,7 @@ Deno.test("a lost write run's revert undoes the worker's calls only, never the u
   const before = await userState(w.repo);
   const run = await backgroundRun(w);
   await killRun(w, run);
+  await pastLastEvent(w, run.id);
   await userEdits(w);
   // A file the worker wrote and the user then changed again holds the user's work too.
   await Deno.writeTextFile(join(w.repo, "w.txt"), "w\nand mine\n");
@@ -243,6 +259,7 @@ Deno.test("a user's edit on top of the worker's, during a background run, is lef
   await using w = await world();
   const before = await userState(w.repo);
   const run = await backgroundRun(w);
+  await pastLastEvent(w, run.id);
   await Deno.writeTextFile(join(w.repo, "a.txt"), "worker\nand mine\n");
   await Deno.writeTextFile(join(w.marks, "go"), "");
   await run.child.status;
