@@ -1,8 +1,8 @@
 /**
- * Splits a write or read run's changed files into the worker's and the rest (engine/attribute.ts), from
- * the run's events file and when each file last changed: nothing changed after the last call
- * that could have made it (after the worker's last recorded activity, for a command) counts as
- * the worker's.
+ * Splits a write or read run's changed files into the worker's and the rest
+ * (engine/attribute.ts), from the run's events file and when each file last changed: nothing
+ * changed after the last call that could have made it (after the worker's last recorded
+ * activity, for a command) counts as the worker's.
  */
 import type { PitroomEvent } from "../events/mod.ts";
 import { statePaths } from "../store/paths.ts";
