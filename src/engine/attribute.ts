@@ -144,7 +144,7 @@ export function targetNames(target: string, spelling: string): boolean {
   return false;
 }
 
-/** Splits `changed` into the paths the worker's recorded tool calls could have changed and the rest. */
+/** Splits `changed` into the paths the worker's recorded calls could have changed and the rest. */
 export function attribute(
   changed: readonly ChangedPath[],
   options: AttributeOptions,
