@@ -3,13 +3,11 @@
  * isolate run's patch. A group is applied in the order its runs were started, stopping at the
  * first run that does not apply.
  */
-import { type Applied, applyRun, discardRun } from "../engine/apply.ts";
-import { PitroomError, UsageError } from "../sys/errors.ts";
+import { type Applied, createEngine, type RunReport } from "../engine/mod.ts";
+import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { RunRecord } from "../store/record.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
-import { loadGroup, loadNamed } from "./runs.ts";
 
 function describeApplied(applied: Applied): string {
   const { record, report } = applied;
@@ -33,55 +31,32 @@ function appliedJson(applied: Applied) {
   return { id: record.id, ...report };
 }
 
-/**
- * The group's isolate runs that are finished, ok and not applied yet, in the order they were
- * created (ids of the same second do not sort by time).
- */
-function pending(runs: RunRecord[]): RunRecord[] {
-  return runs.filter((r) =>
-    r.mode === "isolate" && r.outcome === "ok" && r.isolation?.applied === undefined &&
-    r.isolation?.discarded === undefined && (r.changes?.files.length ?? 0) > 0
-  ).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
-}
-
 async function applyGroup(sys: Sys, group: string, allowDelete: boolean, json: boolean) {
-  const runs = await loadGroup(sys, group);
-  const live = runs.filter((r) => r.state === "queued" || r.state === "running");
-  const todo = pending(runs);
-  const done: Applied[] = [];
-  let failed: { run: string; error: PitroomError } | null = null;
-  for (const run of todo) {
-    try {
-      const applied = await applyRun(sys, run.id, { allowDelete });
-      done.push(applied);
-      if (!json) sys.out.stdout(describeApplied(applied));
-    } catch (error) {
-      if (!(error instanceof PitroomError)) throw error;
-      failed = { run: run.id, error };
-      break;
-    }
-  }
-  const rest = failed === null ? [] : todo.slice(done.length + 1).map((r) => r.id);
+  const result = await createEngine(sys).applyGroup(group, { allowDelete });
+  const { applied: done, failed, notApplied: rest, live } = result;
   if (json) {
     printJson(sys, {
       group,
       applied: done.map(appliedJson),
       ...(failed ? { failed: { run: failed.run, message: failed.error.message } } : {}),
       notApplied: rest,
-      live: live.map((r) => r.id),
+      live,
     });
   } else {
-    if (todo.length === 0) sys.out.stdout(`nothing to apply in group "${group}"\n`);
+    for (const applied of done) sys.out.stdout(describeApplied(applied));
+    if (done.length === 0 && failed === undefined) {
+      sys.out.stdout(`nothing to apply in group "${group}"\n`);
+    }
     if (failed) {
       sys.out.stdout(`stopped at ${failed.run}: ${failed.error.message}\n`);
       if (failed.error.hint) sys.out.stdout(`  to rebase it: ${failed.error.hint}\n`);
       if (rest.length > 0) sys.out.stdout(`not applied yet: ${rest.join(" ")}\n`);
     }
     if (live.length > 0) {
-      sys.out.stdout(`still running (apply them later): ${live.map((r) => r.id).join(" ")}\n`);
+      sys.out.stdout(`still running (apply them later): ${live.join(" ")}\n`);
     }
   }
-  return failed === null ? 0 : failed.error.exit;
+  return failed === undefined ? 0 : failed.error.exit;
 }
 
 /** Applies isolate runs' patches. */
@@ -92,10 +67,11 @@ export const applyCommand: CommandRun = async ({ sys, flags, args }) => {
     if (args.length > 0) throw new UsageError("Give runs or -g GROUP, not both");
     return await applyGroup(sys, flags.group as string, allowDelete, json);
   }
-  const runs = await loadNamed(sys, args.length > 0 ? args : ["last"]);
+  const engine = createEngine(sys);
+  const runs = await engine.list({ runs: args.length > 0 ? args : ["last"] });
   const results: Applied[] = [];
   for (const run of runs) {
-    const applied = await applyRun(sys, run.id, { allowDelete });
+    const applied = await engine.apply(run.id, { allowDelete });
     results.push(applied);
     if (!json) sys.out.stdout(describeApplied(applied));
   }
@@ -107,10 +83,11 @@ export const applyCommand: CommandRun = async ({ sys, flags, args }) => {
 
 /** Removes isolate runs' copies, keeping their patches. */
 export const discardCommand: CommandRun = async ({ sys, flags, args }) => {
-  const runs = await loadNamed(sys, args.length > 0 ? args : ["last"]);
-  const out: RunRecord[] = [];
+  const engine = createEngine(sys);
+  const runs = await engine.list({ runs: args.length > 0 ? args : ["last"] });
+  const out: RunReport[] = [];
   for (const run of runs) {
-    const record = await discardRun(sys, run.id);
+    const record = await engine.discard(run.id);
     out.push(record);
     if (!flags.json) {
       sys.out.stdout(

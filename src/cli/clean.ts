@@ -2,17 +2,18 @@
  * `pitroom clean [--days 14] [--yes] [--json]`: removes the folders of runs that ended more than
  * N days ago. Without --yes it only lists them. The history keeps every removed run.
  */
-import { reconcile } from "../engine/liveness.ts";
-import type { CleanItem, CleanPlan, KeepReason } from "../engine/clean.ts";
+import {
+  type CleanItem,
+  type CleanPlan,
+  createEngine,
+  type KeepReason,
+  oneLine,
+} from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
-import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { dateTime } from "./figures.ts";
 import { notePreparation } from "./history.ts";
 import { printJson, table } from "./output.ts";
-import { oneLine } from "../sys/text.ts";
-
-const DAY = 86_400_000;
 
 const REASONS: Record<KeepReason, string> = {
   live: "still running",
@@ -62,31 +63,21 @@ export function renderPlan(plan: CleanPlan, days: number): string {
   return lines.join("\n") + "\n";
 }
 
-async function plan(sys: Sys, days: number): Promise<CleanPlan> {
-  const { planClean } = await import("../engine/clean.ts");
-  return await planClean(sys, {
-    cutoff: sys.clock.now() - days * DAY,
-    reconcile: (record) => reconcile(sys, record),
-  });
-}
-
 /** `pitroom clean`. */
 export const cleanCommand: CommandRun = async ({ sys, flags }) => {
   const days = flags.days as number;
   if (!Number.isFinite(days) || days < 0) {
     throw new UsageError(`--days needs a number of days (0 or more), got "${flags.days}"`);
   }
-  const found = await plan(sys, days);
+  const engine = createEngine(sys);
+  const found = await engine.history.planClean(days);
   if (!flags.yes) {
     if (flags.json) printJson(sys, { dryRun: true, days, ...found });
     else sys.out.stdout(renderPlan(found, days));
     return 0;
   }
-  const { withHistory } = await import("../store/history/ready.ts");
-  const { removeRuns } = await import("../engine/clean.ts");
-  const result = await withHistory(sys, async (db, prep) => {
-    notePreparation(sys, prep);
-    return await removeRuns(sys, db, found);
+  const result = await engine.history.clean(found, {
+    onPrepared: (prep) => notePreparation(sys, prep),
   });
   if (flags.json) {
     printJson(sys, { dryRun: false, days, cutoff: found.cutoff, ...result, keep: found.keep });

@@ -75,6 +75,13 @@ const RUN_FLAGS: FlagDef[] = [
     describe: "run in the background: print the run id and return",
   },
   { name: "task-file", type: "string", value: "FILE", describe: "read the task from a file" },
+  {
+    name: "file",
+    short: "f",
+    type: "strings",
+    value: "FILE",
+    describe: "attach a file to the task (repeatable; its path and text go in the prompt)",
+  },
   { name: "no-fallback", type: "boolean", describe: "do not move along the fallback chain" },
   {
     name: "max-tokens",
@@ -264,10 +271,20 @@ export const COMMANDS: readonly CommandDef[] = [
     flags: [
       { name: "patch", type: "boolean", describe: "print the exact diff the worker made" },
       { name: "events", type: "boolean", describe: "print the run's events as JSON lines" },
+      {
+        name: "full",
+        type: "boolean",
+        describe: "print a long answer and every changed file (clipped by default)",
+      },
       JSON_FLAG,
     ],
     args: [{ ...RUN_SELECTION, name: "RUN" }],
-    examples: ["pitroom show", "pitroom show last --patch", "pitroom show 3f2a --json"],
+    examples: [
+      "pitroom show",
+      "pitroom show last --patch",
+      "pitroom show last --full",
+      "pitroom show 3f2a --json",
+    ],
     load: () => import("./show.ts").then((m) => m.showCommand),
   },
   {

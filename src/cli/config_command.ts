@@ -2,10 +2,9 @@
  * `pitroom config`: every effective setting and where it comes from, where the config file and
  * the state dir are, and what is wrong with the config (warnings on stderr; in JSON a list).
  */
-import { type Setting, type Settings, TIERS } from "../engine/settings.ts";
+import { createEngine, type Setting, type Settings, TIERS } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
-import { printJson, table } from "./output.ts";
-import { loadSettings, warn } from "./settings.ts";
+import { printJson, table, warn } from "./output.ts";
 
 /**
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
@@ -57,7 +56,7 @@ function show(name: string, value: unknown, settings: Settings): string {
 
 /** Shows the effective settings. */
 export const configCommand: CommandRun = async ({ sys, flags }) => {
-  const { loaded, settings, warnings } = await loadSettings(sys);
+  const { loaded, settings, warnings } = await createEngine(sys).settings();
   const rows = settingRows(settings);
   if (flags.json) {
     const report: ConfigReport = {

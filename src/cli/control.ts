@@ -1,13 +1,9 @@
 /**
  * `pitroom stop RUN` and `pitroom revert RUN`.
  */
-import { revertRun, stopRun } from "../engine/control.ts";
-import { statePaths } from "../store/paths.ts";
-import { resolveRunId } from "../store/runs.ts";
+import { createEngine } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
-import { loadGroup } from "./runs.ts";
-import { isFinal } from "../store/record.ts";
 import { UsageError } from "../sys/errors.ts";
 
 /** Stops runs: the named ones or a group's live ones (queued runs too), side by side. */
@@ -19,11 +15,7 @@ export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
   if (group === undefined && args.length === 0) {
     throw new UsageError("Name the run to stop", { hint: "pitroom stop RUN (or -g NAME)" });
   }
-  const paths = statePaths(sys.stateDir);
-  const ids = group !== undefined
-    ? (await loadGroup(sys, group)).filter((r) => !isFinal(r.state)).map((r) => r.id)
-    : await Promise.all(args.map((a) => resolveRunId(paths, a)));
-  const records = await Promise.all(ids.map((id) => stopRun(sys, id)));
+  const records = await createEngine(sys).stop(group !== undefined ? { group } : { runs: args });
   if (flags.json) {
     printJson(sys, group === undefined && records.length === 1 ? records[0] : records);
   } else if (records.length === 0) sys.out.stderr(`Nothing to stop in group "${group}"\n`);
@@ -37,9 +29,8 @@ export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
 
 /** Reverts a run's changes (with `--all` also those no tool call of its worker made). */
 export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
-  const id = await resolveRunId(statePaths(sys.stateDir), args[0]!);
   const all = flags.all === true;
-  const record = await revertRun(sys, id, { all });
+  const record = await createEngine(sys).revert(args[0]!, { all });
   const others = record.changes?.others ?? [];
   const files = [...(record.changes?.files ?? []), ...(all ? others : [])];
   const left = all ? [] : others;

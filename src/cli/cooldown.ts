@@ -1,24 +1,21 @@
 /**
  * `pitroom cooldown [--clear] [--json]`.
  */
-import { formatUntil } from "../engine/cooldown.ts";
-import { activeCooldowns, clearCooldowns } from "../store/cooldown.ts";
-import { statePaths } from "../store/paths.ts";
+import { createEngine, formatUntil, oneLine } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, table } from "./output.ts";
-import { oneLine } from "../sys/text.ts";
 
 /** Shows or clears cooldowns. */
 export const cooldownCommand: CommandRun = async ({ sys, flags }) => {
-  const paths = statePaths(sys.stateDir);
+  const engine = createEngine(sys);
   const now = sys.clock.now();
   if (flags.clear) {
-    const n = await clearCooldowns(paths, now);
+    const n = await engine.clearCooldowns();
     if (flags.json) printJson(sys, { cleared: n });
     else sys.out.stdout(`cleared ${n} cooldown(s)\n`);
     return 0;
   }
-  const list = await activeCooldowns(paths, now);
+  const list = await engine.cooldowns();
   if (flags.json) {
     printJson(sys, list);
     return 0;

@@ -3,17 +3,13 @@
  * `---` lines between tasks): every task becomes a background run of one group, handed to the
  * host at once. Prints the group and the commands that follow it; `--json` the group and ids.
  */
-import { createRun, type NewRun } from "../engine/create.ts";
-import { newRunId } from "../engine/ids.ts";
-import { startSupervisors } from "../engine/supervisor.ts";
+import { createEngine, newRunId, oneLine } from "../engine/mod.ts";
 import { resolve } from "../sys/path.ts";
-import { RefusedError, UsageError } from "../sys/errors.ts";
+import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
-import { printJson } from "./output.ts";
-import { oneLine } from "../sys/text.ts";
-import { newRunFrom } from "./run.ts";
-import { loadSettings, warn } from "./settings.ts";
+import { printJson, warn } from "./output.ts";
+import { modeOf, requestFrom } from "./run.ts";
 
 /** Splits a task file into tasks: `---` lines separate them; empty tasks are dropped. */
 export function splitTasks(text: string): string[] {
@@ -48,50 +44,18 @@ async function readTasks(
   }
 }
 
-/** Creates a run; a new id is drawn when one made in the same second was drawn already. */
-async function createUnique(sys: Sys, spec: NewRun) {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await createRun(sys, spec);
-    } catch (error) {
-      if (!(error instanceof RefusedError && error.code === "run_exists") || attempt >= 8) {
-        throw error;
-      }
-    }
-  }
-}
-
 /** Starts every task as a background run of one group. */
 export const crewCommand: CommandRun = async ({ sys, flags, args }) => {
-  if ([flags.read, flags.write, flags.isolate].filter(Boolean).length > 1) {
-    throw new UsageError("Choose one mode: -r (read), -w (write in place) or -i (isolated copies)");
-  }
+  const mode = modeOf(flags, "isolated copies");
   const tasks = await readTasks(sys, args, flags["task-file"] as string | undefined);
   if (tasks.length === 0) {
     throw new UsageError("No tasks given", { hint: 'pitroom crew "task 1" "task 2"' });
   }
-  if (flags.write && tasks.length > 1) {
-    throw new RefusedError(
-      "parallel_writers",
-      `${tasks.length} workers would edit the same tree in place at once`,
-      {
-        hint:
-          "give each its own copy with -i (`pitroom crew -i ...`), then `pitroom apply -g NAME`",
-      },
-    );
-  }
+  const engine = createEngine(sys);
   const group = (flags.group as string | undefined) ?? `crew-${newRunId(sys)}`;
-  const { settings, warnings } = await loadSettings(sys);
-  warn(sys, warnings);
-  // One spec for all: the directory, chain and effort are checked once.
-  const spec = await newRunFrom(sys, settings, { ...flags, group }, tasks[0]!);
-  const ids: string[] = [];
-  try {
-    for (const task of tasks) ids.push((await createUnique(sys, { ...spec, task })).id);
-  } finally {
-    // Whatever was created runs, even when a later task could not be created.
-    if (ids.length > 0) await startSupervisors(sys, ids);
-  }
+  const started = await engine.start({ ...requestFrom(flags, mode), group, tasks });
+  warn(sys, started.warnings);
+  const ids = started.ids;
   if (flags.json) {
     printJson(sys, { group, runs: ids });
     return 0;
@@ -103,7 +67,7 @@ export const crewCommand: CommandRun = async ({ sys, flags, args }) => {
     `follow:  pitroom watch -g ${group} --brief`,
     `collect: pitroom wait -g ${group}`,
   );
-  if (spec.mode === "isolate") lines.push(`apply:   pitroom apply -g ${group}`);
+  if (mode === "isolate") lines.push(`apply:   pitroom apply -g ${group}`);
   sys.out.stdout(lines.join("\n") + "\n");
   return 0;
 };

@@ -8,7 +8,7 @@ export function count(n: number): string {
 }
 
 /** A short count (`12.3k`) and dollars (`$3.86`), as receipts print them. */
-export { formatTokens as compact, formatUsd as usd } from "../receipts/format.ts";
+export { formatTokens as compact, formatUsd as usd } from "../engine/mod.ts";
 
 /** A rate as a percentage, or `-`. */
 export function percent(rate: number | null): string {

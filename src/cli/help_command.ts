@@ -4,9 +4,12 @@ import type { CommandRun } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
 import { VERSION } from "./version.ts";
-import { describeEvents } from "../events/mod.ts";
+import { describeEvents, describeWatchLines } from "../engine/mod.ts";
 
-/** The event union as `show --events` prints it, generated from the registry. */
+/**
+ * The event union as `show --events` prints it and the lines of `watch --json`, both generated
+ * from their registries.
+ */
 export function eventsHelp(): string {
   const lines = [
     "Events: one JSON object per line, each with `type` and `time` (ms since the epoch).",
@@ -16,6 +19,15 @@ export function eventsHelp(): string {
   for (const [type, fields] of Object.entries(describeEvents())) {
     lines.push(`${type}`);
     for (const [name, shape] of Object.entries(fields)) lines.push(`  ${name}: ${shape}`);
+  }
+  lines.push(
+    "",
+    "Watch lines: `pitroom watch --json` prints one JSON object per change, each with `event`.",
+    "",
+  );
+  for (const [name, fields] of Object.entries(describeWatchLines())) {
+    lines.push(`${name}`);
+    for (const [field, shape] of Object.entries(fields)) lines.push(`  ${field}: ${shape}`);
   }
   return lines.join("\n") + "\n";
 }

@@ -2,18 +2,23 @@
  * `pitroom history [TEXT]` (search), `pitroom history stats` and `pitroom history import`.
  * The first word picks the subcommand; every other positional is search text.
  */
-import type { DatabaseSync } from "node:sqlite";
-import { OUTCOME_CLASSES, type OutcomeClass } from "../events/mod.ts";
-import type { Preparation } from "../store/history/ready.ts";
-import type { SearchFilter, SearchHit } from "../engine/history/search.ts";
-import type { Stats, StatsRow } from "../engine/history/stats.ts";
+import {
+  createEngine,
+  formatDuration,
+  oneLine,
+  OUTCOME_CLASSES,
+  type OutcomeClass,
+  type Preparation,
+  type SearchFilter,
+  type SearchHit,
+  type Stats,
+  type StatsRow,
+} from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
-import { formatDuration } from "./duration.ts";
 import { compact, dateTime, percent, usd } from "./figures.ts";
 import { printJson, table } from "./output.ts";
-import { oneLine } from "../sys/text.ts";
 import { periodWords, sinceOf } from "./period.ts";
 
 const SEARCH_FLAGS = ["model", "worker", "state", "group", "since", "limit", "json"];
@@ -38,14 +43,6 @@ export function notePreparation(sys: Sys, prep: Preparation): void {
   if (prep.imported) {
     sys.out.stderr(`Took ${prep.imported.indexed} run(s) from the run folders into the history\n`);
   }
-}
-
-async function withHistory<T>(
-  sys: Sys,
-  fn: (db: DatabaseSync, prep: Preparation) => T | Promise<T>,
-): Promise<T> {
-  const { withHistory } = await import("../store/history/ready.ts");
-  return await withHistory(sys, fn);
 }
 
 /** `--state` as a filter: a final state, `problem`, or an outcome class. */
@@ -111,13 +108,10 @@ async function search(sys: Sys, flags: FlagValues, text: string): Promise<number
   }
   const json = flags.json === true;
   const color = !json && sys.out.isTTY && sys.out.color;
-  const hits = await withHistory(sys, async (db, prep) => {
-    notePreparation(sys, prep);
-    const { searchRuns } = await import("../engine/history/search.ts");
-    return searchRuns(db, filter, {
-      limit,
-      marks: color ? HIGHLIGHT : json ? ["**", "**"] : ["", ""],
-    });
+  const hits = await createEngine(sys).history.search(filter, {
+    limit,
+    marks: color ? HIGHLIGHT : json ? ["**", "**"] : ["", ""],
+    onPrepared: (prep) => notePreparation(sys, prep),
   });
   if (json) printJson(sys, hits);
   else if (hits.length === 0) sys.out.stderr("No runs match\n");
@@ -185,10 +179,8 @@ async function stats(sys: Sys, flags: FlagValues): Promise<number> {
   const now = sys.clock.now();
   const sinceText = typeof flags.since === "string" ? flags.since : "30d";
   const since = sinceOf(sinceText, now);
-  const result = await withHistory(sys, async (db, prep) => {
-    notePreparation(sys, prep);
-    const { computeStats } = await import("../engine/history/stats.ts");
-    return computeStats(db, since, now);
+  const result = await createEngine(sys).history.stats({ since }, {
+    onPrepared: (prep) => notePreparation(sys, prep),
   });
   if (flags.json) printJson(sys, result);
   else sys.out.stdout(renderStats(result, periodWords(sinceText)));
@@ -197,12 +189,10 @@ async function stats(sys: Sys, flags: FlagValues): Promise<number> {
 
 async function importCommand(sys: Sys, flags: FlagValues): Promise<number> {
   onlyFlags(flags, IMPORT_FLAGS, "history import");
-  const result = await withHistory(sys, async (db, prep) => {
-    if (prep.movedAside) notePreparation(sys, { movedAside: prep.movedAside });
-    // A first import has just run while opening; running it again would do the same work.
-    if (prep.imported) return prep.imported;
-    const { importRuns } = await import("../store/history/import.ts");
-    return await importRuns(sys, db);
+  const result = await createEngine(sys).history.import({
+    onPrepared: (prep) => {
+      if (prep.movedAside) notePreparation(sys, { movedAside: prep.movedAside });
+    },
   });
   if (flags.json) printJson(sys, result);
   else {

@@ -6,16 +6,19 @@
  * clients show to the user). A marker in the run's folder (`cards/<phase>`) makes a second call
  * print nothing. Anything else prints nothing and exits 0.
  */
-import { formatUsd } from "../receipts/format.ts";
-import { isRunId, statePaths } from "../store/paths.ts";
-import { isFinal, type RunRecord } from "../store/record.ts";
-import { readRecord } from "../store/runs.ts";
-import { join } from "../sys/path.ts";
+import {
+  createEngine,
+  formatDuration,
+  formatUsd,
+  isFinal,
+  isRunId,
+  oneLine,
+  type RunReport as RunRecord,
+  runTime,
+  workerOf as workerLabel,
+} from "../engine/mod.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
-import { formatDuration } from "./duration.ts";
-import { oneLine } from "../sys/text.ts";
-import { runTime, workerLabel } from "./report.ts";
 import { shellCommands } from "./shell_words.ts";
 
 /** What a Pitroom command did to its runs. */
@@ -164,29 +167,15 @@ function shownIn(phase: Phase, record: RunRecord): boolean {
   return true;
 }
 
-/** Marks a run's card of a phase as shown; false when it had been shown already. */
-async function markShown(sys: Sys, id: string, phase: Phase): Promise<boolean> {
-  const dir = join(statePaths(sys.stateDir).run(id).dir, "cards");
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  try {
-    const file = await Deno.open(join(dir, phase), { write: true, createNew: true, mode: 0o600 });
-    file.close();
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) return false;
-    throw error;
-  }
-}
-
 /** The cards a hook input calls for, each marked shown (once per run and phase). */
 export async function cardsFor(sys: Sys, input: HookInput): Promise<string[]> {
-  const paths = statePaths(sys.stateDir);
+  const engine = createEngine(sys);
   const cards: string[] = [];
   for (const call of pitroomCalls(input.command)) {
     for (const id of runIdsOf(call, input.output)) {
-      const record = await readRecord(paths, id);
+      const record = await engine.peek(id);
       if (record === null || !shownIn(call.phase, record)) continue;
-      if (await markShown(sys, id, call.phase)) {
+      if (await engine.markCardShown(id, call.phase)) {
         cards.push(renderCard(record, call.phase, sys.clock.now()));
       }
     }

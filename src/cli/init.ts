@@ -5,14 +5,17 @@
  * only with `--force`, keeping a backup first.
  */
 import { dirname } from "../sys/path.ts";
-import { parseTarget } from "../engine/chain.ts";
-import { detectWorkers } from "../engine/installed.ts";
-import { DEFAULT_MAX_PARALLEL } from "../engine/settings.ts";
-import { writeJsonAtomic } from "../store/atomic.ts";
-import type { Config } from "../store/config.ts";
+import {
+  type Backend,
+  type Config,
+  DEFAULT_MAX_PARALLEL,
+  detectWorkers,
+  parseTarget,
+  type WorkerName,
+  writeJsonAtomic,
+} from "../engine/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { Backend, WorkerName } from "../workers/types.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
 import { exists } from "../sys/fs.ts";

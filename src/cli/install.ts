@@ -6,7 +6,7 @@
  * the original file is backed up once (`settings.json.pitroom-backup`); running either twice
  * changes nothing; a file that is not valid JSON is refused and left untouched.
  */
-import { writeTextAtomic } from "../store/atomic.ts";
+import { writeTextAtomic } from "../engine/mod.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import { exists, lstatOrNull } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";

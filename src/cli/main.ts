@@ -9,7 +9,7 @@ import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
 import { parseCommand, suggest } from "./parse.ts";
 import { VERSION } from "./version.ts";
-import { RECURSION_MARKER } from "../policy/floor.ts";
+import { RECURSION_MARKER } from "../engine/mod.ts";
 
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], sys: Sys): Promise<number> {

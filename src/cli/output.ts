@@ -30,3 +30,8 @@ export function table(rows: string[][]): string {
       .trimEnd()
   ).join("\n") + "\n";
 }
+
+/** Writes warnings to stderr, one line each. */
+export function warn(sys: Sys, warnings: readonly string[]): void {
+  for (const w of warnings) sys.out.stderr(`pitroom: warning: ${w}\n`);
+}

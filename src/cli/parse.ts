@@ -3,7 +3,7 @@
  */
 import { UsageError } from "../sys/errors.ts";
 import type { CommandDef, FlagValues } from "./command.ts";
-import { parseDuration } from "./duration.ts";
+import { parseDuration } from "../engine/mod.ts";
 
 /** The parsed form of a command line. */
 export interface Parsed {

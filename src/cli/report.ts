@@ -1,27 +1,45 @@
 /**
- * The report of a run, for people (text) and programs (`--json`).
+ * The text report of a run (the `RunReport` the engine gives; `--json` prints it as is). A long
+ * answer or a long list of changed files is clipped to a readable length with a line saying so;
+ * `{ full: true }` (`show --full`) prints it whole.
  */
-import { targetLabel } from "../engine/chain.ts";
-import { formatUntil } from "../engine/cooldown.ts";
-import type { RunRecord } from "../store/record.ts";
-import { formatDuration } from "./duration.ts";
-import { oneLine } from "../sys/text.ts";
-import { receiptLines } from "../receipts/lines.ts";
+import {
+  formatDuration,
+  formatUntil,
+  oneLine,
+  receiptLines,
+  type RunReport,
+  runTime,
+  targetLabel,
+  workerOf,
+} from "../engine/mod.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
 
-/** The wall time of a run so far. */
-export function runTime(record: RunRecord, now: number): number {
-  const start = record.startedAt ?? record.createdAt;
-  return (record.endedAt ?? now) - start;
+/** Lines of an answer shown before it is clipped. */
+export const ANSWER_LINES = 200;
+/** Changed files listed before the list is clipped. */
+export const FILE_LINES = 100;
+
+/** Options of `renderReport`. */
+export interface ReportOptions {
+  /** Print a long answer and every changed file. @default false */
+  full?: boolean;
 }
 
+type RunRecord = RunReport;
+
+export { runTime };
+
 /** Who worked on a run: the last attempt's target. */
-export function workerLabel(record: RunRecord): string {
-  const attempt = record.attempts.at(-1);
-  if (attempt) return targetLabel(attempt);
-  const first = record.chain[0];
-  return first ? targetLabel(first) : "-";
+export const workerLabel: (record: RunRecord) => string = workerOf;
+
+function clipped(lines: string[], max: number, full: boolean, what: string, id: string): string[] {
+  if (full || lines.length <= max) return lines;
+  return [
+    ...lines.slice(0, max),
+    `  … ${lines.length - max} more ${what} (\`pitroom show ${id} --full\` prints them all)`,
+  ];
 }
 
 function n(value: number): string {
@@ -29,7 +47,12 @@ function n(value: number): string {
 }
 
 /** The full text report of a run. */
-export function renderReport(record: RunRecord, now: number): string {
+export function renderReport(
+  record: RunRecord,
+  now: number,
+  options: ReportOptions = {},
+): string {
+  const full = options.full === true;
   const lines: string[] = [];
   const p = record.progress;
   lines.push(
@@ -78,7 +101,8 @@ export function renderReport(record: RunRecord, now: number): string {
     }
   }
   if (record.answer) {
-    lines.push("", "answer:", ...record.answer.trimEnd().split("\n").map((l) => `  ${l}`));
+    const answer = record.answer.trimEnd().split("\n").map((l) => `  ${l}`);
+    lines.push("", "answer:", ...clipped(answer, ANSWER_LINES, full, "lines", record.id));
   } else if (record.state === "done") {
     lines.push("", "answer: (the worker gave no text)");
   }
@@ -89,10 +113,11 @@ export function renderReport(record: RunRecord, now: number): string {
     const verb = changes.reverted ? "changed (undone)" : "changed";
     lines.push("", `${verb} ${changes.files.length} file(s), +${added} -${removed}:`);
     const width = Math.max(...changes.files.map((f) => f.path.length));
-    for (const f of changes.files) {
+    const fileLines = changes.files.map((f) => {
       const stat = f.binary ? "binary" : `+${f.added} -${f.removed}`;
-      lines.push(`  ${STATUS_LETTER[f.status]} ${f.path.padEnd(width)}  ${stat}`);
-    }
+      return `  ${STATUS_LETTER[f.status]} ${f.path.padEnd(width)}  ${stat}`;
+    });
+    lines.push(...clipped(fileLines, FILE_LINES, full, "files", record.id));
     const isolation = record.mode === "isolate" ? record.isolation : undefined;
     if (isolation?.applied) {
       lines.push("", `applied to your tree at ${formatUntil(isolation.applied.at, now)}`);

@@ -2,8 +2,13 @@
  * `pitroom savings [--since 7d|30d|all] [--models] [--json] [--card FILE.svg] [--badge]`:
  * what the workers saved over a period, from the receipts kept in the history.
  */
-import { formatRatio, primaryName } from "../receipts/format.ts";
-import { rowBurned, rowCompression, type SavingsTotals } from "../engine/receipts/totals.ts";
+import {
+  createEngine,
+  formatRatio,
+  primaryName,
+  type SavingsRow,
+  type SavingsTotals,
+} from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import { resolve } from "../sys/path.ts";
 import type { CommandRun } from "./command.ts";
@@ -16,15 +21,20 @@ import { periodWords, sinceOf } from "./period.ts";
 export const ESTIMATE_NOTE =
   "Money figures are estimates: a worker's reported cost where it gives one, else its tokens at list prices; what the primary would have charged is its list price for the same tokens.";
 
+function burned(row: SavingsRow): number {
+  const t = row.tokens;
+  return t.input + t.cached + t.output + t.reasoning;
+}
+
 /** The text of `pitroom savings` (pure). */
 export function renderSavings(totals: SavingsTotals, period: string, models: boolean): string {
   const t = totals.total;
   if (t.runs === 0) return `No finished runs (${period})\n`;
   const primary = primaryName(totals.primary);
-  const ratio = rowCompression(t);
+  const ratio = t.returnedTokens > 0 ? burned(t) / t.returnedTokens : null;
   const lines = [
     `Savings, ${period}: ${t.runs} run(s), ${t.ok} ok`,
-    `  burned    ${count(rowBurned(t))} tokens (${count(t.tokens.input)} in, ${
+    `  burned    ${count(burned(t))} tokens (${count(t.tokens.input)} in, ${
       count(t.tokens.cached)
     } cached, ${count(t.tokens.output)} out, ${count(t.tokens.reasoning)} reasoning)`,
     `  returned  ${count(t.returnedTokens)} tokens to your agent${
@@ -43,7 +53,7 @@ export function renderSavings(totals: SavingsTotals, period: string, models: boo
           r.label,
           String(r.runs),
           String(r.ok),
-          compact(rowBurned(r)),
+          compact(burned(r)),
           compact(r.returnedTokens),
           usd(r.workerCost),
           usd(r.primaryCost),
@@ -67,16 +77,12 @@ export const savingsCommand: CommandRun = async ({ sys, flags }) => {
       `--card writes an SVG file: give a name ending in .svg, not "${cardPath}"`,
     );
   }
-  const { withHistory } = await import("../store/history/ready.ts");
-  const totals = await withHistory(sys, async (db, prep) => {
-    notePreparation(sys, prep);
-    const { savingsTotals } = await import("../engine/history/savings.ts");
-    return savingsTotals(db, since, now);
+  const totals = await createEngine(sys).savings({ since }, {
+    onPrepared: (prep) => notePreparation(sys, prep),
   });
   const extra: { card?: string; badge?: { markdown: string; svg: string } } = {};
   if (cardPath !== undefined || flags.badge) {
-    const { renderCard } = await import("../receipts/card.ts");
-    const { renderBadge } = await import("../receipts/badge.ts");
+    const { renderCard, renderBadge } = await import("../engine/mod.ts");
     if (cardPath !== undefined) {
       extra.card = resolve(sys.cwd(), cardPath);
       await Deno.writeTextFile(extra.card, renderCard(totals));

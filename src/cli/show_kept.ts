@@ -1,33 +1,12 @@
 /**
  * `show` of a run whose folder was cleaned: the report, steps and patch the history keeps.
  */
-import { event, type PitroomEvent, TOOL_KINDS, type ToolKind } from "../events/mod.ts";
-import type { KeptRun } from "../engine/history/lookup.ts";
-import type { Step } from "../store/history/row.ts";
-import { statePaths } from "../store/paths.ts";
-import { exists } from "../sys/fs.ts";
-import { RefusedError, UsageError } from "../sys/errors.ts";
+import { type KeptRun, oneLine, type Step, stepEvents } from "../engine/mod.ts";
+import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { FlagValues } from "./command.ts";
 import { printJson, printJsonLine } from "./output.ts";
-import { oneLine } from "../sys/text.ts";
 import { renderReport } from "./report.ts";
-
-/** The run `typed` names in the history, or null (no history, or no such run there). */
-export async function findKept(sys: Sys, typed: string): Promise<KeptRun | null> {
-  if (!(await exists(statePaths(sys.stateDir).history))) return null;
-  const { withHistory } = await import("../store/history/ready.ts");
-  const { keptRun, matchIds } = await import("../engine/history/lookup.ts");
-  return await withHistory(sys, (db) => {
-    const ids = matchIds(db, typed);
-    if (ids.length > 1) {
-      throw new UsageError(`Run "${typed}" is ambiguous: ${ids.length} runs in the history match`, {
-        hint: "give more of the id",
-      });
-    }
-    return ids[0] === undefined ? null : keptRun(db, ids[0]);
-  });
-}
 
 /** The steps as report lines. */
 export function renderSteps(steps: Step[]): string {
@@ -44,27 +23,6 @@ export function renderSteps(steps: Step[]): string {
     }
   }
   return lines.join("\n") + "\n";
-}
-
-/** The steps as the events they came from (the rest of the events file is gone). */
-export function stepEvents(steps: Step[]): PitroomEvent[] {
-  return steps.map((s) => {
-    if (s.type === "tool") {
-      const kind = (TOOL_KINDS as readonly string[]).includes(s.kind ?? "")
-        ? s.kind as ToolKind
-        : "other";
-      const status = s.status === "error" || s.status === "denied" ? s.status : "ok";
-      return event("worker.tool_call", s.time, {
-        tool: s.tool ?? "",
-        kind,
-        target: s.target ?? "",
-        status,
-        ...(s.text === null ? {} : { error: s.text }),
-      });
-    }
-    if (s.type === "error") return event("worker.error", s.time, { message: s.text ?? "" });
-    return event("worker.text", s.time, { text: s.text ?? "" });
-  });
 }
 
 /** Prints a kept run the way `show` prints one with a folder. */
@@ -89,6 +47,9 @@ export function showKept(sys: Sys, flags: FlagValues, kept: KeptRun): number {
     return 0;
   }
   sys.out.stderr(note);
-  sys.out.stdout(renderReport(record, sys.clock.now()) + "\n" + renderSteps(kept.steps));
+  sys.out.stdout(
+    renderReport(record, sys.clock.now(), { full: flags.full === true }) + "\n" +
+      renderSteps(kept.steps),
+  );
   return 0;
 }

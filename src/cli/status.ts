@@ -1,32 +1,40 @@
 /**
- * `pitroom status` and `pitroom ls`.
+ * `pitroom status` and `pitroom ls`: each run's live view (engine/fold.ts) as a table, or the
+ * reports as JSON.
  */
-import { isFinal, type RunRecord } from "../store/record.ts";
+import {
+  createEngine,
+  formatDuration,
+  isFinal,
+  oneLine,
+  type RunReport,
+  runTime,
+  viewOf,
+} from "../engine/mod.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
-import { formatDuration } from "./duration.ts";
 import { printJson, table } from "./output.ts";
-import { oneLine } from "../sys/text.ts";
-import { runTime, workerLabel } from "./report.ts";
-import { loadCurrent, loadGroup, loadNamed } from "./runs.ts";
 
-function rows(records: RunRecord[], now: number): string {
+function rows(records: RunReport[], now: number): string {
   const header = ["RUN", "STATE", "MODE", "TIME", "STEPS", "WORKER", "NOW / RESULT"];
   return table([
     header,
-    ...records.map((r) => [
-      r.id,
-      r.state,
-      r.mode,
-      formatDuration(runTime(r, now)),
-      String(r.progress.steps),
-      workerLabel(r),
-      oneLine(isFinal(r.state) ? (r.answer ?? r.message ?? "") : (r.progress.last ?? r.task), 48),
-    ]),
+    ...records.map((r) => {
+      const view = viewOf(r);
+      return [
+        r.id,
+        r.state,
+        r.mode,
+        formatDuration(runTime(r, now)),
+        String(view.steps),
+        view.worker,
+        oneLine(isFinal(r.state) ? (r.answer ?? r.message ?? "") : (view.last ?? r.task), 48),
+      ];
+    }),
   ]);
 }
 
-function print(sys: Sys, records: RunRecord[], json: boolean, empty: string): number {
+function print(sys: Sys, records: RunReport[], json: boolean, empty: string): number {
   if (json) printJson(sys, records);
   else if (records.length === 0) sys.out.stderr(`${empty}\n`);
   else sys.out.stdout(rows(records, sys.clock.now()));
@@ -35,19 +43,21 @@ function print(sys: Sys, records: RunRecord[], json: boolean, empty: string): nu
 
 /** Shows runs: the named ones, a group, or the live and recent ones. */
 export const statusCommand: CommandRun = async ({ sys, flags, args }) => {
+  const engine = createEngine(sys);
   const records = args.length > 0
-    ? await loadNamed(sys, args)
+    ? await engine.list({ runs: args })
     : flags.group
-    ? await loadGroup(sys, flags.group as string)
-    : await loadCurrent(sys, 10);
+    ? await engine.list({ group: flags.group as string })
+    : await engine.list({ recent: 10 });
   return print(sys, records, flags.json === true, "No runs yet");
 };
 
 /** Lists runs newest first. */
 export const lsCommand: CommandRun = async ({ sys, flags }) => {
+  const engine = createEngine(sys);
   let records = flags.group
-    ? await loadGroup(sys, flags.group as string)
-    : await loadCurrent(sys, flags.limit as number);
+    ? await engine.list({ group: flags.group as string })
+    : await engine.list({ recent: flags.limit as number });
   if (flags.running) records = records.filter((r) => !isFinal(r.state));
   records = records.reverse().slice(0, flags.limit as number);
   return print(

@@ -5,12 +5,7 @@
  * Fast on purpose: the live runs come from the `active/` markers, the savings from the history
  * (which loads node:sqlite only when it has a database).
  */
-import { killGroup } from "../engine/process.ts";
-import { savedSince } from "../engine/history/savings.ts";
-import { formatUsd } from "../receipts/format.ts";
-import { listActive } from "../store/active.ts";
-import { statePaths } from "../store/paths.ts";
-import { exists } from "../sys/fs.ts";
+import { createEngine, formatUsd, killGroup } from "../engine/mod.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 
@@ -72,12 +67,12 @@ export async function runOwn(
 export const statuslineCommand: CommandRun = async ({ sys, flags }) => {
   const input = await readStdin();
   const then = typeof flags.then === "string" && flags.then.trim() !== "" ? flags.then : null;
-  const paths = statePaths(sys.stateDir);
+  const engine = createEngine(sys);
   const [own, active, saved] = await Promise.all([
     then === null ? Promise.resolve(null) : runOwn(sys, then, input, THEN_TIMEOUT_MS),
-    listActive(paths),
-    // Without a history there is nothing saved yet: spare loading it.
-    exists(paths.history).then((there) => there ? savedSince(sys, sys.clock.now() - WEEK_MS) : 0),
+    engine.liveIds(),
+    // Without a history there is nothing saved yet: the engine spares loading it.
+    engine.savedSince(sys.clock.now() - WEEK_MS),
   ]);
   sys.out.stdout(statusText(own, pitroomPart(active.length, saved)));
   return 0;

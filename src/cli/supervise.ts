@@ -2,7 +2,7 @@
  * The hidden `__supervise` command: the background host of a state dir (src/engine/host.ts).
  * SIGTERM or SIGINT stops every run it hosts, then it exits.
  */
-import { runHost } from "../engine/host.ts";
+import { runHost } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
 
 /** Hosts background runs until none is left. */

@@ -2,35 +2,34 @@
  * `pitroom wait [RUN...] [-g GROUP] [--any] [--brief] [--timeout 540]`: exit 75 while anything
  * is still going, otherwise the exit code of the first run (in run order) that failed.
  */
-import { waitForRuns } from "../engine/control.ts";
-import { isFinal, type RunRecord } from "../store/record.ts";
+import { createEngine, isFinal, type RunReport } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
 import { renderBrief, renderReport } from "./report.ts";
-import { loadCurrent, loadGroup, loadNamed } from "./runs.ts";
 
 /** The exit code of a set of ended runs: the first failing run's, else 0. */
-export function groupExit(records: readonly RunRecord[]): number {
+export function groupExit(records: readonly RunReport[]): number {
   return records.find((r) => (r.exit ?? 1) !== 0)?.exit ?? (records.length > 0 ? 0 : 1);
 }
 
 /** Waits for runs and prints their reports. */
 export const waitCommand: CommandRun = async ({ sys, flags, args }) => {
   const group = flags.group as string | undefined;
-  let records = args.length > 0
-    ? await loadNamed(sys, args)
+  const engine = createEngine(sys);
+  const chosen = args.length > 0
+    ? await engine.list({ runs: args })
     : group
-    ? await loadGroup(sys, group)
-    : (await loadCurrent(sys, 0)).filter((r) => !isFinal(r.state));
-  if (records.length === 0) {
+    ? await engine.list({ group })
+    : (await engine.list({ recent: 0 })).filter((r) => !isFinal(r.state));
+  if (chosen.length === 0) {
     throw new UsageError("Nothing to wait for: no runs are running", {
       hint: "name a run: `pitroom wait RUN`",
     });
   }
   const again = ["pitroom wait", ...(group && args.length === 0 ? ["-g", group] : args)];
   if (flags.any) again.push("--any");
-  records = await waitForRuns(sys, records.map((r) => r.id), {
+  const records = await engine.wait({ runs: chosen.map((r) => r.id) }, {
     timeoutMs: flags.timeout as number,
     again: again.join(" "),
     ...(flags.any ? { any: true } : {}),

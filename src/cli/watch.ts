@@ -1,41 +1,41 @@
 /**
  * `pitroom watch [RUN... | -g NAME] [--json | --brief] [--interval S] [--timeout DUR]`: follows
  * runs live through the event feed until every one has ended. `--json` prints one line per
- * change (the `watch_lines.ts` contract), `--brief` one card line when a run starts and one when
+ * change (engine/watch_lines.ts, listed by `pitroom help events`), `--brief` one card line when a run starts and one when
  * it ends (for an agent's monitor tool), and a terminal gets a table redrawn as things change.
  */
-import { subscribe } from "../engine/feed.ts";
-import { statePaths } from "../store/paths.ts";
-import { loadRecord } from "../store/runs.ts";
-import { isFinal } from "../store/record.ts";
+import {
+  createEngine,
+  formatDuration,
+  isFinal,
+  LiveFold,
+  oneLine,
+  type RunView,
+  type Selector,
+  type WatchLine,
+  type WatchLineOf,
+} from "../engine/mod.ts";
 import { StillRunning, UsageError } from "../sys/errors.ts";
-import type { Sys, Timer } from "../sys/mod.ts";
+import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
-import { formatDuration } from "./duration.ts";
 import { printJsonLine, table } from "./output.ts";
-import { oneLine } from "../sys/text.ts";
-import { loadCurrent, loadNamed } from "./runs.ts";
-import { CrewView, type WatchLine } from "./watch_lines.ts";
 
 /** How a watch prints. */
 type Style = "json" | "brief" | "table";
 
-const END_MARK: Record<string, string> = { done: "✓", failed: "✗", timeout: "✗", stopped: "■" };
-
 /** The card line of a start or an end; null for lines a brief watch leaves out. */
-export function briefLine(line: WatchLine): string | null {
-  switch (line.type) {
+export function briefLine(line: WatchLine, view?: RunView): string | null {
+  switch (line.event) {
     case "started":
-      return `▶ ${line.run} started · ${line.mode} · ${line.worker} · ${line.task}`;
+      return `▶ ${line.run} started · ${line.mode} · ${view?.worker ?? "-"} · ${line.task}`;
     case "done":
-    case "failed":
-    case "timeout":
-    case "stopped": {
-      const how = line.type === "done" ? "done" : `${line.type} (exit ${line.exit})`;
-      const changed = line.changes.length > 0 ? ` · ${line.changes.length} file(s) changed` : "";
-      return `${
-        END_MARK[line.type]
-      } ${line.run} ${how} · ${line.time} · ${line.worker}${changed} · ${
+    case "problem": {
+      const kind = line.event === "done" ? "done" : how(line.outcome);
+      const text = line.event === "done" ? "done" : `${kind} (exit ${line.exit})`;
+      const mark = line.event === "done" ? "✓" : kind === "stopped" ? "■" : "✗";
+      const files = line.changes?.length ?? 0;
+      const changed = files > 0 ? ` · ${files} file(s) changed` : "";
+      return `${mark} ${line.run} ${text} · ${line.time} · ${line.worker}${changed} · ${
         oneLine(line.summary, 100)
       }`;
     }
@@ -46,13 +46,18 @@ export function briefLine(line: WatchLine): string | null {
   }
 }
 
-function renderTable(view: CrewView, now: number): string {
+/** How a problem is named on a card and in the table: timeout, stopped or failed. */
+function how(outcome: string | undefined): string {
+  return outcome === "timeout" || outcome === "stopped" ? outcome : "failed";
+}
+
+function renderTable(view: LiveFold, now: number): string {
   const rows = view.runs().map((v) =>
     [
       v.id,
-      v.end ? v.end.type : v.phase,
+      v.end ? (v.end.event === "done" ? "done" : how(v.outcome)) : v.phase,
       v.worker,
-      formatDuration(v.end ? v.end.ms : v.startedAt === undefined ? 0 : now - v.startedAt),
+      formatDuration(v.end ? v.ms ?? 0 : v.startedAt === undefined ? 0 : now - v.startedAt),
       String(v.tools),
       v.end
         ? v.end.summary
@@ -68,36 +73,36 @@ function renderTable(view: CrewView, now: number): string {
 class Printer {
   #sys: Sys;
   #style: Style;
-  #view: CrewView;
+  #view: LiveFold;
   #intervalMs: number;
   #lastProgress = new Map<string, number>();
-  #pending = new Map<string, Timer>();
+  #pending = new Map<string, ReturnType<typeof setTimeout>>();
   #drawn = 0;
-  #redraw: Timer | undefined;
-  #ticker: Timer | undefined;
+  #redraw: ReturnType<typeof setTimeout> | undefined;
+  #ticker: ReturnType<typeof setInterval> | undefined;
 
-  constructor(sys: Sys, style: Style, view: CrewView, intervalMs: number) {
+  constructor(sys: Sys, style: Style, view: LiveFold, intervalMs: number) {
     this.#sys = sys;
     this.#style = style;
     this.#view = view;
     this.#intervalMs = intervalMs;
     if (style === "table") {
       // A terminal's clock column moves on its own; nothing is read on these ticks.
-      this.#ticker = sys.clock.every(Math.max(1000, intervalMs), () => this.#draw());
+      this.#ticker = setInterval(() => this.#draw(), Math.max(1000, intervalMs));
     }
   }
 
   print(line: WatchLine): void {
-    if (line.type === "progress") return this.#progress(line);
-    if (line.type !== "all-done") this.#cancel(line.run, line.type !== "fallback");
+    if (line.event === "progress") return this.#progress(line);
+    if (line.event !== "all-done") this.#cancel(line.run, line.event !== "fallback");
     if (this.#style === "json") this.#sys.out.stdout(JSON.stringify(line) + "\n");
     else if (this.#style === "brief") {
-      const text = briefLine(line);
+      const text = briefLine(line, "run" in line ? this.#view.get(line.run) : undefined);
       if (text !== null) this.#sys.out.stdout(text + "\n");
     } else this.#scheduleDraw();
   }
 
-  #progress(line: Extract<WatchLine, { type: "progress" }>): void {
+  #progress(line: WatchLineOf<"progress">): void {
     if (this.#style === "brief") return;
     if (this.#style === "table") return this.#scheduleDraw();
     const now = this.#sys.clock.now();
@@ -112,25 +117,25 @@ class Printer {
     // The trailing line: the latest progress once the interval has passed.
     this.#pending.set(
       line.run,
-      this.#sys.clock.after(wait, () => {
+      setTimeout(() => {
         this.#pending.delete(line.run);
         const latest = this.#view.progress(line.run);
-        if (latest) this.#progress(latest as Extract<WatchLine, { type: "progress" }>);
-      }),
+        if (latest) this.#progress(latest);
+      }, wait),
     );
   }
 
   #cancel(run: string, ended: boolean): void {
-    this.#pending.get(run)?.cancel();
+    clearTimeout(this.#pending.get(run));
     this.#pending.delete(run);
     if (ended) this.#lastProgress.delete(run);
   }
 
   #scheduleDraw(): void {
-    this.#redraw ??= this.#sys.clock.after(Math.min(this.#intervalMs, 250), () => {
+    this.#redraw ??= setTimeout(() => {
       this.#redraw = undefined;
       this.#draw();
-    });
+    }, Math.min(this.#intervalMs, 250));
   }
 
   #draw(): void {
@@ -141,10 +146,10 @@ class Printer {
   }
 
   close(): void {
-    for (const timer of this.#pending.values()) timer.cancel();
+    for (const timer of this.#pending.values()) clearTimeout(timer);
     this.#pending.clear();
-    this.#redraw?.cancel();
-    this.#ticker?.cancel();
+    clearTimeout(this.#redraw);
+    clearInterval(this.#ticker);
     if (this.#style === "table") this.#draw();
   }
 }
@@ -163,21 +168,21 @@ export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
   if (group !== undefined && args.length > 0) {
     throw new UsageError("Name runs or a group (-g), not both");
   }
-  let filter: { runs: string[] } | { group: string };
-  if (group !== undefined) filter = { group };
+  const engine = createEngine(sys);
+  let selector: Selector;
+  if (group !== undefined) selector = { group };
   else {
     const records = args.length > 0
-      ? await loadNamed(sys, args)
-      : (await loadCurrent(sys, 0)).filter((r) => !isFinal(r.state));
+      ? await engine.list({ runs: args })
+      : (await engine.list({ recent: 0 })).filter((r) => !isFinal(r.state));
     if (records.length === 0) {
       throw new UsageError("Nothing to watch: no runs are running", {
         hint: "name a run or a group: `pitroom watch -g NAME`",
       });
     }
-    filter = { runs: records.map((r) => r.id) };
+    selector = { runs: records.map((r) => r.id) };
   }
-  const paths = statePaths(sys.stateDir);
-  const view = new CrewView();
+  const view = new LiveFold();
   const interval = (flags.interval as number | undefined) ?? 1;
   if (!(interval >= 0)) throw new UsageError(`Invalid --interval "${interval}": expected seconds`);
   const printer = new Printer(sys, style, view, interval * 1000);
@@ -189,7 +194,7 @@ export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
     queue = queue.then(async () => {
       const line = await make();
       if (line) printer.print(line);
-      if (replayed && line?.type !== "all-done") {
+      if (replayed && line?.event !== "all-done") {
         const done = view.allDone();
         if (done) {
           printer.print(done);
@@ -198,14 +203,14 @@ export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
       }
     }).catch((error) => allDone.reject(error));
   };
-  const feed = subscribe(sys, filter, ({ run, event, replay }) => {
+  const feed = engine.subscribe(selector, ({ run, event, replay }) => {
     const final = event.type === "run.finished" || event.type === "run.lost";
     if (replay) {
-      if (final) emit(async () => (view.end(await loadRecord(paths, run), sys.clock.now()), null));
+      if (final) emit(async () => (view.end(await engine.get(run), sys.clock.now()), null));
       else view.apply(run, event);
       return;
     }
-    if (final) emit(async () => view.end(await loadRecord(paths, run), sys.clock.now()));
+    if (final) emit(async () => view.end(await engine.get(run), sys.clock.now()));
     else {
       const line = view.apply(run, event);
       if (line) emit(() => line);

@@ -24,6 +24,8 @@ export interface WaitOptions {
   timeoutMs: number;
   /** The command that waits again, for the hint when the time runs out. */
   again?: string;
+  /** Aborting ends the wait with the abort reason (the runs go on). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -50,8 +52,16 @@ export async function waitForRuns(
     () => "timeout" as const,
     () => "cancelled" as const,
   );
+  const cancelled = Promise.withResolvers<never>();
+  const onAbort = () => cancelled.reject(options.signal?.reason ?? new Error("cancelled"));
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const winner = await Promise.race([first.promise.then(() => "ended" as const), timeout]);
+    const winner = await Promise.race([
+      first.promise.then(() => "ended" as const),
+      timeout,
+      cancelled.promise,
+    ]);
     if (winner === "timeout") {
       const pending = ids.length - new Set(ended).size;
       throw new StillRunning(
@@ -62,6 +72,7 @@ export async function waitForRuns(
       );
     }
   } finally {
+    options.signal?.removeEventListener("abort", onAbort);
     timer.abort();
     await feed.close();
   }
@@ -69,12 +80,6 @@ export async function waitForRuns(
   const records: RunRecord[] = [];
   for (const id of chosen) records.push(await reconcile(sys, await loadRecord(paths, id)));
   return records;
-}
-
-/** Resolves with the run's final record once it ends (finished or lost). */
-export async function waitForRun(sys: Sys, id: string): Promise<RunRecord> {
-  const [record] = await waitForRuns(sys, [id], { timeoutMs: 2 ** 31 - 1 });
-  return record!;
 }
 
 /** The pid of the live host of this state dir, or null when none runs. */
@@ -85,18 +90,32 @@ async function hostPid(paths: StatePaths): Promise<number | null> {
   return Number.isInteger(pid) && pid > 0 ? pid : null;
 }
 
+/** Options of `stopRun`. */
+export interface StopOptions {
+  /** Stops the run when it is a foreground run of this very process (no signal is sent). */
+  abort?: () => void;
+}
+
 /**
  * Stops a live run, queued or running. A background run gets a stop request its host acts on
- * (the host and its other runs go on); a foreground run's own process gets SIGTERM. Either way
- * the worker's process group is killed; when nothing happens within 15 s, it is killed here.
+ * (the host and its other runs go on); a foreground run's own process gets SIGTERM, unless that
+ * process is the caller: then `abort` stops it (no code path signals the caller's own pid).
+ * Either way the worker's process group is killed; when nothing happens within 15 s, it is
+ * killed here.
  */
-export async function stopRun(sys: Sys, id: string): Promise<RunRecord> {
+export async function stopRun(sys: Sys, id: string, options: StopOptions = {}): Promise<RunRecord> {
   const paths = statePaths(sys.stateDir);
   const record = await reconcile(sys, await loadRecord(paths, id));
   if (isFinal(record.state)) return record;
   const host = await hostPid(paths);
-  const own = record.supervisorPid !== undefined && record.supervisorPid !== host;
-  if (own) sys.runner.kill(record.supervisorPid!, "SIGTERM");
+  const self = record.supervisorPid === sys.pid && host !== sys.pid;
+  const own = !self && record.supervisorPid !== undefined && record.supervisorPid !== host;
+  if (self) {
+    if (options.abort === undefined) {
+      throw new RefusedError("own_run", `Run "${id}" runs in this process: stop it there`);
+    }
+    options.abort();
+  } else if (own) sys.runner.kill(record.supervisorPid!, "SIGTERM");
   else await putStop(paths, id);
   const ended = await watchUntil(paths.run(id).dir, async () => {
     const r = await reconcile(sys, await loadRecord(paths, id));

@@ -4,6 +4,7 @@
 import { statePaths } from "../store/paths.ts";
 import {
   emptyProgress,
+  type FrozenSettings,
   RECORD_SCHEMA,
   type RunRecord,
   type Target,
@@ -37,6 +38,10 @@ export interface NewRun {
   links?: string[];
   /** An isolate follow-up: the copy it reuses and the state that copy was made at. */
   reuse?: { copyRoot: string; links: string[]; before: TreeSnapshot; repoRoot: string };
+  /** Files attached to the task (their contents are in `task`). */
+  files?: { path: string; bytes: number }[];
+  /** The settings resolved for this run. */
+  settings?: FrozenSettings;
 }
 
 /** Creates the run folder and its queued record. */
@@ -62,6 +67,8 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.verify === undefined ? {} : { verifyCommand: spec.verify }),
     ...(spec.continues === undefined ? {} : { continues: spec.continues }),
     ...(spec.caps === undefined || Object.keys(spec.caps).length === 0 ? {} : { caps: spec.caps }),
+    ...(spec.files === undefined ? {} : { files: spec.files }),
+    ...(spec.settings === undefined ? {} : { settings: spec.settings }),
   };
   if (spec.reuse !== undefined) {
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };

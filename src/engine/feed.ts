@@ -32,12 +32,16 @@ export interface FeedEvent {
   event: PitroomEvent;
   /** True for what the run did before the subscription started. */
   replay: boolean;
+  /** The byte offset of the run's events file after this event: a reconnect resumes there. */
+  offset: number;
 }
 
 /** Options of `subscribe`. */
 export interface FeedOptions {
   /** Called when a run joins the feed (before its first event), with its record then. */
   onRun?(record: RunRecord): void;
+  /** Per run, the byte offset to resume from (an earlier event's `offset`); else the start. */
+  fromOffsets?: Readonly<Record<string, number>>;
 }
 
 /** A live subscription. */
@@ -174,7 +178,10 @@ class Feed implements Subscription {
     if (this.#runs.has(record.id)) return;
     this.#runs.set(record.id, {
       record,
-      tail: new EventTail(this.#paths.run(record.id).events),
+      tail: new EventTail(
+        this.#paths.run(record.id).events,
+        this.#options.fromOffsets?.[record.id] ?? 0,
+      ),
       ended: false,
       grace: undefined,
     });
@@ -296,9 +303,9 @@ class Feed implements Subscription {
   async #read(id: string): Promise<void> {
     const followed = this.#runs.get(id);
     if (followed === undefined || followed.ended) return;
-    for (const event of await followed.tail.read()) {
+    for (const { event, offset } of await followed.tail.readAt()) {
       if (this.#closed) return;
-      this.#onEvent({ run: id, event, replay: this.#replaying });
+      this.#onEvent({ run: id, event, replay: this.#replaying, offset });
       if (FINAL_EVENTS.has(event.type)) {
         this.#end(id);
         return;
@@ -319,7 +326,12 @@ class Feed implements Subscription {
       if (followed.ended || this.#closed) return;
       // The record is final but its final event is not written yet (or never was, when its
       // writer died in between): the record says the same, so it ends the run here.
-      this.#onEvent({ run: id, event: finalEvent(record), replay: this.#replaying });
+      this.#onEvent({
+        run: id,
+        event: finalEvent(record),
+        replay: this.#replaying,
+        offset: followed.tail.offset,
+      });
       this.#end(id);
       return;
     }

@@ -10,17 +10,32 @@ import { parseEventLine, type PitroomEvent } from "../events/mod.ts";
 const CHUNK = 64 * 1024;
 
 /** An events file read from where the last read stopped. */
+/** One event and the byte offset of the events file just after its line. */
+export interface TailEvent {
+  event: PitroomEvent;
+  offset: number;
+}
+
+const encoder = new TextEncoder();
+
 export class EventTail {
   readonly path: string;
   #offset = 0;
+  /** Where the line being read starts (the bytes before it are consumed events). */
+  #lineStart = 0;
   #partial = "";
   #decoder = new TextDecoder();
   #done = false;
   #file: Deno.FsFile | null = null;
 
-  /** Follows the events file at `path` (the plain one; `path.gz` is its compressed form). */
-  constructor(path: string) {
+  /**
+   * Follows the events file at `path` (the plain one; `path.gz` is its compressed form), from
+   * the byte offset `from` (the end of a line an earlier reader reported).
+   */
+  constructor(path: string, from = 0) {
     this.path = path;
+    this.#offset = from;
+    this.#lineStart = from;
   }
 
   /** Bytes consumed so far. */
@@ -30,6 +45,11 @@ export class EventTail {
 
   /** The events appended since the last read (lines that are not events are skipped). */
   async read(): Promise<PitroomEvent[]> {
+    return (await this.readAt()).map((e) => e.event);
+  }
+
+  /** Like `read`, each event with the byte offset after its line (to resume from). */
+  async readAt(): Promise<TailEvent[]> {
     if (this.#done) return [];
     if (this.#file === null) {
       try {
@@ -57,7 +77,7 @@ export class EventTail {
     this.#file = null;
   }
 
-  async #readCompressed(): Promise<PitroomEvent[]> {
+  async #readCompressed(): Promise<TailEvent[]> {
     let file: Deno.FsFile;
     try {
       file = await Deno.open(`${this.path}.gz`, { read: true });
@@ -73,13 +93,14 @@ export class EventTail {
     const events = this.#take([all.subarray(this.#offset)]);
     if (this.#partial.length > 0) {
       const last = parseEventLine(this.#partial);
-      if (last) events.push(last);
+      this.#lineStart += encoder.encode(this.#partial).length;
+      if (last) events.push({ event: last, offset: this.#lineStart });
       this.#partial = "";
     }
     return events;
   }
 
-  #take(parts: Uint8Array[]): PitroomEvent[] {
+  #take(parts: Uint8Array[]): TailEvent[] {
     let text = this.#partial;
     for (const part of parts) {
       this.#offset += part.length;
@@ -87,11 +108,13 @@ export class EventTail {
     }
     const lines = text.split("\n");
     this.#partial = lines.pop() ?? "";
-    const events: PitroomEvent[] = [];
+    const events: TailEvent[] = [];
     for (const line of lines) {
+      // A whole line is whole characters: its byte length is exact.
+      this.#lineStart += encoder.encode(line).length + 1;
       if (line.length === 0) continue;
       const ev = parseEventLine(line);
-      if (ev) events.push(ev);
+      if (ev) events.push({ event: ev, offset: this.#lineStart });
     }
     return events;
   }

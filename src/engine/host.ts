@@ -8,15 +8,15 @@
  * arrived while it was leaving) and takes the lock back if so; otherwise it exits.
  */
 import { writeTextAtomic } from "../store/atomic.ts";
-import { loadConfig } from "../store/config.ts";
 import { type HeldLock, tryLock, tryLockSoon } from "../store/locks.ts";
-import { statePaths } from "../store/paths.ts";
 import { logFailure } from "../store/log.ts";
+import { statePaths } from "../store/paths.ts";
+import { loadRecord } from "../store/runs.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { byHandover, dropStop, type HostEntry, listInbox, takeEntry } from "./host_inbox.ts";
 import { executeRun } from "./lifecycle.ts";
-import { resolveSettings } from "./settings.ts";
+import { loadSettings } from "./load_settings.ts";
 
 /** Options of `runHost`. */
 export interface HostOptions {
@@ -58,14 +58,12 @@ function runSys(sys: Sys, entry: HostEntry): Sys {
   };
 }
 
+/** The run's settings as frozen at its creation (older records: the starter's config now). */
 async function settingsOf(sys: Sys, entry: HostEntry) {
-  const { config } = await loadConfig(entry.configPath);
-  return resolveSettings({
-    config,
-    env: sys.env,
-    configPath: entry.configPath,
-    stateDir: sys.stateDir,
-  }).settings;
+  const frozen = (await loadRecord(statePaths(sys.stateDir), entry.run)).settings;
+  if (frozen !== undefined) return frozen;
+  const { settings } = await loadSettings(sys, {}, entry.configPath);
+  return { maxParallel: settings.maxParallel.value, limits: settings.limits.value };
 }
 
 /**
@@ -94,8 +92,8 @@ export async function runHost(sys: Sys, options: HostOptions = {}): Promise<numb
     const own = runSys(sys, entry);
     const settings = await settingsOf(own, entry);
     await executeRun(own, entry.run, {
-      maxParallel: settings.maxParallel.value,
-      limits: settings.limits.value,
+      maxParallel: settings.maxParallel,
+      limits: settings.limits,
       stop: controller.signal,
       ...(options.backends ? { backends: options.backends } : {}),
     });

@@ -1,35 +1,112 @@
 /**
- * engine/: the delegation engine. No argv parsing and no HTTP here: the CLI (and later the
- * dashboard and MCP server) call these functions.
+ * engine/: the delegation engine, and its one front door. The CLI, the MCP server and the
+ * dashboard import this module and nothing else of the engine (tests/architecture keeps it so);
+ * no argv parsing and no HTTP live here.
  *
- * A run flows like this. `createRun` writes the record (`queued`) and marks it live.
- * `executeRun` runs it in the foreground, or in the one host process of the state dir that
- * `startSupervisor` hands background runs to (an inbox the host watches; host.ts). It takes the
- * run's lock, waits for a slot in FIFO order (per-worker limits apply), and `walkChain` prepares
- * the tree: a snapshot before the worker; for an isolate run a private copy (vcs/copy.ts); for a
- * read run in a tree with secret-looking files a shared write-protected view without them
- * (vcs/view.ts). Then one `runAttempt` per target of the worker chain: the backend describes the
- * launch, the worker gets a scrubbed environment with the git guard and floor shims first on its
- * PATH (env.ts, guard.ts), the process shell (`runProcess`) spawns it as a process group with the
- * prompt on stdin, the raw stream is teed to the run folder and parsed into the event union,
- * `gather` folds events into progress, caps stop a runaway worker, and the backend classifies the
- * end. Rate limits and quotas put the target in cooldown and the chain moves on, handing over what
- * was done. Afterwards the work tree is compared with the snapshot: a write or isolate run's
- * changes are recorded (patch.diff), a read run's are undone (exit 5); `--verify` runs in the
- * worker's tree. The final record gets its receipt, the files are compressed, the run is indexed
- * in the history, the slot and locks are freed.
+ * ## The flow
  *
- * Around it: `waitForRuns`, `stopRun` and `revertRun` act on existing runs, `applyRun` and
- * `discardRun` on isolate runs' patches and copies; the feed (feed.ts) publishes every run's
- * events to subscribers (watch, wait, later the dashboard and MCP) as they are written;
- * `reconcile` marks a run whose supervisor died `lost`; `resolveSettings` gives effective
- * settings with sources; `pausePoint` is the crash tests' seam.
+ * `const engine = createEngine(sys)` binds the engine to a state dir and a config (the ones of
+ * `sys`). A caller describes work as a `RunRequest` (request.ts: one zod schema, which is also
+ * the TypeScript type, the runtime check and the JSON Schema MCP publishes). `engine.start(req)`
+ * checks it, reads the settings once (load_settings.ts) and builds the runs (build.ts: worker
+ * chain from `worker`/`tier`/`model` and the config's fallbacks, mode checks, effort, caps,
+ * `continue` rules, `files` attached), freezing the settings into each record. It creates the
+ * records (`queued`; a crew gets one per task) and hands them to the state dir's host
+ * (supervisor.ts, host.ts): one detached process that executes every background run, so a run
+ * outlives the CLI call, MCP session or page that started it. `engine.run(req)` executes one run
+ * in the caller's process instead (today's `pitroom run`).
+ *
+ * Executing a run (`executeRun`, lifecycle.ts): take the run's lock, wait for a slot (FIFO,
+ * per-worker limits), prepare the tree (snapshot; an isolate copy; a read view without secrets),
+ * then one attempt per target of the chain: the backend describes the launch, the process shell
+ * spawns it with the guard first on PATH, the raw stream is teed to the run folder and parsed
+ * into the event union, caps stop a runaway worker, the backend classifies the end; rate limits
+ * and quotas put the target in cooldown and move on. Afterwards the changes are recorded (or a
+ * read run's undone), `verify` runs, the receipt is priced, the history indexes the run.
+ *
+ * Following runs: `engine.subscribe(selector, onEvent, { since, fromOffsets })` replays each
+ * run's events from an event index or the byte offset an earlier event carried (a client that
+ * reconnects misses nothing), then delivers new ones as they are appended (feed.ts, no polling); the
+ * live fold (fold.ts) turns events into a run's view (steps, tools, last action, tokens,
+ * fallbacks, phase) and the `watch --json` lines (watch_lines.ts, one definition).
+ * `engine.wait(selector, { timeoutMs, any, signal })` follows the same feed (cancellable, no
+ * blocking lock). `engine.get/list/report/events/patch` read what a run left; the report
+ * (report.ts, `RunReport`) is the one shape behind the text report and every `--json`.
+ *
+ * Acting on runs: `stop` works from any process (a host run gets a stop request in the host's
+ * inbox, another process's foreground run SIGTERM, this process's own foreground run its abort
+ * controller: no code path signals the caller's pid); `apply`/`applyGroup`/`discard` act on
+ * isolate patches and copies, `revert` undoes a run's changes exactly. Around them:
+ * `settings`, `doctor({ probe })`, `models`, `cooldowns`, `history.search/stats`, `savings`.
  */
-export { createRun, type NewRun } from "./create.ts";
-export { type ExecuteOptions, executeRun } from "./lifecycle.ts";
-export { startSupervisor } from "./supervisor.ts";
-export { revertRun, stopRun, waitForRun, waitForRuns } from "./control.ts";
-export { applyRun, discardRun } from "./apply.ts";
-export { reconcile } from "./liveness.ts";
-export { parseChain, resolveChain, targetLabel } from "./chain.ts";
-export { resolveSettings, resolveTier } from "./settings.ts";
+export {
+  createEngine,
+  type Engine,
+  type EngineOptions,
+  type EngineWaitOptions,
+  type GroupApplied,
+  type ListFilter,
+  type RunOptions,
+  type Selector,
+  type Started,
+  type SubscribeOptions,
+} from "./api.ts";
+export type { EngineHistory, HistoryOptions, Period } from "./api_history.ts";
+export {
+  parseRequest,
+  type RunRequest,
+  runRequestJsonSchema,
+  RunRequestSchema,
+} from "./request.ts";
+export { type RunReport, runReportJsonSchema, RunReportSchema } from "./report.ts";
+export { LiveFold, type Phase, runTime, type RunView, viewOf, workerOf } from "./fold.ts";
+export {
+  describeWatchLines,
+  type EndLine,
+  isWatchLine,
+  WATCH_LINES,
+  type WatchLine,
+  type WatchLineOf,
+} from "./watch_lines.ts";
+export { type Check, type CheckStatus, PROBE_TASK } from "./doctor.ts";
+export type { ModelRow, UsageSummary, WorkerModels } from "./models.ts";
+export { ATTACH_LIMIT_BYTES } from "./attach.ts";
+export type { Applied } from "./apply.ts";
+export type { FeedEvent, Subscription } from "./feed.ts";
+export type { LoadedSettings } from "./load_settings.ts";
+export { formatDuration, parseDuration } from "./duration.ts";
+export { oneLine } from "../sys/text.ts";
+export { parseTarget, targetLabel } from "./chain.ts";
+export { newRunId } from "./ids.ts";
+export { formatUntil } from "./cooldown.ts";
+export { detectWorkers, type WorkerStatus } from "./installed.ts";
+export {
+  DEFAULT_MAX_PARALLEL,
+  type ModelCost,
+  type Setting,
+  type Settings,
+  TIERS,
+} from "./settings.ts";
+export { runHost } from "./host.ts";
+export { killGroup } from "./process.ts";
+export { isFinal } from "../store/record.ts";
+export { isRunId } from "../store/paths.ts";
+export { writeJsonAtomic, writeTextAtomic } from "../store/atomic.ts";
+export { describeEvents, OUTCOME_CLASSES, TOOL_KINDS } from "../events/mod.ts";
+export { RECURSION_MARKER } from "../policy/floor.ts";
+export { WORKER_NAMES } from "../workers/types.ts";
+export { receiptLines } from "../receipts/lines.ts";
+export { formatRatio, formatTokens, formatUsd, primaryName } from "../receipts/format.ts";
+export { stepEvents } from "./kept.ts";
+export type { KeptRun } from "./history/lookup.ts";
+export type { Step } from "../store/history/row.ts";
+export type { Preparation } from "../store/history/ready.ts";
+export type { SearchFilter, SearchHit } from "./history/search.ts";
+export type { Stats, StatsRow } from "./history/stats.ts";
+export type { SavingsRow, SavingsTotals } from "./receipts/totals.ts";
+export type { CleanItem, CleanPlan, KeepReason } from "./clean.ts";
+export type { OutcomeClass, PitroomEvent } from "../events/mod.ts";
+export { renderCard } from "../receipts/card.ts";
+export { renderBadge } from "../receipts/badge.ts";
+export type { Backend, WorkerName } from "../workers/types.ts";
+export type { Config } from "../store/config.ts";

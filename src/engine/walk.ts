@@ -119,7 +119,8 @@ async function walkPrepared(
     onFailure: (error) =>
       logFailure(sys, "runs.log", { what: `writing the progress of run ${record.id}`, error }),
   });
-  const { config } = await loadConfig(sys.configPath);
+  // The config as it was when the run was created (older records: the config file now).
+  const config = record.settings?.config ?? (await loadConfig(sys.configPath)).config;
   const defaultModels = config.models ?? {};
   const meter = record.caps?.maxCost === undefined ? undefined : costMeter(sys, config, record);
   const cooling = new Map(

@@ -33,7 +33,7 @@ export const TOOL_KINDS = [
 export type ToolKind = typeof TOOL_KINDS[number];
 
 /** Run states. `queued` and `running` are live; the rest are final. */
-const RUN_STATES = ["queued", "running", "done", "problem", "lost"] as const;
+export const RUN_STATES = ["queued", "running", "done", "problem", "lost"] as const;
 /** A run state. */
 export type RunState = typeof RUN_STATES[number];
 

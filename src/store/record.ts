@@ -4,6 +4,7 @@
  */
 import type { OutcomeClass, RunState } from "../events/mod.ts";
 import type { Mode, WorkerName } from "../workers/types.ts";
+import type { Config } from "./config.ts";
 
 /** The current record format. */
 export const RECORD_SCHEMA = 1;
@@ -180,6 +181,19 @@ export interface RunRecord {
   isolation?: Isolation;
   /** What the run cost and saved (set when it ends). */
   receipt?: Receipt;
+  /** Files attached to the task (`run -f`): their paths and sizes; the contents are in the task. */
+  files?: { path: string; bytes: number }[];
+  /** The settings resolved when the run was created, frozen (the host does not read them again). */
+  settings?: FrozenSettings;
+}
+
+/** Settings a run keeps from its creation. */
+export interface FrozenSettings {
+  maxParallel: number;
+  /** Per-worker caps on runs at once. */
+  limits: Record<string, number>;
+  /** The config's default models and prices as they were (the receipt is priced with these). */
+  config?: Pick<Config, "models" | "costs" | "workerPrices" | "primary" | "price">;
 }
 
 /** An empty progress. */

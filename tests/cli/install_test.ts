@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pitroomArgs, planInstall, planUninstall } from "../../src/cli/install.ts";
 import { shellLine } from "../../src/cli/shell_words.ts";
-import { pitroom, pitroomArgv } from "../support/pitroom.ts";
+import { moduleCacheEnv, pitroom, pitroomArgv } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
 
 /** How the program under test starts itself (what install writes into the settings). */
@@ -119,7 +119,7 @@ Deno.test("the installed status line runs the user's own first, then Pitroom's p
   const { statusLine } = await read(h.settings);
   const child = new Deno.Command("sh", {
     args: ["-c", statusLine.command],
-    env: h.env(),
+    env: { ...moduleCacheEnv(), ...h.env() },
     clearEnv: true,
     stdin: "piped",
     stdout: "piped",

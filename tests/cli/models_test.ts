@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { collectModels, mergeModels, renderModels } from "../../src/cli/models.ts";
+import { renderModels } from "../../src/cli/models.ts";
+import { collectModels, mergeModels } from "../../src/engine/models.ts";
 import { aggregateUsage } from "../../src/engine/usage.ts";
 import { pitroom } from "../support/pitroom.ts";
 import { testSys } from "../support/sys.ts";

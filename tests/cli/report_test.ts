@@ -101,3 +101,28 @@ Deno.test("renderBrief() is one line with the result", () => {
     /^20261130-101500-3f2a {2}done {2}write {2}12s {2}opencode \(fake\/edit\) {2}Set the answer to 42\.\n$/,
   );
 });
+
+Deno.test("renderReport() clips a long answer and a long change list unless full", () => {
+  const long = record({
+    answer: Array.from({ length: 250 }, (_, i) => `line ${i}`).join("\n"),
+    changes: {
+      before: { tree: "a", head: null, bareDirs: [], ignored: [] },
+      after: "b",
+      files: Array.from({ length: 130 }, (_, i) => ({
+        path: `f${i}.ts`,
+        status: "modified" as const,
+        added: 1,
+        removed: 0,
+        binary: false,
+      })),
+    },
+  });
+  const clipped = renderReport(long, 20_000);
+  assert.match(clipped, /… 50 more lines \(`pitroom show 20261130-101500-3f2a --full` prints/);
+  assert.match(clipped, /… 30 more files \(`pitroom show 20261130-101500-3f2a --full` prints/);
+  assert.doesNotMatch(clipped, /line 249/);
+  const full = renderReport(long, 20_000, { full: true });
+  assert.match(full, /line 249/);
+  assert.match(full, /f129\.ts/);
+  assert.doesNotMatch(full, /more lines/);
+});

@@ -4,7 +4,7 @@
  * (`_fake_pitroom.ts`) under the compile permission set.
  */
 import { join } from "node:path";
-import { REPO_ROOT } from "../support/pitroom.ts";
+import { moduleCacheEnv, REPO_ROOT } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 
@@ -63,7 +63,7 @@ export async function crewWorld(config: Record<string, unknown> = {}): Promise<C
     return new Deno.Command(cmd!, {
       args: [...rest, ...args],
       cwd: dir,
-      env,
+      env: { ...moduleCacheEnv(), ...env },
       clearEnv: true,
       stdin: "null",
       stdout: "piped",

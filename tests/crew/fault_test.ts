@@ -59,7 +59,7 @@ Deno.test("hosts killed at random mid-run: their runs are lost, workers gone, sl
     assert.equal(out.code, 0, `seed ${seed}: ${new TextDecoder().decode(out.stderr)}`);
     const lines = new TextDecoder().decode(out.stdout).trim().split("\n").map((l) => JSON.parse(l));
     const last = lines.at(-1);
-    assert.equal(last.type, "all-done", `seed ${seed}`);
+    assert.equal(last.event, "all-done", `seed ${seed}`);
     assert.equal(last.runs, 10);
 
     const status = await w.run(["status", "-g", `round${round}`, "--json"]);

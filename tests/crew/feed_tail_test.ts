@@ -39,3 +39,26 @@ Deno.test("EventTail finishes from the compressed file when the plain one is gon
   assert.deepEqual((await tail.read()).map((e) => e.type), ["run.lost"], "only what is new");
   assert.deepEqual(await tail.read(), []);
 });
+
+Deno.test("EventTail reports each event's end offset, and a tail from that offset resumes exactly", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "events.jsonl");
+  const first = line("worker.text", 1, { text: "naïve café ✓" });
+  const second = line("run.queued", 2, { run: "r", position: 1 });
+  const third = line("run.lost", 3, { run: "r", reason: "gone" });
+  const bytes = (text: string) => new TextEncoder().encode(text).length;
+  // The second line is cut inside the file: its event comes with the rest.
+  await Deno.writeTextFile(path, first + second.slice(0, 5));
+  const tail = new EventTail(path);
+  assert.deepEqual((await tail.readAt()).map((e) => e.offset), [bytes(first)]);
+  await Deno.writeTextFile(path, second.slice(5) + third, { append: true });
+  const rest = await tail.readAt();
+  assert.deepEqual(rest.map((e) => e.offset), [
+    bytes(first + second),
+    bytes(first + second + third),
+  ]);
+  tail.close();
+  const resumed = new EventTail(path, rest[0]!.offset);
+  assert.deepEqual((await resumed.read()).map((e) => e.type), ["run.lost"]);
+  resumed.close();
+});

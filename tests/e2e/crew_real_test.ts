@@ -59,7 +59,7 @@ Deno.test("a crew of 8 real workers (codex and claude) all finish, each answer o
   const watched = await w.run(["watch", "-g", "real", "--json", "--timeout", "150s"]);
   assert.equal(watched.code, 0, watched.stderr);
   const lines = watched.stdout.trim().split("\n").map((l) => JSON.parse(l));
-  assert.deepEqual(lines.at(-1), { type: "all-done", runs: 8, ok: 8, failed: 0 });
+  assert.deepEqual(lines.at(-1), { event: "all-done", runs: 8, ok: 8, failed: 0 });
 
   const waited = await w.run(["wait", "-g", "real", "--json", "--timeout", "30s"]);
   assert.equal(waited.code, 0, waited.stderr);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { workerEnv } from "../../src/engine/env.ts";
 import { codexLaunch } from "../../src/workers/codex/argv.ts";
 import { findOnPath } from "../../src/workers/_detect.ts";
-import { pitroomArgv } from "../support/pitroom.ts";
+import { moduleCacheEnv, pitroomArgv } from "../support/pitroom.ts";
 import { testSys } from "../support/sys.ts";
 import { git, tempDir } from "../support/temp.ts";
 
@@ -149,7 +149,7 @@ async function sh(cwd: string, env: Record<string, string>, command: string): Pr
   const out = await new Deno.Command("sh", {
     args: ["-c", command],
     cwd,
-    env,
+    env: { ...moduleCacheEnv(), ...env },
     clearEnv: true,
     stdin: "null",
   }).output();

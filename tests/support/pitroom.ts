@@ -23,6 +23,16 @@ export function pitroomArgv(): string[] {
   ];
 }
 
+/**
+ * Where the program under test finds its npm packages (zod): the test runner's module cache.
+ * A child started with a cleared environment has no HOME, so it is told the cache explicitly.
+ */
+export function moduleCacheEnv(): Record<string, string> {
+  const dir = Deno.env.get("DENO_DIR") ??
+    (Deno.env.get("HOME") ? join(Deno.env.get("HOME")!, ".cache", "deno") : undefined);
+  return dir === undefined ? {} : { DENO_DIR: dir };
+}
+
 /** What a pitroom process did. */
 export interface PitroomResult {
   code: number;
@@ -39,7 +49,7 @@ export async function pitroom(
   const child = new Deno.Command(cmd!, {
     args: [...rest, ...args],
     cwd: options.cwd,
-    env: { NO_COLOR: "1", ...options.env },
+    env: { NO_COLOR: "1", ...moduleCacheEnv(), ...options.env },
     clearEnv: true,
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",

@@ -12,9 +12,12 @@ import type { Sys } from "../../sys/mod.ts";
 import { resolvePricing } from "./pricing.ts";
 import { makeReceipt } from "./receipt.ts";
 
-/** The receipt of a finished run, priced with the config of `sys` (its warnings are ignored). */
+/**
+ * The receipt of a finished run, priced with the prices frozen into its record when it was
+ * created (older records: the config of `sys`); the config's warnings are ignored.
+ */
 export async function receiptFor(sys: Sys, record: RunRecord): Promise<Receipt | undefined> {
-  const { config } = await loadConfig(sys.configPath);
+  const config = record.settings?.config ?? (await loadConfig(sys.configPath)).config;
   const pricing = resolvePricing(config, sys.env, []);
   return makeReceipt(record, {
     pricing,

@@ -1,7 +1,8 @@
 /**
- * Selecting runs for the commands that take RUN arguments or a group.
+ * Selecting runs: the ones a caller named (ids, unique parts, `last`), a group's, or the live
+ * and recent ones. Every record comes back reconciled (a dead supervisor's run is `lost`).
  */
-import { reconcile } from "../engine/liveness.ts";
+import { reconcile } from "./liveness.ts";
 import { listActive, listRecent, RECENT_KEEP } from "../store/active.ts";
 import { statePaths } from "../store/paths.ts";
 import type { RunRecord } from "../store/record.ts";

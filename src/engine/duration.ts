@@ -1,7 +1,7 @@
 /**
  * Durations as users type them: `90s`, `30m`, `1h`, `2h30m`, or plain seconds.
  */
-import { durationMs } from "../engine/settings.ts";
+import { durationMs } from "./settings.ts";
 import { UsageError } from "../sys/errors.ts";
 
 /** Parses a duration into milliseconds; a usage error names the flag when it is not one. */

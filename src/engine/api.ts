@@ -1,0 +1,421 @@
+/**
+ * `createEngine(sys)`: the front door (see mod.ts for the flow). Every method is the one place
+ * its action is done; the CLI, the MCP server and the dashboard call these, nothing below.
+ */
+import type { PitroomEvent } from "../events/mod.ts";
+import { activeCooldowns, clearCooldowns, type Cooldown } from "../store/cooldown.ts";
+import { type StatePaths, statePaths } from "../store/paths.ts";
+import { isFinal, type RunRecord } from "../store/record.ts";
+import { loadRecord, readRecord, resolveRunId } from "../store/runs.ts";
+import { listActive } from "../store/active.ts";
+import { join } from "../sys/path.ts";
+import { PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
+import type { Sys } from "../sys/mod.ts";
+import type { Backend, WorkerName } from "../workers/types.ts";
+import { type Applied, applyRun, discardRun } from "./apply.ts";
+import { buildRuns, createUnique } from "./build.ts";
+import { revertRun, type RevertRunOptions, stopRun, waitForRuns } from "./control.ts";
+import { type Check, type DoctorOptions, runDoctor } from "./doctor.ts";
+import { readEventsFile } from "../store/events_file.ts";
+import { type FeedEvent, type FeedFilter, subscribe as follow, type Subscription } from "./feed.ts";
+import { executeRun } from "./lifecycle.ts";
+import { type LoadedSettings, loadSettings } from "./load_settings.ts";
+import { collectModels, type WorkerModels } from "./models.ts";
+import type { RunReport } from "./report.ts";
+import { parseRequest, type RunRequest } from "./request.ts";
+import { loadCurrent, loadGroup, loadNamed } from "./select.ts";
+import { startSupervisors } from "./supervisor.ts";
+import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
+import type { SavingsTotals } from "./receipts/totals.ts";
+import { exists } from "../sys/fs.ts";
+import { reconcile } from "./liveness.ts";
+
+/** Options of `createEngine`. */
+export interface EngineOptions {
+  /** Looks up a backend (tests hand in a scripted one). @default the registry */
+  backends?: (name: WorkerName) => Backend;
+}
+
+/** Which runs an action is about: named ones (ids, unique parts, `last`), a group, every live. */
+export type Selector = { runs: readonly string[] } | { group: string } | { live: true };
+
+/** What `start` handed to the host. */
+export interface Started {
+  /** The first run's id. */
+  id: string;
+  /** Every run's id (a crew has several). */
+  ids: string[];
+  group?: string;
+  /** Things the caller should hear about the settings (config warnings, a tier fallback). */
+  warnings: string[];
+}
+
+/** Options of `run` (a foreground run). */
+export interface RunOptions {
+  /** Aborting stops the run. */
+  signal?: AbortSignal;
+  /** Every event, as it is written. */
+  onEvent?(ev: PitroomEvent): void;
+  /** Warnings about the settings, before the run starts. */
+  onWarning?(text: string): void;
+}
+
+/** Options of `subscribe`. */
+export interface SubscribeOptions {
+  /** Aborting ends the subscription. */
+  signal?: AbortSignal;
+  /** Replay from this event index of each run (0 = everything; events before it are skipped). */
+  since?: number | Readonly<Record<string, number>>;
+  /** Per run, resume after this byte offset of its events file (an earlier event's `offset`). */
+  fromOffsets?: Readonly<Record<string, number>>;
+  /** Called when a run joins (before its first event). */
+  onRun?(record: RunRecord): void;
+}
+
+/** Options of `wait`. */
+export interface EngineWaitOptions {
+  /** @default 2147483647 (no limit) */
+  timeoutMs?: number;
+  /** Return once one run has ended. */
+  any?: boolean;
+  /** Aborting ends the wait (the runs go on). */
+  signal?: AbortSignal;
+  /** The command that waits again, for the hint when the time runs out. */
+  again?: string;
+}
+
+/** Filters of `list`. */
+export interface ListFilter {
+  runs?: readonly string[];
+  group?: string;
+  /** Without runs or a group: the live runs plus this many recent ones. @default 10 */
+  recent?: number;
+}
+
+/** A group's apply: what was applied, where it stopped, what is left. */
+export interface GroupApplied {
+  group: string;
+  applied: Applied[];
+  failed?: { run: string; error: PitroomError };
+  notApplied: string[];
+  live: string[];
+}
+
+const FOREVER_MS = 2 ** 31 - 1;
+
+/** The front door: every action on runs, over one state dir and config (the ones of `sys`). */
+export class Engine {
+  #sys: Sys;
+  #options: EngineOptions;
+  #paths: StatePaths;
+  /** Foreground runs of this process: stopped through their controller, never a signal. */
+  #local = new Map<string, AbortController>();
+  /** The history of finished runs: search, stats, savings, import, clean. */
+  readonly history: EngineHistory;
+
+  constructor(sys: Sys, options: EngineOptions = {}) {
+    this.#sys = sys;
+    this.#options = options;
+    this.#paths = statePaths(sys.stateDir);
+    this.history = new EngineHistory(sys);
+  }
+
+  async #ids(selector: Selector): Promise<string[]> {
+    if ("runs" in selector) {
+      return await Promise.all(selector.runs.map((typed) => resolveRunId(this.#paths, typed)));
+    }
+    if ("group" in selector) return (await loadGroup(this.#sys, selector.group)).map((r) => r.id);
+    return (await this.#live()).map((r) => r.id);
+  }
+
+  async #live(): Promise<RunRecord[]> {
+    return (await loadCurrent(this.#sys, 0)).filter((r) => !isFinal(r.state));
+  }
+
+  /** Creates the request's runs (a crew: one per task) and hands them to the host; returns at once. */
+  async start(request: RunRequest): Promise<Started> {
+    const sys = this.#sys;
+    const { specs, warnings } = await buildRuns(
+      sys,
+      parseRequest(request),
+      await loadSettings(sys),
+    );
+    if (specs.length > 1 && specs[0]!.mode === "write") {
+      throw new RefusedError(
+        "parallel_writers",
+        `${specs.length} workers would edit the same tree in place at once`,
+        {
+          hint:
+            "give each its own copy with -i (`pitroom crew -i ...`), then `pitroom apply -g NAME`",
+        },
+      );
+    }
+    const ids: string[] = [];
+    try {
+      for (const spec of specs) ids.push((await createUnique(sys, spec)).id);
+    } finally {
+      // Whatever was created runs, even when a later task could not be created.
+      if (ids.length > 0) await startSupervisors(sys, ids);
+    }
+    const group = specs[0]!.group;
+    return { id: ids[0]!, ids, ...(group === undefined ? {} : { group }), warnings };
+  }
+
+  /** Creates one run and executes it in this process; resolves with its report. */
+  async run(request: RunRequest, options: RunOptions = {}): Promise<RunReport> {
+    const checked = parseRequest(request);
+    if (checked.tasks !== undefined && checked.tasks.length > 1) {
+      throw new UsageError("A foreground run takes one task: start a crew with `start`");
+    }
+    const { specs, warnings } = await buildRuns(this.#sys, checked, await loadSettings(this.#sys));
+    for (const w of warnings) options.onWarning?.(w);
+    const spec = specs[0]!;
+    const record = await createUnique(this.#sys, spec);
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    this.#local.set(record.id, controller);
+    try {
+      return await executeRun(this.#sys, record.id, {
+        maxParallel: spec.settings!.maxParallel,
+        limits: spec.settings!.limits,
+        stop: controller.signal,
+        ...(this.#options.backends ? { backends: this.#options.backends } : {}),
+        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      });
+    } finally {
+      this.#local.delete(record.id);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Follows runs' events: first what each run wrote before (flagged `replay`, from the event
+   * index `since`), then every new event as it is appended.
+   */
+  subscribe(
+    selector: Selector,
+    onEvent: (ev: FeedEvent) => void,
+    options: SubscribeOptions = {},
+  ): Subscription {
+    const since = options.since ?? 0;
+    const seen = new Map<string, number>();
+    const from = (run: string) => typeof since === "number" ? since : since[run] ?? 0;
+    let feed: Subscription | null = null;
+    let closed = false;
+    const pass = (ev: FeedEvent) => {
+      const index = seen.get(ev.run) ?? 0;
+      seen.set(ev.run, index + 1);
+      if (index >= from(ev.run)) onEvent(ev);
+    };
+    const filter: Promise<FeedFilter> = "runs" in selector
+      ? this.#ids(selector).then((runs) => ({ runs }))
+      : Promise.resolve(selector);
+    const opened = filter.then((f) => {
+      if (closed) return null;
+      feed = follow(this.#sys, f, pass, {
+        ...(options.onRun ? { onRun: options.onRun } : {}),
+        ...(options.fromOffsets ? { fromOffsets: options.fromOffsets } : {}),
+      });
+      return feed;
+    });
+    const close = async () => {
+      closed = true;
+      options.signal?.removeEventListener("abort", onAbort);
+      await (await opened.catch(() => null))?.close();
+    };
+    const onAbort = () => void close();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    return {
+      ready: opened.then((f) => f?.ready),
+      ended: opened.then((f) => f?.ended),
+      runs: () => (feed as Subscription | null)?.runs() ?? [],
+      close,
+      [Symbol.asyncDispose]: close,
+    };
+  }
+
+  /** One run's record (reconciled: a run whose supervisor died is `lost`). */
+  async get(id: string): Promise<RunRecord> {
+    const resolved = await resolveRunId(this.#paths, id);
+    return await reconcile(this.#sys, await loadRecord(this.#paths, resolved));
+  }
+
+  /** Runs: the named ones, a group's, or the live ones and the `recent` newest (oldest first). */
+  async list(filter: ListFilter = {}): Promise<RunRecord[]> {
+    if (filter.runs !== undefined && filter.runs.length > 0) {
+      return await loadNamed(this.#sys, [...filter.runs]);
+    }
+    if (filter.group !== undefined) return await loadGroup(this.#sys, filter.group);
+    return await loadCurrent(this.#sys, filter.recent ?? 10);
+  }
+
+  /** One run's report (the shape of every `--json` and the text report). */
+  report(id: string): Promise<RunReport> {
+    return this.get(id);
+  }
+
+  /** One run's events, from an event index. */
+  async events(id: string, options: { since?: number } = {}): Promise<PitroomEvent[]> {
+    const resolved = await resolveRunId(this.#paths, id);
+    return (await readEventsFile(this.#paths.run(resolved).events)).slice(options.since ?? 0);
+  }
+
+  /** One run's patch (refused when it changed no files). */
+  async patch(id: string): Promise<string> {
+    const resolved = await resolveRunId(this.#paths, id);
+    try {
+      return await Deno.readTextFile(this.#paths.run(resolved).patch);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      throw new RefusedError("no_patch", `Run "${resolved}" changed no files`);
+    }
+  }
+
+  /** Waits for all (or any) of the runs to end; `StillRunning` when the time runs out. */
+  async wait(selector: Selector, options: EngineWaitOptions = {}): Promise<RunRecord[]> {
+    return await waitForRuns(this.#sys, await this.#ids(selector), {
+      timeoutMs: options.timeoutMs ?? FOREVER_MS,
+      ...(options.any ? { any: true } : {}),
+      ...(options.again === undefined ? {} : { again: options.again }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  }
+
+  /** Stops live runs (queued ones too; a group's live ones), from any process. */
+  async stop(selector: Selector): Promise<RunRecord[]> {
+    const ids = "group" in selector
+      ? (await loadGroup(this.#sys, selector.group)).filter((r) => !isFinal(r.state)).map((r) =>
+        r.id
+      )
+      : await this.#ids(selector);
+    return await Promise.all(ids.map((id) => {
+      const own = this.#local.get(id);
+      return stopRun(this.#sys, id, own ? { abort: () => own.abort(new Error("stopped")) } : {});
+    }));
+  }
+
+  /** Applies a finished isolate run's patch to the user's tree. */
+  async apply(id: string, options: { allowDelete?: boolean } = {}): Promise<Applied> {
+    const resolved = await resolveRunId(this.#paths, id);
+    return await applyRun(this.#sys, resolved, { allowDelete: options.allowDelete === true });
+  }
+
+  /** Applies a group's finished patches oldest first, stopping at the first that does not apply. */
+  async applyGroup(group: string, options: { allowDelete?: boolean } = {}): Promise<GroupApplied> {
+    const runs = await loadGroup(this.#sys, group);
+    const todo = pendingPatches(runs);
+    const applied: Applied[] = [];
+    let failed: GroupApplied["failed"];
+    for (const run of todo) {
+      try {
+        applied.push(await this.apply(run.id, options));
+      } catch (error) {
+        if (!(error instanceof PitroomError)) throw error;
+        failed = { run: run.id, error };
+        break;
+      }
+    }
+    return {
+      group,
+      applied,
+      ...(failed ? { failed } : {}),
+      notApplied: failed === undefined ? [] : todo.slice(applied.length + 1).map((r) => r.id),
+      live: runs.filter((r) => r.state === "queued" || r.state === "running").map((r) => r.id),
+    };
+  }
+
+  /** Removes an isolate run's copy, keeping its patch. */
+  async discard(id: string): Promise<RunRecord> {
+    return await discardRun(this.#sys, await resolveRunId(this.#paths, id));
+  }
+
+  /** Undoes exactly a finished run's changes. */
+  async revert(id: string, options: RevertRunOptions = {}): Promise<RunRecord> {
+    return await revertRun(this.#sys, await resolveRunId(this.#paths, id), options);
+  }
+
+  /** The effective settings with their sources, and the config's warnings. */
+  settings(): Promise<LoadedSettings> {
+    return loadSettings(this.#sys);
+  }
+
+  /** The setup checks (and one tiny real run per configured worker with `probe`). */
+  doctor(options: Omit<DoctorOptions, "backends"> = {}): Promise<Check[]> {
+    return runDoctor(this.#sys, options);
+  }
+
+  /** The models of every worker (or one), with config and usage merged in. */
+  async models(worker?: WorkerName, options: { all?: boolean } = {}): Promise<WorkerModels[]> {
+    const { settings } = await loadSettings(this.#sys);
+    return await collectModels(this.#sys, settings, {
+      ...(worker === undefined ? {} : { worker }),
+      all: options.all === true,
+    });
+  }
+
+  /** The targets cooling down now. */
+  cooldowns(): Promise<Cooldown[]> {
+    return activeCooldowns(this.#paths, this.#sys.clock.now());
+  }
+
+  /** Ends every cooldown; resolves with how many there were. */
+  clearCooldowns(): Promise<number> {
+    return clearCooldowns(this.#paths, this.#sys.clock.now());
+  }
+
+  /** What the runs of a period cost and saved. */
+  async savings(period: Period, options: HistoryOptions = {}): Promise<SavingsTotals> {
+    const { savingsTotals } = await import("./history/savings.ts");
+    const now = this.#sys.clock.now();
+    return await this.history.open((db) => savingsTotals(db, period.since, now), options);
+  }
+
+  /** USD saved by the runs that ended since `since` (0, without loading SQLite, with no history). */
+  async savedSince(since: number): Promise<number> {
+    if (!(await exists(this.#paths.history))) return 0;
+    const { savedSince } = await import("./history/savings.ts");
+    return await savedSince(this.#sys, since);
+  }
+
+  /** The ids of the live runs, from their markers (no record is read). */
+  liveIds(): Promise<string[]> {
+    return listActive(this.#paths);
+  }
+
+  /** A run's record as it is on disk, or null (not reconciled: for quick looks). */
+  peek(id: string): Promise<RunRecord | null> {
+    return readRecord(this.#paths, id);
+  }
+
+  /** Marks a run's card of a phase shown; false when it had been shown already. */
+  async markCardShown(id: string, phase: string): Promise<boolean> {
+    const dir = join(this.#paths.run(id).dir, "cards");
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    try {
+      const file = await Deno.open(join(dir, phase), { write: true, createNew: true, mode: 0o600 });
+      file.close();
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) return false;
+      throw error;
+    }
+  }
+}
+
+/** The engine over the state dir and config of `sys`. */
+export function createEngine(sys: Sys, options: EngineOptions = {}): Engine {
+  return new Engine(sys, options);
+}
+
+/**
+ * A group's isolate runs that are finished, ok and not applied yet, in the order they were
+ * created (ids of the same second do not sort by time).
+ */
+function pendingPatches(runs: RunRecord[]): RunRecord[] {
+  return runs.filter((r) =>
+    r.mode === "isolate" && r.outcome === "ok" && r.isolation?.applied === undefined &&
+    r.isolation?.discarded === undefined && (r.changes?.files.length ?? 0) > 0
+  ).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+}
