@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Pitroom's development needs into the checkout, from the npm registry:
-# Deno 2.9.6 in .tools/, the pinned worker CLIs in .tools/workers/, ripgrep where missing.
+# Deno 2.9.6 in .tools/, the pinned worker CLIs in .tools/workers/, ripgrep and bubblewrap where
+# missing.
 # Safe to run again: it only installs what is missing or at the wrong version.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,6 +25,16 @@ if ! command -v rg >/dev/null 2>&1; then
     apt-get update -qq >&2 && apt-get install -y -qq ripgrep >&2
   else
     echo "ripgrep is missing: install it with your package manager (apt install ripgrep)" >&2
+    exit 3
+  fi
+fi
+
+if ! command -v bwrap >/dev/null 2>&1; then
+  echo "installing bubblewrap (every worker runs in its sandbox; the tests check it)" >&2
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq >&2 && apt-get install -y -qq bubblewrap >&2
+  else
+    echo "bubblewrap is missing: install it with your package manager (apt install bubblewrap)" >&2
     exit 3
   fi
 fi

@@ -3,6 +3,7 @@
  * `tests/workers/<backend>/testdata/`, so the parser tests read what the pinned CLIs print today:
  *
  *   deno task fixtures:record [opencode|codex|claude|gemini ...]
+ *   deno task fixtures:record claude:resume_first,thinking codex:not_git
  *
  * For each backend (all four, or the ones named) it starts the scripted model server with that
  * backend's scenarios (tests/workers/_fixtures/scenarios.ts), runs the installed CLI through the
@@ -110,16 +111,18 @@ async function writeFiles(dir: string, files: Record<string, string>): Promise<v
  * A temp folder holding the repo and the attempt's private dir side by side, so that what a
  * worker sees of the repo's parent (`ls -la`) is the same on every recording.
  */
-async function makeWorkspace(files: Record<string, string>) {
+async function makeWorkspace(files: Record<string, string>, options: { git: boolean }) {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pitroom-fixture-" }));
   const repo = join(root, "repo");
   const privateDir = join(root, "private");
   await Deno.mkdir(repo);
   await Deno.mkdir(privateDir);
   await writeFiles(repo, files);
-  await git(repo, "init", "-q");
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "-qm", "init");
+  if (options.git) {
+    await git(repo, "init", "-q");
+    await git(repo, "add", "-A");
+    await git(repo, "commit", "-qm", "init");
+  }
   return {
     repo,
     privateDir,
@@ -146,6 +149,12 @@ async function environmentFor(
     for (const [name, value] of Object.entries(base)) {
       if (value === base.HOME) env[name] = home;
     }
+  }
+  for (const [name, files] of Object.entries(change.dirs ?? {})) {
+    const dir = join(privateDir, name.toLowerCase());
+    await Deno.mkdir(dir);
+    await writeFiles(dir, files);
+    env[name] = dir;
   }
   return env;
 }
@@ -184,8 +193,21 @@ interface Run {
   signal: string | null;
 }
 
-async function runOnce(session: Session, spec: RunSpec, stopAfterFirstLine: boolean) {
-  const launch = session.backend.launch(spec);
+/** `argv` without the listed arguments (a run of them is dropped together). */
+function without(argv: string[], drop: readonly string[]): string[] {
+  if (drop.length === 0) return argv;
+  const at = argv.findIndex((_, i) => drop.every((arg, j) => argv[i + j] === arg));
+  if (at < 0) throw new Error(`The launch has no ${drop.join(" ")} to leave out`);
+  return [...argv.slice(0, at), ...argv.slice(at + drop.length)];
+}
+
+async function runOnce(
+  session: Session,
+  spec: RunSpec,
+  options: { stopAfterFirstLine: boolean; withoutArgs: readonly string[] },
+) {
+  const described = session.backend.launch(spec);
+  const launch = { ...described, argv: without(described.argv, options.withoutArgs) };
   const stop = new AbortController();
   const stdout: string[] = [];
   const end = await runProcess(realSys(), launch, {
@@ -193,7 +215,7 @@ async function runOnce(session: Session, spec: RunSpec, stopAfterFirstLine: bool
     stop: stop.signal,
     onStdoutLine(line) {
       stdout.push(line);
-      if (stopAfterFirstLine) stop.abort();
+      if (options.stopAfterFirstLine) stop.abort();
     },
   });
   const stderr = end.stderr.split("\n").filter((line) => line.trim() !== "");
@@ -232,10 +254,14 @@ function note(session: Session, facts: NoteFacts): string {
   return [
     `${worker} ${version}, recorded by scripts/record_fixtures.ts against the scripted model server`,
     `Command: ${run.argv.map(quoteArg).join(" ")} <<< ${quoteArg(facts.prompt)}`,
-    `  (mode ${fixture.mode}, cwd a git repo with ${Object.keys(set.files).join(", ")}, ` +
+    `  (mode ${fixture.mode}, cwd ${fixture.noGit ? "a plain folder" : "a git repo"} with ` +
+    `${Object.keys(set.files).join(", ")}, ` +
     `stdin closed after the prompt, env from startModelServer)`,
     `Scenario "${fixture.scenario}": ${scenario}`,
     ...facts.extra,
+    ...(fixture.withoutArgs
+      ? [`Left out of the backend's launch: ${fixture.withoutArgs.join(" ")}`]
+      : []),
     ...(fixture.stopAfterFirstLine
       ? ["Stopped with SIGTERM to the process group after the first line."]
       : []),
@@ -264,7 +290,7 @@ async function writeRecording(
 
 /** Records `fixture` (and its follow-up, when it has one); returns what was written. */
 async function recordOne(session: Session, fixture: Fixture): Promise<Recorded[]> {
-  await using workspace = await makeWorkspace(session.set.files);
+  await using workspace = await makeWorkspace(session.set.files, { git: !fixture.noGit });
   const { repo, privateDir } = workspace;
   const spec: RunSpec = {
     mode: fixture.mode,
@@ -275,7 +301,11 @@ async function recordOne(session: Session, fixture: Fixture): Promise<Recorded[]
     web: false,
     baseEnv: await environmentFor(session.env, fixture.environment, privateDir),
   };
-  const first = await runOnce(session, spec, fixture.stopAfterFirstLine ?? false);
+  const once = {
+    stopAfterFirstLine: fixture.stopAfterFirstLine ?? false,
+    withoutArgs: fixture.withoutArgs ?? [],
+  };
+  const first = await runOnce(session, spec, once);
   const norm = normaliser(
     { repo, home: session.home, private: privateDir, port: session.port },
     session.set.placeholders,
@@ -301,7 +331,10 @@ async function recordOne(session: Session, fixture: Fixture): Promise<Recorded[]
     throw new Error(`${session.worker} ${fixture.name}: no session id to follow up on`);
   }
   const second = normRun(
-    await runOnce(session, { ...spec, prompt: FOLLOWUP_PROMPT, sessionId }, false),
+    await runOnce(session, { ...spec, prompt: FOLLOWUP_PROMPT, sessionId }, {
+      stopAfterFirstLine: false,
+      withoutArgs: once.withoutArgs,
+    }),
   );
   await writeRecording(session, fixture.followup.name, {
     jsonl: jsonl(second.stdout),
@@ -320,8 +353,14 @@ async function recordOne(session: Session, fixture: Fixture): Promise<Recorded[]
   return out;
 }
 
-/** Records every fixture of `worker`; returns what was written. */
-export async function recordBackend(worker: WorkerName): Promise<Recorded[]> {
+/**
+ * Records the fixtures of `worker` (all of them, or those named in `only`); returns what was
+ * written.
+ */
+export async function recordBackend(
+  worker: WorkerName,
+  only: readonly string[] = [],
+): Promise<Recorded[]> {
   const backend = BACKENDS[worker];
   if (backend === undefined) throw new Error(`No backend "${worker}" in the registry`);
   const set = FIXTURES[worker];
@@ -347,23 +386,36 @@ export async function recordBackend(worker: WorkerName): Promise<Recorded[]> {
     port: server.port,
     version: installed.version,
   };
+  const chosen = only.length === 0
+    ? set.fixtures
+    : set.fixtures.filter((f) => only.includes(f.name));
+  const missing = only.filter((name) => !set.fixtures.some((f) => f.name === name));
+  if (missing.length > 0) throw new Error(`No ${worker} fixture named ${missing.join(", ")}`);
   const out: Recorded[] = [];
-  for (const fixture of set.fixtures) out.push(...await recordOne(session, fixture));
+  for (const fixture of chosen) out.push(...await recordOne(session, fixture));
   return out;
 }
 
 if (import.meta.main) {
-  const unknown = Deno.args.filter((arg) => !(WORKER_NAMES as readonly string[]).includes(arg));
+  // `claude` records every claude fixture; `claude:resume_first,thinking` only those.
+  const wanted = new Map<string, string[]>();
+  for (const arg of Deno.args) {
+    const [worker = "", names = ""] = arg.split(":", 2);
+    wanted.set(worker, [...(wanted.get(worker) ?? []), ...names.split(",").filter((n) => n)]);
+  }
+  const unknown = [...wanted.keys()].filter((arg) =>
+    !(WORKER_NAMES as readonly string[]).includes(arg)
+  );
   if (unknown.length > 0) {
     console.error(
       `Unknown backend ${unknown.map((u) => `"${u}"`).join(", ")}: use ${WORKER_NAMES.join(", ")}`,
     );
     Deno.exitCode = 2;
   } else {
-    const workers = Deno.args.length === 0 ? [...WORKER_NAMES] : (Deno.args as WorkerName[]);
+    const workers = wanted.size === 0 ? [...WORKER_NAMES] : ([...wanted.keys()] as WorkerName[]);
     const results = await Promise.all(workers.map(async (worker) => {
       const started = performance.now();
-      const recorded = await recordBackend(worker);
+      const recorded = await recordBackend(worker, wanted.get(worker) ?? []);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       for (const r of recorded) {
         console.log(`${worker} ${r.name}: exit ${r.code}, ${r.lines} lines`);

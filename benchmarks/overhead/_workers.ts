@@ -3,17 +3,21 @@
  * (one answer, fixed usage), interleaved in one process with the scripted model server.
  *
  * The bare side is the launch the backend itself describes (`backend.launch(spec)`: the same
- * argv, env, profile files, and Pitroom's full prompt on stdin), spawned directly. So the
- * difference is exactly what Pitroom adds around the CLI: deno start-up, the record, snapshots,
- * the events files, the report.
+ * argv, profile files, and Pitroom's full prompt on stdin), with the environment Pitroom's own
+ * `workerEnv()` makes of the caller's (scrubbed, the provider's `env_key` names kept, the guard
+ * first on PATH), spawned directly. So the difference is exactly what Pitroom adds around the
+ * CLI: deno start-up, the record, snapshots, the events files, the report. Every run is checked
+ * against the model server's request log: both sides must make the same requests (scenario,
+ * turns, tools offered, prompt), or the benchmark stops.
  */
 import { join } from "node:path";
-import { scrubEnv } from "../../src/engine/env.ts";
+import { workerEnv } from "../../src/engine/env.ts";
 import { buildPrompt } from "../../src/engine/prompt.ts";
-import { realRunner } from "../../src/sys/real.ts";
+import type { Sys } from "../../src/sys/mod.ts";
+import { realRunner, realSys } from "../../src/sys/real.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";
 import type { RunSpec, WorkerName } from "../../src/workers/types.ts";
-import { startModelServer } from "../../tests/support/model_server/fixture.ts";
+import { type LogEntry, startModelServer } from "../../tests/support/model_server/fixture.ts";
 import { tempDir, tempRepo } from "../../tests/support/temp.ts";
 import { checked, interleave, round1, type Series, series, timeProcess } from "./_measure.ts";
 
@@ -44,6 +48,11 @@ export interface WorkerResult {
   pitroomVersion: Series;
   ratio: number;
   diffMs: number;
+  /**
+   * Runs (by side) after which gemini's `~/.gemini/projects.json.lock` was left behind; each was
+   * removed before the next run, which would otherwise wait ~10 s for it to go stale.
+   */
+  staleLocks: { bare: number; pitroom: number };
   meetsTarget: boolean;
 }
 
@@ -78,16 +87,42 @@ export async function benchWorker(
   const model = MODELS[worker];
   // What pitroom's own process gets (tests/support/pitroom.ts adds NO_COLOR the same way).
   const callerEnv = { NO_COLOR: "1", ...server.env };
-  const pitroomEnv = {
-    ...callerEnv,
-    PITROOM_STATE_DIR: join(scratch.path, "state"),
-    PITROOM_CONFIG: join(scratch.path, "config.json"),
-  };
+  const pitroomEnv: Record<string, string> & { PITROOM_STATE_DIR: string; PITROOM_CONFIG: string } =
+    {
+      ...callerEnv,
+      PITROOM_STATE_DIR: join(scratch.path, "state"),
+      PITROOM_CONFIG: join(scratch.path, "config.json"),
+    };
   await Deno.writeTextFile(pitroomEnv.PITROOM_CONFIG, "{}\n");
   let bareRun = 0;
+  // Pitroom's own view of the caller, so the bare side starts from what `pitroom run` gives it.
+  const sys: Sys = {
+    ...realSys(),
+    env: { get: (name) => pitroomEnv[name], toObject: () => ({ ...pitroomEnv }) },
+    stateDir: pitroomEnv.PITROOM_STATE_DIR,
+    configPath: pitroomEnv.PITROOM_CONFIG,
+  };
+  const requests = sameRequests(server.requests);
+  const staleLocks = { bare: 0, pitroom: 0 };
+  // gemini 0.61.0 now and then exits holding its project-registry lock (a directory); the next
+  // gemini start then waits for it to go stale (~10-13 s), whichever side runs next. Runs are
+  // sequential, so no gemini is alive here: the lock is removed and counted for the side.
+  const clearStaleLock = async (side: "bare" | "pitroom") => {
+    const lock = join(server.home, ".gemini", "projects.json.lock");
+    try {
+      await Deno.remove(lock, { recursive: true });
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      throw error;
+    }
+    staleLocks[side]++;
+    options.log(`  ${worker}: the ${side} run left gemini's projects.json.lock (removed)`);
+  };
 
   const bare = async () => {
-    const privateDir = join(scratch.path, "bare", String(bareRun++));
+    const run = bareRun++;
+    const privateDir = join(scratch.path, "bare", String(run));
+    const { baseEnv, pathPrefix } = await workerEnv(sys, { worker, runId: `bench-bare-${run}` });
     const spec: RunSpec = {
       mode: "read",
       prompt: buildPrompt(TASK, "read"),
@@ -95,7 +130,8 @@ export async function benchWorker(
       privateDir,
       model,
       web: false,
-      baseEnv: scrubEnv(callerEnv, { worker }),
+      baseEnv,
+      pathPrefix,
     };
     const launch = backend.launch(spec);
     await Deno.mkdir(privateDir, { recursive: true });
@@ -105,10 +141,13 @@ export async function benchWorker(
     }
     const inv = { argv: launch.argv, env: launch.env, cwd: launch.cwd };
     const result = await timeProcess(launch.stdin === null ? inv : { ...inv, stdin: launch.stdin });
-    return checked(`bare ${worker}`, result, ANSWER);
+    const ms = checked(`bare ${worker}`, result, ANSWER);
+    await requests.check("bare");
+    await clearStaleLock("bare");
+    return ms;
   };
-  const pitroom = async () =>
-    checked(
+  const pitroom = async () => {
+    const ms = checked(
       `pitroom run -W ${worker}`,
       await timeProcess({
         argv: [...options.pitroom, "run", "-W", worker, "-m", model, TASK],
@@ -117,6 +156,10 @@ export async function benchWorker(
       }),
       ANSWER,
     );
+    await requests.check("pitroom");
+    await clearStaleLock("pitroom");
+    return ms;
+  };
   const version = async () =>
     checked(
       "pitroom --version",
@@ -147,5 +190,40 @@ export async function benchWorker(
     ratio,
     diffMs,
     meetsTarget: ratio <= RUN_TARGET.ratio || diffMs <= RUN_TARGET.diffMs,
+    staleLocks,
+  };
+}
+
+/** What identifies a request to the model server, for comparing the two sides. */
+function requestKey(entry: LogEntry): string {
+  const { dialect, model, scenario, turn, followup, tools, user, status, played } = entry;
+  return JSON.stringify({ dialect, model, scenario, turn, followup, tools, user, status, played });
+}
+
+/**
+ * Checks that every run makes the same requests of the model server as the first one did: the
+ * same scenario and turns, the same tools offered, the same prompt. A side that plays another
+ * scenario (or fails over to a title call, a retry) stops the benchmark with both request lists.
+ */
+export function sameRequests(all: () => Promise<LogEntry[]>) {
+  let seen = 0;
+  let first: { side: string; keys: string[] } | null = null;
+  return {
+    async check(side: string): Promise<void> {
+      const entries = await all();
+      const keys = entries.slice(seen).filter((e) => e.played !== "untooled").map(requestKey);
+      seen = entries.length;
+      if (first === null) {
+        first = { side, keys };
+        return;
+      }
+      if (JSON.stringify(keys) !== JSON.stringify(first.keys)) {
+        throw new Error(
+          `The ${side} run made other model requests than the ${first.side} run: the two sides ` +
+            `do not run the same scenario\n${first.side}:\n  ${first.keys.join("\n  ")}\n` +
+            `${side}:\n  ${keys.join("\n  ")}`,
+        );
+      }
+    },
   };
 }

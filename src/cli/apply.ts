@@ -8,20 +8,23 @@ import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
+import { safe } from "./safe.ts";
 
 function describeApplied(applied: Applied): string {
   const { record, report } = applied;
   const lines = [`applied ${record.id}: ${report.applied.length + report.merged.length} file(s)`];
   const status = new Map((record.changes?.files ?? []).map((f) => [f.path, f.status]));
-  for (const path of report.applied) lines.push(`  ${status.get(path) ?? "changed"}  ${path}`);
+  for (const path of report.applied) {
+    lines.push(`  ${status.get(path) ?? "changed"}  ${safe(path)}`);
+  }
   for (const path of report.merged) {
-    lines.push(`  ${status.get(path) ?? "changed"}  ${path} (merged with your later edits)`);
+    lines.push(`  ${status.get(path) ?? "changed"}  ${safe(path)} (merged with your later edits)`);
   }
   if (report.already.length > 0) {
-    lines.push(`  already there: ${report.already.join(", ")}`);
+    lines.push(`  already there: ${report.already.map(safe).join(", ")}`);
   }
   if (report.skipped.length > 0) {
-    lines.push(`  submodule changes left alone: ${report.skipped.join(", ")}`);
+    lines.push(`  submodule changes left alone: ${report.skipped.map(safe).join(", ")}`);
   }
   return lines.join("\n") + "\n";
 }
@@ -48,7 +51,7 @@ async function applyGroup(sys: Sys, group: string, allowDelete: boolean, json: b
       sys.out.stdout(`nothing to apply in group "${group}"\n`);
     }
     if (failed) {
-      sys.out.stdout(`stopped at ${failed.run}: ${failed.error.message}\n`);
+      sys.out.stdout(`stopped at ${failed.run}: ${safe(failed.error.message)}\n`);
       if (failed.error.hint) sys.out.stdout(`  to rebase it: ${failed.error.hint}\n`);
       if (rest.length > 0) sys.out.stdout(`not applied yet: ${rest.join(" ")}\n`);
     }

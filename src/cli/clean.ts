@@ -2,23 +2,40 @@
  * `pitroom clean [--days 14] [--yes] [--json]`: removes the folders of runs that ended more than
  * N days ago. Without --yes it only lists them. The history keeps every removed run.
  */
-import {
-  type CleanItem,
-  type CleanPlan,
-  createEngine,
-  type KeepReason,
-  oneLine,
-} from "../engine/mod.ts";
+import { safeLine } from "./safe.ts";
+import { type CleanItem, type CleanPlan, createEngine, type KeepReason } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import { dateTime } from "./figures.ts";
 import { notePreparation } from "./history.ts";
 import { printJson, table } from "./output.ts";
 
-const REASONS: Record<KeepReason, string> = {
-  live: "still running",
-  "unapplied-patch": "isolate patch not applied (`pitroom apply` or `pitroom discard` it)",
-};
+type Engine = ReturnType<typeof createEngine>;
+
+/**
+ * Why each kept run stays, in words that name what would let it go: an unapplied isolate
+ * patch stays until it is applied, and a discarded copy's patch is no exception.
+ */
+async function keepReasons(
+  engine: Engine,
+  keep: readonly { id: string; reason: KeepReason }[],
+): Promise<Map<string, string>> {
+  const reasons = new Map<string, string>();
+  for (const k of keep) {
+    if (k.reason === "live") {
+      reasons.set(k.id, "still running");
+      continue;
+    }
+    const record = await engine.report(k.id).catch(() => null);
+    reasons.set(
+      k.id,
+      record?.isolation?.discarded
+        ? `copy discarded, patch not applied: clean keeps an unapplied patch until \`pitroom apply ${k.id}\` applies it`
+        : `isolate patch not applied: \`pitroom apply ${k.id}\` applies it, \`pitroom discard ${k.id}\` drops its copy`,
+    );
+  }
+  return reasons;
+}
 
 function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -32,12 +49,16 @@ function itemRows(items: CleanItem[]): string {
     i.state,
     i.endedAt === null ? "-" : dateTime(i.endedAt),
     size(i.bytes),
-    oneLine(i.task, 60),
+    safeLine(i.task, 60),
   ]));
 }
 
 /** The text of a dry run (pure). */
-export function renderPlan(plan: CleanPlan, days: number): string {
+export function renderPlan(
+  plan: CleanPlan,
+  days: number,
+  reasons: ReadonlyMap<string, string> = new Map(),
+): string {
   const lines: string[] = [];
   const bytes = plan.remove.reduce((s, i) => s + i.bytes, 0);
   if (plan.remove.length === 0) lines.push(`No run folders to remove (older than ${days} days)`);
@@ -51,7 +72,7 @@ export function renderPlan(plan: CleanPlan, days: number): string {
   }
   if (plan.keep.length > 0) {
     lines.push("", `Kept ${plan.keep.length} old run(s):`);
-    for (const k of plan.keep) lines.push(`  ${k.id}  ${REASONS[k.reason]}`);
+    for (const k of plan.keep) lines.push(`  ${k.id}  ${reasons.get(k.id) ?? k.reason}`);
   }
   if (plan.remove.length > 0) {
     lines.push(
@@ -71,9 +92,10 @@ export const cleanCommand: CommandRun = async ({ sys, flags }) => {
   }
   const engine = createEngine(sys);
   const found = await engine.history.planClean(days);
+  const reasons = await keepReasons(engine, found.keep);
   if (!flags.yes) {
     if (flags.json) printJson(sys, { dryRun: true, days, ...found });
-    else sys.out.stdout(renderPlan(found, days));
+    else sys.out.stdout(renderPlan(found, days, reasons));
     return 0;
   }
   const result = await engine.history.clean(found, {
@@ -94,10 +116,10 @@ export const cleanCommand: CommandRun = async ({ sys, flags }) => {
   for (const s of result.skipped) {
     sys.out.stderr(
       `kept ${s.id}: ${
-        s.reason === "changed" ? "changed since it was listed" : REASONS[s.reason]
+        s.reason === "changed" ? "changed since it was listed" : reasons.get(s.id) ?? s.reason
       }\n`,
     );
   }
-  for (const k of found.keep) sys.out.stderr(`kept ${k.id}: ${REASONS[k.reason]}\n`);
+  for (const k of found.keep) sys.out.stderr(`kept ${k.id}: ${reasons.get(k.id) ?? k.reason}\n`);
   return 0;
 };

@@ -16,7 +16,14 @@ export interface FlagDef {
   /** Shown in help as the value's name. */
   value?: string;
   default?: string | boolean | number;
+  /** A number flag: the least value it takes. */
+  min?: number;
+  /** A number flag: whole numbers only. */
+  integer?: boolean;
 }
+
+/** The longest duration a flag takes (a timer cannot wait longer without overflowing). */
+export const MAX_DURATION = { text: "7d", ms: 7 * 24 * 3600 * 1000 } as const;
 
 /** One positional argument. */
 export interface ArgDef {

@@ -9,7 +9,7 @@ import { printJson, table, warn } from "./output.ts";
 /**
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
  * `tiers.cheap` … `tiers.audit`, `costs`, `workerPrices`, `primary`, `price`, `maxParallel`,
- * `limits`, `timeout`) to `{value, source}` with
+ * `limits`, `timeout`, `caps`) to `{value, source}` with
  * source `flag|env|file|default`; an unconfigured tier has value `null`.
  */
 export interface ConfigReport {
@@ -21,7 +21,10 @@ export interface ConfigReport {
 }
 
 /** Flattens the settings into named rows (pure). */
-export function settingRows(settings: Settings): Record<string, Setting<unknown>> {
+export function settingRows(
+  settings: Settings,
+  config: { caps?: Record<string, unknown> } = {},
+): Record<string, Setting<unknown>> {
   const rows: Record<string, Setting<unknown>> = {
     worker: settings.worker,
     fallback: settings.fallback,
@@ -35,10 +38,23 @@ export function settingRows(settings: Settings): Record<string, Setting<unknown>
   rows.maxParallel = settings.maxParallel;
   rows.limits = settings.limits;
   rows.timeout = { value: settings.timeout.value.text, source: settings.timeout.source };
+  rows.caps = capsRow(config.caps);
   rows.configPath = settings.configPath;
   rows.stateDir = settings.stateDir;
   return rows;
 }
+
+/** The config's default caps of every run (none unless the file sets `caps`; flags add to them). */
+function capsRow(caps: Record<string, unknown> | undefined): Setting<unknown> {
+  const value: Record<string, number> = {};
+  for (const name of CAP_NAMES) {
+    const cap = caps?.[name];
+    if (typeof cap === "number" && cap > 0) value[name] = cap;
+  }
+  return { value, source: Object.keys(value).length > 0 ? "file" : "default" };
+}
+
+const CAP_NAMES = ["maxTokens", "maxCost", "maxSteps"] as const;
 
 function show(name: string, value: unknown, settings: Settings): string {
   if (name.startsWith("tiers.") && value === null) {
@@ -57,7 +73,7 @@ function show(name: string, value: unknown, settings: Settings): string {
 /** Shows the effective settings. */
 export const configCommand: CommandRun = async ({ sys, flags }) => {
   const { loaded, settings, warnings } = await createEngine(sys).settings();
-  const rows = settingRows(settings);
+  const rows = settingRows(settings, loaded.config);
   if (flags.json) {
     const report: ConfigReport = {
       configPath: loaded.path,

@@ -4,6 +4,7 @@
 import { createEngine } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
+import { safe } from "./safe.ts";
 import { UsageError } from "../sys/errors.ts";
 
 /** Stops runs: the named ones or a group's live ones (queued runs too), side by side. */
@@ -34,23 +35,26 @@ export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
   const others = record.changes?.others ?? [];
   const files = [...(record.changes?.files ?? []), ...(all ? others : [])];
   const left = all ? [] : others;
+  const repo = record.repoRoot ?? record.cwd;
   if (flags.json) {
     printJson(sys, {
       id: record.id,
+      repo,
       reverted: files.map((f) => f.path),
       leftAlone: left.map((f) => f.path),
     });
     return 0;
   }
+  // Named always: `revert last` typed inside another repository reverts this one.
   sys.out.stdout(
-    `reverted ${files.length} file(s) of ${record.id}:\n${
-      files.map((f) => `  ${f.path}\n`).join("")
+    `reverted ${files.length} file(s) of ${record.id} in ${safe(repo)}:\n${
+      files.map((f) => `  ${safe(f.path)}\n`).join("")
     }`,
   );
   if (left.length > 0) {
     sys.out.stdout(
       `left alone ${left.length} file(s) changed while the run worked, not by a tool the worker called:\n${
-        left.map((f) => `  ${f.path}\n`).join("")
+        left.map((f) => `  ${safe(f.path)}\n`).join("")
       }`,
     );
     sys.out.stderr(`undo those too with \`pitroom revert ${record.id} --all\`\n`);

@@ -1,7 +1,8 @@
 /**
  * `pitroom cooldown [--clear] [--json]`.
  */
-import { createEngine, formatUntil, oneLine } from "../engine/mod.ts";
+import { safeLine } from "./safe.ts";
+import { createEngine, formatUntil } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, table } from "./output.ts";
 
@@ -28,7 +29,7 @@ export const cooldownCommand: CommandRun = async ({ sys, flags }) => {
     ["TARGET", "UNTIL", "WHY", "RUN", "MESSAGE"],
     ...list.map((
       c,
-    ) => [c.target, formatUntil(c.until, now), c.reason, c.run, oneLine(c.message, 60)]),
+    ) => [c.target, formatUntil(c.until, now), c.reason, c.run, safeLine(c.message, 60)]),
   ]));
   return 0;
 };

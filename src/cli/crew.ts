@@ -3,8 +3,9 @@
  * `---` lines between tasks): every task becomes a background run of one group, handed to the
  * host at once. Prints the group and the commands that follow it; `--json` the group and ids.
  */
-import { createEngine, newRunId, oneLine } from "../engine/mod.ts";
-import { resolve } from "../sys/path.ts";
+import { checkLinkFlags, readTaskFile } from "./flag_files.ts";
+import { safeLine } from "./safe.ts";
+import { createEngine, newRunId } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
@@ -34,14 +35,7 @@ async function readTasks(
   if (args.length > 0) {
     throw new UsageError("Give the tasks as arguments or with --task-file, not both");
   }
-  try {
-    return splitTasks(await Deno.readTextFile(resolve(sys.cwd(), taskFile)));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new UsageError(`Task file "${taskFile}" does not exist`);
-    }
-    throw error;
-  }
+  return splitTasks(await readTaskFile(sys, taskFile));
 }
 
 /** Starts every task as a background run of one group. */
@@ -51,6 +45,7 @@ export const crewCommand: CommandRun = async ({ sys, flags, args }) => {
   if (tasks.length === 0) {
     throw new UsageError("No tasks given", { hint: 'pitroom crew "task 1" "task 2"' });
   }
+  await checkLinkFlags(sys, flags.link as string[] | undefined, flags.dir as string | undefined);
   const engine = createEngine(sys);
   const group = (flags.group as string | undefined) ?? `crew-${newRunId(sys)}`;
   const started = await engine.start({ ...requestFrom(flags, mode), group, tasks });
@@ -61,7 +56,7 @@ export const crewCommand: CommandRun = async ({ sys, flags, args }) => {
     return 0;
   }
   const lines = [`crew ${group}: ${ids.length} run(s) started`];
-  ids.forEach((id, i) => lines.push(`  ${id}  ${oneLine(tasks[i]!, 70)}`));
+  ids.forEach((id, i) => lines.push(`  ${id}  ${safeLine(tasks[i]!, 70)}`));
   lines.push(
     "",
     `follow:  pitroom watch -g ${group} --brief`,

@@ -1,10 +1,11 @@
 /**
  * Numbers for people: token counts, money, rates and dates in the history and savings output.
  */
+import { grouped } from "../engine/mod.ts";
 
 /** A count with thousands separators: `5,512,000`. */
 export function count(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
+  return grouped(Math.round(n));
 }
 
 /** A short count (`12.3k`) and dollars (`$3.86`), as receipts print them. */

@@ -2,10 +2,10 @@
  * `pitroom history [TEXT]` (search), `pitroom history stats` and `pitroom history import`.
  * The first word picks the subcommand; every other positional is search text.
  */
+import { safeLine } from "./safe.ts";
 import {
   createEngine,
   formatDuration,
-  oneLine,
   OUTCOME_CLASSES,
   type OutcomeClass,
   type Preparation,
@@ -89,11 +89,11 @@ function renderHit(hit: SearchHit, now: number): string {
     target,
     dateTime(hit.endedAt ?? hit.createdAt ?? now),
   ].join("  ");
-  const lines = [head, `  ${oneLine(hit.task, 100)}`];
+  const lines = [head, `  ${safeLine(hit.task, 100)}`];
   if (hit.snippet !== undefined) lines.push(`  ${hit.snippet.replace(/\s+/g, " ").trim()}`);
   else {
     const result = hit.answer ?? hit.message;
-    if (result) lines.push(`  → ${oneLine(result, 100)}`);
+    if (result) lines.push(`  → ${safeLine(result, 100)}`);
   }
   return lines.join("\n") + "\n";
 }

@@ -6,13 +6,13 @@
  * clients show to the user). A marker in the run's folder (`cards/<phase>`) makes a second call
  * print nothing. Anything else prints nothing and exits 0.
  */
+import { safeLine } from "./safe.ts";
 import {
   createEngine,
   formatDuration,
   formatUsd,
   isFinal,
   isRunId,
-  oneLine,
   type RunReport as RunRecord,
   runTime,
   workerOf as workerLabel,
@@ -143,7 +143,7 @@ export function renderCard(record: RunRecord, phase: Phase, now: number): string
   let details: (string | null)[];
   if (phase === "started") {
     head = `▶ pitroom ${record.id} ${record.state} · ${record.mode}`;
-    details = [worker, `"${oneLine(record.task, 60)}"`];
+    details = [worker, `"${safeLine(record.task, 60)}"`];
   } else if (phase === "applied") {
     const files = record.isolation?.applied?.files.length ?? record.changes?.files.length ?? 0;
     head = `⇢ pitroom ${record.id} applied · ${files} file${files === 1 ? "" : "s"}`;
@@ -154,7 +154,7 @@ export function renderCard(record: RunRecord, phase: Phase, now: number): string
     details = [
       worker,
       changesText(record),
-      ok ? null : oneLine(record.message ?? record.outcome ?? "", 80),
+      ok ? null : safeLine(record.message ?? record.outcome ?? "", 80),
       saved,
     ];
   }

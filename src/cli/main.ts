@@ -8,6 +8,7 @@ import type { Sys } from "../sys/mod.ts";
 import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
 import { parseCommand, suggest } from "./parse.ts";
+import { safe } from "./safe.ts";
 import { VERSION } from "./version.ts";
 import { RECURSION_MARKER } from "../engine/mod.ts";
 
@@ -53,29 +54,59 @@ async function dispatch(argv: string[], sys: Sys): Promise<number> {
 
 function report(sys: Sys, error: unknown): number {
   if (error instanceof PitroomError) {
-    sys.out.stderr(`pitroom: ${error.message}\n`);
-    if (error.hint) sys.out.stderr(`hint: ${error.hint}\n`);
+    sys.out.stderr(`pitroom: ${safe(error.message)}\n`);
+    if (error.hint) sys.out.stderr(`hint: ${safe(error.hint)}\n`);
     return error.exit;
   }
-  const message = error instanceof Error ? error.message : String(error);
-  const logPath = writeCrashLog(sys, error);
+  const message = safe(error instanceof Error ? error.message : String(error));
+  const unusable = stateDirProblem(sys, error);
+  if (unusable !== null) return report(sys, unusable);
+  const logged = writeCrashLog(sys, error);
   sys.out.stderr(`pitroom: unexpected error: ${message}\n`);
-  if (logPath) sys.out.stderr(`hint: the details are in ${logPath}\n`);
+  sys.out.stderr(
+    logged.path
+      ? `hint: the details are in ${logged.path}\n`
+      : `hint: the details could not be kept (${safe(logged.problem ?? "")})\n`,
+  );
   return exitCodeOf(error);
 }
 
-function writeCrashLog(sys: Sys, error: unknown): string | null {
+/** A file-system error on the state folder (a plain file, read-only, not ours): exit 3. */
+function stateDirProblem(sys: Sys, error: unknown): RefusedError | null {
+  if (!(error instanceof Error) || !FS_ERRORS.some((kind) => error instanceof kind)) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== "EROFS" && code !== "ENOTDIR" && code !== "EACCES") return null;
+  }
+  const message = (error as Error).message;
+  if (!message.includes(sys.stateDir)) return null;
+  return new RefusedError(
+    "state_dir",
+    `The state folder "${sys.stateDir}" cannot be used: ${message}`,
+    { hint: "set PITROOM_STATE_DIR to a folder you can write, or unset it" },
+  );
+}
+
+const FS_ERRORS = [
+  Deno.errors.NotADirectory,
+  Deno.errors.PermissionDenied,
+  Deno.errors.AlreadyExists,
+  Deno.errors.IsADirectory,
+];
+
+/** Keeps the stack of an unexpected error; says why when it cannot (never throws). */
+function writeCrashLog(
+  sys: Sys,
+  error: unknown,
+): { path: string; problem?: undefined } | { path?: undefined; problem: string } {
   try {
     const dir = join(sys.stateDir, "logs");
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, `crash-${sys.clock.now()}.log`);
     const stack = error instanceof Error ? error.stack ?? error.message : String(error);
     Deno.writeTextFileSync(path, stack + "\n", { mode: 0o600 });
-    return path;
+    return { path };
   } catch (logError) {
-    if (
-      logError instanceof Deno.errors.PermissionDenied || logError instanceof Deno.errors.NotFound
-    ) return null;
-    throw logError;
+    // Reported on the hint line: the failed write is said, not swallowed.
+    return { problem: logError instanceof Error ? logError.message : String(logError) };
   }
 }

@@ -2,7 +2,7 @@
  * argv -> flag values and arguments for one declared command (no effects).
  */
 import { UsageError } from "../sys/errors.ts";
-import type { CommandDef, FlagValues } from "./command.ts";
+import { type CommandDef, type FlagDef, type FlagValues, MAX_DURATION } from "./command.ts";
 import { parseDuration } from "../engine/mod.ts";
 
 /** The parsed form of a command line. */
@@ -138,19 +138,39 @@ export function parseCommand(def: CommandDef, argv: string[]): Parsed {
       }
       continue;
     }
-    if (f.type === "duration") flags[f.name] = parseDuration(String(raw), `--${f.name}`);
-    else if (f.type === "number") {
-      const n = Number(raw);
-      if (!Number.isFinite(n)) {
-        throw new UsageError(`Flag "--${f.name}" needs a number, got "${raw}"`);
-      }
-      flags[f.name] = n;
-    } else flags[f.name] = raw;
+    for (const value of Array.isArray(raw) ? raw : [raw]) {
+      if (value === "") throw new UsageError(`Flag "--${f.name}" needs a value, got ""`);
+    }
+    if (f.type === "duration") flags[f.name] = durationOf(f, String(raw));
+    else if (f.type === "number") flags[f.name] = numberOf(f, String(raw));
+    else flags[f.name] = raw;
   }
   const args = parsed.positionals;
   const help = values.help === true;
   if (!help) checkArgs(def, args);
   return { flags, args, help };
+}
+
+function durationOf(f: FlagDef, raw: string): number {
+  const ms = parseDuration(raw, `--${f.name}`);
+  if (ms > MAX_DURATION.ms) {
+    throw new UsageError(`Flag "--${f.name}" takes at most ${MAX_DURATION.text}, got "${raw}"`);
+  }
+  return ms;
+}
+
+function numberOf(f: FlagDef, raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(n)) {
+    throw new UsageError(`Flag "--${f.name}" needs a number, got "${raw}"`);
+  }
+  if (f.integer && !Number.isInteger(n)) {
+    throw new UsageError(`Flag "--${f.name}" needs a whole number, got "${raw}"`);
+  }
+  if (f.min !== undefined && n < f.min) {
+    throw new UsageError(`Flag "--${f.name}" needs a number of at least ${f.min}, got "${raw}"`);
+  }
+  return n;
 }
 
 function checkArgs(def: CommandDef, args: string[]): void {

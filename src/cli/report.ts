@@ -3,10 +3,11 @@
  * answer or a long list of changed files is clipped to a readable length with a line saying so;
  * `{ full: true }` (`show --full`) prints it whole.
  */
+import { safe, safeLine, safeText } from "./safe.ts";
 import {
   formatDuration,
   formatUntil,
-  oneLine,
+  grouped,
   receiptLines,
   type RunReport,
   runTime,
@@ -25,6 +26,42 @@ export const FILE_LINES = 100;
 export interface ReportOptions {
   /** Print a long answer and every changed file. @default false */
   full?: boolean;
+  /** The tool calls the worker's permissions refused, from the run's events (`deniedCalls`). */
+  denied?: DeniedCall[];
+}
+
+/** A refused tool call as the report lists it. */
+export interface DeniedCall {
+  kind: string;
+  target: string;
+  message?: string;
+}
+
+/** The refused tool calls among a run's events, each with the refusal's message when given. */
+export function deniedCalls(events: readonly { type: string }[]): DeniedCall[] {
+  const calls: DeniedCall[] = [];
+  for (const ev of events as readonly Record<string, unknown>[]) {
+    if (ev.type === "worker.tool_call" && ev.status === "denied") {
+      calls.push({ kind: String(ev.kind), target: String(ev.target) });
+    } else if (ev.type === "worker.denied" && typeof ev.message === "string") {
+      const open = calls.findLast((c) => c.message === undefined);
+      if (open) open.message = ev.message;
+    }
+  }
+  return calls;
+}
+
+function count(value: number, one: string, many = `${one}s`): string {
+  return `${value} ${value === 1 ? one : many}`;
+}
+
+/**
+ * How many calls were refused: the record's own count where the engine keeps one
+ * (`progress.denied`), else the refused calls given from the events.
+ */
+function deniedCount(progress: RunRecord["progress"], given: DeniedCall[] | undefined): number {
+  const kept = (progress as { denied?: unknown }).denied;
+  return typeof kept === "number" ? kept : given?.length ?? 0;
 }
 
 type RunRecord = RunReport;
@@ -43,7 +80,7 @@ function clipped(lines: string[], max: number, full: boolean, what: string, id: 
 }
 
 function n(value: number): string {
-  return value.toLocaleString("en-US");
+  return grouped(value);
 }
 
 /** The full text report of a run. */
@@ -63,7 +100,7 @@ export function renderReport(
   for (const a of fallbacks) {
     lines.push(
       `         tried ${targetLabel(a)} first: ${a.outcome ?? "?"}${
-        a.message ? ` (${oneLine(a.message, 80)})` : ""
+        a.message ? ` (${safeLine(a.message, 80)})` : ""
       }`,
     );
   }
@@ -74,11 +111,19 @@ export function renderReport(
       }`,
     );
   }
+  const denied = deniedCount(p, options.denied);
   lines.push(
-    `work     ${p.steps} steps, ${p.tools} tool calls${
-      p.last ? ` · last: ${oneLine(p.last, 60)}` : ""
-    }`,
+    `work     ${count(p.steps, "step")}, ${count(p.tools, "tool call")}${
+      denied > 0 ? ` (${denied} denied)` : ""
+    }${p.last ? ` · last: ${safeLine(p.last, 60)}` : ""}`,
   );
+  for (const call of options.denied ?? []) {
+    lines.push(
+      `denied   ${safeLine(`${call.kind} ${call.target}`, 70)}${
+        call.message ? `: ${safeLine(call.message, 80)}` : ""
+      }`,
+    );
+  }
   const cached = p.tokens.cached ? ` (+${n(p.tokens.cached)} cached)` : "";
   const reasoning = p.tokens.reasoning ? ` / ${n(p.tokens.reasoning)} reasoning` : "";
   const cost = p.cost && !record.receipt ? ` · $${p.cost.toFixed(4)}` : "";
@@ -86,8 +131,8 @@ export function renderReport(
     `tokens   ${n(p.tokens.input)} in${cached} / ${n(p.tokens.output)} out${reasoning}${cost}`,
   );
   if (record.receipt) lines.push(...receiptLines(record.receipt));
-  if (record.message && record.state !== "done") lines.push(`problem  ${record.message}`);
-  for (const note of record.notes ?? []) lines.push(`note     ${note}`);
+  if (record.message && record.state !== "done") lines.push(`problem  ${safe(record.message)}`);
+  for (const note of record.notes ?? []) lines.push(`note     ${safe(note)}`);
   const verify = record.verify;
   if (verify) {
     const how = verify.ok
@@ -95,13 +140,15 @@ export function renderReport(
       : verify.timedOut
       ? "ran out of time"
       : `failed (exit ${verify.code ?? "signal"})`;
-    lines.push(`verify   \`${verify.command}\` ${how} in ${formatDuration(verify.ms)}`);
+    lines.push(`verify   \`${safe(verify.command)}\` ${how} in ${formatDuration(verify.ms)}`);
     if (!verify.ok && verify.output.trim()) {
-      lines.push(...verify.output.trimEnd().split("\n").slice(-15).map((l) => `         ${l}`));
+      lines.push(
+        ...safeText(verify.output).trimEnd().split("\n").slice(-15).map((l) => `         ${l}`),
+      );
     }
   }
   if (record.answer) {
-    const answer = record.answer.trimEnd().split("\n").map((l) => `  ${l}`);
+    const answer = safeText(record.answer).trimEnd().split("\n").map((l) => `  ${l}`);
     lines.push("", "answer:", ...clipped(answer, ANSWER_LINES, full, "lines", record.id));
   } else if (record.state === "done") {
     lines.push("", "answer: (the worker gave no text)");
@@ -112,14 +159,24 @@ export function renderReport(
     const removed = changes.files.reduce((s, f) => s + f.removed, 0);
     const verb = changes.reverted ? "changed (undone)" : "changed";
     lines.push("", `${verb} ${changes.files.length} file(s), +${added} -${removed}:`);
-    const width = Math.max(...changes.files.map((f) => f.path.length));
-    const fileLines = changes.files.map((f) => {
+    const shown = changes.files.map((f) => safe(f.path));
+    const width = Math.max(...shown.map((path) => path.length));
+    const fileLines = changes.files.map((f, i) => {
       const stat = f.binary ? "binary" : `+${f.added} -${f.removed}`;
-      return `  ${STATUS_LETTER[f.status]} ${f.path.padEnd(width)}  ${stat}`;
+      return `  ${STATUS_LETTER[f.status]} ${shown[i]!.padEnd(width)}  ${stat}`;
     });
     lines.push(...clipped(fileLines, FILE_LINES, full, "files", record.id));
     const isolation = record.mode === "isolate" ? record.isolation : undefined;
-    if (isolation?.applied) {
+    if (isolation?.applying) {
+      lines.push("", "its apply was cut short: your tree holds part of its changes");
+      lines.push(`finish it:    pitroom apply ${record.id}`);
+    } else if (isolation?.applied && changes.reverted) {
+      lines.push(
+        "",
+        `applied to your tree at ${formatUntil(isolation.applied.at, now)}, then undone`,
+      );
+      lines.push(`apply again:  pitroom apply ${record.id}`);
+    } else if (isolation?.applied) {
       lines.push("", `applied to your tree at ${formatUntil(isolation.applied.at, now)}`);
     } else if (isolation) {
       lines.push("", `see the diff: pitroom show ${record.id} --patch`);
@@ -155,5 +212,5 @@ export function renderBrief(record: RunRecord, now: number): string {
   const result = record.answer ?? record.message ?? record.progress.last ?? record.task;
   return `${record.id}  ${record.state}  ${record.mode}  ${formatDuration(runTime(record, now))}  ${
     workerLabel(record)
-  }  ${oneLine(result, 80)}\n`;
+  }  ${safeLine(result, 80)}\n`;
 }

@@ -5,24 +5,18 @@
 import { createEngine, type RunRequest } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import { resolve } from "../sys/path.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
+import { checkLinkFlags, readTaskFile } from "./flag_files.ts";
 import { printJson, warn } from "./output.ts";
-import { renderReport } from "./report.ts";
+import { safe, safeLine } from "./safe.ts";
+import { deniedCalls, renderReport } from "./report.ts";
 
 async function readTask(sys: Sys, args: string[], taskFile: string | undefined): Promise<string> {
   if (taskFile !== undefined) {
     if (args.length > 0) {
       throw new UsageError("Give the task as arguments or with --task-file, not both");
     }
-    try {
-      return await Deno.readTextFile(resolve(sys.cwd(), taskFile));
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        throw new UsageError(`Task file "${taskFile}" does not exist`);
-      }
-      throw error;
-    }
+    return await readTaskFile(sys, taskFile);
   }
   if (args.length === 1 && args[0] === "-") return await new Response(Deno.stdin.readable).text();
   return args.join(" ");
@@ -61,6 +55,7 @@ export function requestFrom(flags: FlagValues, mode: RunRequest["mode"]): RunReq
     if (value !== undefined) request[field] = value;
   }
   if (flags.link !== undefined) request.link = flags.link as string[];
+  if (flags["allow-links"] === true) request.allowLinks = true;
   if (flags.file !== undefined) request.files = flags.file as string[];
   if (flags.web === true) request.web = true;
   if (flags["no-fallback"] === true) request.noFallback = true;
@@ -84,6 +79,7 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
     throw new UsageError("No task given", { hint: 'pitroom run "what the worker should do"' });
   }
   checkCaps(flags);
+  await checkLinkFlags(sys, flags.link as string[] | undefined, flags.dir as string | undefined);
   const request: RunRequest = { ...requestFrom(flags, mode), task };
   const engine = createEngine(sys);
   if (flags.bg) {
@@ -98,15 +94,19 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   const showProgress = sys.out.color && !flags.json;
+  const seen: { type: string }[] = [];
   try {
     const final = await engine.run(request, {
       signal: stop.signal,
       onWarning: (w) => warn(sys, [w]),
       onEvent(ev) {
+        if (ev.type === "worker.tool_call" || ev.type === "worker.denied") seen.push(ev);
         if (!showProgress) return;
         if (ev.type === "worker.tool_call") {
           sys.out.stderr(
-            `  · ${ev.kind} ${ev.target}${ev.status === "ok" ? "" : ` (${ev.status})`}\n`,
+            `  · ${safeLine(`${ev.kind} ${ev.target}`, 100)}${
+              ev.status === "ok" ? "" : ` (${ev.status})`
+            }\n`,
           );
         }
         if (ev.type === "run.queued") sys.out.stderr(`  queued (position ${ev.position})\n`);
@@ -116,7 +116,13 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
       },
     });
     if (flags.json) printJson(sys, final);
-    else sys.out.stdout(renderReport(final, sys.clock.now()));
+    else if (final.outcome === "refused") {
+      // A refusal is an error line, not a receipt card: the run never started working.
+      sys.out.stderr(`pitroom: ${safe(final.message ?? "the run was refused")}\n`);
+    } else {
+      const denied = deniedCalls(seen);
+      sys.out.stdout(renderReport(final, sys.clock.now(), { denied }));
+    }
     return final.exit ?? 1;
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);

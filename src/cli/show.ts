@@ -6,13 +6,18 @@ import { createEngine, type RunReport } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, printJsonLine } from "./output.ts";
-import { renderReport } from "./report.ts";
+import { deniedCalls, renderReport } from "./report.ts";
 import { showKept } from "./show_kept.ts";
 
 /** Prints a run's report, patch or events. */
 export const showCommand: CommandRun = async ({ sys, flags, args }) => {
   if ([flags.patch, flags.events].filter(Boolean).length > 1) {
     throw new UsageError("Choose one of --patch and --events");
+  }
+  // --json combines with --patch ({id, patch}) and --events (JSON lines already); --full is the
+  // text report's, so it never rides along silently.
+  if (flags.full && (flags.patch || flags.events || flags.json)) {
+    throw new UsageError("--full is for the text report: leave out --patch, --events and --json");
   }
   const engine = createEngine(sys);
   const typed = args[0] ?? "last";
@@ -37,6 +42,9 @@ export const showCommand: CommandRun = async ({ sys, flags, args }) => {
     return 0;
   }
   if (flags.json) printJson(sys, record);
-  else sys.out.stdout(renderReport(record, sys.clock.now(), { full: flags.full === true }));
+  else {
+    const denied = deniedCalls(await engine.events(record.id));
+    sys.out.stdout(renderReport(record, sys.clock.now(), { full: flags.full === true, denied }));
+  }
   return 0;
 };

@@ -1,7 +1,8 @@
 /**
  * `show` of a run whose folder was cleaned: the report, steps and patch the history keeps.
  */
-import { type KeptRun, oneLine, type Step, stepEvents } from "../engine/mod.ts";
+import { safeLine } from "./safe.ts";
+import { type KeptRun, type Step, stepEvents } from "../engine/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { FlagValues } from "./command.ts";
@@ -16,10 +17,10 @@ export function renderSteps(steps: Step[]): string {
     if (s.type === "tool") {
       const status = s.status === "ok"
         ? ""
-        : `  ${s.status}${s.text ? `: ${oneLine(s.text, 60)}` : ""}`;
-      lines.push(`  ${(s.kind ?? "other").padEnd(6)} ${oneLine(s.target ?? "", 80)}${status}`);
+        : `  ${s.status}${s.text ? `: ${safeLine(s.text, 60)}` : ""}`;
+      lines.push(`  ${(s.kind ?? "other").padEnd(6)} ${safeLine(s.target ?? "", 80)}${status}`);
     } else {
-      lines.push(`  ${s.type.padEnd(6)} ${oneLine(s.text ?? "", 90)}`);
+      lines.push(`  ${s.type.padEnd(6)} ${safeLine(s.text ?? "", 90)}`);
     }
   }
   return lines.join("\n") + "\n";

@@ -2,11 +2,11 @@
  * `pitroom status` and `pitroom ls`: each run's live view (engine/fold.ts) as a table, or the
  * reports as JSON.
  */
+import { safeLine } from "./safe.ts";
 import {
   createEngine,
   formatDuration,
   isFinal,
-  oneLine,
   type RunReport,
   runTime,
   viewOf,
@@ -28,7 +28,7 @@ function rows(records: RunReport[], now: number): string {
         formatDuration(runTime(r, now)),
         String(view.steps),
         view.worker,
-        oneLine(isFinal(r.state) ? (r.answer ?? r.message ?? "") : (view.last ?? r.task), 48),
+        safeLine(isFinal(r.state) ? (r.answer ?? r.message ?? "") : (view.last ?? r.task), 48),
       ];
     }),
   ]);

@@ -4,12 +4,12 @@
  * change (engine/watch_lines.ts, listed by `pitroom help events`), `--brief` one card line when a run starts and one when
  * it ends (for an agent's monitor tool), and a terminal gets a table redrawn as things change.
  */
+import { safe, safeLine } from "./safe.ts";
 import {
   createEngine,
   formatDuration,
   isFinal,
   LiveFold,
-  oneLine,
   type RunView,
   type Selector,
   type WatchLine,
@@ -27,7 +27,7 @@ type Style = "json" | "brief" | "table";
 export function briefLine(line: WatchLine, view?: RunView): string | null {
   switch (line.event) {
     case "started":
-      return `▶ ${line.run} started · ${line.mode} · ${view?.worker ?? "-"} · ${line.task}`;
+      return `▶ ${line.run} started · ${line.mode} · ${view?.worker ?? "-"} · ${safe(line.task)}`;
     case "done":
     case "problem": {
       const kind = line.event === "done" ? "done" : how(line.outcome);
@@ -36,7 +36,7 @@ export function briefLine(line: WatchLine, view?: RunView): string | null {
       const files = line.changes?.length ?? 0;
       const changed = files > 0 ? ` · ${files} file(s) changed` : "";
       return `${mark} ${line.run} ${text} · ${line.time} · ${line.worker}${changed} · ${
-        oneLine(line.summary, 100)
+        safeLine(line.summary, 100)
       }`;
     }
     case "all-done":
@@ -64,7 +64,7 @@ function renderTable(view: LiveFold, now: number): string {
         : v.phase === "queued"
         ? `queued #${v.position ?? "?"}`
         : (v.last ?? v.task),
-    ].map((cell, i) => (i === 5 ? oneLine(cell, 60) : cell))
+    ].map((cell, i) => (i === 5 ? safeLine(cell, 60) : cell))
   );
   return table([["RUN", "STATE", "WORKER", "TIME", "TOOLS", "NOW / RESULT"], ...rows]);
 }

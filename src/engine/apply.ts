@@ -13,11 +13,26 @@ import { RefusedError } from "../sys/errors.ts";
 import { exists } from "../sys/fs.ts";
 import { join } from "../sys/path.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { ApplyReport } from "../vcs/mod.ts";
+import { ApplyConflictError, type ApplyReport, DeletesRefused, ObjectsGone } from "../vcs/mod.ts";
 import { reconcile } from "./liveness.ts";
 import { type TrackedTree, trackTree } from "./tree.ts";
 import { pausePoint } from "./pause.ts";
 import { indexRun } from "../store/history/mod.ts";
+
+/** Refusal: an apply of the run was cut short, so the user's tree holds part of its patch. */
+export class ApplyInterrupted extends RefusedError {
+  constructor(id: string, action: "revert" | "discard") {
+    super(
+      "apply_interrupted",
+      `Cannot ${action} run "${id}": its apply was cut short, so your tree holds part of its changes`,
+      {
+        hint: `finish the apply with \`pitroom apply ${id}\`${
+          action === "revert" ? ", then revert it" : " (discarding after that keeps the patch)"
+        }`,
+      },
+    );
+  }
+}
 
 /** A finished isolate run, checked; refuses live runs and runs of other modes. */
 async function isolateRun(sys: Sys, id: string): Promise<RunRecord> {
@@ -101,13 +116,43 @@ export async function applyRun(
     );
   }
   await writeTextAtomic(repoPaths.writer, `apply ${id}`);
+  // The user's tree before this apply wrote anything: that of an apply cut short, or of the
+  // apply this one repeats, else now. Recorded first, so a revert can always undo exactly it.
+  const isolation = record.isolation!;
+  const earlier = changes.reverted ? undefined : isolation.applied?.before;
+  const cutShort = isolation.applying;
+  const before = cutShort?.before ?? earlier ?? await tree.snapshot();
+  isolation.applying = { at: sys.clock.now(), before };
+  await writeRecord(paths, record);
   await pausePoint(sys, "applying");
-  const report = await tree.apply(changes.before, changes.after, {
-    allowDelete: options.allowDelete,
-    runId: id,
-  });
+  let report: ApplyReport;
+  try {
+    report = await tree.apply(changes.before, changes.after, {
+      allowDelete: options.allowDelete,
+      runId: id,
+    });
+  } catch (error) {
+    // These refusals come before anything is written: the tree is as it was.
+    const before = error instanceof ApplyConflictError || error instanceof DeletesRefused ||
+      error instanceof ObjectsGone;
+    if (!before) throw error;
+    if (cutShort === undefined) delete isolation.applying;
+    else isolation.applying = cutShort;
+    await writeRecord(paths, record);
+    throw error;
+  }
+  const after = (await tree.snapshot({ base: before })).tree;
   const files = [...report.applied, ...report.merged];
-  record.isolation!.applied = { at: sys.clock.now(), files };
+  const kept = isolation.applied !== undefined && !changes.reverted ? isolation.applied.files : [];
+  isolation.applied = {
+    at: sys.clock.now(),
+    files: [...new Set([...kept, ...files])].sort(),
+    before,
+    after,
+  };
+  delete isolation.applying;
+  // Applied again after a revert: the tree holds the changes again, and revert can undo them.
+  delete changes.reverted;
   await writeRecord(paths, record);
   await indexRun(sys, record);
   return { record, report };
@@ -119,6 +164,7 @@ export async function discardRun(sys: Sys, id: string): Promise<RunRecord> {
   const record = await isolateRun(sys, id);
   const isolation = record.isolation!;
   if (isolation.discarded !== undefined) return record;
+  if (isolation.applying !== undefined) throw new ApplyInterrupted(id, "discard");
   const tree = record.repoRoot === undefined
     ? null
     : await trackTree(sys, paths, record.repoRoot).catch(() => null);

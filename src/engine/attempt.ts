@@ -12,6 +12,7 @@ import type { Backend, Mode, Outcome, ProcessEnd } from "../workers/types.ts";
 import { gather, type Gathered } from "./progress.ts";
 import { runProcess } from "./process.ts";
 import { workerEnv } from "./env.ts";
+import { sandboxAttempt } from "./sandboxing.ts";
 
 /** What an attempt needs. */
 export interface AttemptInput {
@@ -30,6 +31,8 @@ export interface AttemptInput {
   priorUsage?: Record<string, number>;
   stop?: AbortSignal;
   progress: Progress;
+  /** An isolate run: its `--link` folders, and whether links leading out are allowed. */
+  isolation?: { links: readonly string[]; allowLinks: boolean };
 }
 
 /** What an attempt produced. */
@@ -41,6 +44,10 @@ export interface AttemptResult {
   sessionId?: string;
   /** The session's cumulative usage at the end, for CLIs that count per session. */
   sessionTotals?: Record<string, number>;
+  /** The sandbox the worker ran in (`none` without one). */
+  sandbox: string;
+  /** What the report should say about how the worker ran (no sandbox, links leading out). */
+  notes: string[];
 }
 
 /** Callbacks an attempt reports through. */
@@ -65,7 +72,7 @@ export async function runAttempt(
     worker: input.backend.name,
     runId: input.runId,
   });
-  const launch = input.backend.launch({
+  const described = input.backend.launch({
     mode: input.mode,
     prompt: input.prompt,
     cwd: input.cwd,
@@ -76,6 +83,11 @@ export async function runAttempt(
     ...(input.model === undefined ? {} : { model: input.model }),
     ...(input.effort === undefined ? {} : { effort: input.effort }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+  });
+  const { launch, use, notes } = await sandboxAttempt(sys, described, {
+    mode: input.mode,
+    privateDir,
+    ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
   });
   const state = input.backend.newState();
   if (input.priorUsage) state.scratch.priorUsage = input.priorUsage;
@@ -120,6 +132,8 @@ export async function runAttempt(
     outcome,
     end,
     events,
+    sandbox: use.kind,
+    notes,
     ...(answer === undefined ? {} : { answer }),
     ...(gathered.sessionId === undefined ? {} : { sessionId: gathered.sessionId }),
     ...(isCounts(state.scratch.usageTotals) ? { sessionTotals: state.scratch.usageTotals } : {}),

@@ -92,6 +92,9 @@ async function newRunFrom(
   if (links.length > 0 && mode !== "isolate") {
     throw new UsageError("--link is for isolate runs (-i): a write run works in your tree");
   }
+  if (request.allowLinks === true && mode !== "isolate") {
+    throw new UsageError("--allow-links is for isolate runs (-i)");
+  }
   let effort: string | undefined;
   if (request.effort !== undefined) {
     const first = chain[0]!;
@@ -110,6 +113,7 @@ async function newRunFrom(
     ...(effort === undefined ? {} : { effort }),
     ...(request.verify === undefined ? {} : { verify: request.verify }),
     ...(links.length > 0 ? { links } : {}),
+    ...(request.allowLinks === true ? { allowLinks: true } : {}),
   };
 }
 
@@ -195,6 +199,7 @@ async function followUpFrom(
     ...(prev.effort === undefined ? {} : { effort: prev.effort }),
     ...(request.verify === undefined ? {} : { verify: request.verify }),
     ...(reuse === undefined ? {} : { reuse }),
+    ...(prev.allowLinks === true ? { allowLinks: true } : {}),
   };
 }
 

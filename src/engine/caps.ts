@@ -3,6 +3,7 @@
  * reaches one is stopped like `pitroom stop` would (its group is killed), what it did is kept,
  * and the run says which cap it hit. Pure apart from nothing: the walk checks on each progress.
  */
+import { grouped } from "../receipts/format.ts";
 import type { Progress } from "../store/record.ts";
 import { burnedTokens } from "./receipts/receipt.ts";
 import { UsageError } from "../sys/errors.ts";
@@ -49,9 +50,7 @@ function flagName(name: (typeof NAMES)[number]): string {
 export function capHit(caps: Caps, progress: Progress, cost: number | undefined): string | null {
   const burned = burnedTokens(progress.tokens);
   if (caps.maxTokens !== undefined && burned >= caps.maxTokens) {
-    return `the --max-tokens cap (${burned.toLocaleString("en-US")} of ${
-      caps.maxTokens.toLocaleString("en-US")
-    } tokens)`;
+    return `the --max-tokens cap (${grouped(burned)} of ${grouped(caps.maxTokens)} tokens)`;
   }
   if (caps.maxCost !== undefined && cost !== undefined && cost >= caps.maxCost) {
     return `the --max-cost cap ($${cost.toFixed(4)} of $${caps.maxCost})`;

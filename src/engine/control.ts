@@ -12,6 +12,7 @@ import { reconcile } from "./liveness.ts";
 import { trackTree } from "./tree.ts";
 import { watchUntil } from "./watch.ts";
 import { pausePoint } from "./pause.ts";
+import { ApplyInterrupted } from "./apply.ts";
 import { putStop } from "./host_inbox.ts";
 import { subscribe } from "./feed.ts";
 import { indexRun } from "../store/history/mod.ts";
@@ -165,6 +166,9 @@ export async function revertRun(
   if (changes.reverted && (!options.all || othersLeft().length === 0)) {
     throw new RefusedError("already_reverted", `Run "${id}" was reverted already`);
   }
+  if (record.mode === "isolate" && record.isolation?.applying !== undefined) {
+    throw new ApplyInterrupted(id, "revert");
+  }
   if (record.mode === "isolate" && record.isolation?.applied === undefined) {
     throw new RefusedError(
       "not_applied",
@@ -202,7 +206,11 @@ export async function revertRun(
     );
   }
   await pausePoint(sys, "reverting");
-  await tree.revert(changes.before, changes.after, id, chosen);
+  // An applied isolate run is undone as the apply changed the tree (merged files included).
+  const applied = record.mode === "isolate" ? record.isolation?.applied : undefined;
+  if (applied?.before !== undefined && applied.after !== undefined) {
+    await tree.revert(applied.before, applied.after, id, { only: chosen });
+  } else await tree.revert(changes.before, changes.after, id, { only: chosen });
   changes.reverted = true;
   if (options.all && others.length > 0) changes.othersReverted = true;
   await writeRecord(paths, record);

@@ -36,6 +36,8 @@ export interface NewRun {
   caps?: Caps;
   /** Isolate mode: ignored folders to link into the copy. */
   links?: string[];
+  /** Isolate mode without a sandbox: run even when links lead out of the copy. */
+  allowLinks?: boolean;
   /** An isolate follow-up: the copy it reuses and the state that copy was made at. */
   reuse?: { copyRoot: string; links: string[]; before: TreeSnapshot; repoRoot: string };
   /** Files attached to the task (their contents are in `task`). */
@@ -69,6 +71,7 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.caps === undefined || Object.keys(spec.caps).length === 0 ? {} : { caps: spec.caps }),
     ...(spec.files === undefined ? {} : { files: spec.files }),
     ...(spec.settings === undefined ? {} : { settings: spec.settings }),
+    ...(spec.allowLinks === true ? { allowLinks: true } : {}),
   };
   if (spec.reuse !== undefined) {
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };

@@ -9,6 +9,7 @@ import { parseChain } from "./chain.ts";
 import { createRun } from "./create.ts";
 import { detectWorkers, type WorkerStatus } from "./installed.ts";
 import { executeRun } from "./lifecycle.ts";
+import { sandboxCheck } from "./sandboxing.ts";
 import type { Settings } from "./settings.ts";
 import { formatDuration } from "./duration.ts";
 import type { Target } from "../store/record.ts";
@@ -22,7 +23,7 @@ export type CheckStatus = "ok" | "warn" | "error" | "skip";
 
 /**
  * One check of `doctor --json` (the document is an array of these). `check` is one of
- * `worker`, `version`, `config`, `chain`, `fallback`, `rg`, `git`, `state_dir`, `probe`.
+ * `worker`, `version`, `config`, `chain`, `fallback`, `rg`, `git`, `sandbox`, `state_dir`, `probe`.
  */
 export interface Check {
   check: string;
@@ -184,6 +185,7 @@ async function environmentChecks(sys: Sys, statuses: readonly WorkerStatus[]): P
       hint: "apt install git",
     },
   );
+  checks.push({ check: "sandbox", ...await sandboxCheck(sys) });
   checks.push(await stateDirCheck(sys));
   return checks;
 }

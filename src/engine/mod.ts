@@ -96,7 +96,7 @@ export { describeEvents, OUTCOME_CLASSES, TOOL_KINDS } from "../events/mod.ts";
 export { RECURSION_MARKER } from "../policy/floor.ts";
 export { WORKER_NAMES } from "../workers/types.ts";
 export { receiptLines } from "../receipts/lines.ts";
-export { formatRatio, formatTokens, formatUsd, primaryName } from "../receipts/format.ts";
+export { formatRatio, formatTokens, formatUsd, grouped, primaryName } from "../receipts/format.ts";
 export { stepEvents } from "./kept.ts";
 export type { KeptRun } from "./history/lookup.ts";
 export type { Step } from "../store/history/row.ts";

@@ -22,6 +22,9 @@ export function gather(state: Gathered, ev: WorkerEvent): boolean {
       return true;
     case "worker.tool_call":
       p.tools++;
+      // Every backend reports a refusal as one tool call with status "denied" (and one
+      // `worker.denied` with the message), so refusals are counted here, once.
+      if (ev.status === "denied") p.denied = (p.denied ?? 0) + 1;
       p.last = `${ev.kind} ${ev.target}`.trim();
       return true;
     case "worker.tokens":

@@ -23,6 +23,9 @@ export const RunRequestSchema = z.object({
   files: z.array(z.string()).optional().describe("files attached to the task"),
   verify: z.string().optional().describe("command run in the worker's tree after it succeeds"),
   link: z.array(z.string()).optional().describe("isolate runs: ignored folders to link in"),
+  allowLinks: z.boolean().optional().describe(
+    "isolate runs without a sandbox: run although links in the tree lead out of the copy",
+  ),
   web: z.boolean().optional().describe("allow the worker to fetch web pages"),
   group: z.string().optional().describe("the group the run joins"),
   caps: z.object({

@@ -20,16 +20,18 @@ export interface TrackedTree {
    * Snapshots the tree; `base` is the snapshot before the worker, when there is one, and
    * `indexFile` a throwaway index in the run folder shared by a run's snapshots.
    */
-  snapshot(options?: { base?: TreeSnapshot; indexFile?: string }): Promise<TreeSnapshot>;
+  snapshot(
+    options?: { base?: TreeSnapshot; indexFile?: string; submodules?: "allow" | "refuse" },
+  ): Promise<TreeSnapshot>;
   diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
   /** The patch of `before`..`after` limited to `paths` (empty when there are none). */
   patch(before: TreeSnapshot, after: string, paths: readonly string[]): Promise<Uint8Array>;
-  /** Undoes `before`..`after` (checked first), only the paths of `only` when given. */
+  /** Undoes `before`..`after` (only the paths in `only`, when given). */
   revert(
     before: TreeSnapshot,
     after: string,
     runId: string,
-    only?: ReadonlySet<string>,
+    options?: { only?: ReadonlySet<string> },
   ): Promise<void>;
   /** Makes a private copy at `dest` checked out at `at` (isolate mode) and opens it. */
   copy(dest: string, at: TreeSnapshot, links: readonly string[]): Promise<TrackedTree>;
@@ -45,12 +47,25 @@ export interface TrackedTree {
     at: TreeSnapshot,
     drop: readonly string[],
   ): Promise<TrackedTree & { release(): void; tree: string }>;
+  /**
+   * Records the stat of the ignored files of `at` (kept, when `keep`, to be undone later) and
+   * returns the check to run after the worker.
+   */
+  watchIgnored(at: TreeSnapshot, keep: boolean): Promise<IgnoredWatch>;
   /** Applies `before`..`after` (a copy's work) to this tree, checked first. */
   apply(
     before: TreeSnapshot,
     after: string,
     options: { allowDelete: boolean; runId: string },
   ): Promise<vcs.ApplyReport>;
+}
+
+/** The ignored files of a tree as they were before a worker. */
+export interface IgnoredWatch {
+  /** What changed among them since. */
+  changes(): Promise<vcs.IgnoredChanges>;
+  /** Undoes `changes` where the files were kept; lists the rest. */
+  restore(changes: vcs.IgnoredChanges): Promise<vcs.IgnoredRestore>;
 }
 
 /** True when `dir` is inside a git work tree. */
@@ -98,8 +113,8 @@ function tracked(
       if (paths.length === 0) return new Uint8Array();
       return await vcs.patchBetween(sys, repo, { ...store, before, after, paths });
     },
-    async revert(before, after, runId, only) {
-      await vcs.revert(sys, repo, { ...store, before, after, runId, ...(only ? { only } : {}) });
+    async revert(before, after, runId, options = {}) {
+      await vcs.revert(sys, repo, { ...store, before, after, runId, ...options });
     },
     async copy(dest, at, links) {
       const copy = await vcs.makeCopy(sys, repo, { ...store, dest, snapshot: at, links });
@@ -115,6 +130,18 @@ function tracked(
     },
     openCopy(dest) {
       return tracked(sys, vcs.copyRepo(dest, repo.objectFormat), key, store);
+    },
+    async watchIgnored(at, keep) {
+      const record = await vcs.recordIgnored(sys, repo, { ...store, ignored: at.ignored, keep });
+      return {
+        changes: () => vcs.ignoredChanges(sys, repo, { ...store, record }),
+        restore: (changes) =>
+          vcs.restoreIgnored(changes, {
+            root: repo.root,
+            record,
+            write: (files) => vcs.writeBlobs(sys, repo, { ...store, files }),
+          }),
+      };
     },
     async apply(before, after, options) {
       return await vcs.applyChanges(sys, repo, { ...store, before, after, ...options });

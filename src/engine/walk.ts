@@ -91,6 +91,10 @@ export async function walkChain(
   const runPaths = statePaths(sys.stateDir).run(record.id);
   await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
   const workspace = tree ? await prepareWorkspace(sys, record, tree) : null;
+  // Ignored files are in no snapshot: their stat is watched beside it (kept for a read run).
+  if (workspace && tree) {
+    workspace.ignored = await tree.watchIgnored(workspace.before, record.mode === "read");
+  }
   try {
     return await walkPrepared(sys, record, workspace, options, emit);
   } finally {
@@ -188,6 +192,11 @@ async function walkPrepared(
         ...(record.effort ? { effort: record.effort } : {}),
         ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
         ...(record.continues?.sessionTotals ? { priorUsage: record.continues.sessionTotals } : {}),
+        ...(record.isolation
+          ? {
+            isolation: { links: record.isolation.links, allowLinks: record.allowLinks === true },
+          }
+          : {}),
         stop,
       }, {
         emit,
@@ -201,6 +210,7 @@ async function walkPrepared(
             run: record.id,
             steps: p.steps,
             tools: p.tools,
+            ...(p.denied ? { denied: p.denied } : {}),
             tokens: p.tokens,
             ...(p.last ? { last: p.last } : {}),
           }));
@@ -231,6 +241,10 @@ async function walkPrepared(
     attempt.message = outcome.message;
     if (result.sessionId) attempt.sessionId = result.sessionId;
     if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
+    attempt.sandbox = result.sandbox;
+    for (const note of result.notes) {
+      if (!(record.notes ??= []).includes(note)) record.notes.push(note);
+    }
     last = {
       outcome: outcome.class,
       message: outcome.message,

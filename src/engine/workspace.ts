@@ -14,7 +14,8 @@ import { join } from "../sys/path.ts";
 import { removeView } from "../vcs/view.ts";
 import { pausePoint } from "./pause.ts";
 import { findSecrets } from "./secrets.ts";
-import type { TrackedTree } from "./tree.ts";
+import type { IgnoredWatch, TrackedTree } from "./tree.ts";
+import { checkIgnored } from "./ignored_check.ts";
 import type { Final } from "./walk.ts";
 import { splitChanges } from "./worker_changes.ts";
 
@@ -28,6 +29,8 @@ export interface Workspace {
   cwd: string;
   /** The throwaway index of the snapshots of `work`. */
   index: string;
+  /** The user's ignored files as they were before the worker. */
+  ignored?: IgnoredWatch;
   /** A read run's write-protected view without secret-looking files, when it reads one. */
   view?: TrackedTree & { release(): void; tree: string };
 }
@@ -47,9 +50,11 @@ export async function prepareWorkspace(
   const isolation = record.isolation;
   const reuse = isolation !== undefined && record.continues !== undefined &&
     record.changes !== undefined;
-  const before = reuse
-    ? record.changes!.before
-    : await tree.snapshot({ indexFile: runPaths.index });
+  const before = reuse ? record.changes!.before : await tree.snapshot({
+    indexFile: runPaths.index,
+    // A snapshot cannot see into submodules: write and isolate runs refuse them.
+    submodules: record.mode === "read" ? "allow" : "refuse",
+  });
   record.repoRoot = tree.root;
   record.changes = { before, after: before.tree, files: [] };
   await writeRecord(paths, record);
@@ -169,6 +174,10 @@ export async function collectWorkspace(
   const viewChanged = prepared.view !== undefined &&
     !(await viewIntact(sys, record, prepared.view, before));
   const after = (await afterSnapshot(work, before, prepared.index)).tree;
+  const ignoredViolation = await checkIgnored(record, prepared.ignored);
+  if (after === before.tree && ignoredViolation !== null) {
+    return { ...last, outcome: "read_only_violation", message: ignoredViolation };
+  }
   if (after === before.tree && viewChanged) {
     return {
       ...last,
@@ -189,13 +198,21 @@ export async function collectWorkspace(
     ? diff.patch
     : await work.patch(before, after, changes.files.map((f) => f.path));
   await Deno.writeFile(runPaths.patch, patch, { mode: 0o600 });
-  if (record.mode !== "read" || changes.files.length === 0) return { ...last, changes };
+  if (record.mode !== "read") return { ...last, changes };
+  if (changes.files.length === 0) {
+    // Only the user's edits changed the tree: no violation of the worker's (ignored files aside).
+    return ignoredViolation === null
+      ? { ...last, changes }
+      : { ...last, outcome: "read_only_violation", message: ignoredViolation, changes };
+  }
   await pausePoint(sys, "reverting");
-  await work.revert(before, after, record.id, new Set(changes.files.map((f) => f.path)));
+  await work.revert(before, after, record.id, { only: new Set(changes.files.map((f) => f.path)) });
   changes.reverted = true;
   return {
     outcome: "read_only_violation",
-    message: `The worker changed ${changes.files.length} file(s) in a read-only run: undone`,
+    message: `The worker changed ${changes.files.length} file(s) in a read-only run: undone${
+      ignoredViolation === null ? "" : `. ${ignoredViolation}`
+    }`,
     changes,
     ...(last.answer === undefined ? {} : { answer: last.answer }),
   };

@@ -8,6 +8,7 @@ import {
   arr,
   bool,
   checkShape,
+  count,
   type Infer,
   num,
   obj,
@@ -56,10 +57,10 @@ export const OUTCOME_CLASSES = [
 export type OutcomeClass = typeof OUTCOME_CLASSES[number];
 
 const tokens = obj({
-  input: num,
-  output: num,
-  cached: num,
-  reasoning: num,
+  input: count,
+  output: count,
+  cached: count,
+  reasoning: count,
 });
 
 /** Every event, by its `type`. */
@@ -77,14 +78,20 @@ export const EVENTS = {
     error: opt(str),
   },
   "worker.denied": { tool: str, message: str },
-  "worker.tokens": { input: num, output: num, cached: num, reasoning: num, cost: opt(num) },
+  "worker.tokens": {
+    input: count,
+    output: count,
+    cached: count,
+    reasoning: count,
+    cost: opt(count),
+  },
   "worker.answer": { text: str },
   "worker.error": {
     message: str,
     status: opt(num),
     retryable: opt(bool),
     name: opt(str),
-    retryAfterMs: opt(num),
+    retryAfterMs: opt(count),
   },
   "worker.unknown": { raw: str },
   // ---- run events: what the engine reports about a run
@@ -94,6 +101,8 @@ export const EVENTS = {
     run: str,
     steps: num,
     tools: num,
+    /** Tool calls that were refused (a subset of `tools`). */
+    denied: opt(count),
     last: opt(str),
     tokens: tokens,
   },

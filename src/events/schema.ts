@@ -23,6 +23,11 @@ export const num: Field<number, false> = field(
   "number",
   (v): v is number => typeof v === "number" && Number.isFinite(v),
 );
+/** A count or an amount: a finite number of at least 0 (tokens, cost, a wait). */
+export const count: Field<number, false> = field(
+  "number >= 0",
+  (v): v is number => typeof v === "number" && Number.isFinite(v) && v >= 0,
+);
 /** A boolean field. */
 export const bool: Field<boolean, false> = field(
   "boolean",

@@ -305,7 +305,7 @@ export const RECURSION_WHY = "a worker may not start Pitroom";
  * Set in every worker's environment (to the run id); Pitroom refuses to run under it, so a
  * worker cannot start Pitroom even by absolute path.
  */
-export const RECURSION_MARKER = "PITROOM_WORKER";
+export const RECURSION_MARKER = "PITROOM_INSIDE_RUN";
 
 /** Recursive deletion, as command prefixes (backend rules only; a shim on `rm` would be noise). */
 const DENIED_RM_PREFIXES: readonly string[] = [

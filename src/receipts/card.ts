@@ -3,6 +3,7 @@
  * (no external fonts or images) with the estimated amount saved, the runs, the tokens burned
  * against the tokens returned, the compression and the top models. Pure.
  */
+import { grouped } from "./format.ts";
 import { formatRatio, formatTokens, formatUsd, primaryName } from "./format.ts";
 import { PRICES_TAKEN } from "../engine/receipts/prices.ts";
 import {
@@ -112,7 +113,7 @@ export function renderCard(totals: SavingsTotals): string {
     `<text x="368" y="80" font-family="${FONT}" font-size="11" font-weight="600" fill="#64748b" letter-spacing="1.2">TOP MODELS</text>`,
     ...topModels(totals.rows),
     `<line x1="36" y1="210" x2="564" y2="210" stroke="#334155"/>`,
-    stat(36, t.runs.toLocaleString("en-US"), t.runs === 1 ? "run" : "runs"),
+    stat(36, grouped(t.runs), t.runs === 1 ? "run" : "runs"),
     stat(
       150,
       `${formatTokens(burned)} → ${formatTokens(t.returnedTokens)}`,

@@ -13,6 +13,22 @@ export interface UsdOptions {
 }
 
 /**
+ * A number with thousands separators, as `toLocaleString("en-US")` writes it (`12,345`, at most
+ * three decimals unless `decimals` fixes them: `1,234.50`), without Intl: the first Intl call of
+ * a process loads ICU's locale data, about 10 ms of every run's report.
+ */
+export function grouped(value: number, decimals?: number): string {
+  const text = decimals === undefined
+    ? String(Math.round(value * 1000) / 1000)
+    : value.toFixed(decimals);
+  if (!/^-?\d+(?:\.\d+)?$/.test(text)) return text;
+  const sign = text.startsWith("-") ? "-" : "";
+  const [whole = "", fraction] = text.slice(sign.length).split(".");
+  const withCommas = whole.replace(/\B(?=(\d{3})+$)/g, ",");
+  return `${sign}${withCommas}${fraction === undefined ? "" : `.${fraction}`}`;
+}
+
+/**
  * `$12.34`; amounts under a cent keep four decimals (`$0.0042`), large ones group (`$1,234.50`).
  */
 export function formatUsd(value: number, options: UsdOptions = {}): string {
@@ -20,9 +36,7 @@ export function formatUsd(value: number, options: UsdOptions = {}): string {
   const abs = Math.abs(value);
   if (options.precise && abs === 0) return "$0";
   if (abs > 0 && abs < (options.precise ? 1 : 0.01)) return `${sign}$${abs.toFixed(4)}`;
-  return `${sign}$${
-    abs.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })
-  }`;
+  return `${sign}$${grouped(abs, 2)}`;
 }
 
 /** A token count in short form: `950`, `12.3k`, `5.5M`, `1.2B`. */
@@ -41,7 +55,7 @@ export function formatTokens(count: number): string {
 /** A compression ratio: `146x`, `12.5x`; a dash when there is none. */
 export function formatRatio(ratio: number | null): string {
   if (ratio === null || !Number.isFinite(ratio)) return "-";
-  return ratio >= 100 ? `${Math.round(ratio).toLocaleString("en-US")}x` : `${ratio.toFixed(1)}x`;
+  return ratio >= 100 ? `${grouped(Math.round(ratio))}x` : `${ratio.toFixed(1)}x`;
 }
 
 /** Display names of the primary presets. */

@@ -6,13 +6,14 @@ import { burnedTokens } from "../engine/receipts/receipt.ts";
 import type { Receipt } from "../store/record.ts";
 import { formatRatio, formatUsd, primaryName } from "./format.ts";
 import { PRICES_TAKEN } from "../engine/receipts/prices.ts";
+import { grouped } from "./format.ts";
 
 function usd(value: number): string {
   return formatUsd(value, { precise: true });
 }
 
 function n(value: number): string {
-  return value.toLocaleString("en-US");
+  return grouped(value);
 }
 
 function workerCostText(receipt: Receipt): string {

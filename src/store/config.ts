@@ -30,9 +30,11 @@ export interface Config {
   timeout?: string;
   /** Default caps of every run: `{"maxTokens": 2000000, "maxCost": 1, "maxSteps": 200}`. */
   caps?: Record<string, unknown>;
+  /** `"auto"`, `"required"`, `"off"`, or `{"mode": ..., "writable": [folders]}` (src/sandbox/). */
+  sandbox?: unknown;
 }
 
-type Kind = "string" | "number" | "string[]" | "record";
+type Kind = "string" | "number" | "string[]" | "record" | "string|record";
 const KEYS: Record<keyof Config, Kind> = {
   worker: "string",
   fallback: "string[]",
@@ -46,6 +48,7 @@ const KEYS: Record<keyof Config, Kind> = {
   limits: "record",
   timeout: "string",
   caps: "record",
+  sandbox: "string|record",
 };
 
 /** A loaded config with its warnings. */
@@ -66,6 +69,8 @@ function fits(kind: Kind, value: unknown): boolean {
       return Array.isArray(value) && value.every((v) => typeof v === "string");
     case "record":
       return typeof value === "object" && value !== null && !Array.isArray(value);
+    case "string|record":
+      return typeof value === "string" || fits("record", value);
   }
 }
 

@@ -27,6 +27,8 @@ export interface Attempt {
   /** Cumulative session usage at the end (CLIs that count per session, like codex). */
   sessionTotals?: Record<string, number>;
   workerPid?: number;
+  /** The sandbox the worker ran in: `bwrap`, `sandbox-exec`, or `none`. */
+  sandbox?: string;
 }
 
 /** Token counts. */
@@ -41,6 +43,8 @@ export interface Tokens {
 export interface Progress {
   steps: number;
   tools: number;
+  /** Tool calls the worker's permissions refused (counted in `tools` too). */
+  denied?: number;
   last?: string;
   tokens: Tokens;
   cost?: number;
@@ -131,8 +135,14 @@ export interface Isolation {
   copyRoot: string;
   /** Ignored folders symlinked into the copy (`--link`), relative to the repository root. */
   links: string[];
-  /** When `pitroom apply` applied the patch to the user's tree, and which files it touched. */
-  applied?: { at: number; files: string[] };
+  /**
+   * When `pitroom apply` applied the patch to the user's tree, and which files it touched;
+   * `before` and `after` are the user's tree just before and after it (a revert undoes exactly
+   * that step, merged files included).
+   */
+  applied?: { at: number; files: string[]; before?: TreeSnapshot; after?: string };
+  /** An apply under way (or cut short): the user's tree just before it wrote anything. */
+  applying?: { at: number; before: TreeSnapshot };
   /** When `pitroom discard` removed the copy (the patch is kept). */
   discarded?: { at: number };
 }
@@ -167,6 +177,8 @@ export interface RunRecord {
   attempts: Attempt[];
   /** Targets left out because they were cooling down. */
   skipped?: { worker: WorkerName; model?: string; until: number }[];
+  /** An isolate run without a sandbox may hold links leading out of its copy (`--allow-links`). */
+  allowLinks?: boolean;
   /** A follow-up: the run it continues and the worker session it resumes. */
   continues?: { run: string; sessionId: string; sessionTotals?: Record<string, number> };
   progress: Progress;

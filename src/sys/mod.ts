@@ -73,6 +73,8 @@ export interface Captured {
   code: number;
   stdout: string;
   stderr: string;
+  /** stdout as the bytes the command wrote (`stdout` is their UTF-8 reading). */
+  stdoutBytes?: Uint8Array;
 }
 
 /** The one process runner. */

@@ -76,6 +76,7 @@ export const realRunner: Runner = {
       code: out.code,
       stdout: decoder.decode(out.stdout),
       stderr: decoder.decode(out.stderr),
+      stdoutBytes: out.stdout,
     };
   },
   spawn(argv, options = {}): ChildHandle {

@@ -12,11 +12,12 @@
  */
 import { join } from "../sys/path.ts";
 import { PitroomError, RefusedError } from "../sys/errors.ts";
-import { git, type GitSys } from "./git.ts";
+import { git, GitError, type GitSys } from "./git.ts";
 import { listChanges, patchBetween, type SnapshotRef, treeOf } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
 import { revert } from "./revert.ts";
 import { type StoreOptions, withScratch } from "./store.ts";
+import { rawCommonDir, rawEnv } from "./raw.ts";
 import {
   changedSince,
   entryOf,
@@ -90,8 +91,43 @@ export class DeletesRefused extends RefusedError {
   }
 }
 
+/** Refusal: objects the run's snapshots need are gone from the user's object store. */
+export class ObjectsGone extends RefusedError {
+  constructor(head: string | null, runId: string | undefined, cause: GitError) {
+    const from = head === null ? "" : ` (commit ${head.slice(0, 12)})`;
+    super(
+      "objects_gone",
+      `Cannot apply${
+        runId ? ` run "${runId}"` : ""
+      }: the state it started from${from} is gone from your repository (garbage-collected), so its patch cannot be checked against it`,
+      { cause },
+    );
+  }
+}
+
+/** True when git failed because an object it needed is missing. */
+export function missingObject(error: unknown): error is GitError {
+  return error instanceof GitError &&
+    /bad object|unable to read|missing (blob|tree|commit)|not a valid object|could not read|bad tree object|invalid object/i
+      .test(error.stderr);
+}
+
 /** Applies `before`..`after` to the work tree of `repo`; see the module comment. */
 export async function applyChanges(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: ApplyOptions,
+): Promise<ApplyReport> {
+  try {
+    return await applyChecked(sys, repo, options);
+  } catch (error) {
+    if (!missingObject(error)) throw error;
+    const head = typeof options.before === "string" ? null : options.before.head;
+    throw new ObjectsGone(head, options.runId, error);
+  }
+}
+
+async function applyChecked(
   sys: GitSys,
   repo: RepoInfo,
   options: ApplyOptions,
@@ -128,9 +164,10 @@ export async function applyChanges(
 
   await withScratch(store, async (dir) => {
     const patchFile = join(dir, "touched.diff");
+    // Byte for byte, as the patch was made: no filter or line-ending rule on either side.
     const call = {
       cwd: repo.root,
-      env: { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.root },
+      env: rawEnv(repo, store, await rawCommonDir(repo, dir)),
       okCodes: [0, 1, 128],
     };
     const applyArgs = ["apply", "--whitespace=nowarn", patchFile];

@@ -15,7 +15,8 @@ import { git, type GitSys } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
 import type { Snapshot } from "./snapshot.ts";
 import { isUnderIgnored } from "./snapshot.ts";
-import type { StoreOptions } from "./store.ts";
+import { type StoreOptions, withScratch } from "./store.ts";
+import { rawCommonDir } from "./raw.ts";
 
 /** Options of `makeCopy`. */
 export interface CopyOptions extends StoreOptions {
@@ -118,21 +119,30 @@ export async function makeCopy(
   await Deno.mkdir(options.dest, { recursive: true, mode: 0o700 });
   try {
     await writeGitDir(repo, copy, options, links);
-    const call = {
-      cwd: copy.root,
-      env: { GIT_DIR: copy.gitDir, GIT_WORK_TREE: copy.root },
-    };
-    // One-tree read with -u checks every file out and leaves a fresh, stat-complete index.
-    // Parallel checkout (one worker per core) hides the file system's per-file latency: on a
-    // 31,000-file tree it took 2-4 s where one process took 7-12 s (benchmarks/tree).
-    await git(sys, [
-      "-c",
-      "checkout.workers=0",
-      "read-tree",
-      "-u",
-      "--reset",
-      options.snapshot.tree,
-    ], call);
+    await withScratch(options, async (dir) => {
+      // The snapshot holds the bytes that were on disk: checked out as they are, no filter or
+      // line-ending rule (the copy's own git, the worker's, keeps the repository's rules).
+      const call = {
+        cwd: copy.root,
+        env: {
+          GIT_DIR: copy.gitDir,
+          GIT_WORK_TREE: copy.root,
+          GIT_COMMON_DIR: await rawCommonDir(copy, dir),
+          GIT_OBJECT_DIRECTORY: copy.objectsDir,
+        },
+      };
+      // One-tree read with -u checks every file out and leaves a fresh, stat-complete index.
+      // Parallel checkout (one worker per core) hides the file system's per-file latency: on a
+      // 31,000-file tree it took 2-4 s where one process took 7-12 s (benchmarks/tree).
+      await git(sys, [
+        "-c",
+        "checkout.workers=0",
+        "read-tree",
+        "-u",
+        "--reset",
+        options.snapshot.tree,
+      ], call);
+    });
     for (const link of links) {
       const target = join(repo.root, link);
       if (await lstatOrNull(target) === null) continue;

@@ -4,7 +4,7 @@
  * add, which is also how revert undoes it. Only git objects are read; the work tree is not.
  */
 import { join } from "../sys/path.ts";
-import { git, type GitSys } from "./git.ts";
+import { git, type GitSys, nulList } from "./git.ts";
 import {
   type FileChange,
   mergeChanges,
@@ -80,6 +80,29 @@ export async function diffSnapshots(
 }
 
 /**
+ * The tree `before` with `after`'s changes to `paths` only (written to Pitroom's store). Paths
+ * go to git as bytes on stdin, never as pathspecs in argv, so any file name works.
+ */
+async function onlyPaths(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: RangeOptions & { dir: string; paths: readonly string[] },
+): Promise<string> {
+  const wanted = new Set(options.paths);
+  const zero = "0".repeat(treeOf(options.before).length);
+  const records = (await listChanges(sys, repo, options)).filter((c) => wanted.has(c.path)).map(
+    (c) => c.newMode === null ? `0 ${zero}\t${c.path}` : `${c.newMode} ${c.newBlob}\t${c.path}`,
+  );
+  const call = {
+    cwd: repo.root,
+    env: { ...trackingEnv(repo, options), GIT_INDEX_FILE: join(options.dir, "only.index") },
+  };
+  await git(sys, ["read-tree", treeOf(options.before)], call);
+  await git(sys, ["update-index", "-z", "--index-info"], { ...call, stdin: nulList(records) });
+  return (await git(sys, ["write-tree"], call)).stdout.trim();
+}
+
+/**
  * The unified patch from `before` to `after` as bytes (file contents are not necessarily
  * UTF-8). `git apply` takes it back, binary files included. Empty when nothing changed.
  */
@@ -89,9 +112,12 @@ export async function patchBetween(
   options: RangeOptions & { paths?: readonly string[] },
 ): Promise<Uint8Array> {
   const before = treeOf(options.before);
-  const after = treeOf(options.after);
-  if (before === after) return new Uint8Array();
+  const whole = treeOf(options.after);
+  if (before === whole) return new Uint8Array();
   return await withScratch(options, async (dir) => {
+    const after = options.paths === undefined
+      ? whole
+      : await onlyPaths(sys, repo, { ...options, dir, paths: options.paths });
     const file = join(dir, "patch.diff");
     await git(sys, [
       ...COMPARE,
@@ -103,7 +129,6 @@ export async function patchBetween(
       `--output=${file}`,
       before,
       after,
-      ...(options.paths ? ["--", ...options.paths.map((path) => `:(literal)${path}`)] : []),
     ], { cwd: repo.root, env: trackingEnv(repo, options) });
     return await Deno.readFile(file);
   });

@@ -5,6 +5,7 @@
  */
 import type { Env, Runner } from "../sys/mod.ts";
 import { Exit, PitroomError } from "../sys/errors.ts";
+import { decodeLossless, encodeLossless } from "./lossless.ts";
 
 /** The pieces of `Sys` vcs/ uses. */
 export interface GitSys {
@@ -107,10 +108,12 @@ export async function git(
     ...(options.stdin === undefined ? {} : { stdinBytes: options.stdin }),
   });
   if (!(options.okCodes ?? [0]).includes(out.code)) throw new GitError(args, out.code, out.stderr);
-  return out;
+  // Paths are bytes: read losslessly (see lossless.ts).
+  const stdout = out.stdoutBytes === undefined ? out.stdout : decodeLossless(out.stdoutBytes);
+  return { code: out.code, stdout, stderr: out.stderr };
 }
 
-/** Encodes paths as git's `-z` / `--stdin` NUL-terminated list. */
+/** Encodes paths as git's `-z` / `--stdin` NUL-terminated list (bytes as they were read). */
 export function nulList(items: readonly string[]): Uint8Array {
-  return new TextEncoder().encode(items.map((item) => `${item}\0`).join(""));
+  return encodeLossless(items.map((item) => `${item}\0`).join(""));
 }

@@ -16,6 +16,12 @@
  * calls the same `revert`). Directories outside any work tree are not tracked: `findRepo`
  * returns null and `requireRepo` refuses with a hint to run `git init`.
  *
+ * Snapshots hold the bytes on disk, not git's filtered form: every call that hashes, checks
+ * out or patches work-tree files runs over the overlay of `raw.ts` (no filter, no line-ending
+ * rule, no sparse rule). Paths are bytes end to end (`lossless.ts`). Ignored files are watched
+ * by stat beside a snapshot (`ignored.ts`); trees with submodules can be refused
+ * (`submodules.ts`).
+ *
  * Modules: `git.ts` runs git through the `Runner` with a scrubbed environment; `repo.ts` finds
  * the repository; `store.ts` holds Pitroom's object store and scratch space; `snapshot.ts`,
  * `diff.ts` (+ pure `diff_parse.ts`), `worktree_state.ts` and `revert.ts` do one step each.
@@ -24,6 +30,19 @@ export { GitError, type GitSys } from "./git.ts";
 export { findRepo, type RepoInfo, repoKey, requireRepo } from "./repo.ts";
 export { type StoreOptions } from "./store.ts";
 export { type Snapshot, snapshot, type SnapshotOptions } from "./snapshot.ts";
+export { SubmodulesRefused } from "./submodules.ts";
+export {
+  type IgnoredChanges,
+  ignoredChanges,
+  type IgnoredRecord,
+  type IgnoredRestore,
+  KEEP_FILE_MAX,
+  KEEP_TOTAL_MAX,
+  noIgnoredChanges,
+  recordIgnored,
+  restoreIgnored,
+  WATCH_MAX,
+} from "./ignored.ts";
 export {
   type ChangeSet,
   diffSnapshots,
@@ -33,7 +52,14 @@ export {
   treeOf,
 } from "./diff.ts";
 export type { ChangeStatus, FileChange } from "./diff_parse.ts";
-export { ChangedSinceError, revert, type RevertOptions, type RevertReport } from "./revert.ts";
+export {
+  type BlobFile,
+  ChangedSinceError,
+  revert,
+  type RevertOptions,
+  type RevertReport,
+  writeBlobs,
+} from "./revert.ts";
 export { guardGitEnv, type GuardOptions, type GuardPaths, writeGuard } from "./guard.ts";
 export { checkLinks, type CopyOptions, copyRepo, makeCopy } from "./copy.ts";
 export {
@@ -42,4 +68,5 @@ export {
   type ApplyOptions,
   type ApplyReport,
   DeletesRefused,
+  ObjectsGone,
 } from "./apply.ts";

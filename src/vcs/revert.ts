@@ -6,7 +6,8 @@
  * revert (`ChangedSinceError`) before anything is written. Then files that
  * `after` added are removed, directories left empty by that are pruned unless they existed
  * before, and files that `after` modified or deleted are written back from `before`: the blobs
- * are checked out by git (filters applied, as a checkout would) into scratch space, then
+ * are checked out by git byte for byte (no filter or line-ending rule: snapshots hold the bytes
+ * that were on disk) into scratch space, then
  * copied into place, in place for an existing file so its permissions stay, with the
  * executable bit of `before`. The user's index is never read or written.
  */
@@ -16,7 +17,9 @@ import { git, type GitSys, nulList } from "./git.ts";
 import { listChanges, type RangeOptions, treeOf } from "./diff.ts";
 import type { RawChange } from "./diff_parse.ts";
 import type { RepoInfo } from "./repo.ts";
-import { trackingEnv, withScratch } from "./store.ts";
+import { type StoreOptions, trackingEnv, withScratch } from "./store.ts";
+import { rawCommonDir, rawEnv } from "./raw.ts";
+import { representable } from "./lossless.ts";
 import {
   changedSince,
   entryOf,
@@ -131,13 +134,14 @@ async function place(src: string, dest: string, mode: string): Promise<void> {
   await Deno.copyFile(src, dest);
 }
 
-/** Checks the blobs of `entries` out into `dir` (git applies smudge filters and eol rules). */
+/** Checks the blobs of `entries` out into `dir`, byte for byte (no filter, no eol rule). */
 async function checkoutInto(
   sys: GitSys,
   repo: RepoInfo,
-  options: RangeOptions & { dir: string; entries: RawChange[] },
+  options: StoreOptions & { dir: string; entries: RawChange[] },
 ): Promise<string> {
-  const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: join(options.dir, "index") };
+  const common = await rawCommonDir(repo, options.dir);
+  const env = { ...rawEnv(repo, options, common), GIT_INDEX_FILE: join(options.dir, "index") };
   const call = { cwd: repo.root, env };
   const records = options.entries.map((change) =>
     `${change.oldMode} ${change.oldBlob}\t${change.path}`
@@ -146,6 +150,89 @@ async function checkoutInto(
   const out = join(options.dir, "out") + "/";
   await git(sys, ["checkout-index", "--all", "--force", `--prefix=${out}`], call);
   return out;
+}
+
+/** A throwaway index in `dir` holding `records` (`mode blob\tpath`), over the raw overlay. */
+async function indexOf(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { dir: string; records: string[] },
+): Promise<{ cwd: string; env: Record<string, string> }> {
+  await Deno.mkdir(options.dir, { recursive: true });
+  const env = {
+    ...rawEnv(repo, options, await rawCommonDir(repo, options.dir)),
+    GIT_INDEX_FILE: join(options.dir, "index"),
+    GIT_LITERAL_PATHSPECS: "1",
+  };
+  const call = { cwd: repo.root, env };
+  await git(sys, ["update-index", "-z", "--index-info"], {
+    ...call,
+    stdin: nulList(options.records),
+  });
+  return call;
+}
+
+/** Removes added files whose names are not UTF-8 (git's `rm` on a throwaway index). */
+async function removeByGit(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { dir: string; entries: RawChange[] },
+): Promise<void> {
+  if (options.entries.length === 0) return;
+  const records = options.entries.map((c) => `${c.newMode} ${c.newBlob}\t${c.path}`);
+  const call = await indexOf(sys, repo, { ...options, records });
+  await git(sys, ["rm", "-q", "-f", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+    ...call,
+    stdin: nulList(options.entries.map((change) => change.path)),
+  });
+}
+
+/** Writes back files whose names are not UTF-8, byte for byte (git's `checkout-index`). */
+async function restoreByGit(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { dir: string; entries: RawChange[] },
+): Promise<void> {
+  if (options.entries.length === 0) return;
+  const records = options.entries.map((c) => `${c.oldMode} ${c.oldBlob}\t${c.path}`);
+  const call = await indexOf(sys, repo, { ...options, records });
+  await git(sys, ["checkout-index", "-f", "-z", "--stdin"], {
+    ...call,
+    stdin: nulList(options.entries.map((change) => change.path)),
+  });
+}
+
+/** A blob to write at a path of the work tree, as a file of git mode `mode`. */
+export interface BlobFile {
+  path: string;
+  blob: string;
+  mode: string;
+}
+
+/**
+ * Writes blobs of Pitroom's store (or the user's) into the work tree byte for byte, the way a
+ * revert restores files: in place for an existing file, keeping its permission bits.
+ */
+export async function writeBlobs(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { files: readonly BlobFile[] },
+): Promise<void> {
+  if (options.files.length === 0) return;
+  await withScratch(options, async (dir) => {
+    const entries: RawChange[] = options.files.map((file) => ({
+      path: file.path,
+      status: "modified",
+      oldMode: file.mode,
+      oldBlob: file.blob,
+      newMode: file.mode,
+      newBlob: file.blob,
+    }));
+    const out = await checkoutInto(sys, repo, { ...options, dir, entries });
+    for (const file of options.files) {
+      await place(join(out, file.path), join(repo.root, file.path), file.mode);
+    }
+  });
 }
 
 /**
@@ -183,8 +270,11 @@ export async function revert(
   const left = [...stale].filter((path) => unlikeBefore.has(path));
   if (left.length > 0) throw new ChangedSinceError(left, options.runId);
 
-  const added = changes.filter((change) => change.oldMode === null).map((change) => change.path);
-  const toRestore = changes.filter((change) => change.oldMode !== null);
+  // Names that are not UTF-8 cannot be given to the file system by Deno: git writes those.
+  const byGit = changes.filter((change) => !representable(change.path));
+  const named = changes.filter((change) => representable(change.path));
+  const added = named.filter((change) => change.oldMode === null).map((change) => change.path);
+  const toRestore = named.filter((change) => change.oldMode !== null);
   return await withScratch(options, async (dir) => {
     // Fetch what goes back first, so a git failure leaves the tree untouched.
     const out = toRestore.length === 0
@@ -195,6 +285,12 @@ export async function revert(
       await Deno.remove(join(repo.root, path));
       report.removed.push(path);
     }
+    await removeByGit(sys, repo, {
+      ...options,
+      dir: join(dir, "rm"),
+      entries: byGit.filter((change) => change.oldMode === null),
+    });
+    report.removed.push(...byGit.filter((c) => c.oldMode === null).map((c) => c.path));
     if (added.length > 0) {
       const before = typeof options.before === "string" ? null : options.before;
       const keep = await treeDirs(sys, repo, options, treeOf(options.before));
@@ -213,6 +309,9 @@ export async function revert(
       await place(join(out, change.path), join(repo.root, change.path), change.oldMode!);
       report.restored.push(change.path);
     }
+    const back = byGit.filter((change) => change.oldMode !== null);
+    await restoreByGit(sys, repo, { ...options, dir: join(dir, "co"), entries: back });
+    report.restored.push(...back.map((change) => change.path));
     return report;
   });
 }

@@ -14,7 +14,17 @@ import { git, type GitSys, nulList } from "./git.ts";
 import { listChanges } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
 import { ensureStore, type StoreOptions, trackingEnv, withScratch } from "./store.ts";
+import {
+  attributesInTree,
+  type ConversionConfig,
+  conversionConfig,
+  convertsOutsideTree,
+  rawCommonDir,
+  rawEnv,
+  rehashConverted,
+} from "./raw.ts";
 import { exists } from "../sys/fs.ts";
+import { initialisedSubmodules, SubmodulesRefused } from "./submodules.ts";
 
 /** The state of a work tree at one moment. Plain data: it can be kept in a run record. */
 export interface Snapshot {
@@ -49,6 +59,12 @@ export interface SnapshotOptions extends StoreOptions {
   indexFile?: string;
   /** The snapshot taken before the worker, when this is the one after. */
   base?: Snapshot;
+  /**
+   * `"refuse"`: throw `SubmodulesRefused` when the tree holds an initialised submodule or a
+   * nested repository, whose files a snapshot cannot track (before a write or isolate run).
+   * @default "allow"
+   */
+  submodules?: "allow" | "refuse";
 }
 
 /** Copies the user's index (keeping its mtime) to `target`; false when there is none. */
@@ -109,23 +125,61 @@ export async function headCommit(sys: GitSys, repo: RepoInfo): Promise<string | 
   return out.code === 0 ? out.stdout.trim() : null;
 }
 
-/** Brings the index at `index` up to the work tree: seeded, then `git add -A`. */
+/**
+ * Brings the index at `index` up to the work tree: seeded, then `git add -A` (bytes as they
+ * are). Returns true when the index was seeded from the user's, whose ids of files it trusts
+ * by stat may be git's filtered form.
+ */
 async function addAll(
   sys: GitSys,
   repo: RepoInfo,
-  options: { index: string; env: Record<string, string>; reuse: boolean },
-): Promise<void> {
+  options: {
+    index: string;
+    env: Record<string, string>;
+    reuse: boolean;
+    config: () => Promise<ConversionConfig>;
+  },
+): Promise<{ seeded: boolean; stderr: string }> {
   const call = { cwd: repo.root, env: options.env };
   const kept = await exists(options.index);
   if (kept && !options.reuse) await Deno.remove(options.index);
-  const seeded = (options.reuse && kept) || await seedIndex(repo.indexFile, options.index);
+  const reused = options.reuse && kept;
+  // A sparse checkout's index holds files that are not on disk (skip-worktree): the snapshot
+  // starts empty there and records what is on disk.
+  const sparse = await exists(join(repo.commonDir, "info", "sparse-checkout")) &&
+    (await options.config()).sparse;
+  const seeded = reused || (!sparse && await seedIndex(repo.indexFile, options.index));
   if (seeded) {
     const out = await git(sys, ["add", "-A"], { ...call, okCodes: [0, 128] });
-    if (out.code === 0) return;
+    if (out.code === 0) return { seeded: !reused, stderr: out.stderr };
     // An index git cannot take over here (a split index, say) only costs speed: start empty.
     await Deno.remove(options.index);
   }
-  await git(sys, ["add", "-A"], call);
+  return { seeded: false, stderr: (await git(sys, ["add", "-A"], call)).stderr };
+}
+
+/**
+ * After `add -A` on an index seeded from the user's, the ids of converted files are made raw.
+ * When only an in-tree `.gitattributes` could call for that, the check runs beside the
+ * `write-tree` that follows (`found`: then `fix`, and the tree is written again), so a
+ * repository without attributes pays nothing on the critical path.
+ */
+async function rawIds(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { index: string; env: Record<string, string> },
+  config: Promise<ConversionConfig>,
+): Promise<{ found: Promise<boolean>; fix: () => Promise<void> } | null> {
+  const settings = await config;
+  const fix = { ...options, autocrlf: settings.autocrlf };
+  if (await convertsOutsideTree(sys, repo, settings)) {
+    await rehashConverted(sys, repo, fix);
+    return null;
+  }
+  const found = attributesInTree(sys, repo, options);
+  found.catch(() => undefined);
+  // Re-hashing writes the index: it waits for the `write-tree` beside it (which locks it too).
+  return { found, fix: () => rehashConverted(sys, repo, fix) };
 }
 
 /** Takes out of the index the new paths that `base` saw as ignored. */
@@ -158,10 +212,13 @@ export async function snapshot(
   const heading = headCommit(sys, repo);
   // Awaited below; marked handled now so an early failure is not an unhandled rejection.
   heading.catch(() => undefined);
+  // Read beside `add -A` when the index will be seeded from the user's (the snapshot before).
+  const config = options.base === undefined ? conversionConfig(sys, repo, options) : null;
+  config?.catch(() => undefined);
   return await withScratch(options, async (dir) => {
     const index = options.indexFile ?? join(dir, "index");
-    const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: index };
-    const call = { cwd: repo.root, env };
+    const overlay = rawCommonDir(repo, dir);
+    overlay.catch(() => undefined);
     const base = options.base;
     const listed = ["ls-files", "-z", "--others", "--directory", "--exclude-standard"];
     // The ignored listing does not depend on the untracked files `add -A` brings in, so the
@@ -171,12 +228,31 @@ export async function snapshot(
       ? git(sys, [...listed, "--ignored"], { cwd: repo.root, env: trackingEnv(repo, options) })
       : null;
     ignoring?.catch(() => undefined);
+    const env = { ...rawEnv(repo, options, await overlay), GIT_INDEX_FILE: index };
+    const call = { cwd: repo.root, env };
     // Only the snapshot after continues from a kept index; the one before starts afresh.
-    await addAll(sys, repo, { index, env, reuse: base !== undefined });
+    let reading = config;
+    const settings = () => reading ??= conversionConfig(sys, repo, options);
+    const reuse = base !== undefined;
+    const added = await addAll(sys, repo, { index, env, reuse, config: settings });
+    const fixing = added.seeded
+      ? await rawIds(sys, repo, { ...options, index, env }, settings())
+      : null;
+    if (options.submodules === "refuse") {
+      const found = await initialisedSubmodules(sys, repo, { env, addStderr: added.stderr });
+      if (found.length > 0) throw new SubmodulesRefused(found);
+    }
     if (base !== undefined && base.ignored.length > 0) {
       await dropIgnoredByBase(sys, repo, { ...options, env, base });
     }
-    const writing = git(sys, ["write-tree"], call).then((out) => out.stdout.trim());
+    const writeTree = () => git(sys, ["write-tree"], call).then((out) => out.stdout.trim());
+    const first = writeTree();
+    first.catch(() => undefined);
+    const writing = fixing === null ? first : first.then(async (tree) => {
+      if (!(await fixing.found)) return tree;
+      await fixing.fix();
+      return await writeTree();
+    });
     if (base !== undefined) {
       const [tree, head] = await Promise.all([writing, heading]);
       return { tree, head, bareDirs: [], ignored: [] };

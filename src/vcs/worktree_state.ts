@@ -1,13 +1,16 @@
 /**
- * What given paths of the work tree hold right now, in git's terms (mode and blob id, hashed the
- * way `git add` would, filters included), and the pure check of those states against the
+ * What given paths of the work tree hold right now, in git's terms (mode and the blob id of the
+ * bytes on disk, as snapshots record them: no filter or line-ending rule), and the pure check of those states against the
  * entries a snapshot expects. Revert uses it to refuse when a file changed since the worker.
  */
 import { join } from "../sys/path.ts";
-import { git, type GitSys } from "./git.ts";
+import { git, type GitSys, nulList } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
 import { type StoreOptions, trackingEnv } from "./store.ts";
 import { lstatOrNull } from "../sys/fs.ts";
+import { hashRaw, rawCommonDir, rawEnv } from "./raw.ts";
+import { representable } from "./lossless.ts";
+import { withScratch } from "./store.ts";
 
 /** A file as a tree records it. */
 export interface Entry {
@@ -44,30 +47,6 @@ export async function tracksFileMode(
   return out.code !== 0 || out.stdout.trim() !== "false";
 }
 
-/** Blob ids of regular files, hashed as `git add` would (attributes and filters applied). */
-async function hashFiles(
-  sys: GitSys,
-  repo: RepoInfo,
-  paths: string[],
-  store: StoreOptions,
-): Promise<Map<string, string>> {
-  const call = { cwd: repo.root, env: trackingEnv(repo, store) };
-  const hashes = new Map<string, string>();
-  const batch = paths.filter((path) => !path.includes("\n"));
-  if (batch.length > 0) {
-    const out = await git(sys, ["hash-object", "--stdin-paths"], {
-      ...call,
-      stdin: new TextEncoder().encode(batch.map((path) => `${path}\n`).join("")),
-    });
-    const ids = out.stdout.trim().split("\n");
-    batch.forEach((path, i) => hashes.set(path, ids[i] ?? ""));
-  }
-  for (const path of paths.filter((path) => path.includes("\n"))) {
-    hashes.set(path, (await git(sys, ["hash-object", "--", path], call)).stdout.trim());
-  }
-  return hashes;
-}
-
 /** Reads what each path (relative to the root) holds now. */
 export async function readPathStates(
   sys: GitSys,
@@ -76,7 +55,14 @@ export async function readPathStates(
 ): Promise<Map<string, PathState>> {
   const states = new Map<string, PathState>();
   const files: { path: string; mode: string }[] = [];
-  for (const path of options.paths) {
+  const named = options.paths.filter(representable);
+  const bytesOnly = options.paths.filter((path) => !representable(path));
+  if (bytesOnly.length > 0) {
+    for (const [path, state] of await readByGit(sys, repo, { ...options, paths: bytesOnly })) {
+      states.set(path, state);
+    }
+  }
+  for (const path of named) {
     const info = await lstatOrNull(join(repo.root, path));
     if (info === null) {
       states.set(path, { kind: "absent" });
@@ -94,11 +80,50 @@ export async function readPathStates(
       states.set(path, { kind: info.isDirectory ? "dir" : "other" });
     }
   }
-  const hashes = await hashFiles(sys, repo, files.map((file) => file.path), options);
+  const hashes = await hashRaw(sys, repo, {
+    ...options,
+    paths: files.map((file) => file.path),
+    write: false,
+  });
   for (const { path, mode } of files) {
     states.set(path, { kind: "entry", entry: { mode, blob: hashes.get(path) ?? "" } });
   }
   return states;
+}
+
+/**
+ * What paths the file system cannot be given by name (not UTF-8, see lossless.ts) hold, as git
+ * sees them: each is added to a throwaway index (missing ones are skipped), byte for byte.
+ */
+async function readByGit(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { paths: string[] },
+): Promise<Map<string, PathState>> {
+  return await withScratch(options, async (dir) => {
+    const env = {
+      ...rawEnv(repo, options, await rawCommonDir(repo, dir)),
+      GIT_INDEX_FILE: join(dir, "index"),
+    };
+    const call = { cwd: repo.root, env };
+    const states = new Map<string, PathState>();
+    for (const path of options.paths) {
+      // One at a time: a directory at a path fails that path alone.
+      const out = await git(sys, ["update-index", "-z", "--add", "--remove", "--stdin"], {
+        ...call,
+        stdin: nulList([path]),
+        okCodes: [0, 128],
+      });
+      states.set(path, out.code === 0 ? { kind: "absent" } : { kind: "dir" });
+    }
+    const listed = await git(sys, ["ls-files", "-s", "-z"], call);
+    for (const record of listed.stdout.split("\0")) {
+      const match = /^(\d{6}) ([0-9a-f]+) \d\t(.*)$/s.exec(record);
+      if (match === null) continue;
+      states.set(match[3]!, { kind: "entry", entry: { mode: match[1]!, blob: match[2]! } });
+    }
+    return states;
+  });
 }
 
 function sameMode(expected: string, actual: string, fileMode: boolean): boolean {

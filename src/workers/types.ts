@@ -52,6 +52,12 @@ export interface Launch {
   files: LaunchFile[];
   /** The prompt written to stdin, which is then closed; `null` for a closed stdin. */
   stdin: string | null;
+  /**
+   * Folders the CLI keeps its own state, sessions and caches in: writable inside the sandbox
+   * (src/sandbox/), made when missing.
+   * @default none
+   */
+  state?: string[];
 }
 
 /** How the worker process ended. */

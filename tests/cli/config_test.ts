@@ -36,6 +36,7 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "maxParallel",
     "limits",
     "timeout",
+    "caps",
     "configPath",
     "stateDir",
   ]);
@@ -71,4 +72,19 @@ Deno.test("pitroom config says when the config file is missing", async () => {
   assert.equal(report.configExists, false);
   assert.deepEqual(report.warnings, []);
   assert.deepEqual(report.settings.worker, { value: "opencode", source: "default" });
+});
+
+Deno.test("pitroom config shows the caps: none by default, the file's when it sets them", async () => {
+  await using home = await tempHome();
+  const none = await pitroom(["config", "--json"], { env: home.env(), cwd: home.root });
+  assert.equal(none.code, 0, none.stderr);
+  assert.deepEqual(JSON.parse(none.stdout).settings.caps, { value: {}, source: "default" });
+  await home.writeConfig({ caps: { maxSteps: 40, maxCost: 0.5 } });
+  const set = await pitroom(["config", "--json"], { env: home.env(), cwd: home.root });
+  assert.deepEqual(JSON.parse(set.stdout).settings.caps, {
+    value: { maxCost: 0.5, maxSteps: 40 },
+    source: "file",
+  });
+  const text = await pitroom(["config"], { env: home.env(), cwd: home.root });
+  assert.match(text.stdout, /^caps\s+file\s+maxCost=0\.5 maxSteps=40$/m);
 });

@@ -146,3 +146,23 @@ Deno.test("runDoctor() with probe runs opencode against the scripted model serve
   // The probes ran in a throwaway state dir: nothing is left in the real one.
   await assert.rejects(Deno.stat(join(home.stateDir, "runs")), Deno.errors.NotFound);
 });
+
+Deno.test("runDoctor() says which sandbox runs workers, warns without one, errors when required", async () => {
+  await using home = await tempHome();
+  const sys = testSys({ stateDir: home.stateDir, env: home.env() });
+  const none = { opencode: undefined, codex: undefined, claude: undefined, gemini: undefined };
+  const found = find(await runDoctor(sys, { backends: none }), "sandbox");
+  assert.equal(found.status, "ok", found.message);
+  assert.match(found.message, /^workers run in bwrap \(.*bwrap\)$/);
+  await home.writeConfig({ sandbox: "off" });
+  const off = find(await runDoctor(sys, { backends: none }), "sandbox");
+  assert.equal(off.status, "warn");
+  assert.match(off.message, /without a sandbox: "sandbox" is "off"/);
+  // No bwrap on PATH: a warning, or an error when the config requires a sandbox.
+  await home.writeConfig({ sandbox: "required" });
+  const bare = testSys({ stateDir: home.stateDir, env: { ...home.env(), PATH: home.root } });
+  const required = find(await runDoctor(bare, { backends: none }), "sandbox");
+  assert.equal(required.status, "error");
+  assert.match(required.message, /bubblewrap \(bwrap\) is not installed.*"required"/);
+  assert.equal(required.hint, "apt-get install bubblewrap");
+});

@@ -73,5 +73,5 @@ Deno.test("eventsHelp() documents every event type of the registry", () => {
   for (const type of Object.keys(EVENTS)) {
     assert.match(text, new RegExp(`^${type.replace(".", "\\.")}$`, "m"));
   }
-  assert.match(text, /^ {2}retryAfterMs: number\?$/m);
+  assert.match(text, /^ {2}retryAfterMs: number >= 0\?$/m);
 });

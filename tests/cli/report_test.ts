@@ -126,3 +126,23 @@ Deno.test("renderReport() clips a long answer and a long change list unless full
   assert.match(full, /f129\.ts/);
   assert.doesNotMatch(full, /more lines/);
 });
+
+Deno.test("renderReport() says how many tool calls were denied", () => {
+  const base = record();
+  const denied = record({ progress: { ...base.progress, steps: 2, tools: 1, denied: 1 } });
+  assert.match(renderReport(denied, 13_000), /^work {5}2 steps, 1 tool calls \(1 denied\)/m);
+  assert.doesNotMatch(renderReport(base, 13_000), /denied/);
+});
+
+Deno.test("renderReport() groups numbers without Intl (its first call costs ~10 ms a run)", () => {
+  const original = Number.prototype.toLocaleString;
+  Number.prototype.toLocaleString = () => {
+    throw new Error("toLocaleString called");
+  };
+  try {
+    const text = renderReport(record(), 13_000);
+    assert.match(text, /12,345 in \(\+1,000 cached\)/);
+  } finally {
+    Number.prototype.toLocaleString = original;
+  }
+});

@@ -131,6 +131,8 @@ export function workerSuite(b: BackendTable): void {
     assert.equal(record.outcome, "ok");
     assert.equal(record.mode, "read");
     assert.deepEqual(record.attempts.map((a) => a.worker), [W]);
+    // Every worker runs in the sandbox (CI installs bubblewrap: scripts/install_toolchain.sh).
+    assert.equal(record.attempts[0]?.sandbox, "bwrap");
     assert.equal(record.progress.tools, 2);
     assert.equal(record.answer?.trim(), "The answer is defined in src/app.ts:1 as 41.");
     const report = await w.run(["show", record.id]);

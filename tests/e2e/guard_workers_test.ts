@@ -27,7 +27,12 @@ const ESCAPES: { command: string; refusal: RegExp; only?: Worker }[] = [
   { command: "git -c color.ui=never stash", refusal: /pitroom: `git stash` is not allowed/ },
   // Past the shim: the reference-transaction hook. (codex's sandbox keeps .git read-only, so
   // there the write fails before git reaches the hook, often with no step reported at all.)
-  { command: `${GIT} branch escaped`, refusal: /pitroom: git may not update refs/, only: "claude" },
+  // In the sandbox the read-only .git refuses first; without one, the guard's hook.
+  {
+    command: `${GIT} branch escaped`,
+    refusal: /pitroom: git may not update refs|Read-only file system/,
+    only: "claude",
+  },
   {
     command: `sh -c '${GIT} push -q file:///tmp/pitroom-escape.git main'`,
     refusal: /pitroom-worker-reaches-no-remote/,

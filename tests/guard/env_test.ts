@@ -84,7 +84,7 @@ Deno.test("workerEnv() adds the guard, its git settings and the recursion marker
   const sys = testSys({ stateDir: state.path, env: { HOME: home, MY_KEY: "k" } });
   const { baseEnv, pathPrefix } = await workerEnv(sys, { worker: "codex", runId: "r-1" });
   assert.deepEqual(pathPrefix, [join(state.path, "guard", "bin")]);
-  assert.equal(baseEnv.PITROOM_WORKER, "r-1");
+  assert.equal(baseEnv.PITROOM_INSIDE_RUN, "r-1");
   assert.equal(baseEnv.PITROOM_STATE_DIR, undefined);
   assert.equal(baseEnv.MY_KEY, "k");
   const count = Number(baseEnv.GIT_CONFIG_COUNT);
@@ -102,7 +102,10 @@ Deno.test("workerEnv() adds the guard, its git settings and the recursion marker
 Deno.test("pitroom refuses to run inside a worker: exit 3 and one line", async () => {
   await using state = await tempDir("pitroom-env-");
   for (const argv of [["--version"], ["run", "x"], ["__supervise", "20250101-000000-abcd"]]) {
-    const sys = testSys({ stateDir: state.path, env: { PITROOM_WORKER: "20250101-000000-abcd" } });
+    const sys = testSys({
+      stateDir: state.path,
+      env: { PITROOM_INSIDE_RUN: "20250101-000000-abcd" },
+    });
     assert.equal(await main(argv, sys), 3, argv.join(" "));
     assert.equal(sys.stdoutText(), "");
     assert.equal(

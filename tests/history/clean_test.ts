@@ -98,6 +98,10 @@ Deno.test("clean without --yes lists old finished runs and removes nothing", asy
   await cleanCommand({ sys: text, flags: { days: 14 }, args: [] });
   assert.match(text.stdoutText(), /^Would remove 2 run folder\(s\) that ended over 14 days ago/);
   assert.match(text.stdoutText(), /isolate patch not applied/);
+  // A discarded copy's hint says what will remove it, not "apply or discard it" again.
+  const discarded = text.stdoutText().split("\n").find((l) => l.includes(t.runs.discarded.id))!;
+  assert.match(discarded, /copy discarded, patch not applied: .*`pitroom apply \S+` applies it/);
+  assert.doesNotMatch(discarded, /pitroom discard/);
   assert.match(text.stdoutText(), /pitroom clean --yes/);
 });
 

@@ -143,7 +143,7 @@ Deno.test("messagesReply() streams text and tool_use blocks with input_json_delt
   const response = messagesReply({
     text: "Reading.",
     calls: [{ read: "a.txt" }],
-    usage: { input: 100, output: 20, cached: 30, reasoning: 5 },
+    usage: { input: 100, output: 20, cached: 30, reasoning: 0 },
     conversation: conversation(),
   });
   assertEquals(response.headers.get("content-type"), "text/event-stream");
@@ -172,8 +172,22 @@ Deno.test("messagesReply() streams text and tool_use blocks with input_json_delt
     input_tokens: 100,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 30,
-    output_tokens: 25,
+    output_tokens: 20,
   });
+});
+
+Deno.test("messagesReply() starts a turn with reasoning tokens with a streamed thinking block", async () => {
+  const events = await sse(messagesReply({
+    text: "Done.",
+    calls: [],
+    usage: { input: 100, output: 20, cached: 0, reasoning: 5 },
+    conversation: conversation(),
+  }));
+  const deltas = events.filter((e) => e.event === "content_block_delta")
+    .map((e) => (e.data.delta as { type: string }).type);
+  assertEquals(deltas, ["thinking_delta", "signature_delta", "text_delta"]);
+  const delta = events.find((e) => e.event === "message_delta")!.data;
+  assertEquals((delta.usage as { output_tokens: number }).output_tokens, 25);
 });
 
 Deno.test("messagesReply() gives a fresh message id to every reply", async () => {

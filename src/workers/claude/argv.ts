@@ -114,5 +114,12 @@ export function claudeLaunch(spec: RunSpec): Launch {
     cwd: spec.cwd,
     files: [{ path: `${spec.privateDir}/tmp/.keep`, content: "" }],
     stdin: spec.prompt,
+    state: claudeState(spec.baseEnv),
   };
+}
+
+/** Claude's own folder (`CLAUDE_CONFIG_DIR`, else `~/.claude`): sessions, settings, logs. */
+export function claudeState(env: Record<string, string>): string[] {
+  if (env.CLAUDE_CONFIG_DIR) return [env.CLAUDE_CONFIG_DIR];
+  return env.HOME ? [`${env.HOME}/.claude`] : [];
 }

@@ -8,6 +8,7 @@
  */
 import type { WorkerEvent } from "../../events/mod.ts";
 import type { Outcome, ProcessEnd } from "../types.ts";
+import { failureLine } from "../_stderr.ts";
 
 type ErrorEvent = Extract<WorkerEvent, { type: "worker.error" }>;
 
@@ -35,11 +36,6 @@ export function classifyApiError(error: ErrorEvent): Outcome {
   return { class: "failed", message, ...hint };
 }
 
-function lastLine(text: string): string {
-  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
-  return lines.at(-1) ?? "";
-}
-
 /** Classifies an ended claude attempt from how the process ended and the parsed events. */
 export function classifyClaude(end: ProcessEnd, events: readonly WorkerEvent[]): Outcome {
   if (end.stopped) return { class: "stopped", message: "Stopped" };
@@ -53,7 +49,7 @@ export function classifyClaude(end: ProcessEnd, events: readonly WorkerEvent[]):
   if (end.signal !== null) {
     return { class: "failed", message: `claude was killed by ${end.signal}` };
   }
-  const detail = lastLine(end.stderr);
+  const detail = failureLine(end.stderr);
   if (end.code !== 0) {
     return {
       class: "failed",

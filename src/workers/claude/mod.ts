@@ -13,6 +13,7 @@ import { classifyClaude } from "./classify.ts";
 import { claudeModels } from "./models.ts";
 import { newClaudeState, parseClaudeLine } from "./parse.ts";
 import { detectCli } from "../_detect.ts";
+import { rawOf } from "../_json.ts";
 
 /** The claude backend. */
 export const claudeBackend: Backend = {
@@ -21,7 +22,7 @@ export const claudeBackend: Backend = {
   launch: claudeLaunch,
   newState: newClaudeState,
   parse: parseClaudeLine,
-  parseStderr: (line, _state, time) => [event("worker.unknown", time, { raw: line })],
+  parseStderr: (line, _state, time) => [event("worker.unknown", time, { raw: rawOf(line) })],
   classify: classifyClaude,
   models: () => Promise.resolve(claudeModels()),
 };

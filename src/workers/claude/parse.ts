@@ -5,11 +5,27 @@
  * `system/api_retry`, and the last line `result`. Tool calls are reported when their result
  * arrives (status known). `assistant` lines carry the usage of the call's start (the output count
  * is not final), so the `result` line adds what the calls' events did not count: the events'
- * tokens add up to the run's usage.
+ * tokens add up to the run's usage. `system/thinking_tokens` lines carry claude's running estimate
+ * of the thinking tokens: they count as reasoning (out of the output) when the usage names none.
+ * The `result` line's `total_cost_usd` is the whole session's, also for a resumed one, while its
+ * `usage` is this run's: the run is charged its share of the session's cost, weighing tokens as
+ * Anthropic prices them (output 5x input, cache reads 0.1x, cache writes 1.25x), which is exact
+ * for one model.
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
-import { isObject, type Json, num, parseJsonObject, str } from "../_json.ts";
+import {
+  amount,
+  count,
+  httpStatus,
+  isObject,
+  type Json,
+  lookup,
+  parseJsonObject,
+  rawOf,
+  str,
+  stringify,
+} from "../_json.ts";
 import { oneLine } from "../../sys/text.ts";
 
 /** Kinds of claude's tools. */
@@ -56,6 +72,7 @@ interface Totals {
 /** The parser's scratch (JSON-serialisable, kept in `ParseState.scratch`). */
 interface Scratch {
   cwd: string | null;
+  /** Calls waiting for their result, by `#` + tool use id (no id can name a prototype key). */
   pending: Record<string, PendingTool>;
   denied: string[];
   messages: string[];
@@ -64,6 +81,8 @@ interface Scratch {
   retryHintMs: number | null;
   /** `api_error_type` of the last synthetic API-error message. */
   apiErrorType: string | null;
+  /** claude's latest estimate of this run's thinking tokens (`system/thinking_tokens`). */
+  thinking: number;
 }
 
 /** A fresh parse state. */
@@ -76,6 +95,7 @@ export function newClaudeState(): ParseState {
     counted: { input: 0, output: 0, cached: 0, reasoning: 0 },
     retryHintMs: null,
     apiErrorType: null,
+    thinking: 0,
   };
   return { steps: 0, scratch: scratch as unknown as Record<string, unknown> };
 }
@@ -91,7 +111,7 @@ function relative(path: string, cwd: string | null): string {
 
 /** The kind and target of a claude tool call. */
 export function describeTool(name: string, input: unknown, cwd: string | null): PendingTool {
-  const kind = CLAUDE_TOOL_KINDS[name] ?? "other";
+  const kind = lookup(CLAUDE_TOOL_KINDS, name) ?? "other";
   const args = isObject(input) ? input : {};
   const path = str(args.file_path) ?? str(args.notebook_path) ?? str(args.path);
   let target: string;
@@ -104,7 +124,7 @@ export function describeTool(name: string, input: unknown, cwd: string | null): 
   else if (kind === "task") target = str(args.description) ?? str(args.subagent_type) ?? "";
   else if (name === "ToolSearch") target = str(args.query) ?? "";
   else if (path !== undefined) target = relative(path, cwd);
-  else target = JSON.stringify(args);
+  else target = stringify(args);
   return { tool: name, kind, target: oneLine(target, TARGET_CHARS) };
 }
 
@@ -127,9 +147,8 @@ export function retryHintMs(text: string): number | null {
   if (found?.[1] === undefined || found[2] === undefined) return null;
   const value = Number(found[1]);
   const unit = found[2].toLowerCase();
-  if (unit === "ms") return value;
-  if (unit.startsWith("m")) return value * 60_000;
-  return value * 1000;
+  const ms = unit === "ms" ? value : unit.startsWith("m") ? value * 60_000 : value * 1000;
+  return amount(ms) ?? null;
 }
 
 /**
@@ -141,16 +160,49 @@ function providerDelay(attempt: number, delayMs: number): number | null {
   return delayMs > own ? delayMs : null;
 }
 
-function usageOf(usage: unknown): Totals {
+/** Tokens of a usage block; `thinking` is an estimate of the thinking tokens, used when larger. */
+function usageOf(usage: unknown, thinking = 0): Totals {
   const u = isObject(usage) ? usage : {};
   const details = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
-  const reasoning = num(details.thinking_tokens);
+  const output = count(u.output_tokens);
+  const reasoning = Math.min(output, Math.max(count(details.thinking_tokens), thinking));
   return {
-    input: num(u.input_tokens) + num(u.cache_creation_input_tokens),
-    cached: num(u.cache_read_input_tokens),
-    output: Math.max(0, num(u.output_tokens) - reasoning),
+    input: count(u.input_tokens) + count(u.cache_creation_input_tokens),
+    cached: count(u.cache_read_input_tokens),
+    output: output - reasoning,
     reasoning,
   };
+}
+
+/** Tokens weighed as Anthropic prices them, relative to one input token. */
+function priceWeight(input: number, cacheWrite: number, cacheRead: number, output: number) {
+  return input + 1.25 * cacheWrite + 0.1 * cacheRead + 5 * output;
+}
+
+/**
+ * This run's cost out of the session's `total_cost_usd`: all of it when the session's per-model
+ * token counts are this run's (a new session), else the run's weighed share.
+ */
+function runCost(line: Json): number | undefined {
+  const total = amount(line.total_cost_usd);
+  if (total === undefined) return undefined;
+  const u = isObject(line.usage) ? line.usage : {};
+  const run = priceWeight(
+    count(u.input_tokens),
+    count(u.cache_creation_input_tokens),
+    count(u.cache_read_input_tokens),
+    count(u.output_tokens),
+  );
+  const models = isObject(line.modelUsage) ? Object.values(line.modelUsage).filter(isObject) : [];
+  const session = models.reduce((sum, m) =>
+    sum + priceWeight(
+      count(m.inputTokens),
+      count(m.cacheCreationInputTokens),
+      count(m.cacheReadInputTokens),
+      count(m.outputTokens),
+    ), 0);
+  if (session <= run || run === 0) return total;
+  return total * (run / session);
 }
 
 function add(a: Totals, b: Totals): Totals {
@@ -195,7 +247,7 @@ function parseAssistant(line: Json, state: ParseState, time: number): WorkerEven
         out.push(event("worker.reasoning", time, { text: block.thinking }));
       }
     } else if (block.type === "tool_use" && typeof block.id === "string") {
-      s.pending[block.id] = describeTool(str(block.name) ?? "unknown", block.input, s.cwd);
+      s.pending[`#${block.id}`] = describeTool(str(block.name) ?? "unknown", block.input, s.cwd);
     }
   }
   return out;
@@ -209,8 +261,9 @@ function parseUser(line: Json, state: ParseState, time: number): WorkerEvent[] {
   for (const block of content) {
     if (block.type !== "tool_result") continue;
     const id = str(block.tool_use_id) ?? "";
-    const pending = s.pending[id] ?? { tool: "unknown", kind: "other" as const, target: "" };
-    delete s.pending[id];
+    const pending = lookup(s.pending, `#${id}`) ??
+      { tool: "unknown", kind: "other" as const, target: "" };
+    delete s.pending[`#${id}`];
     const failed = block.is_error === true;
     const error = failed ? cleanError(resultText(block.content)) : "";
     // A tool the profile removed (`--tools`) is refused with no `permission_denied` line.
@@ -244,14 +297,23 @@ function parseSystem(line: Json, state: ParseState, time: number): WorkerEvent[]
         message: oneLine(str(line.message) ?? "", ERROR_CHARS),
       })];
     }
+    case "thinking_tokens": {
+      // A running estimate for the current model call: its delta is reasoning counted now; the
+      // `result` line settles the run's reasoning against it.
+      const delta = count(line.estimated_tokens_delta);
+      s.thinking += delta;
+      if (delta === 0) return [];
+      s.counted = add(s.counted, { input: 0, output: 0, cached: 0, reasoning: delta });
+      return [event("worker.tokens", time, { input: 0, output: 0, cached: 0, reasoning: delta })];
+    }
     case "api_retry": {
-      const attempt = num(line.attempt);
-      const status = typeof line.error_status === "number" ? line.error_status : undefined;
-      const hint = providerDelay(attempt, num(line.retry_delay_ms));
+      const attempt = count(line.attempt);
+      const status = httpStatus(line.error_status);
+      const hint = providerDelay(attempt, count(line.retry_delay_ms));
       if (hint !== null) s.retryHintMs = hint;
       const name = str(line.error) ?? "api_retry";
       return [event("worker.error", time, {
-        message: `API retry ${attempt}/${num(line.max_retries)}: ${name}${
+        message: `API retry ${attempt}/${count(line.max_retries)}: ${name}${
           status === undefined ? "" : ` (${status})`
         }`,
         ...(status === undefined ? {} : { status }),
@@ -268,7 +330,7 @@ function parseSystem(line: Json, state: ParseState, time: number): WorkerEvent[]
 function parseResult(line: Json, state: ParseState, time: number): WorkerEvent[] {
   const s = scratchOf(state);
   const out: WorkerEvent[] = [];
-  const total = usageOf(line.usage);
+  const total = usageOf(line.usage, s.thinking);
   const rest: Totals = {
     input: Math.max(0, total.input - s.counted.input),
     output: Math.max(0, total.output - s.counted.output),
@@ -276,7 +338,7 @@ function parseResult(line: Json, state: ParseState, time: number): WorkerEvent[]
     reasoning: Math.max(0, total.reasoning - s.counted.reasoning),
   };
   s.counted = add(s.counted, rest);
-  const cost = typeof line.total_cost_usd === "number" ? line.total_cost_usd : undefined;
+  const cost = runCost(line);
   if (!isZero(rest) || (cost !== undefined && cost > 0)) {
     out.push(event("worker.tokens", time, { ...rest, ...(cost === undefined ? {} : { cost }) }));
   }
@@ -288,7 +350,7 @@ function parseResult(line: Json, state: ParseState, time: number): WorkerEvent[]
   const errors = Array.isArray(line.errors) ? line.errors.filter((e) => typeof e === "string") : [];
   const message = text ??
     (errors.join("; ") || `claude ended with ${str(line.subtype) ?? "an error"}`);
-  const status = typeof line.api_error_status === "number" ? line.api_error_status : undefined;
+  const status = httpStatus(line.api_error_status);
   const hint = retryHintMs(message) ?? s.retryHintMs;
   out.push(event("worker.error", time, {
     message: oneLine(message, ERROR_CHARS),
@@ -303,7 +365,8 @@ function parseResult(line: Json, state: ParseState, time: number): WorkerEvent[]
 /** Turns one stdout line of claude into events (pure; `state` is the caller's). */
 export function parseClaudeLine(line: string, state: ParseState, time: number): WorkerEvent[] {
   const value = parseJsonObject(line);
-  if (value === null) return [event("worker.unknown", time, { raw: line })];
+  const unknown = () => [event("worker.unknown", time, { raw: rawOf(line) })];
+  if (value === null) return unknown();
   switch (value.type) {
     case "assistant":
       return parseAssistant(value, state, time);
@@ -312,8 +375,8 @@ export function parseClaudeLine(line: string, state: ParseState, time: number): 
     case "result":
       return parseResult(value, state, time);
     case "system":
-      return parseSystem(value, state, time) ?? [event("worker.unknown", time, { raw: line })];
+      return parseSystem(value, state, time) ?? unknown();
     default:
-      return [event("worker.unknown", time, { raw: line })];
+      return unknown();
   }
 }

@@ -80,5 +80,12 @@ export function codexLaunch(spec: RunSpec): Launch {
     cwd: spec.cwd,
     files: [],
     stdin: spec.prompt,
+    state: codexState(spec.baseEnv),
   };
+}
+
+/** Codex's own folder (`CODEX_HOME`, else `~/.codex`): sessions, logs, its state database. */
+export function codexState(env: Record<string, string>): string[] {
+  const home = env.CODEX_HOME ?? (env.HOME ? `${env.HOME}/.codex` : undefined);
+  return home === undefined ? [] : [home];
 }

@@ -9,9 +9,13 @@
  * - auth: "unexpected status 401 Unauthorized: ..." (403 alike);
  * - anything else (500 "high demand", a bad flag with exit 2) is failed.
  * A per-day limit is only recognisable when its text reaches the output ("per day", "daily").
+ * A failure before any turn is only on stderr, behind warnings ("WARNING: proceeding, even though
+ * we could not create PATH aliases"): the message is the line that says what failed ("Not inside
+ * a trusted directory ...", "Error loading config.toml: ...").
  */
 import type { WorkerEvent } from "../../events/mod.ts";
 import type { Outcome, ProcessEnd } from "../types.ts";
+import { failureLine } from "../_stderr.ts";
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -23,14 +27,14 @@ export function retryHintMs(message: string): number | undefined {
     for (const part of phrase[1].matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) {
       total += Number(part[1]) * (UNITS_MS[part[2] ?? "s"] ?? 1000);
     }
-    return Math.round(total);
+    return finite(Math.round(total));
   }
   const header = /retry-after:?\s*(\d+(?:\.\d+)?)/i.exec(message);
-  return header?.[1] === undefined ? undefined : Math.round(Number(header[1]) * 1000);
+  return header?.[1] === undefined ? undefined : finite(Math.round(Number(header[1]) * 1000));
 }
 
-function firstLine(text: string): string {
-  return text.trim().split("\n").find((line) => line.trim() !== "")?.trim() ?? "";
+function finite(ms: number): number | undefined {
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 /** The class of a failure message. */
@@ -59,7 +63,7 @@ export function classifyCodex(end: ProcessEnd, events: readonly WorkerEvent[]): 
   if (end.code === 0 && fatal === undefined) return { class: "ok", message: "Done" };
   const message = fatal?.message ||
     errors.filter((e) => e.name === "stream_error").at(-1)?.message ||
-    firstLine(end.stderr) ||
+    failureLine(end.stderr) ||
     `codex exited with ${end.code === null ? `signal ${end.signal ?? "?"}` : `code ${end.code}`}`;
   const kind = classifyMessage(message);
   const retryAfterMs = retryHintMs(message);

@@ -17,7 +17,15 @@
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
-import { isObject, type Json, num, parseJsonObject, str as text } from "../_json.ts";
+import {
+  count,
+  isObject,
+  type Json,
+  lookup,
+  parseJsonObject,
+  rawOf,
+  str as text,
+} from "../_json.ts";
 import { oneLine } from "../../sys/text.ts";
 
 /** Token totals of a codex thread, as `turn.completed` reports them. */
@@ -44,10 +52,10 @@ export function newCodexState(): ParseState {
 export function usageFrom(value: unknown): CodexUsage | null {
   if (!isObject(value)) return null;
   return {
-    input: num(value.input),
-    cached: num(value.cached),
-    output: num(value.output),
-    reasoning: num(value.reasoning),
+    input: count(value.input),
+    cached: count(value.cached),
+    output: count(value.output),
+    reasoning: count(value.reasoning),
   };
 }
 
@@ -89,7 +97,7 @@ export function commandKind(command: string): ToolKind {
   const program = command.trim().split(/\s+/)[0]?.split("/").at(-1) ?? "";
   if (program === "rg" && /\s--files\b/.test(command)) return "list";
   if (program === "sed" && !/\s-n\b/.test(command)) return "shell";
-  return KIND_BY_PROGRAM[program] ?? "shell";
+  return lookup(KIND_BY_PROGRAM, program) ?? "shell";
 }
 
 /** Output of a sandboxed command that tells a refusal by codex's sandbox. */
@@ -193,10 +201,10 @@ function itemEvents(item: Json, state: ParseState, time: number): WorkerEvent[] 
 
 function tokensEvent(usage: Json, state: ParseState, time: number): WorkerEvent {
   const totals: CodexUsage = {
-    input: num(usage.input_tokens),
-    cached: num(usage.cached_input_tokens),
-    output: num(usage.output_tokens),
-    reasoning: num(usage.reasoning_output_tokens),
+    input: count(usage.input_tokens),
+    cached: count(usage.cached_input_tokens),
+    output: count(usage.output_tokens),
+    reasoning: count(usage.reasoning_output_tokens),
   };
   const before = usageFrom(state.scratch.usageTotals) ?? usageFrom(state.scratch.priorUsage) ??
     ZERO;
@@ -233,7 +241,8 @@ function errorEvent(message: string, name: string, time: number): WorkerEvent {
 /** Turns one stdout line of `codex exec --json` into events. */
 export function parseCodexLine(line: string, state: ParseState, time: number): WorkerEvent[] {
   const value = parseJsonObject(line);
-  if (value === null) return [event("worker.unknown", time, { raw: line })];
+  const unknown = () => [event("worker.unknown", time, { raw: rawOf(line) })];
+  if (value === null) return unknown();
   switch (value.type) {
     case "thread.started":
       return [event("worker.session", time, { sessionId: str(value.thread_id) })];
@@ -245,7 +254,7 @@ export function parseCodexLine(line: string, state: ParseState, time: number): W
       return [];
     case "item.completed":
       if (!isObject(value.item)) break;
-      return itemEvents(value.item, state, time) ?? [event("worker.unknown", time, { raw: line })];
+      return itemEvents(value.item, state, time) ?? unknown();
     case "turn.completed": {
       const out: WorkerEvent[] = [];
       if (isObject(value.usage)) out.push(tokensEvent(value.usage, state, time));
@@ -260,7 +269,7 @@ export function parseCodexLine(line: string, state: ParseState, time: number): W
     case "error":
       return [errorEvent(str(value.message), "stream_error", time)];
   }
-  return [event("worker.unknown", time, { raw: line })];
+  return unknown();
 }
 
 // deno-lint-ignore no-control-regex

@@ -128,5 +128,12 @@ export function geminiLaunch(spec: RunSpec, options: GeminiLaunchOptions = {}): 
     cwd: spec.cwd,
     files,
     stdin: spec.prompt,
+    state: geminiState(env),
   };
+}
+
+/** Gemini's own folder (`$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`): sessions and logs. */
+export function geminiState(env: Record<string, string>): string[] {
+  const home = env.GEMINI_CLI_HOME ?? env.HOME;
+  return home === undefined ? [] : [join(home, ".gemini")];
 }

@@ -4,15 +4,18 @@
  * - success: a `result` line with status "success", exit 0.
  * - 404: exit 1, "models/X is not found" -> model_not_found.
  * - other API errors exit with the HTTP status mod 256: 429 -> 173, 400 -> 144, 503 -> 247,
- *   500 -> 244. A per-minute 429 ("Please retry in 2s") -> rate_limited with the hint; a per-day
- *   quota id makes the CLI say "You have exhausted your daily quota" -> quota, daily; "limit: 0"
- *   (no quota for the model at all) -> quota; 503 "overloaded" -> rate_limited.
+ *   500 -> 244. A per-minute quota 429 (`RetryableQuotaError: You exceeded your current quota
+ *   ... PerMinute`, "Please retry in 2s") -> quota, not daily, with the hint, as the other
+ *   backends read the same wording; a per-day quota id makes the CLI say "You have exhausted your
+ *   daily quota" -> quota, daily; "limit: 0" (no quota for the model at all) -> quota; a 429
+ *   without quota wording and 503 "overloaded" -> rate_limited.
  * - a bad key: 400 API_KEY_INVALID ("API key not valid"), exit 144; no usable auth method: exit 41
  *   -> auth.
  * - SIGTERM: exit 0 and no `result` line; Pitroom's own timeout and stop come from the shell.
  */
 import type { WorkerEvent } from "../../events/mod.ts";
 import type { Outcome, ProcessEnd } from "../types.ts";
+import { failureLine } from "../_stderr.ts";
 import { retryHintMs } from "./parse.ts";
 
 /** Gemini's exit code when no usable auth method is configured. */
@@ -58,7 +61,7 @@ export function classifyGemini(end: ProcessEnd, events: readonly WorkerEvent[]):
   }
   const reported = error?.type === "worker.error" ? error.message : "";
   const text = `${reported}\n${end.stderr}`;
-  const message = firstLine(reported) || firstLine(end.stderr) ||
+  const message = firstLine(reported) || firstLine(failureLine(end.stderr)) ||
     `gemini exited with ${end.code ?? end.signal}`;
 
   if (DAILY.test(text)) {
@@ -73,12 +76,12 @@ export function classifyGemini(end: ProcessEnd, events: readonly WorkerEvent[]):
   ) {
     return { class: "auth", message };
   }
-  if (/limit: 0(?![\d.])|INSUFFICIENT_G1_CREDITS_BALANCE/.test(text)) {
+  if (/limit: 0(?![\d.])|INSUFFICIENT_G1_CREDITS_BALANCE|exceeded your current quota/i.test(text)) {
     return { class: "quota", message, ...retryOf(text) };
   }
   if (
     (end.code !== null && EXIT_RATE.has(end.code)) ||
-    /RESOURCE_EXHAUSTED|exceeded your current quota|overloaded|UNAVAILABLE|capacity/i.test(text)
+    /RESOURCE_EXHAUSTED|overloaded|UNAVAILABLE|capacity/i.test(text)
   ) {
     return { class: "rate_limited", message, ...retryOf(text) };
   }

@@ -8,7 +8,9 @@
  * - `tool_use{tool_name, tool_id, parameters}` -> held until its result
  * - `tool_result{tool_id, status:"success"|"error", output?, error{type,message}?}` ->
  *   `worker.tool_call`; an error of type `policy_violation` or `tool_not_registered` is a denial
- *   and also gives `worker.denied`
+ *   and also gives `worker.denied`, and so is an `invalid_tool_params` error that refuses a path
+ *   ("Access denied: Path ... is outside the workspace", "Path not in workspace: ..."); other
+ *   invalid parameters are errors
  * - `result{status, stats{input_tokens, output_tokens, cached, input, ...}, error?{type,message}}`
  *   -> `worker.tokens` (totals of the whole run: gemini reports no per-call usage), then
  *   `worker.answer` or `worker.error`.
@@ -17,7 +19,7 @@
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
-import { isObject, num, parseJsonObject, str } from "../_json.ts";
+import { count, isObject, lookup, parseJsonObject, rawOf, str } from "../_json.ts";
 import { oneLine } from "../../sys/text.ts";
 
 /** Gemini tool names and their kinds. */
@@ -41,6 +43,16 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
 /** Tool-result error types that mean the call was refused, not that it failed. */
 export const DENIAL_TYPES: readonly string[] = ["policy_violation", "tool_not_registered"];
 
+/** An `invalid_tool_params` message that refuses a path outside what the CLI allows. */
+const PATH_REFUSAL =
+  /^Access denied\b|^Path not in workspace\b|outside (?:of )?the (?:allowed )?workspace/i;
+
+/** True when a tool result's error is a refusal rather than a failure. */
+export function isDenial(type: string, message: string): boolean {
+  return DENIAL_TYPES.includes(type) ||
+    (type === "invalid_tool_params" && PATH_REFUSAL.test(message));
+}
+
 const TARGET_CHARS = 160;
 
 interface PendingTool {
@@ -53,6 +65,7 @@ interface Scratch {
   text: string;
   /** True between the first output of a model turn and the next tool result. */
   inTurn: boolean;
+  /** Calls waiting for their result, by `#` + tool id (no id can name a prototype key). */
   tools: Record<string, PendingTool>;
 }
 
@@ -66,7 +79,7 @@ function scratchOf(state: ParseState): Scratch {
 
 /** The kind of a gemini tool; MCP and unknown tools are `other`. */
 export function toolKind(tool: string): ToolKind {
-  return TOOL_KINDS[tool] ?? "other";
+  return lookup(TOOL_KINDS, tool) ?? "other";
 }
 
 /** What a tool call acts on: a path, pattern, command, URL or agent, shortened. */
@@ -141,8 +154,8 @@ function flushText(s: Scratch, time: number): WorkerEvent[] {
 }
 
 function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number): WorkerEvent[] {
-  const id = str(line.tool_id) ?? "";
-  const pending = s.tools[id] ?? { tool: "unknown", target: "" };
+  const id = `#${str(line.tool_id) ?? ""}`;
+  const pending = lookup(s.tools, id) ?? { tool: "unknown", target: "" };
   delete s.tools[id];
   s.inTurn = false;
   const kind = toolKind(pending.tool);
@@ -159,7 +172,7 @@ function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number
   const error = isObject(line.error) ? line.error : {};
   const message = str(error.message) ?? str(line.output) ?? "tool failed";
   const type = str(error.type) ?? "";
-  if (DENIAL_TYPES.includes(type)) {
+  if (isDenial(type, message)) {
     return [
       event("worker.tool_call", time, {
         tool: pending.tool,
@@ -186,16 +199,16 @@ function parseResult(line: Record<string, unknown>, s: Scratch, time: number): W
   const out: WorkerEvent[] = [];
   if (s.inTurn) out.push(...flushText(s, time));
   const stats = isObject(line.stats) ? line.stats : {};
-  const cached = num(stats.cached);
+  const cached = count(stats.cached);
   const input = typeof stats.input === "number"
-    ? num(stats.input)
-    : num(stats.input_tokens) - cached;
+    ? count(stats.input)
+    : count(stats.input_tokens) - cached;
   out.push(
     event("worker.tokens", time, {
       input: Math.max(0, input),
-      output: num(stats.output_tokens),
+      output: count(stats.output_tokens),
       cached,
-      reasoning: num(stats.thoughts_tokens ?? stats.thoughts),
+      reasoning: count(stats.thoughts_tokens ?? stats.thoughts),
     }),
   );
   if (line.status === "success") {
@@ -222,7 +235,7 @@ function parseResult(line: Record<string, unknown>, s: Scratch, time: number): W
 /** Turns one stdout line of gemini's stream-json into events (pure). */
 export function parseGeminiLine(line: string, state: ParseState, time: number): WorkerEvent[] {
   const value = parseJsonObject(line);
-  if (value === null) return [event("worker.unknown", time, { raw: line })];
+  if (value === null) return [event("worker.unknown", time, { raw: rawOf(line) })];
   const s = scratchOf(state);
   switch (value.type) {
     case "init": {
@@ -243,7 +256,7 @@ export function parseGeminiLine(line: string, state: ParseState, time: number): 
       s.text = "";
       const tool = str(value.tool_name) ?? "unknown";
       const params = isObject(value.parameters) ? value.parameters : {};
-      s.tools[str(value.tool_id) ?? ""] = { tool, target: toolTarget(tool, params) };
+      s.tools[`#${str(value.tool_id) ?? ""}`] = { tool, target: toolTarget(tool, params) };
       return out;
     }
     case "tool_result":
@@ -259,5 +272,5 @@ export function parseGeminiLine(line: string, state: ParseState, time: number): 
       return [event("worker.error", time, { message, ...(severity ? { name: severity } : {}) })];
     }
   }
-  return [event("worker.unknown", time, { raw: line })];
+  return [event("worker.unknown", time, { raw: rawOf(line) })];
 }

@@ -241,5 +241,19 @@ export function launchOpencode(spec: RunSpec): Launch {
     cwd: spec.cwd,
     files: [],
     stdin: spec.prompt,
+    state: opencodeState(base),
   };
+}
+
+/** OpenCode's own folders: `opencode/` in the XDG data, cache, config and state homes. */
+export function opencodeState(env: Record<string, string>): string[] {
+  const home = env.HOME;
+  const xdg = (name: string, fallback: string) =>
+    env[name] ?? (home === undefined ? undefined : `${home}/${fallback}`);
+  return [
+    xdg("XDG_DATA_HOME", ".local/share"),
+    xdg("XDG_CACHE_HOME", ".cache"),
+    xdg("XDG_CONFIG_HOME", ".config"),
+    xdg("XDG_STATE_HOME", ".local/state"),
+  ].filter((dir): dir is string => dir !== undefined).map((dir) => `${dir}/opencode`);
 }

@@ -3,10 +3,15 @@
  * logged stderr errors) and whether an answer came. OpenCode retries 429, quota and 5xx answers
  * itself (5 times, backing off from 2 s, or waiting what `retry-after` says) before it reports
  * one `error` line and exits 1; a 404 or 401 is reported at once. An overloaded provider counts
- * as rate limited, as it does for the other backends.
+ * as rate limited, as it does for the other backends. A model OpenCode cannot resolve (not in its
+ * config, an unknown provider) fails before its first step with only an `UnknownError`
+ * ("Unexpected server error") in the stream; the precise `ProviderModelNotFoundError` is only in
+ * the stderr log (`--print-logs`), so an `UnknownError` before any step is read as the model not
+ * being found, with or without that log line.
  */
 import type { EventOf, WorkerEvent } from "../../events/mod.ts";
 import type { Outcome, ProcessEnd } from "../types.ts";
+import { failureLine } from "../_stderr.ts";
 import { retryAfterFromText } from "./parse.ts";
 
 const QUOTA =
@@ -19,10 +24,8 @@ const AUTH =
 const NOT_FOUND =
   /ProviderModelNotFoundError|ProviderNotFoundError|model not found|model `?[^`\s]*`? does not exist|no such model|is not found/i;
 
-function lastLine(text: string): string {
-  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
-  return lines.at(-1) ?? "";
-}
+/** A denial of an `ask` that `opencode run` rejected (stream or stderr wording). */
+const ASK_REJECTED = /^permission asked and auto-rejected|user rejected permission/i;
 
 function fromError(error: EventOf<"worker.error">): Outcome {
   const text = `${error.name ?? ""} ${error.message}`;
@@ -58,9 +61,17 @@ export function classifyOpencode(end: ProcessEnd, events: readonly WorkerEvent[]
   }
   // A logged server error is more precise than the stream's "Unexpected server error".
   const error = errors.findLast((e) => e.name !== "UnknownError") ?? errors.at(-1);
+  const stepped = events.some((e) => e.type === "worker.step");
+  if (error?.name === "UnknownError" && !stepped) {
+    return {
+      class: "model_not_found",
+      message: `OpenCode could not use the model: it failed before its first step with ` +
+        `"${error.message}" (an unknown model or provider)`,
+    };
+  }
   if (error !== undefined) return fromError(error);
   if (end.code !== 0) {
-    const detail = lastLine(end.stderr);
+    const detail = failureLine(end.stderr);
     const how = end.code === null
       ? `was killed by ${end.signal ?? "a signal"}`
       : `exited with code ${end.code}`;
@@ -70,7 +81,7 @@ export function classifyOpencode(end: ProcessEnd, events: readonly WorkerEvent[]
     };
   }
   const rejected = events.find((e): e is EventOf<"worker.denied"> =>
-    e.type === "worker.denied" && e.message.startsWith("permission asked")
+    e.type === "worker.denied" && ASK_REJECTED.test(e.message)
   );
   if (rejected !== undefined) {
     return {

@@ -5,11 +5,23 @@
  * the profile removed shows up as tool `invalid` (or as an error naming the unavailable tool),
  * without the call's arguments, so its target is empty; a pattern rule shows up as an error
  * "...rule which prevents you..." and an auto-rejected ask as "The user rejected permission...":
- * all are denials.
+ * all are denials. An auto-rejected ask is also logged on stderr ("permission requested: ...;
+ * auto-rejecting"); the stream's call and the stderr line are one refusal, so whichever comes
+ * second adds nothing (stdout and stderr are read apart: either may be first).
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
 import type { ParseState } from "../types.ts";
-import { isObject, type Json, num, parseJsonObject, str } from "../_json.ts";
+import {
+  amount,
+  count,
+  httpStatus,
+  isObject,
+  type Json,
+  lookup,
+  parseJsonObject,
+  rawOf,
+  str,
+} from "../_json.ts";
 import { oneLine } from "../../sys/text.ts";
 
 /** OpenCode's tools by kind. */
@@ -35,7 +47,7 @@ const TARGET_CHARS = 160;
 /** What a tool call was aimed at: its path, pattern, command or URL. */
 export function toolTarget(tool: string, input: Json): string {
   const path = str(input.filePath) ?? str(input.path);
-  switch (OPENCODE_TOOL_KINDS[tool]) {
+  switch (lookup(OPENCODE_TOOL_KINDS, tool)) {
     case "read":
     case "edit":
     case "write":
@@ -65,7 +77,7 @@ function denialMessage(text: string): string {
   return oneLine(text.replace(/\s*Here are some of the relevant rules[\s\S]*$/, ""), TARGET_CHARS);
 }
 
-function toolEvents(part: Json, time: number): WorkerEvent[] {
+function toolEvents(part: Json, scratch: Scratch, time: number): WorkerEvent[] {
   const state = isObject(part.state) ? part.state : {};
   const input = isObject(state.input) ? state.input : {};
   const status = str(state.status);
@@ -79,7 +91,7 @@ function toolEvents(part: Json, time: number): WorkerEvent[] {
   const denied = error !== undefined &&
     (UNAVAILABLE.test(error) || RULE.test(error) || REJECTED.test(error));
   const failed = denied || status === "error" || str(part.tool) === "invalid";
-  const kind = OPENCODE_TOOL_KINDS[tool] ?? "other";
+  const kind = lookup(OPENCODE_TOOL_KINDS, tool) ?? "other";
   const call = event("worker.tool_call", time, {
     tool,
     kind,
@@ -88,7 +100,29 @@ function toolEvents(part: Json, time: number): WorkerEvent[] {
     ...(failed && error !== undefined ? { error: denialMessage(error) } : {}),
   });
   if (!denied || error === undefined) return [call];
+  if (REJECTED.test(error) && take(scratch, "loggedAsks", tool)) {
+    // The stderr line of this ask came first and made the refusal's events already.
+    return [];
+  }
+  if (REJECTED.test(error)) give(scratch, "streamedAsks", tool);
   return [call, event("worker.denied", time, { tool, message: denialMessage(error) })];
+}
+
+/** Counts of asks, by tool, one side has reported and the other has not yet. */
+type AskCounts = Record<string, number>;
+
+function give(scratch: Scratch, key: "loggedAsks" | "streamedAsks", tool: string): void {
+  const counts = (scratch[key] ??= {});
+  counts[`#${tool}`] = (lookup(counts, `#${tool}`) ?? 0) + 1;
+}
+
+/** Takes one ask of `tool` the other side reported; false when there is none. */
+function take(scratch: Scratch, key: "loggedAsks" | "streamedAsks", tool: string): boolean {
+  const counts = scratch[key] ?? {};
+  const n = lookup(counts, `#${tool}`) ?? 0;
+  if (n === 0) return false;
+  counts[`#${tool}`] = n - 1;
+  return true;
 }
 
 /** A wait the provider asked for, in ms, from a message ("try again in 1m30s", "retry in 2s"). */
@@ -100,15 +134,15 @@ export function retryAfterFromText(text: string): number | undefined {
     const n = Number(value);
     ms += unit === "h" ? n * 3_600_000 : unit === "m" ? n * 60_000 : unit === "s" ? n * 1000 : n;
   }
-  return Math.round(ms);
+  return amount(Math.round(ms));
 }
 
 function headerRetryAfter(headers: unknown): number | undefined {
   if (!isObject(headers)) return undefined;
-  const ms = Number.parseFloat(str(headers["retry-after-ms"]) ?? "");
-  if (Number.isFinite(ms)) return ms;
-  const s = Number.parseFloat(str(headers["retry-after"]) ?? "");
-  return Number.isFinite(s) ? s * 1000 : undefined;
+  const ms = amount(Number.parseFloat(str(headers["retry-after-ms"]) ?? ""));
+  if (ms !== undefined) return ms;
+  const s = amount(Number.parseFloat(str(headers["retry-after"]) ?? ""));
+  return s === undefined ? undefined : amount(s * 1000);
 }
 
 /** The provider's error code from a response body (`{error:{code|type|status}}`), if any. */
@@ -136,7 +170,7 @@ function errorEvent(error: Json, time: number): WorkerEvent {
   const name = str(error.name);
   const body = str(data.responseBody) ?? "";
   const message = str(data.message) ?? name ?? "Unknown error";
-  const status = typeof data.statusCode === "number" ? data.statusCode : undefined;
+  const status = httpStatus(data.statusCode);
   const retryAfterMs = headerRetryAfter(data.responseHeaders) ?? retryAfterFromText(message) ??
     retryAfterFromText(body);
   return event("worker.error", time, {
@@ -151,13 +185,17 @@ function errorEvent(error: Json, time: number): WorkerEvent {
 interface Scratch {
   session?: string;
   text?: string[];
+  /** Auto-rejected asks seen on stderr whose stream call has not come yet. */
+  loggedAsks?: AskCounts;
+  /** Auto-rejected asks seen in the stream whose stderr line has not come yet. */
+  streamedAsks?: AskCounts;
 }
 
 /** Turns one line of OpenCode's JSON stream into events. */
 export function parseOpencodeLine(line: string, state: ParseState, time: number): WorkerEvent[] {
   const value = parseJsonObject(line);
   if (value === null || typeof value.type !== "string") {
-    return [event("worker.unknown", time, { raw: line })];
+    return [event("worker.unknown", time, { raw: rawOf(line) })];
   }
   const scratch = state.scratch as Scratch;
   const out: WorkerEvent[] = [];
@@ -183,18 +221,18 @@ export function parseOpencodeLine(line: string, state: ParseState, time: number)
       out.push(event("worker.reasoning", time, { text: str(part.text) ?? "" }));
       return out;
     case "tool_use":
-      out.push(...toolEvents(part, time));
+      out.push(...toolEvents(part, scratch, time));
       return out;
     case "step_finish": {
       const tokens = isObject(part.tokens) ? part.tokens : {};
       const cache = isObject(tokens.cache) ? tokens.cache : {};
       out.push(event("worker.tokens", time, {
         // `input` excludes cached reads; cache writes are billed as input.
-        input: num(tokens.input) + num(cache.write),
-        output: num(tokens.output),
-        cached: num(cache.read),
-        reasoning: num(tokens.reasoning),
-        ...(typeof part.cost === "number" ? { cost: part.cost } : {}),
+        input: count(tokens.input) + count(cache.write),
+        output: count(tokens.output),
+        cached: count(cache.read),
+        reasoning: count(tokens.reasoning),
+        ...(amount(part.cost) === undefined ? {} : { cost: amount(part.cost) as number }),
       }));
       const text = (scratch.text ?? []).join("\n\n").trim();
       if (part.reason === "stop" && text !== "") {
@@ -207,7 +245,7 @@ export function parseOpencodeLine(line: string, state: ParseState, time: number)
       out.push(errorEvent(isObject(value.error) ? value.error : {}, time));
       return out;
     default:
-      out.push(event("worker.unknown", time, { raw: line }));
+      out.push(event("worker.unknown", time, { raw: rawOf(line) }));
       return out;
   }
 }
@@ -221,14 +259,26 @@ const ANSI = /\x1b\[[0-9;]*m/g;
  * which its stream only reports as "Unexpected server error"; it also prints a line when it
  * auto-rejects a permission ask or falls back to its default agent.
  */
-export function parseOpencodeStderr(line: string, _state: ParseState, time: number): WorkerEvent[] {
+export function parseOpencodeStderr(line: string, state: ParseState, time: number): WorkerEvent[] {
   const plain = line.replace(ANSI, "").trim();
   const asked = /permission requested: (\S+) \((.*)\); auto-rejecting/.exec(plain);
   if (asked) {
-    return [event("worker.denied", time, {
-      tool: asked[1] ?? "unknown",
-      message: oneLine(`permission asked and auto-rejected: ${asked[2] ?? ""}`, TARGET_CHARS),
-    })];
+    const tool = asked[1] ?? "unknown";
+    const scratch = state.scratch as Scratch;
+    // The stream reported this refusal already.
+    if (take(scratch, "streamedAsks", tool)) return [];
+    give(scratch, "loggedAsks", tool);
+    const message = oneLine(`permission asked and auto-rejected: ${asked[2] ?? ""}`, TARGET_CHARS);
+    return [
+      event("worker.tool_call", time, {
+        tool,
+        kind: lookup(OPENCODE_TOOL_KINDS, tool) ?? "other",
+        target: oneLine(asked[2] ?? "", TARGET_CHARS),
+        status: "denied",
+        error: message,
+      }),
+      event("worker.denied", time, { tool, message }),
+    ];
   }
   if (/agent "[^"]+" (?:not found|is a subagent)/.test(plain)) {
     return [

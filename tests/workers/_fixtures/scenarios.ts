@@ -25,6 +25,13 @@ export interface Fixture {
   followup?: { name: string; turns: Record<string, unknown>[] };
   /** How this recording's environment differs from the one the model server prepared. */
   environment?: Environment;
+  /** Run in a plain folder, not a git repo. */
+  noGit?: boolean;
+  /**
+   * Arguments of the backend's launch left out (each with the values that follow it, listed
+   * together), to record what the CLI prints without them.
+   */
+  withoutArgs?: string[];
 }
 
 /** A change to the prepared worker environment, for endings it cannot reach. */
@@ -38,6 +45,11 @@ export interface Environment {
    * variable that named the prepared home (HOME, GEMINI_CLI_HOME) names the fresh one.
    */
   home?: Record<string, string>;
+  /**
+   * Variables that name a fresh folder (inside the private dir) holding these files, replacing
+   * what the prepared environment set (`CODEX_HOME` with a broken `config.toml`, say).
+   */
+  dirs?: Record<string, Record<string, string>>;
 }
 
 /** A backend's recordings and the repo they run in. */
@@ -174,6 +186,15 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         model: "fake/not-in-config",
       },
       {
+        // What the stream alone says of an unknown model (no `--print-logs` stderr log line).
+        name: "error_unconfigured_model_no_logs",
+        mode: "read",
+        scenario: "error_unconfigured_model_no_logs",
+        turns: [{ answer: "unused" }],
+        model: "fake/not-in-config",
+        withoutArgs: ["--print-logs", "--log-level", "WARN"],
+      },
+      {
         name: "error_401",
         mode: "read",
         scenario: "error_401",
@@ -265,6 +286,28 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         scenario: "auth",
         turns: [{ error: { status: 401, kind: "auth" } }],
       },
+      {
+        // Codex refuses a folder that is not a git repo (Pitroom always passes a repo, but a
+        // user's own --skip-git-repo-check-less setup says the same); stderr leads with warnings.
+        name: "not-git",
+        mode: "read",
+        scenario: "not-git",
+        noGit: true,
+        withoutArgs: ["--skip-git-repo-check"],
+        turns: [{ answer: "unused" }],
+      },
+      {
+        name: "bad-config",
+        mode: "read",
+        scenario: "bad-config",
+        turns: [{ answer: "unused" }],
+        environment: {
+          why: "a CODEX_HOME whose config.toml is not valid TOML: codex stops before any request",
+          dirs: {
+            CODEX_HOME: { "config.toml": 'model_provider = "fake"\n[model_providers.fake\n' },
+          },
+        },
+      },
     ],
     keptByHand: {
       "debug-models.json": "`codex debug models` prints ~745 KB; two entries kept, trimmed by hand",
@@ -355,6 +398,25 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         scenario: "server-error",
         turns: [{ error: { status: 500, kind: "server" } }],
       },
+      {
+        name: "resume_first",
+        mode: "read",
+        scenario: "resume",
+        turns: [{ answer: "Hello.", usage: { input: 1000, output: 10 } }],
+        followup: {
+          name: "resume",
+          turns: [{ answer: "Still hello.", usage: { input: 200, output: 5 } }],
+        },
+      },
+      {
+        name: "thinking",
+        mode: "read",
+        scenario: "thinking",
+        turns: [
+          { read: "a.txt", usage: { input: 100, output: 10, reasoning: 30 } },
+          { answer: "Thought it over.", usage: { input: 120, output: 8, reasoning: 40 } },
+        ],
+      },
     ],
     keptByHand: {},
   },
@@ -406,6 +468,17 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         ],
       },
       {
+        // Paths outside the workspace: gemini refuses them itself (invalid_tool_params).
+        name: "read_outside",
+        mode: "read",
+        scenario: "outside",
+        turns: [
+          { read: "/etc/hostname" },
+          { list: "/etc" },
+          { answer: "Could not look outside." },
+        ],
+      },
+      {
         name: "parallel_calls",
         mode: "read",
         scenario: "multi",
@@ -440,6 +513,16 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
               security: { auth: { selectedType: "gemini-api-key" } },
             }) + "\n",
           },
+        },
+      },
+      {
+        name: "error_bad_settings",
+        mode: "read",
+        scenario: "never-asked",
+        environment: {
+          why: "a home whose .gemini/settings.json is not valid JSON: gemini stops before any " +
+            "request, after its start-up warnings",
+          home: { ".gemini/settings.json": '{"security": {"auth": ' },
         },
       },
       {

@@ -18,6 +18,9 @@ const RECORDED = [
   "quota",
   "auth",
   "server_error",
+  "resume_first",
+  "resume",
+  "thinking",
 ];
 
 function resultUsage(lines: string[]) {
@@ -198,4 +201,54 @@ Deno.test("retryHintMs() reads retry hints in messages", () => {
   assertEquals(retryHintMs("try again in 20 seconds"), 20_000);
   assertEquals(retryHintMs("Retry after 1.5 min"), 90_000);
   assertEquals(retryHintMs("try again later"), null);
+});
+
+Deno.test("parseClaudeLine() charges a resumed run its own cost, not the session's", async () => {
+  const cost = async (name: string) =>
+    ofType(await recordedEvents(name), "worker.tokens").reduce((sum, e) => sum + (e.cost ?? 0), 0);
+  const first = JSON.parse((await recordedLines("resume_first")).at(-1) ?? "{}");
+  const second = JSON.parse((await recordedLines("resume")).at(-1) ?? "{}");
+  // The follow-up's total_cost_usd is the whole session's: both runs.
+  assert(second.total_cost_usd > first.total_cost_usd);
+  const own = second.total_cost_usd - first.total_cost_usd;
+  assert(Math.abs((await cost("resume_first")) - first.total_cost_usd) < 1e-12);
+  assert(Math.abs((await cost("resume")) - own) < 1e-9, `resume cost ${await cost("resume")}`);
+});
+
+Deno.test("parseClaudeLine() counts system/thinking_tokens as reasoning out of the output", async () => {
+  const lines = await recordedLines("thinking");
+  const events = parseLines(lines).events;
+  assertEquals(ofType(events, "worker.unknown"), []);
+  const estimates = lines.map((line) => JSON.parse(line))
+    .filter((line) => line.type === "system" && line.subtype === "thinking_tokens")
+    .reduce((sum, line) => sum + line.estimated_tokens_delta, 0);
+  assert(estimates > 0);
+  const tokens = ofType(events, "worker.tokens");
+  const sum = (key: "input" | "output" | "reasoning") =>
+    tokens.reduce((total, e) => total + e[key], 0);
+  const usage = JSON.parse(lines.at(-1) ?? "{}").usage;
+  assertEquals(sum("reasoning"), estimates);
+  assertEquals(sum("output") + sum("reasoning"), usage.output_tokens);
+  assertEquals(sum("input"), usage.input_tokens + usage.cache_creation_input_tokens);
+  assertEquals(ofType(events, "worker.reasoning").length, 2);
+});
+
+Deno.test("describeTool() gives tools named like Object.prototype keys the kind other", () => {
+  for (const name of ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"]) {
+    const { events } = parseLines([
+      JSON.stringify({
+        type: "assistant",
+        message: { id: "m1", content: [{ type: "tool_use", id: name, name, input: {} }] },
+      }),
+      JSON.stringify({
+        type: "user",
+        message: { content: [{ type: "tool_result", tool_use_id: name, content: "ok" }] },
+      }),
+    ]);
+    for (const e of events) assert(isEvent(e), `${name}: ${JSON.stringify(e)}`);
+    assertEquals(ofType(events, "worker.tool_call").map((e) => [e.tool, e.kind]), [[
+      name,
+      "other",
+    ]]);
+  }
 });

@@ -4,6 +4,7 @@ import type { WorkerEvent } from "../../../src/events/mod.ts";
 import { classifyCodex, retryHintMs } from "../../../src/workers/codex/classify.ts";
 import { newCodexState, parseCodexLine } from "../../../src/workers/codex/parse.ts";
 import type { ProcessEnd } from "../../../src/workers/types.ts";
+import { endFromNote } from "../_fixtures/note.ts";
 
 function recorded(name: string): WorkerEvent[] {
   const path = fromFileUrl(new URL(`./testdata/${name}.jsonl`, import.meta.url));
@@ -80,3 +81,30 @@ Deno.test("retryHintMs() reads waits in seconds, minutes and milliseconds", () =
   assert.equal(retryHintMs("try again in 250ms"), 250);
   assert.equal(retryHintMs("exceeded retry limit, last status: 429"), undefined);
 });
+
+/** The recorded end (exit, stderr) of a recording from its note. */
+function recordedEnd(name: string): ProcessEnd {
+  const path = fromFileUrl(new URL(`./testdata/${name}.txt`, import.meta.url));
+  return endFromNote(Deno.readTextFileSync(path), name).end;
+}
+
+/** codex's start-up warning when it cannot write its PATH aliases (a read-only home, say). */
+const ALIAS_WARNING =
+  "WARNING: proceeding, even though we could not create PATH aliases: Read-only file system (os error 30)";
+
+for (
+  const [name, expected] of [
+    ["not-git", "Not inside a trusted directory and --skip-git-repo-check was not specified."],
+    [
+      "bad-config",
+      "Error loading config.toml: /private/codex_home/config.toml:2:22: unclosed table, expected `]`",
+    ],
+  ] as const
+) {
+  Deno.test(`classifyCodex() says what failed in the recorded ${name} stderr, behind warnings`, () => {
+    const end = recordedEnd(name);
+    assert.equal(classifyCodex(end, recorded(name)).message, expected);
+    const warned = { ...end, stderr: `${ALIAS_WARNING}\n${end.stderr}` };
+    assert.equal(classifyCodex(warned, recorded(name)).message, expected);
+  });
+}

@@ -20,13 +20,13 @@ Deno.test("classify() reads model_not_found from exit 1 and 'is not found'", asy
   assertEquals(outcome.message.startsWith("models/nosuch is not found"), true);
 });
 
-Deno.test("classify() reads a per-minute 429 as rate_limited with the retry hint", async () => {
-  const outcome = await outcomeOf("error_rate_limit", { stderr: false });
-  assertEquals([outcome.class, outcome.retryAfterMs, outcome.daily], [
-    "rate_limited",
-    2000,
-    undefined,
-  ]);
+Deno.test("classify() reads a per-minute quota 429 as quota, not daily, with the retry hint", async () => {
+  // RetryableQuotaError: "You exceeded your current quota ... PerMinute ... Please retry in 2s",
+  // which opencode and codex read as quota too.
+  for (const stderr of [false, true]) {
+    const outcome = await outcomeOf("error_rate_limit", { stderr });
+    assertEquals([outcome.class, outcome.retryAfterMs, outcome.daily], ["quota", 2000, undefined]);
+  }
 });
 
 Deno.test("classify() reads a per-day quota as quota with daily set", async () => {
@@ -77,5 +77,30 @@ Deno.test("classify() calls an answer with a non-zero exit failed", () => {
   assertEquals(
     geminiBackend.classify({ ...END, code: 1, stderr: "boom" }, [answer]).class,
     "failed",
+  );
+});
+
+/** gemini's start-up lines on stderr, as every API-error recording has them first. */
+const START_UP = [
+  "Warning: 256-color support not detected. Using a terminal with at least 256-color support is recommended for a better visual experience.",
+  "[STARTUP] Phase 'cleanup_ops' was started but never ended. Skipping metrics.",
+].join("\n");
+
+Deno.test("classify() says what failed from stderr, not gemini's start-up warnings", async () => {
+  const { events, end } = await recorded("error_bad_settings");
+  const expected = {
+    class: "failed",
+    message: "Error in /private/home/.gemini/settings.json: Unexpected end of JSON input",
+  };
+  assertEquals(geminiBackend.classify(end, events), expected);
+  const warned = { ...end, stderr: `${START_UP}\n${end.stderr}` };
+  assertEquals(geminiBackend.classify(warned, events), expected);
+  const noKey = await recorded("error_no_key");
+  assertEquals(
+    geminiBackend.classify({ ...noKey.end, stderr: `${START_UP}\n${noKey.end.stderr}` }, []),
+    {
+      class: "auth",
+      message: "When using Gemini API, you must specify the GEMINI_API_KEY environment variable.",
+    },
   );
 });

@@ -166,12 +166,12 @@ Deno.test("gemini in write mode runs a harmless command but is denied git commit
   });
 });
 
-Deno.test("gemini failure classes: 404, per-minute 429, per-day quota and a bad key", async () => {
+Deno.test("gemini failure classes: 404, per-minute quota, per-day quota and a bad key", async () => {
   await withServer(async (server) => {
     await using repo = await tempRepo({ "a.txt": "hello\n" });
     const cases = [
       { model: "no-such-model", want: { class: "model_not_found" } },
-      { model: "limit-minute", want: { class: "rate_limited", retryAfterMs: 3000 } },
+      { model: "limit-minute", want: { class: "quota", retryAfterMs: 3000 } },
       { model: "limit-day", want: { class: "quota", daily: true } },
       { model: "bad-key", want: { class: "auth" } },
     ];

@@ -172,3 +172,43 @@ Deno.test("parseLine() counts two tool calls of one model turn as one step", asy
   assertEquals(ofType(events, "worker.text").map((e) => e.text), ["Two at once.", "Both done."]);
   assertEquals(ofType(events, "worker.answer")[0]?.text, "Both done.");
 });
+
+Deno.test("parseLine() reports paths refused outside the workspace (invalid_tool_params) as denied", async () => {
+  const { events } = await recorded("read_outside");
+  assertEquals(
+    ofType(events, "worker.tool_call").map((e) => [e.tool, e.target, e.status]),
+    [["read_file", "/etc/hostname", "denied"], ["list_directory", "/etc", "denied"]],
+  );
+  assertEquals(ofType(events, "worker.denied").length, 2);
+  assertEquals(ofType(events, "worker.error"), []);
+  // The sandbox's own wording for the same refusal.
+  const state = geminiBackend.newState();
+  const parse = (line: unknown) => geminiBackend.parse(JSON.stringify(line), state, TIME);
+  parse({ type: "tool_use", tool_name: "read_file", tool_id: "t1", parameters: {} });
+  const refused = parse({
+    type: "tool_result",
+    tool_id: "t1",
+    status: "error",
+    error: {
+      type: "invalid_tool_params",
+      message:
+        "Access denied: Path '/etc/passwd' is outside the workspace and not in allowed paths.",
+    },
+  });
+  assertEquals(refused.map((e) => e.type === "worker.tool_call" ? e.status : e.type), [
+    "denied",
+    "worker.denied",
+  ]);
+  // Other invalid parameters stay errors.
+  parse({ type: "tool_use", tool_name: "read_file", tool_id: "t2", parameters: {} });
+  const bad = parse({
+    type: "tool_result",
+    tool_id: "t2",
+    status: "error",
+    error: {
+      type: "invalid_tool_params",
+      message: "params must have required property 'file_path'",
+    },
+  });
+  assertEquals(bad.map((e) => e.type === "worker.tool_call" ? e.status : e.type), ["error"]);
+});

@@ -26,6 +26,14 @@ export interface Recorded {
   end: ProcessEnd;
 }
 
+/** The stdout lines and the stderr lines of recording `name`, unparsed. */
+export async function recordedParts(name: string): Promise<{ lines: string[]; stderr: string[] }> {
+  const text = await Deno.readTextFile(join(TESTDATA, `${name}.jsonl`));
+  const note = await Deno.readTextFile(join(TESTDATA, `${name}.txt`));
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  return { lines, stderr: endFromNote(note, name).stderr };
+}
+
 /** Loads and parses recording `name` with a fresh parse state. */
 export async function recorded(name: string): Promise<Recorded> {
   const text = await Deno.readTextFile(join(TESTDATA, `${name}.jsonl`));

@@ -42,6 +42,12 @@ const RECORDED: [string, Outcome][] = [
     message:
       "ProviderModelNotFoundError: Model not found: fake/not-in-config. Did you mean: error_unconfigured_model, missing?",
   }],
+  // The same unknown model without `--print-logs`: the stream's UnknownError alone.
+  ["error_unconfigured_model_no_logs", {
+    class: "model_not_found",
+    message: "OpenCode could not use the model: it failed before its first step with " +
+      '"Unexpected server error. Check server logs for details." (an unknown model or provider)',
+  }],
 ];
 
 for (const [name, expected] of RECORDED) {
@@ -50,6 +56,16 @@ for (const [name, expected] of RECORDED) {
     assert.deepEqual(classifyOpencode(end, events), expected);
   });
 }
+
+Deno.test("classifyOpencode() keeps an UnknownError after a step a failure, not a missing model", () => {
+  const step = event("worker.step", TIME, { index: 0 });
+  const unknown = event("worker.error", TIME, {
+    message: "Unexpected server error",
+    name: "UnknownError",
+  });
+  const outcome = classifyOpencode({ ...ENDED, code: 1 }, [step, unknown]);
+  assert.equal(outcome.class, "failed");
+});
 
 const ENDED: ProcessEnd = { code: 0, signal: null, timedOut: false, stopped: false, stderr: "" };
 const ANSWER = event("worker.answer", TIME, { text: "Done." });

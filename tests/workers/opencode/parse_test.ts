@@ -12,7 +12,14 @@ import {
   parseOpencodeStderr,
   retryAfterFromText,
 } from "../../../src/workers/opencode/parse.ts";
-import { assertSnapshot, recorded, sizeCountsMasked, TESTDATA, TIME } from "./_recorded.ts";
+import {
+  assertSnapshot,
+  recorded,
+  recordedParts,
+  sizeCountsMasked,
+  TESTDATA,
+  TIME,
+} from "./_recorded.ts";
 
 const RECORDINGS = [
   "read_answer",
@@ -24,6 +31,7 @@ const RECORDINGS = [
   "error_quota",
   "error_401",
   "error_unconfigured_model",
+  "error_unconfigured_model_no_logs",
   "ask_rejected",
 ];
 
@@ -127,7 +135,7 @@ Deno.test("parseOpencodeStderr() recovers the cause the stream calls an unexpect
   assert.doesNotMatch(errors[1]?.message ?? "", /chunk-/, "no stack");
 });
 
-Deno.test("parseOpencodeLine() and parseOpencodeStderr() report an auto-rejected ask as denials", async () => {
+Deno.test("parseOpencodeLine() and parseOpencodeStderr() make one denial of an auto-rejected ask", async () => {
   const { events } = await recorded("ask_rejected");
   assert.deepEqual(
     ofType(events, "worker.tool_call").map((e) => [e.tool, e.target, e.status]),
@@ -135,9 +143,25 @@ Deno.test("parseOpencodeLine() and parseOpencodeStderr() report an auto-rejected
   );
   assert.deepEqual(ofType(events, "worker.denied").map((e) => e.message), [
     "The user rejected permission to use this specific tool call.",
-    "permission asked and auto-rejected: touch x.txt",
   ]);
   assert.equal(ofType(events, "worker.answer").length, 0);
+});
+
+Deno.test("parseOpencodeStderr() before the stream's call still makes one refusal", async () => {
+  // stdout and stderr are read apart: the stderr line of the ask may come first.
+  const { lines, stderr } = await recordedParts("ask_rejected");
+  const state = opencodeBackend.newState();
+  const events = [
+    ...stderr.flatMap((line) => parseOpencodeStderr(line, state, TIME)),
+    ...lines.flatMap((line) => parseOpencodeLine(line, state, TIME)),
+  ];
+  assert.deepEqual(
+    ofType(events, "worker.tool_call").map((e) => [e.tool, e.status]),
+    [["bash", "denied"]],
+  );
+  assert.deepEqual(ofType(events, "worker.denied").map((e) => e.message), [
+    "permission asked and auto-rejected: touch x.txt",
+  ]);
 });
 
 Deno.test("parseOpencodeStderr() ignores the per-retry error log lines", () => {
@@ -146,9 +170,17 @@ Deno.test("parseOpencodeStderr() ignores the per-retry error log lines", () => {
   assert.deepEqual(parseOpencodeStderr(line, opencodeBackend.newState(), TIME), []);
 });
 
-Deno.test("parseOpencodeStderr() turns an auto-rejected ask into a denial", () => {
+Deno.test("parseOpencodeStderr() turns an auto-rejected ask into a denied call", () => {
   const line = "\x1b[93m\x1b[1m! \x1b[0mpermission requested: bash (touch x.txt); auto-rejecting";
   assert.deepEqual(parseOpencodeStderr(line, opencodeBackend.newState(), TIME), [{
+    type: "worker.tool_call",
+    time: TIME,
+    tool: "bash",
+    kind: "shell",
+    target: "touch x.txt",
+    status: "denied",
+    error: "permission asked and auto-rejected: touch x.txt",
+  }, {
     type: "worker.denied",
     time: TIME,
     tool: "bash",

@@ -5,7 +5,9 @@
  * `Primary working directory:` line claude states in its environment block. Claude refuses an
  * `Edit` (and a `Write` over an existing file) of a file it has not read, so those calls are
  * preceded by a `Read` of the file in the same model turn. Message ids are random: claude merges
- * assistant lines that share an id, even across a resumed session.
+ * assistant lines that share an id, even across a resumed session. A turn whose usage has
+ * reasoning tokens starts with a `thinking` block (streamed as thinking and signature deltas), as
+ * an extended-thinking model answers.
  */
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -141,12 +143,18 @@ function newId(prefix: string): string {
   return `${prefix}_scripted_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
 }
 
+/** The thinking text of a turn with reasoning tokens. */
+const THINKING = "Working out what the scripted task asks for before answering.";
+
 /** Builds the Messages response (SSE events or one JSON message) for a reply. */
 export function messagesReply(reply: Reply): Response {
   const { conversation, usage } = reply;
   const id = newId("msg");
   const content: Block[] = [];
   const calls = reply.calls.flatMap((action) => messagesCalls(action, conversation));
+  if (usage.reasoning > 0) {
+    content.push({ type: "thinking", thinking: THINKING, signature: "c2NyaXB0ZWQ=" });
+  }
   if (reply.text !== "" || calls.length === 0) content.push({ type: "text", text: reply.text });
   for (const call of calls) {
     content.push({ type: "tool_use", id: newId("toolu"), name: call.name, input: call.input });
@@ -181,7 +189,23 @@ export function messagesReply(reply: Reply): Response {
     ["ping", { type: "ping" }],
   ];
   content.forEach((block, index) => {
-    if (block.type === "text") {
+    if (block.type === "thinking") {
+      events.push(["content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "thinking", thinking: "", signature: "" },
+      }]);
+      events.push(["content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "thinking_delta", thinking: block.thinking },
+      }]);
+      events.push(["content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "signature_delta", signature: block.signature },
+      }]);
+    } else if (block.type === "text") {
       events.push(["content_block_start", {
         type: "content_block_start",
         index,

@@ -1,0 +1,196 @@
+/**
+ * Ignored files are not in any snapshot, so a worker could change them unseen. Before a run the
+ * ignored entries the snapshot listed are walked (files inside ignored folders included, up to
+ * `WATCH_MAX` files) and each file's stat is recorded; files up to `KEEP_FILE_MAX` bytes (at most
+ * `KEEP_TOTAL_MAX` in all) are also kept, as blobs in Pitroom's object store, when the run may
+ * have to undo them (a read run). After the run the same entries are walked again: a file whose
+ * stat differs (and, when kept, whose bytes differ), a new file inside an ignored folder, or a
+ * file that is gone is a change. `restoreIgnored` writes kept files back byte for byte and
+ * removes new ones; a change to a file too large to keep is reported, not undone.
+ */
+import { join } from "../sys/path.ts";
+import { lstatOrNull } from "../sys/fs.ts";
+import type { GitSys } from "./git.ts";
+import type { RepoInfo } from "./repo.ts";
+import type { StoreOptions } from "./store.ts";
+import { hashRaw } from "./raw.ts";
+
+/** How many ignored files are watched at most; beyond it the rest go unwatched. */
+export const WATCH_MAX = 10_000;
+/** The largest ignored file kept so that a read run can undo a change to it (1 MiB). */
+export const KEEP_FILE_MAX = 1024 * 1024;
+/** The most bytes of ignored files kept for one run (64 MiB). */
+export const KEEP_TOTAL_MAX = 64 * 1024 * 1024;
+
+/** One watched file: size, mtime, ctime, inode, permission bits, and its blob when kept. */
+type Stat = [number, number, number, number, number, string?];
+
+/** What was recorded before a run (kept in the run folder as JSON). */
+export interface IgnoredRecord {
+  schemaVersion: 1;
+  /** The ignored entries watched (files, and folders with a trailing slash). */
+  entries: string[];
+  files: Record<string, Stat>;
+  /** True when `WATCH_MAX` cut the walk short. */
+  truncated: boolean;
+}
+
+/** What changed among the ignored files since the record. */
+export interface IgnoredChanges {
+  changed: string[];
+  added: string[];
+  removed: string[];
+}
+
+function statOf(info: Deno.FileInfo): Stat {
+  return [
+    info.size,
+    info.mtime?.getTime() ?? 0,
+    info.ctime?.getTime() ?? 0,
+    info.ino ?? 0,
+    (info.mode ?? 0) & 0o7777,
+  ];
+}
+
+/** Every regular file or symlink under the ignored `entries` (relative paths), with stats. */
+async function walkIgnored(
+  root: string,
+  entries: readonly string[],
+): Promise<{ files: Map<string, Deno.FileInfo>; truncated: boolean }> {
+  const files = new Map<string, Deno.FileInfo>();
+  const pending = [...entries];
+  while (pending.length > 0) {
+    if (files.size >= WATCH_MAX) return { files, truncated: true };
+    const entry = pending.shift()!;
+    const rel = entry.endsWith("/") ? entry.slice(0, -1) : entry;
+    const info = await lstatOrNull(join(root, rel));
+    if (info === null) continue;
+    if (info.isDirectory) {
+      try {
+        for await (const child of Deno.readDir(join(root, rel))) {
+          pending.push(`${rel}/${child.name}${child.isDirectory ? "/" : ""}`);
+        }
+      } catch (error) {
+        if (!(error instanceof Deno.errors.PermissionDenied)) throw error;
+      }
+    } else if (info.isFile || info.isSymlink) {
+      files.set(rel, info);
+    }
+  }
+  return { files, truncated: false };
+}
+
+/** Walks the ignored entries of a snapshot and records them; keeps small files when `keep`. */
+export async function recordIgnored(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { ignored: readonly string[]; keep: boolean },
+): Promise<IgnoredRecord> {
+  const walked = await walkIgnored(repo.root, options.ignored);
+  const record: IgnoredRecord = {
+    schemaVersion: 1,
+    entries: [...options.ignored],
+    files: {},
+    truncated: walked.truncated,
+  };
+  const toKeep: string[] = [];
+  let total = 0;
+  for (const [path, info] of walked.files) {
+    record.files[path] = statOf(info);
+    if (options.keep && info.isFile && info.size <= KEEP_FILE_MAX) {
+      if (total + info.size > KEEP_TOTAL_MAX) continue;
+      total += info.size;
+      toKeep.push(path);
+    }
+  }
+  if (toKeep.length > 0) {
+    const ids = await hashRaw(sys, repo, { ...options, paths: toKeep, write: true });
+    for (const path of toKeep) record.files[path]!.push(ids.get(path) ?? "");
+  }
+  return record;
+}
+
+/** Compares the ignored files now with `record`. */
+export async function ignoredChanges(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { record: IgnoredRecord },
+): Promise<IgnoredChanges> {
+  const { record } = options;
+  const now = await walkIgnored(repo.root, record.entries);
+  const changes: IgnoredChanges = { changed: [], added: [], removed: [] };
+  const suspects: string[] = [];
+  for (const [path, before] of Object.entries(record.files)) {
+    const info = now.files.get(path);
+    if (info === undefined) {
+      // Beyond the watch limit a file may just not have been reached.
+      if (!now.truncated) changes.removed.push(path);
+      continue;
+    }
+    const stat = statOf(info);
+    if (stat.every((value, i) => value === before[i])) continue;
+    if (before[5] !== undefined && info.isFile) suspects.push(path);
+    else changes.changed.push(path);
+  }
+  if (suspects.length > 0) {
+    const ids = await hashRaw(sys, repo, { ...options, paths: suspects, write: false });
+    for (const path of suspects) {
+      const before = record.files[path]!;
+      const sameMode = (statOf(now.files.get(path)!)[4] & 0o111) === (before[4] & 0o111);
+      if (ids.get(path) !== before[5] || !sameMode) changes.changed.push(path);
+    }
+  }
+  if (!record.truncated) {
+    for (const path of now.files.keys()) {
+      if (!(path in record.files)) changes.added.push(path);
+    }
+  }
+  for (const list of [changes.changed, changes.added, changes.removed]) list.sort();
+  return changes;
+}
+
+/** True when `changes` holds nothing. */
+export function noIgnoredChanges(changes: IgnoredChanges): boolean {
+  return changes.changed.length + changes.added.length + changes.removed.length === 0;
+}
+
+/** What `restoreIgnored` did. */
+export interface IgnoredRestore {
+  /** Written back from the kept bytes, or removed (new files). */
+  undone: string[];
+  /** Changed but not kept (too large, or over the total): left as the worker left them. */
+  notKept: string[];
+}
+
+/**
+ * Undoes `changes`: kept files are written back (through `write`, the revert machinery, given
+ * path -> blob and mode), new files removed; files not kept are listed.
+ */
+export async function restoreIgnored(
+  changes: IgnoredChanges,
+  options: {
+    root: string;
+    record: IgnoredRecord;
+    write: (files: { path: string; blob: string; mode: string }[]) => Promise<void>;
+  },
+): Promise<IgnoredRestore> {
+  const result: IgnoredRestore = { undone: [], notKept: [] };
+  const back: { path: string; blob: string; mode: string }[] = [];
+  for (const path of [...changes.changed, ...changes.removed]) {
+    const stat = options.record.files[path]!;
+    if (stat[5] === undefined || stat[5] === "") {
+      result.notKept.push(path);
+      continue;
+    }
+    back.push({ path, blob: stat[5], mode: (stat[4] & 0o111) !== 0 ? "100755" : "100644" });
+  }
+  for (const path of changes.added) {
+    const info = await lstatOrNull(join(options.root, path));
+    if (info !== null && !info.isDirectory) await Deno.remove(join(options.root, path));
+    result.undone.push(path);
+  }
+  if (back.length > 0) await options.write(back);
+  result.undone.push(...back.map((file) => file.path));
+  result.undone.sort();
+  return result;
+}

@@ -1,0 +1,145 @@
+/**
+ * Apply and revert agree: a merged apply is reverted exactly, apply after revert is tracked
+ * again, and an apply whose starting state was garbage-collected says so in one line.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createRun } from "../../src/engine/create.ts";
+import { executeRun } from "../../src/engine/lifecycle.ts";
+import { applyRun, discardRun } from "../../src/engine/apply.ts";
+import { revertRun } from "../../src/engine/control.ts";
+import { renderReport } from "../../src/cli/report.ts";
+import { statePaths } from "../../src/store/paths.ts";
+import { loadRecord } from "../../src/store/runs.ts";
+import type { RunSpec } from "../../src/workers/types.ts";
+import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
+import { testSys } from "../support/sys.ts";
+import { git, tempDir, tempRepo } from "../support/temp.ts";
+
+const LINES = Array.from({ length: 30 }, (_, i) => `line ${i}`);
+const text = (lines: string[]) => lines.join("\n") + "\n";
+
+async function setup(steps: (spec: RunSpec) => FakeStep[]) {
+  const state = await tempDir("pitroom-state-");
+  const repo = await tempRepo({ "long.txt": text(LINES), "a.txt": "one\n" });
+  const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  const backend = fakeBackend(steps);
+  return {
+    sys,
+    repo,
+    backend,
+    paths: statePaths(state.path),
+    async [Symbol.asyncDispose]() {
+      await repo[Symbol.asyncDispose]();
+      await state[Symbol.asyncDispose]();
+    },
+  };
+}
+
+type World = Awaited<ReturnType<typeof setup>>;
+
+async function run(t: World) {
+  const record = await createRun(t.sys, {
+    task: "change things",
+    mode: "isolate",
+    cwd: t.repo.path,
+    chain: [{ worker: "opencode" }],
+    timeoutMs: 30_000,
+  });
+  return await executeRun(t.sys, record.id, { maxParallel: 20, backends: () => t.backend });
+}
+
+const read = (t: World, path: string) => Deno.readTextFile(join(t.repo.path, path));
+
+Deno.test("a patch applied with a merge is reverted exactly, keeping the user's later edit", async () => {
+  await using t = await setup(() => [
+    { writeFile: "long.txt", content: text([...LINES.slice(0, 29), "worker end"]) },
+    { writeFile: "new.txt", content: "new\n" },
+    { answer: "done" },
+  ]);
+  const record = await run(t);
+  const mine = text(["user start", ...LINES.slice(1)]);
+  await Deno.writeTextFile(join(t.repo.path, "long.txt"), mine);
+  const { report } = await applyRun(t.sys, record.id, { allowDelete: false });
+  assert.deepEqual(report.merged, ["long.txt"]);
+  await revertRun(t.sys, record.id);
+  assert.equal(await read(t, "long.txt"), mine);
+  await assert.rejects(Deno.stat(join(t.repo.path, "new.txt")), Deno.errors.NotFound);
+});
+
+Deno.test("apply after revert is tracked again: show says applied, and revert undoes it again", async () => {
+  await using t = await setup(() => [
+    { writeFile: "a.txt", content: "worker\n" },
+    { answer: "done" },
+  ]);
+  const record = await run(t);
+  await applyRun(t.sys, record.id, { allowDelete: false });
+  await revertRun(t.sys, record.id);
+  const undone = renderReport(await loadRecord(t.paths, record.id), Date.now());
+  assert.match(undone, /then undone/);
+  await applyRun(t.sys, record.id, { allowDelete: false });
+  assert.equal(await read(t, "a.txt"), "worker\n");
+  const latest = await loadRecord(t.paths, record.id);
+  assert.equal(latest.changes?.reverted, undefined);
+  const shown = renderReport(latest, Date.now());
+  assert.doesNotMatch(shown, /undone/);
+  assert.match(shown, /applied to your tree/);
+  await revertRun(t.sys, record.id);
+  assert.equal(await read(t, "a.txt"), "one\n");
+});
+
+Deno.test("apply of a run whose starting commit was garbage-collected says so in one line", async () => {
+  await using t = await setup(() => [
+    { writeFile: "a.txt", content: "worker\n" },
+    { answer: "done" },
+  ]);
+  const record = await run(t);
+  // The user rewrites the commit and prunes the old objects.
+  await Deno.writeTextFile(join(t.repo.path, "a.txt"), "rewritten\n");
+  await Deno.writeTextFile(join(t.repo.path, "long.txt"), "short\n");
+  await git(t.repo.path, "commit", "-q", "-a", "--amend", "-m", "rewritten");
+  await git(t.repo.path, "reflog", "expire", "--expire=now", "--all");
+  await git(t.repo.path, "gc", "-q", "--prune=now");
+  await assert.rejects(
+    applyRun(t.sys, record.id, { allowDelete: false }),
+    (error: Error) => {
+      assert.match(
+        error.message,
+        /^Cannot apply run ".*": the state it started from \(commit [0-9a-f]{12}\) is gone from your repository \(garbage-collected\)/,
+      );
+      assert.doesNotMatch(error.message, /\n|fatal/);
+      return true;
+    },
+  );
+  // Nothing was written and no apply is left half-way.
+  assert.equal(await read(t, "a.txt"), "rewritten\n");
+  assert.equal((await loadRecord(t.paths, record.id)).isolation?.applying, undefined);
+});
+
+Deno.test("after an apply cut short, revert and discard say what is in the tree and what to run", async () => {
+  await using t = await setup(() => [
+    { writeFile: "a.txt", content: "worker\n" },
+    { writeFile: "z.txt", content: "z\n" },
+    { answer: "done" },
+  ]);
+  const record = await run(t);
+  // Something in the way of the second file stops the apply after the first.
+  await Deno.mkdir(join(t.repo.path, "z.txt", "in-the-way"), { recursive: true });
+  await assert.rejects(applyRun(t.sys, record.id, { allowDelete: false }), /in the way/);
+  assert.equal(await read(t, "a.txt"), "worker\n");
+  const hint = new RegExp(`cut short, so your tree holds part of its changes`);
+  await assert.rejects(revertRun(t.sys, record.id), (error: Error & { hint?: string }) => {
+    assert.match(error.message, hint);
+    assert.match(error.hint ?? "", new RegExp(`pitroom apply ${record.id}`));
+    return true;
+  });
+  await assert.rejects(discardRun(t.sys, record.id), hint);
+  assert.match(renderReport(await loadRecord(t.paths, record.id), Date.now()), /cut short/);
+  // Finished, then reverted: the tree is as before the first apply.
+  await Deno.remove(join(t.repo.path, "z.txt"), { recursive: true });
+  await applyRun(t.sys, record.id, { allowDelete: false });
+  assert.equal(await read(t, "z.txt"), "z\n");
+  await revertRun(t.sys, record.id);
+  assert.equal(await read(t, "a.txt"), "one\n");
+  await assert.rejects(Deno.stat(join(t.repo.path, "z.txt")), Deno.errors.NotFound);
+});

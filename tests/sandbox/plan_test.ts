@@ -1,0 +1,199 @@
+/**
+ * The sandbox's pure parts and its plan: the bubblewrap argv, the sandbox-exec profile (macOS
+ * cannot be run here: its text is what is tested), the config setting, and which folders a plan
+ * makes writable, read-only and visible for each mode.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  bwrapArgv,
+  detectSandbox,
+  escapingLinks,
+  planSandbox,
+  type SandboxPlan,
+  sandboxSetting,
+  seatbeltProfile,
+} from "../../src/sandbox/mod.ts";
+import { tmpPathsIn } from "../../src/sandbox/plan.ts";
+import { realRunner } from "../../src/sys/real.ts";
+import { git, tempDir, tempRepo } from "../support/temp.ts";
+
+const PLAN: SandboxPlan = {
+  cwd: "/home/u/repo/src",
+  visible: ["/tmp/home"],
+  writable: ["/home/u/repo", "/home/u/.codex", "/state/runs/x/private/attempt-1"],
+  readOnly: ["/home/u/repo/.git"],
+  tmp: "/state/runs/x/private/attempt-1/tmp",
+};
+
+Deno.test("bwrapArgv() drops every capability, unshares PIDs and binds .git read-only last", () => {
+  assert.deepEqual(bwrapArgv(PLAN, ["codex", "exec"], { binary: "/usr/bin/bwrap" }), [
+    "/usr/bin/bwrap",
+    "--die-with-parent",
+    "--unshare-pid",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--bind",
+    "/state/runs/x/private/attempt-1/tmp",
+    "/tmp",
+    "--ro-bind",
+    "/tmp/home",
+    "/tmp/home",
+    "--bind",
+    "/home/u/repo",
+    "/home/u/repo",
+    "--bind",
+    "/home/u/.codex",
+    "/home/u/.codex",
+    "--bind",
+    "/state/runs/x/private/attempt-1",
+    "/state/runs/x/private/attempt-1",
+    "--ro-bind",
+    "/home/u/repo/.git",
+    "/home/u/repo/.git",
+    "--chdir",
+    "/home/u/repo/src",
+    "--",
+    "codex",
+    "exec",
+  ]);
+  assert.ok(!bwrapArgv(PLAN, ["x"]).includes("--unshare-net"), "the network stays as it is");
+});
+
+Deno.test("bwrapArgv() as root keeps only CAP_SETFCAP, for a bubblewrap nested inside", () => {
+  const argv = bwrapArgv(PLAN, ["x"], { asRoot: true });
+  assert.deepEqual(argv.slice(3, 7), ["--cap-drop", "ALL", "--cap-add", "CAP_SETFCAP"]);
+});
+
+Deno.test("seatbeltProfile() denies writes but in the plan's folders, and never in .git", () => {
+  assert.equal(
+    seatbeltProfile(PLAN),
+    [
+      "(version 1)",
+      "(allow default)",
+      "(deny file-write*)",
+      '(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (subpath "/dev/fd"))',
+      '(allow file-write* (subpath "/home/u/repo"))',
+      '(allow file-write* (subpath "/home/u/.codex"))',
+      '(allow file-write* (subpath "/state/runs/x/private/attempt-1"))',
+      '(deny file-write* (subpath "/home/u/repo/.git"))',
+      "",
+    ].join("\n"),
+  );
+  const odd = seatbeltProfile({ ...PLAN, writable: ['/a "b"\\c'], readOnly: [] });
+  assert.match(odd, /\(subpath "\/a \\"b\\"\\\\c"\)/);
+});
+
+Deno.test("sandboxSetting() reads a mode or an object with writable folders; bad values warn", () => {
+  assert.deepEqual(sandboxSetting(undefined).setting, { mode: "auto", writable: [] });
+  assert.deepEqual(sandboxSetting("required").setting, { mode: "required", writable: [] });
+  assert.deepEqual(sandboxSetting({ mode: "off", writable: ["~/.cargo", "/opt/cache"] }).setting, {
+    mode: "off",
+    writable: ["~/.cargo", "/opt/cache"],
+  });
+  const bad = sandboxSetting({ mode: "strict", writable: ["relative", "/ok"] });
+  assert.deepEqual(bad.setting, { mode: "auto", writable: ["/ok"] });
+  assert.equal(bad.warnings.length, 2);
+});
+
+Deno.test("tmpPathsIn() finds /tmp paths in env values and scripts", () => {
+  assert.deepEqual(tmpPathsIn("/tmp/a/b:/usr/bin:/tmp/c"), ["/tmp/a/b", "/tmp/c"]);
+  assert.deepEqual(tmpPathsIn(`cat '/tmp/x y' > "/tmp/out.txt"; ls /tmpfoo`), [
+    "/tmp/x",
+    "/tmp/out.txt",
+  ]);
+});
+
+Deno.test("planSandbox(): a write run writes its repository but not .git; a read run nothing", async () => {
+  await using repo = await tempRepo({ "src/a.ts": "a\n" });
+  await using priv = await tempDir("pitroom-sbx-private-");
+  await using home = await tempDir("pitroom-sbx-home-");
+  const root = await Deno.realPath(repo.path);
+  const input = {
+    cwd: join(repo.path, "src"),
+    privateDir: priv.path,
+    state: [join(home.path, ".codex")],
+    extra: ["~/.cargo", "~/missing"],
+    env: { HOME: home.path },
+    argv: ["codex"],
+  };
+  await Deno.mkdir(join(home.path, ".cargo"));
+  const write = await planSandbox({ ...input, mode: "write" });
+  const h = await Deno.realPath(home.path);
+  const p = await Deno.realPath(priv.path);
+  assert.equal(write.cwd, join(root, "src"));
+  assert.deepEqual(write.writable, [root, join(h, ".codex"), join(h, ".cargo"), p]);
+  assert.deepEqual(write.readOnly, [join(root, ".git")]);
+  assert.equal(write.tmp, join(p, "tmp"));
+  assert.ok(write.visible.includes(root) && write.visible.includes(h));
+  const read = await planSandbox({ ...input, mode: "read" });
+  assert.ok(!read.writable.includes(root));
+  assert.deepEqual(read.readOnly, [join(root, ".git")]);
+});
+
+Deno.test("planSandbox(): an isolate copy keeps the user's .git it borrows read-only", async () => {
+  await using user = await tempRepo({ "a.txt": "a\n" });
+  await using copy = await tempDir("pitroom-sbx-copy-");
+  await using priv = await tempDir("pitroom-sbx-private-");
+  await Deno.mkdir(join(copy.path, ".git/objects/info"), { recursive: true });
+  await Deno.writeTextFile(
+    join(copy.path, ".git/objects/info/alternates"),
+    `${join(user.path, ".git/objects")}\n`,
+  );
+  const plan = await planSandbox({
+    mode: "isolate",
+    cwd: copy.path,
+    privateDir: priv.path,
+    state: [],
+    extra: [],
+    env: {},
+    argv: [],
+  });
+  const userRoot = await Deno.realPath(user.path);
+  const copyRoot = await Deno.realPath(copy.path);
+  assert.deepEqual(plan.readOnly, [join(copyRoot, ".git"), join(userRoot, ".git")]);
+  assert.ok(plan.writable.includes(copyRoot));
+  assert.ok(plan.visible.includes(userRoot), "a --link folder points into the user's tree");
+});
+
+Deno.test("escapingLinks() names links that resolve outside the tree, not those inside", async () => {
+  await using repo = await tempRepo({ "d/x.txt": "x\n" });
+  await using outside = await tempDir("pitroom-sbx-out-");
+  await Deno.symlink("d", join(repo.path, "inside"));
+  await Deno.symlink(join(repo.path, "d"), join(repo.path, "abs-inside"));
+  await Deno.symlink(outside.path, join(repo.path, "out"));
+  await Deno.symlink("../../nowhere", join(repo.path, "d/dangling"));
+  await Deno.symlink(outside.path, join(repo.path, "node_modules"));
+  await git(repo.path, "status");
+  const links = await escapingLinks(repo.path, { known: ["node_modules"] });
+  assert.deepEqual(links.map((l) => l.path), ["d/dangling", "out"]);
+  assert.equal(links[1]!.target, await Deno.realPath(outside.path));
+});
+
+Deno.test("detectSandbox() probes bwrap on Linux, looks for sandbox-exec on macOS, none elsewhere", async () => {
+  const sys = { runner: realRunner, env: { get: Deno.env.get, toObject: Deno.env.toObject } };
+  const linux = await detectSandbox(sys, { os: "linux" });
+  assert.equal(linux.kind, "bwrap");
+  const mac = await detectSandbox(sys, { os: "darwin" });
+  // No Mac here: the binary is missing, which is what a Mac without it would say.
+  assert.deepEqual(mac, { kind: "none", reason: "sandbox-exec is missing" });
+  assert.deepEqual(await detectSandbox(sys, { os: "windows" }), {
+    kind: "none",
+    reason: "no sandbox is known on windows",
+  });
+  const bare = {
+    ...sys,
+    env: { get: () => undefined, toObject: () => ({ PATH: "/nonexistent" }) },
+  };
+  assert.deepEqual(await detectSandbox(bare, { os: "linux" }), {
+    kind: "none",
+    reason: "bubblewrap (bwrap) is not installed",
+  });
+});
