@@ -328,10 +328,17 @@ export const COMMANDS: readonly CommandDef[] = [
   },
   {
     name: "revert",
-    summary: "undo exactly the changes a write run made (checked first)",
-    flags: [JSON_FLAG],
+    summary: "undo exactly the changes a write run's tools made (checked first)",
+    flags: [
+      {
+        name: "all",
+        type: "boolean",
+        describe: "also undo files changed while the run worked, not by a tool the worker called",
+      },
+      JSON_FLAG,
+    ],
     args: [{ ...RUN_SELECTION, required: true }],
-    examples: ["pitroom revert 3f2a"],
+    examples: ["pitroom revert 3f2a", "pitroom revert 3f2a --all"],
     load: () => import("./control.ts").then((m) => m.revertCommand),
   },
   {

@@ -28,20 +28,36 @@ export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
   return 0;
 };
 
-/** Reverts a run's changes. */
+/** Reverts a run's changes (with `--all` also those no tool call of its worker made). */
 export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
-  const record = await createEngine(sys).revert(args[0]!);
-  const files = record.changes?.files ?? [];
+  const all = flags.all === true;
+  const record = await createEngine(sys).revert(args[0]!, { all });
+  const others = record.changes?.others ?? [];
+  const files = [...(record.changes?.files ?? []), ...(all ? others : [])];
+  const left = all ? [] : others;
   const repo = record.repoRoot ?? record.cwd;
   if (flags.json) {
-    printJson(sys, { id: record.id, repo, reverted: files.map((f) => f.path) });
-  } else {
-    // Named always: `revert last` typed inside another repository reverts this one.
+    printJson(sys, {
+      id: record.id,
+      repo,
+      reverted: files.map((f) => f.path),
+      leftAlone: left.map((f) => f.path),
+    });
+    return 0;
+  }
+  // Named always: `revert last` typed inside another repository reverts this one.
+  sys.out.stdout(
+    `reverted ${files.length} file(s) of ${record.id} in ${safe(repo)}:\n${
+      files.map((f) => `  ${safe(f.path)}\n`).join("")
+    }`,
+  );
+  if (left.length > 0) {
     sys.out.stdout(
-      `reverted ${files.length} file(s) of ${record.id} in ${safe(repo)}:\n${
-        files.map((f) => `  ${safe(f.path)}\n`).join("")
+      `left alone ${left.length} file(s) changed while the run worked, not by a tool the worker called:\n${
+        left.map((f) => `  ${safe(f.path)}\n`).join("")
       }`,
     );
+    sys.out.stderr(`undo those too with \`pitroom revert ${record.id} --all\`\n`);
   }
   return 0;
 };

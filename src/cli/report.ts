@@ -189,7 +189,22 @@ export function renderReport(
   } else if (record.mode !== "read" && record.state === "done") {
     lines.push("", "changed no files");
   }
+  lines.push(...otherLines(record));
   return lines.join("\n") + "\n";
+}
+
+/** The files changed while a write run worked that no tool call of its worker could have made. */
+function otherLines(record: RunRecord): string[] {
+  const others = record.changes?.others ?? [];
+  if (others.length === 0) return [];
+  const how = record.changes?.othersReverted
+    ? " (undone)"
+    : `; revert leaves them (pitroom revert ${record.id} --all takes them too)`;
+  return [
+    "",
+    `changed while the run worked, not by a tool the worker called${how}:`,
+    ...others.map((f) => `  ${STATUS_LETTER[f.status]} ${f.path}`),
+  ];
 }
 
 /** One status line of a run. */

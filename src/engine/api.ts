@@ -15,7 +15,7 @@ import type { Backend, WorkerName } from "../workers/types.ts";
 import { type Applied, applyRun, discardRun } from "./apply.ts";
 import { buildRuns, createUnique } from "./build.ts";
 import { refuseBusyWriter } from "./writer.ts";
-import { revertRun, stopRun, waitForRuns } from "./control.ts";
+import { revertRun, type RevertRunOptions, stopRun, waitForRuns } from "./control.ts";
 import { type Check, type DoctorOptions, runDoctor } from "./doctor.ts";
 import { readEventsFile } from "../store/events_file.ts";
 import { type FeedEvent, type FeedFilter, subscribe as follow, type Subscription } from "./feed.ts";
@@ -338,8 +338,8 @@ export class Engine {
   }
 
   /** Undoes exactly a finished run's changes. */
-  async revert(id: string): Promise<RunRecord> {
-    return await revertRun(this.#sys, await resolveRunId(this.#paths, id));
+  async revert(id: string, options: RevertRunOptions = {}): Promise<RunRecord> {
+    return await revertRun(this.#sys, await resolveRunId(this.#paths, id), options);
   }
 
   /** The effective settings with their sources, and the config's warnings. */

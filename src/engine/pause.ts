@@ -8,7 +8,13 @@ import { join } from "../sys/path.ts";
 import type { Sys } from "../sys/mod.ts";
 
 /** The phases a crash test can stop Pitroom at. */
-export type PausePhase = "snapshot" | "running" | "collecting" | "applying" | "reverting";
+export type PausePhase =
+  | "snapshot"
+  | "running"
+  | "collecting"
+  | "applying"
+  | "capturing"
+  | "reverting";
 
 /** Waits forever at `phase` when the test variable names it; returns at once otherwise. */
 export async function pausePoint(sys: Sys, phase: PausePhase): Promise<void> {

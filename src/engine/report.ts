@@ -19,6 +19,14 @@ const target = z.object({ worker: z.enum(WORKER_NAMES), model: z.string().option
 const snapshot = z.object({ tree: z.string(), head: z.string().nullable() });
 
 /** The schema of a run report. */
+const changedFile = z.object({
+  path: z.string(),
+  status: z.enum(["added", "modified", "deleted"]),
+  added: z.number(),
+  removed: z.number(),
+  binary: z.boolean(),
+});
+
 export const RunReportSchema = z.object({
   schemaVersion: z.number(),
   id: z.string(),
@@ -58,14 +66,11 @@ export const RunReportSchema = z.object({
   changes: z.object({
     before: snapshot,
     after: z.string(),
-    files: z.array(z.object({
-      path: z.string(),
-      status: z.enum(["added", "modified", "deleted"]),
-      added: z.number(),
-      removed: z.number(),
-      binary: z.boolean(),
-    })),
+    files: z.array(changedFile),
+    /** Files changed while the run worked, not by a tool the worker called. */
+    others: z.array(changedFile).optional(),
     reverted: z.boolean().optional(),
+    othersReverted: z.boolean().optional(),
   }).optional(),
   notes: z.array(z.string()).optional(),
   receipt: z.object({ tokens, saved: z.number(), primary: z.string() }).optional(),

@@ -30,6 +30,8 @@ export interface TrackedTree {
     },
   ): Promise<TreeSnapshot>;
   diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
+  /** The patch of `before`..`after` limited to `paths` (empty when there are none). */
+  patch(before: TreeSnapshot, after: string, paths: readonly string[]): Promise<Uint8Array>;
   /** Undoes `before`..`after` (only the paths in `only`, when given). */
   revert(
     before: TreeSnapshot,
@@ -112,6 +114,10 @@ function tracked(
         binary: f.binary,
       }));
       return { patch, files };
+    },
+    async patch(before, after, paths) {
+      if (paths.length === 0) return new Uint8Array();
+      return await vcs.patchBetween(sys, repo, { ...store, before, after, paths });
     },
     async revert(before, after, runId, options = {}) {
       await vcs.revert(sys, repo, { ...store, before, after, runId, ...options });

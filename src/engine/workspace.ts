@@ -17,6 +17,7 @@ import { findSecrets } from "./secrets.ts";
 import type { IgnoredWatch, TrackedTree } from "./tree.ts";
 import { checkIgnored } from "./ignored_check.ts";
 import type { Final } from "./walk.ts";
+import { splitChanges } from "./worker_changes.ts";
 
 /** Where the worker works and the snapshot its changes are measured against. */
 export interface Workspace {
@@ -214,15 +215,28 @@ export async function collectWorkspace(
     return record.mode === "read" ? last : { ...last, changes: { before, after, files: [] } };
   }
   const diff = await work.diff(before, after);
-  await Deno.writeFile(runPaths.patch, diff.patch, { mode: 0o600 });
   const changes: Changes = { before, after, files: diff.files };
+  if (record.mode !== "isolate") {
+    // The user's own edits while the worker worked are listed apart, not as the worker's.
+    Object.assign(changes, await splitChanges(sys, record, diff.files, { root: work.root }));
+  }
+  const patch = changes.others === undefined
+    ? diff.patch
+    : await work.patch(before, after, changes.files.map((f) => f.path));
+  await Deno.writeFile(runPaths.patch, patch, { mode: 0o600 });
   if (record.mode !== "read") return { ...last, changes };
+  if (changes.files.length === 0) {
+    // Only the user's edits changed the tree: no violation of the worker's (ignored files aside).
+    return ignoredViolation === null
+      ? { ...last, changes }
+      : { ...last, outcome: "read_only_violation", message: ignoredViolation, changes };
+  }
   await pausePoint(sys, "reverting");
-  await work.revert(before, after, record.id);
+  await work.revert(before, after, record.id, { only: new Set(changes.files.map((f) => f.path)) });
   changes.reverted = true;
   return {
     outcome: "read_only_violation",
-    message: `The worker changed ${diff.files.length} file(s) in a read-only run: undone${
+    message: `The worker changed ${changes.files.length} file(s) in a read-only run: undone${
       ignoredViolation === null ? "" : `. ${ignoredViolation}`
     }`,
     changes,

@@ -74,9 +74,17 @@ export interface Changes {
   before: TreeSnapshot;
   /** The tree after the worker. */
   after: string;
+  /** The files the worker's recorded tool calls could have changed (what revert undoes). */
   files: ChangedFile[];
+  /**
+   * Write mode: files changed while the run worked (or, for a lost run, since it began) that no
+   * tool call of the worker could have changed; revert leaves them alone unless `--all`.
+   */
+  others?: ChangedFile[];
   /** True once `pitroom revert` (or the read-only guard) undid them. */
   reverted?: boolean;
+  /** True once `pitroom revert --all` undid `others` too. */
+  othersReverted?: boolean;
 }
 
 /** What `--verify` found. */

@@ -1,8 +1,9 @@
 /**
  * Undoes exactly the changes between two snapshots in the work tree, and nothing else.
  *
- * First every affected path is checked to still be exactly as in `after`; any difference
- * refuses the whole revert (`ChangedSinceError`) before anything is written. Then files that
+ * First every affected path is checked to still be exactly as in `after` (or already back as in
+ * `before`, left so by a revert cut short, and then skipped); any other state refuses the whole
+ * revert (`ChangedSinceError`) before anything is written. Then files that
  * `after` added are removed, directories left empty by that are pruned unless they existed
  * before, and files that `after` modified or deleted are written back from `before`: the blobs
  * are checked out by git byte for byte (no filter or line-ending rule: snapshots hold the bytes
@@ -255,8 +256,19 @@ export async function revert(
   const expected = new Map(changes.map((c) => [c.path, entryOf(c.newMode, c.newBlob)]));
   const now = await readPathStates(sys, repo, { ...options, paths: [...expected.keys()] });
   const fileMode = await tracksFileMode(sys, repo, options);
-  const stale = changedSince(expected, now, { fileMode });
-  if (stale.length > 0) throw new ChangedSinceError(stale, options.runId);
+  const stale = new Set(changedSince(expected, now, { fileMode }));
+  // A revert cut short (killed) left some paths as in `before` already: those are done.
+  const unlikeBefore = new Set(
+    changedSince(new Map(changes.map((c) => [c.path, entryOf(c.oldMode, c.oldBlob)])), now, {
+      fileMode,
+    }),
+  );
+  for (let i = changes.length - 1; i >= 0; i--) {
+    const path = changes[i]!.path;
+    if (stale.has(path) && !unlikeBefore.has(path)) changes.splice(i, 1);
+  }
+  const left = [...stale].filter((path) => unlikeBefore.has(path));
+  if (left.length > 0) throw new ChangedSinceError(left, options.runId);
 
   // Names that are not UTF-8 cannot be given to the file system by Deno: git writes those.
   const byGit = changes.filter((change) => !representable(change.path));

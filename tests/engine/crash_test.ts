@@ -134,12 +134,28 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Waits until the only run's events file records the worker's call on `target`: a revert undoes
+ * only what recorded calls could have changed, and a call the supervisor had not read yet when
+ * it was killed is not recorded.
+ */
+async function callsRecorded(w: World, target: string): Promise<void> {
+  const paths = statePaths(w.state);
+  await waitFor(async () => {
+    for (const entry of Deno.readDirSync(paths.runs)) {
+      const lines = await Deno.readTextFile(paths.run(entry.name).events).catch(() => "");
+      if (lines.includes(`"target":"${target}"`)) return true;
+    }
+    return false;
+  }, { timeoutMs: 10_000, what: `the worker's call on ${target} in the events file` });
+}
+
 /** The worker edits a.txt, adds w.txt, says it is there, then waits for a go that never comes. */
 function workingSteps(w: World): FakeStep[] {
   return [
     { writeFile: "a.txt", content: "worker\n" },
     { writeFile: "w.txt", content: "w\n" },
-    { writeFile: join(w.marks, "working"), content: "" },
+    { writeFile: join(w.marks, "working"), content: "", untold: true },
     { waitFile: join(w.marks, "go") },
     { answer: "done" },
   ];
@@ -171,6 +187,7 @@ for (const mode of ["write", "isolate"] as const) {
       steps: workingSteps(w),
       mark: join(w.marks, "working"),
     });
+    await callsRecorded(w, "w.txt");
     const id = idOf(await killed(child, text));
     const record = await settled(w, id);
     assert.equal(record.state, "lost");

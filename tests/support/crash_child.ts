@@ -21,6 +21,8 @@ export interface ChildJob {
   mode?: Mode;
   steps?: FakeStep[];
   runId?: string;
+  /** Revert with `all` (the files no tool call of the worker made too). */
+  all?: boolean;
 }
 
 const job = JSON.parse(Deno.args[0]!) as ChildJob;
@@ -44,5 +46,5 @@ if (job.action === "run") {
 } else if (job.action === "apply") {
   await applyRun(sys, job.runId!, { allowDelete: true });
 } else {
-  await revertRun(sys, job.runId!);
+  await revertRun(sys, job.runId!, { all: job.all ?? false });
 }

@@ -12,13 +12,15 @@ import type { Backend, Launch, Outcome, RunSpec } from "../../src/workers/types.
 export type FakeStep =
   | { answer: string }
   | { tool: "read" | "edit" | "write" | "shell"; target: string }
-  | { writeFile: string; content: string }
+  /** Writes a file and reports a `write` tool call naming it (none with `untold`). */
+  | { writeFile: string; content: string; untold?: true }
   | { sleepMs: number }
   | { hang: true }
   | { ignoreTerm: true }
   | { exit: number }
   | { waitFile: string }
-  | { run: string }
+  /** Runs a command and reports it as a `shell` tool call (none with `untold`). */
+  | { run: string; untold?: true }
   | { step: true }
   | { tokens: { input: number; output: number; cost?: number } }
   | {
@@ -41,14 +43,19 @@ export function fakeScript(steps: FakeStep[]): string {
   for (const s of steps) {
     if ("answer" in s) out.push(line({ t: "answer", text: s.answer }));
     else if ("tool" in s) out.push(line({ t: "tool", kind: s.tool, target: s.target }));
-    else if ("writeFile" in s) out.push(`printf '%s' ${q(s.content)} > ${q(s.writeFile)}`);
-    else if ("sleepMs" in s) out.push(`sleep ${s.sleepMs / 1000}`);
+    else if ("writeFile" in s) {
+      out.push(`printf '%s' ${q(s.content)} > ${q(s.writeFile)}`);
+      // Like a real worker's tool: the call is reported once it is done.
+      if (!s.untold) out.push(line({ t: "tool", kind: "write", target: s.writeFile }));
+    } else if ("sleepMs" in s) out.push(`sleep ${s.sleepMs / 1000}`);
     else if ("hang" in s) out.push("while :; do sleep 1; done");
     else if ("ignoreTerm" in s) out.push("trap '' TERM");
     else if ("exit" in s) out.push(`exit ${s.exit}`);
     else if ("fail" in s) out.push(line({ t: "fail", ...s }), "exit 1");
-    else if ("run" in s) out.push(`(${s.run}) >/dev/null 2>&1 || true`);
-    else if ("step" in s) out.push(line({ t: "start" }));
+    else if ("run" in s) {
+      out.push(`(${s.run}) >/dev/null 2>&1 || true`);
+      if (!s.untold) out.push(line({ t: "tool", kind: "shell", target: s.run }));
+    } else if ("step" in s) out.push(line({ t: "start" }));
     else if ("tokens" in s) out.push(line({ t: "tokens", ...s.tokens }));
     else if ("waitFile" in s) out.push(`while [ ! -e ${q(s.waitFile)} ]; do sleep 0.05; done`);
   }

@@ -176,6 +176,8 @@ Deno.test("revert() refuses when only the executable bit changed since", async (
   await using s = await dirtySetup();
   const before = await snapshot(s.sys, s.repo, s.store);
   await workerEdits(s.root);
+  // Content too: a mode-only change put back by hand would be the state before, which is done.
+  await Deno.writeTextFile(join(s.root, P.script), "echo more\n", { append: true });
   const after = await snapshot(s.sys, s.repo, { ...s.store, base: before });
   await Deno.chmod(join(s.root, P.script), 0o644);
   await assert.rejects(
