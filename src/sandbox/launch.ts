@@ -12,6 +12,7 @@ import { detectSandbox } from "./detect.ts";
 import { planSandbox } from "./plan.ts";
 import { sandboxExecArgv } from "./seatbelt.ts";
 import type { SandboxSetting } from "./settings.ts";
+import { writableFolders } from "./writable.ts";
 
 /** How a launch runs: in which sandbox, or without one and why. */
 export type SandboxUse =
@@ -49,7 +50,8 @@ export async function sandboxLaunch(
     cwd: launch.cwd,
     privateDir: input.privateDir,
     state: launch.state ?? [],
-    extra: input.setting.writable,
+    // `/`, the user's home and bad entries never become writable, whoever built the setting.
+    extra: (await writableFolders(input.setting.writable, sys.env.get("HOME"))).folders,
     env: launch.env,
     argv: launch.argv,
   });
