@@ -1,6 +1,6 @@
 /**
- * Wraps a described launch in this machine's sandbox: the argv gains the bubblewrap (or
- * sandbox-exec) prefix, the environment a private `TMPDIR`. Without a sandbox the launch runs as
+ * Wraps a described launch in this machine's sandbox: the argv (the launch's `inSandbox` one
+ * when it has one) gains the bubblewrap (or sandbox-exec) prefix, the environment a private `TMPDIR`. Without a sandbox the launch runs as
  * it is and the caller is told why, unless the setting is `required`, which refuses (exit 3).
  */
 import { join } from "../sys/path.ts";
@@ -55,9 +55,10 @@ export async function sandboxLaunch(
     env: launch.env,
     argv: launch.argv,
   });
+  const inner = launch.inSandbox ?? launch.argv;
   const argv = found.kind === "bwrap"
-    ? bwrapArgv(plan, launch.argv, { binary: found.binary, asRoot: Deno.uid() === 0 })
-    : sandboxExecArgv(plan, launch.argv, found.binary);
+    ? bwrapArgv(plan, inner, { binary: found.binary, asRoot: Deno.uid() === 0 })
+    : sandboxExecArgv(plan, inner, found.binary);
   return {
     launch: {
       ...launch,
