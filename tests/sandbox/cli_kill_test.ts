@@ -113,7 +113,11 @@ Deno.test("SIGKILL of the background host ends its sandboxed workers and their d
     timeoutMs: 30_000,
     what: "the worker to start its daemons",
   });
-  assert.equal((await sleepers(tag)).length, 2);
+  // A daemon touches its mark just before it execs `sleep`: wait for both sleeps.
+  await waitFor(async () => (await sleepers(tag)).length === 2, {
+    timeoutMs: 10_000,
+    what: "both daemons to sleep",
+  });
   const host = Number((await Deno.readTextFile(join(w.state, "host", "pid"))).trim());
   Deno.kill(host, "SIGKILL");
   await noneLeft(tag, 2000);
@@ -129,7 +133,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       timeoutMs: 30_000,
       what: "the worker to start its daemons",
     });
-    assert.equal((await sleepers(tag)).length, 2);
+    // A daemon touches its mark just before it execs `sleep`: wait for both sleeps.
+    await waitFor(async () => (await sleepers(tag)).length === 2, {
+      timeoutMs: 10_000,
+      what: "both daemons to sleep",
+    });
     child.kill(signal);
     const out = await output;
     await noneLeft(tag, 2000);
