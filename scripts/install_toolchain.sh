@@ -39,6 +39,12 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+# socat: Claude Code's own sandbox needs it; only the test of that sandbox outside Pitroom's does.
+if ! command -v socat >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing socat (for the test of Claude Code's own sandbox)" >&2
+  apt-get install -y -qq socat >&2 || echo "socat not installed: that test is skipped" >&2
+fi
+
 export DENO_DIR="${DENO_DIR:-$root/.deno}"
 "$tools/node_modules/.bin/deno" install --frozen --quiet >&2
 # `deno bundle` fetches its bundler from the npm registry on first use: fetch it now, so the

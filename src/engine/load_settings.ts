@@ -1,11 +1,13 @@
 /**
  * Effective settings: load the config file (with its warnings) and resolve it with the
- * environment and flags (settings.ts does the resolving). Read once per command or run.
+ * environment and flags (settings.ts does the resolving), the sandbox's writable folders checked
+ * against the disk. Read once per command or run.
  */
 import { resolveSettings, type SettingFlags } from "./settings.ts";
 import type { Settings } from "./settings.ts";
 import { loadConfig, type LoadedConfig } from "../store/config.ts";
 import type { Sys } from "../sys/mod.ts";
+import { checkedSandboxSetting } from "../sandbox/mod.ts";
 
 /** The loaded config file and the effective settings, with every warning of both. */
 export interface LoadedSettings {
@@ -28,5 +30,6 @@ export async function loadSettings(
     configPath,
     stateDir: sys.stateDir,
   });
-  return { loaded, settings, warnings: [...loaded.warnings, ...warnings] };
+  const sandbox = await checkedSandboxSetting(loaded.config.sandbox, sys.env.get("HOME"));
+  return { loaded, settings, warnings: [...loaded.warnings, ...warnings, ...sandbox.warnings] };
 }

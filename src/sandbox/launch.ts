@@ -1,6 +1,6 @@
 /**
- * Wraps a described launch in this machine's sandbox: the argv gains the bubblewrap (or
- * sandbox-exec) prefix, the environment a private `TMPDIR`. Without a sandbox the launch runs as
+ * Wraps a described launch in this machine's sandbox: the argv (the launch's `inSandbox` one
+ * when it has one) gains the bubblewrap (or sandbox-exec) prefix, the environment a private `TMPDIR`. Without a sandbox the launch runs as
  * it is and the caller is told why, unless the setting is `required`, which refuses (exit 3).
  */
 import { join } from "../sys/path.ts";
@@ -12,6 +12,7 @@ import { detectSandbox } from "./detect.ts";
 import { planSandbox } from "./plan.ts";
 import { sandboxExecArgv } from "./seatbelt.ts";
 import type { SandboxSetting } from "./settings.ts";
+import { writableFolders } from "./writable.ts";
 
 /** How a launch runs: in which sandbox, or without one and why. */
 export type SandboxUse =
@@ -49,13 +50,15 @@ export async function sandboxLaunch(
     cwd: launch.cwd,
     privateDir: input.privateDir,
     state: launch.state ?? [],
-    extra: input.setting.writable,
+    // `/`, the user's home and bad entries never become writable, whoever built the setting.
+    extra: (await writableFolders(input.setting.writable, sys.env.get("HOME"))).folders,
     env: launch.env,
     argv: launch.argv,
   });
+  const inner = launch.inSandbox ?? launch.argv;
   const argv = found.kind === "bwrap"
-    ? bwrapArgv(plan, launch.argv, { binary: found.binary, asRoot: Deno.uid() === 0 })
-    : sandboxExecArgv(plan, launch.argv, found.binary);
+    ? bwrapArgv(plan, inner, { binary: found.binary, asRoot: Deno.uid() === 0 })
+    : sandboxExecArgv(plan, inner, found.binary);
   return {
     launch: {
       ...launch,

@@ -5,7 +5,8 @@
  * `sandboxLaunch` (`launch.ts`) finds the machine's mechanism (`detect.ts`: bubblewrap on
  * Linux, sandbox-exec on macOS), works out what the worker may write (`plan.ts`: its tree minus
  * `.git` unless the run only reads, the CLI's own state folders, caches, `sandbox.writable`,
- * a private temp folder) and wraps the launch's argv (`bwrap.ts`, `seatbelt.ts`, both pure).
+ * a private temp folder; `writable.ts` checks the config's folders and refuses `/` and the
+ * user's home) and wraps the launch's argv (`bwrap.ts`, `seatbelt.ts`, both pure).
  * With bubblewrap the worker and everything it starts live in a PID namespace that ends with
  * the sandbox, so killing the process group ends them all. `links.ts` finds links in a tree
  * that lead out of it, for runs without a sandbox.
@@ -17,3 +18,4 @@ export { escapingLinks } from "./links.ts";
 export { expandHome, type PlanInput, planSandbox, type SandboxPlan, treeRoot } from "./plan.ts";
 export { sandboxExecArgv, seatbeltProfile } from "./seatbelt.ts";
 export { type SandboxMode, type SandboxSetting, sandboxSetting } from "./settings.ts";
+export { checkedSandboxSetting, type WritableFolders, writableFolders } from "./writable.ts";

@@ -16,7 +16,10 @@ export interface SandboxSetting {
 
 const MODES: readonly SandboxMode[] = ["auto", "required", "off"];
 
-/** Reads the config's `sandbox` value; a bad one is a warning and `auto` (pure). */
+/**
+ * Reads the config's `sandbox` value; a bad one is a warning and `auto` (pure). The writable
+ * entries are as written: `writableFolders` (writable.ts) checks them.
+ */
 export function sandboxSetting(raw: unknown): { setting: SandboxSetting; warnings: string[] } {
   const warnings: string[] = [];
   const setting: SandboxSetting = { mode: "auto", writable: [] };
@@ -32,10 +35,8 @@ export function sandboxSetting(raw: unknown): { setting: SandboxSetting; warning
   const writable = record?.writable;
   if (writable !== undefined) {
     if (Array.isArray(writable) && writable.every((w) => typeof w === "string")) {
-      setting.writable = writable.filter((w) => w.startsWith("/") || w.startsWith("~"));
-      if (setting.writable.length < writable.length) {
-        warnings.push(`Config "sandbox.writable" takes absolute or ~/ paths: others ignored`);
-      }
+      // Each entry is checked against the disk (a relative one included) by `writableFolders`.
+      setting.writable = [...writable];
     } else {
       warnings.push(`Config "sandbox.writable" should be a list of folders: ignored`);
     }

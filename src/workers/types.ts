@@ -58,6 +58,12 @@ export interface Launch {
    * @default none
    */
   state?: string[];
+  /**
+   * The argv to run instead when Pitroom's sandbox wraps the launch: the CLI's own sandbox
+   * turned off in favour of ours where it cannot work nested (claude).
+   * @default argv
+   */
+  inSandbox?: string[];
 }
 
 /** How the worker process ended. */

@@ -95,7 +95,11 @@ for (const signal of ["SIGKILL", "SIGTERM", "SIGINT"] as const) {
         return false;
       }
     }, { timeoutMs: 20_000, what: "the worker to start its daemons" });
-    assert.equal((await sleepers(tag)).length, 2);
+    // A daemon touches its mark just before it execs `sleep`: wait for both sleeps.
+    await waitFor(async () => (await sleepers(tag)).length === 2, {
+      timeoutMs: 10_000,
+      what: "both daemons to sleep",
+    });
     child.kill(signal);
     await child.status;
     await noneLeft(tag, 1000);

@@ -87,6 +87,9 @@ export function profileArgs(mode: Mode, web: boolean): string[] {
   ];
 }
 
+/** Flag settings (above the user's and the project's) that turn claude's own sandbox off. */
+export const NESTED_SANDBOX_OFF = JSON.stringify({ sandbox: { enabled: false } });
+
 /** The argv of one claude attempt (the prompt is not in it: it goes to stdin). */
 export function claudeArgv(spec: RunSpec, binary = "claude"): string[] {
   const argv = [binary, "-p", "--output-format", "stream-json", "--verbose"];
@@ -108,8 +111,12 @@ export function claudeLaunch(spec: RunSpec): Launch {
     env.PATH = [...spec.pathPrefix, env.PATH ?? ""].filter((part) => part !== "").join(":");
   }
   env.CLAUDE_CODE_TMPDIR = `${spec.privateDir}/tmp`;
+  const argv = claudeArgv(spec);
   return {
-    argv: claudeArgv(spec),
+    argv,
+    // In Pitroom's sandbox, claude's own (a user's `sandbox.enabled`) is turned off: nested, it
+    // fails its first shell command and runs the rest unsandboxed (README "The sandbox").
+    inSandbox: [argv[0]!, "--settings", NESTED_SANDBOX_OFF, ...argv.slice(1)],
     env,
     cwd: spec.cwd,
     files: [{ path: `${spec.privateDir}/tmp/.keep`, content: "" }],

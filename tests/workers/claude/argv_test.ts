@@ -154,3 +154,16 @@ Deno.test("parseVersion() reads claude --version", () => {
   assertEquals(parseVersion("2.1.328 (Claude Code)\n"), "2.1.328");
   assertEquals(parseVersion("nothing"), null);
 });
+
+Deno.test("claudeLaunch() in Pitroom's sandbox turns claude's own sandbox off by flag settings", () => {
+  for (const mode of ["read", "write", "isolate"] as const) {
+    const launch = claudeLaunch(spec({ mode }));
+    assertEquals(launch.inSandbox, [
+      "claude",
+      "--settings",
+      JSON.stringify({ sandbox: { enabled: false } }),
+      ...launch.argv.slice(1),
+    ]);
+    assert(!launch.argv.includes("--settings"));
+  }
+});
