@@ -5,7 +5,8 @@
  * also the worker's `/tmp` (codex's own sandbox keeps a lock file there). Every `.git` the tree's
  * repository names (its own, the user's borrowed object store) stays read-only, even under a
  * writable folder. What the private `/tmp` hides is shown again, read-only, where the launch
- * names it: the tree, `HOME`, and absolute paths in the environment and the argv.
+ * names it (the whole folder right below `/tmp` that holds it): the tree, `HOME`, and absolute
+ * paths in the environment (PATH) and the argv.
  */
 import { dirname, isAbsolute, join } from "../sys/path.ts";
 import { lstatOrNull } from "../sys/fs.ts";
@@ -54,12 +55,19 @@ export function tmpPathsIn(text: string): string[] {
   return [...text.matchAll(TMP_PATH)].map((m) => m[1]!.replace(/\/+$/, ""));
 }
 
-/** `path`, or its nearest existing parent below `/tmp`, real; null when none. */
-async function nearestBelowTmp(path: string): Promise<string | null> {
+/**
+ * The folder right below `/tmp` that holds `path` (its nearest existing parent, real); null when
+ * none. The whole top folder is shown, not just the path: a CLI installed under `/tmp` names its
+ * `node_modules/.bin` on PATH, and the links there point into the packages beside it.
+ */
+async function topBelowTmp(path: string): Promise<string | null> {
   let at = path;
   while (at !== HIDDEN_TMP && at.startsWith(`${HIDDEN_TMP}/`)) {
     const real = await realOrNull(at);
-    if (real !== null) return real.startsWith(`${HIDDEN_TMP}/`) ? real : null;
+    if (real !== null) {
+      if (!real.startsWith(`${HIDDEN_TMP}/`)) return null;
+      return join(HIDDEN_TMP, real.slice(HIDDEN_TMP.length + 1).split("/")[0]!);
+    }
     at = dirname(at);
   }
   return null;
@@ -172,7 +180,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     ...[...Object.values(input.env), ...input.argv].flatMap(tmpPathsIn),
   ];
   const visible: string[] = [];
-  for (const path of named) add(visible, await nearestBelowTmp(path));
+  for (const path of named) add(visible, await topBelowTmp(path));
   visible.sort((a, b) => a.length - b.length);
   return {
     cwd,

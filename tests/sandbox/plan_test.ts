@@ -199,3 +199,37 @@ Deno.test("detectSandbox() probes bwrap on Linux, looks for sandbox-exec on macO
     reason: "bubblewrap (bwrap) is not installed",
   });
 });
+
+Deno.test("a worker CLI installed under /tmp runs in the sandbox: its .bin links reach their package", async () => {
+  const install = await Deno.makeTempDir({ dir: "/tmp", prefix: "pitroom-cli-" });
+  await using priv = await tempDir("pitroom-priv-");
+  await using repo = await tempRepo({ "a.txt": "one\n" });
+  try {
+    // The npm layout: node_modules/.bin/fakecli -> ../fakecli/bin/cli.sh, and PATH names .bin.
+    const pkg = join(install, "node_modules", "fakecli", "bin");
+    const bin = join(install, "node_modules", ".bin");
+    await Deno.mkdir(pkg, { recursive: true });
+    await Deno.mkdir(bin, { recursive: true });
+    await Deno.writeTextFile(join(pkg, "cli.sh"), "#!/bin/sh\necho installed-cli-ran\n");
+    await Deno.chmod(join(pkg, "cli.sh"), 0o755);
+    await Deno.symlink("../fakecli/bin/cli.sh", join(bin, "fakecli"));
+    const env = { PATH: `${bin}:/usr/bin:/bin` };
+    const plan = await planSandbox({
+      cwd: repo.path,
+      privateDir: priv.path,
+      state: [],
+      extra: [],
+      env,
+      argv: ["fakecli"],
+      mode: "read",
+    });
+    const argv = bwrapArgv(plan, ["fakecli"], { asRoot: Deno.uid() === 0 });
+    const out = await new Deno.Command(argv[0]!, { args: argv.slice(1), env, clearEnv: true })
+      .output();
+    const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, text);
+    assert.equal(text.trim(), "installed-cli-ran");
+  } finally {
+    await Deno.remove(install, { recursive: true });
+  }
+});
