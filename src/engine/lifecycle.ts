@@ -106,13 +106,12 @@ export async function executeRun(
     }
   } finally {
     writer?.release();
-    // The worker is done: its slot goes before the run is marked final, so whoever sees the run
-    // finished (wait, watch, a queued run) never finds its slot still taken.
-    await slot?.release();
   }
   try {
     return await finish(sys, record, final, emit);
   } finally {
+    // Freed once the run is final, so no more than maxParallel runs are ever seen running.
+    await slot?.release();
     log.close();
   }
 }
