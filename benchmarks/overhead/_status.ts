@@ -8,6 +8,7 @@ import { statePaths } from "../../src/store/paths.ts";
 import { RECORD_SCHEMA, type RunRecord } from "../../src/store/record.ts";
 import { createRunDir, writeRecord } from "../../src/store/runs.ts";
 import { markRecent, RECENT_KEEP } from "../../src/store/active.ts";
+import { moduleCacheEnv } from "../../tests/support/pitroom.ts";
 import { tempDir } from "../../tests/support/temp.ts";
 import { checked, interleave, round1, type Series, series, timeProcess } from "./_measure.ts";
 
@@ -141,6 +142,7 @@ export async function benchStatus(
     HOME: scratch.path,
     PITROOM_STATE_DIR: stateDir,
     PITROOM_CONFIG: config,
+    ...moduleCacheEnv(),
   });
   const time = (args: string[], stateDir: string, expect: string) => async () =>
     checked(

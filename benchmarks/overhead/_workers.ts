@@ -18,6 +18,7 @@ import { realRunner, realSys } from "../../src/sys/real.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";
 import type { RunSpec, WorkerName } from "../../src/workers/types.ts";
 import { type LogEntry, startModelServer } from "../../tests/support/model_server/fixture.ts";
+import { moduleCacheEnv } from "../../tests/support/pitroom.ts";
 import { tempDir, tempRepo } from "../../tests/support/temp.ts";
 import { checked, interleave, round1, type Series, series, timeProcess } from "./_measure.ts";
 
@@ -151,7 +152,8 @@ export async function benchWorker(
       `pitroom run -W ${worker}`,
       await timeProcess({
         argv: [...options.pitroom, "run", "-W", worker, "-m", model, TASK],
-        env: pitroomEnv,
+        // Deno finds its module cache (the npm packages) as the caller does.
+        env: { ...pitroomEnv, ...moduleCacheEnv() },
         cwd: repo.path,
       }),
       ANSWER,
@@ -165,7 +167,8 @@ export async function benchWorker(
       "pitroom --version",
       await timeProcess({
         argv: [...options.pitroom, "--version"],
-        env: pitroomEnv,
+        // Deno finds its module cache (the npm packages) as the caller does.
+        env: { ...pitroomEnv, ...moduleCacheEnv() },
         cwd: repo.path,
       }),
       "pitroom",
