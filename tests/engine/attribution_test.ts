@@ -17,45 +17,14 @@ import { loadRecord } from "../../src/store/runs.ts";
 import { RefusedError } from "../../src/sys/errors.ts";
 import { renderReport } from "../../src/cli/report.ts";
 import { main } from "../../src/cli/main.ts";
-import type { ChildJob } from "../support/crash_child.ts";
+import { type CrashWorld, crashWorld, pidAlive, startChild } from "../support/crash_world.ts";
+import { exists } from "../../src/sys/fs.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
-import { git, tempDir, tempRepo, waitFor } from "../support/temp.ts";
+import { git, waitFor } from "../support/temp.ts";
 
-const CHILD = new URL("../support/crash_child.ts", import.meta.url).pathname;
-
-async function world(options: { sandbox?: "off" } = {}) {
-  const state = await tempDir("pitroom-state-");
-  const marks = await tempDir("pitroom-marks-");
-  // The fake worker leaves its marks outside its tree: a folder the sandbox lets it write.
-  await Deno.writeTextFile(
-    join(state.path, "no-config.json"),
-    JSON.stringify({ sandbox: { mode: options.sandbox ?? "auto", writable: [marks.path] } }),
-  );
-  const repo = await tempRepo({ "a.txt": "one\n", "b.txt": "bee\n", "keep.txt": "keep\n" });
-  // The user's own work: unstaged, staged, untracked, a stash and a branch.
-  await Deno.writeTextFile(join(repo.path, "keep.txt"), "keep\nmine\n");
-  await Deno.writeTextFile(join(repo.path, "stashed.txt"), "stash me\n");
-  await git(repo.path, "add", "stashed.txt");
-  await git(repo.path, "stash", "-q");
-  await Deno.writeTextFile(join(repo.path, "b.txt"), "bee staged\n");
-  await git(repo.path, "add", "b.txt");
-  await Deno.writeTextFile(join(repo.path, "notes.txt"), "my notes\n");
-  await git(repo.path, "branch", "feature");
-  const sys = testSys({ stateDir: state.path, cwd: repo.path });
-  return {
-    sys,
-    repo: repo.path,
-    state: state.path,
-    marks: marks.path,
-    async [Symbol.asyncDispose]() {
-      await repo[Symbol.asyncDispose]();
-      await state[Symbol.asyncDispose]();
-      await marks[Symbol.asyncDispose]();
-    },
-  };
-}
-type World = Awaited<ReturnType<typeof world>>;
+type World = CrashWorld;
+const world = crashWorld;
 
 /** The bytes of every file of the work tree (`.git` aside). */
 async function files(root: string, dir = ""): Promise<Record<string, Uint8Array>> {
@@ -81,35 +50,6 @@ async function userState(repo: string) {
 }
 
 const text = (s: string) => new TextEncoder().encode(s);
-
-function startChild(job: ChildJob) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=pitroom", "--quiet", CHILD, JSON.stringify(job)],
-    stdout: "piped",
-    stderr: "null",
-    stdin: "null",
-  }).spawn();
-  return { child, text: new Response(child.stdout).text() };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The id of the only run of the state dir, once its record exists. */
 async function onlyRun(w: World): Promise<string> {

@@ -13,45 +13,13 @@ import { statePaths } from "../../src/store/paths.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import type { Mode } from "../../src/workers/types.ts";
-import type { ChildJob } from "../support/crash_child.ts";
+import { type CrashWorld, crashWorld, pidAlive, startChild } from "../support/crash_world.ts";
+import { exists } from "../../src/sys/fs.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
-import { testSys } from "../support/sys.ts";
-import { git, tempDir, tempRepo, waitFor } from "../support/temp.ts";
+import { git, waitFor } from "../support/temp.ts";
 
-const CHILD = new URL("../support/crash_child.ts", import.meta.url).pathname;
-
-async function world(options: { sandbox?: "off" } = {}) {
-  const state = await tempDir("pitroom-state-");
-  const marks = await tempDir("pitroom-marks-");
-  // The fake worker leaves its marks outside its tree: a folder the sandbox lets it write.
-  await Deno.writeTextFile(
-    join(state.path, "no-config.json"),
-    JSON.stringify({ sandbox: { mode: options.sandbox ?? "auto", writable: [marks.path] } }),
-  );
-  const repo = await tempRepo({ "a.txt": "one\n", "b.txt": "bee\n", "keep.txt": "keep\n" });
-  // The user's own work: unstaged, staged, untracked, a stash and a branch.
-  await Deno.writeTextFile(join(repo.path, "keep.txt"), "keep\nmine\n");
-  await Deno.writeTextFile(join(repo.path, "stashed.txt"), "stash me\n");
-  await git(repo.path, "add", "stashed.txt");
-  await git(repo.path, "stash", "-q");
-  await Deno.writeTextFile(join(repo.path, "b.txt"), "bee staged\n");
-  await git(repo.path, "add", "b.txt");
-  await Deno.writeTextFile(join(repo.path, "notes.txt"), "my notes\n");
-  await git(repo.path, "branch", "feature");
-  const sys = testSys({ stateDir: state.path, cwd: repo.path });
-  return {
-    sys,
-    repo: repo.path,
-    state: state.path,
-    marks: marks.path,
-    async [Symbol.asyncDispose]() {
-      await repo[Symbol.asyncDispose]();
-      await state[Symbol.asyncDispose]();
-      await marks[Symbol.asyncDispose]();
-    },
-  };
-}
-type World = Awaited<ReturnType<typeof world>>;
+type World = CrashWorld;
+const world = crashWorld;
 
 /** Everything of the user's that must survive any crash (the worker's files aside). */
 async function userState(repo: string) {
@@ -64,17 +32,6 @@ async function userState(repo: string) {
     b: await Deno.readTextFile(join(repo, "b.txt")),
     notes: await Deno.readTextFile(join(repo, "notes.txt")),
   };
-}
-
-function startChild(job: ChildJob) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=pitroom", "--quiet", CHILD, JSON.stringify(job)],
-    stdout: "piped",
-    stderr: "null",
-    stdin: "null",
-  }).spawn();
-  const text = new Response(child.stdout).text();
-  return { child, text };
 }
 
 /** Starts a run in a child Pitroom and returns once it stopped at `pause` (or `mark` exists). */
@@ -102,15 +59,6 @@ async function runUntil(
   return { child, text };
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function killed(child: Deno.ChildProcess, text: Promise<string>): Promise<string> {
   child.kill("SIGKILL");
   await child.status;
@@ -123,15 +71,6 @@ function idOf(output: string): string {
 
 async function settled(w: World, id: string): Promise<RunRecord> {
   return await reconcile(w.sys, await loadRecord(statePaths(w.state), id));
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
