@@ -9,31 +9,18 @@ import { executeRun } from "../../src/engine/lifecycle.ts";
 import { applyRun, discardRun } from "../../src/engine/apply.ts";
 import { revertRun } from "../../src/engine/control.ts";
 import { renderReport } from "../../src/cli/report.ts";
-import { statePaths } from "../../src/store/paths.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
-import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
-import { testSys } from "../support/sys.ts";
-import { git, tempDir, tempRepo } from "../support/temp.ts";
+import type { FakeStep } from "../support/fake_backend.ts";
+import { engineWorld } from "../support/engine_world.ts";
+import { git, tempRepo } from "../support/temp.ts";
 
 const LINES = Array.from({ length: 30 }, (_, i) => `line ${i}`);
 const text = (lines: string[]) => lines.join("\n") + "\n";
 
 async function setup(steps: (spec: RunSpec) => FakeStep[]) {
-  const state = await tempDir("pitroom-state-");
   const repo = await tempRepo({ "long.txt": text(LINES), "a.txt": "one\n" });
-  const sys = testSys({ stateDir: state.path, cwd: repo.path });
-  const backend = fakeBackend(steps);
-  return {
-    sys,
-    repo,
-    backend,
-    paths: statePaths(state.path),
-    async [Symbol.asyncDispose]() {
-      await repo[Symbol.asyncDispose]();
-      await state[Symbol.asyncDispose]();
-    },
-  };
+  return await engineWorld(repo, steps);
 }
 
 type World = Awaited<ReturnType<typeof setup>>;

@@ -10,16 +10,15 @@ import { executeRun } from "../../src/engine/lifecycle.ts";
 import { applyRun } from "../../src/engine/apply.ts";
 import { revertRun } from "../../src/engine/control.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
-import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
-import { testSys } from "../support/sys.ts";
-import { git, tempDir, tempRepo } from "../support/temp.ts";
+import type { FakeStep } from "../support/fake_backend.ts";
+import { engineWorld } from "../support/engine_world.ts";
+import { git, tempRepo } from "../support/temp.ts";
 
 const NB = "a\nOUTPUT user's run\nb\n";
 const WIN = "one\r\ntwo (user)\r\n";
 
 /** A repository with a clean filter, autocrlf=input, a stash, and files git would convert. */
 async function setup(steps: (spec: RunSpec) => FakeStep[]) {
-  const state = await tempDir("pitroom-state-");
   const repo = await tempRepo({
     ".gitattributes": "nb.txt filter=strip\n",
     "nb.txt": "a\nb\n",
@@ -33,17 +32,7 @@ async function setup(steps: (spec: RunSpec) => FakeStep[]) {
   await Deno.writeTextFile(join(repo.path, "nb.txt"), NB);
   await Deno.writeTextFile(join(repo.path, "win.txt"), WIN);
   await git(repo.path, "status", "--porcelain");
-  const sys = testSys({ stateDir: state.path, cwd: repo.path });
-  const backend = fakeBackend(steps);
-  return {
-    sys,
-    repo,
-    backend,
-    async [Symbol.asyncDispose]() {
-      await repo[Symbol.asyncDispose]();
-      await state[Symbol.asyncDispose]();
-    },
-  };
+  return await engineWorld(repo, steps);
 }
 
 type World = Awaited<ReturnType<typeof setup>>;

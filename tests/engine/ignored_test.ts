@@ -9,30 +9,20 @@ import { createRun } from "../../src/engine/create.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import { KEEP_FILE_MAX } from "../../src/vcs/mod.ts";
-import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
-import { testSys } from "../support/sys.ts";
-import { tempDir, tempRepo } from "../support/temp.ts";
+import type { FakeStep } from "../support/fake_backend.ts";
+import { engineWorld } from "../support/engine_world.ts";
+import { tempRepo } from "../support/temp.ts";
 
 async function setup(steps: (spec: RunSpec) => FakeStep[]) {
-  const state = await tempDir("pitroom-state-");
   const repo = await tempRepo({ "a.txt": "one\n", ".gitignore": "build/\n*.log\n" });
   await Deno.mkdir(join(repo.path, "build"));
   await Deno.writeTextFile(join(repo.path, "build", "out.log"), "the user's build log\n");
   await Deno.writeTextFile(join(repo.path, "debug.log"), "x".repeat(KEEP_FILE_MAX + 1));
-  const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  const world = await engineWorld(repo, steps);
   // Without a sandbox: these test what Pitroom itself detects when a worker's write gets through
   // (the sandbox keeps a read run's tree read-only; tests/sandbox/ covers that).
-  await Deno.writeTextFile(sys.configPath, JSON.stringify({ sandbox: "off" }));
-  const backend = fakeBackend(steps);
-  return {
-    sys,
-    repo,
-    backend,
-    async [Symbol.asyncDispose]() {
-      await repo[Symbol.asyncDispose]();
-      await state[Symbol.asyncDispose]();
-    },
-  };
+  await Deno.writeTextFile(world.sys.configPath, JSON.stringify({ sandbox: "off" }));
+  return world;
 }
 
 async function start(t: Awaited<ReturnType<typeof setup>>, mode: "read" | "write") {
