@@ -45,6 +45,17 @@ if ! command -v socat >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v apt
   apt-get install -y -qq socat >&2 || echo "socat not installed: that test is skipped" >&2
 fi
 
+# The dashboard's browser tests (chromium), the install script's lint (shellcheck) and the shell
+# completions' tests (zsh, fish): Debian packages, installed when we are root with apt.
+missing=()
+for pkg in chromium shellcheck zsh fish; do command -v "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+if ((${#missing[@]})) && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing ${missing[*]} (browser, shellcheck and completion tests)" >&2
+  apt-get update -qq >&2 && apt-get install -y -qq "${missing[@]}" >&2
+elif ((${#missing[@]})); then
+  echo "not installed: ${missing[*]} (the tests that need them are skipped): apt install ${missing[*]}" >&2
+fi
+
 export DENO_DIR="${DENO_DIR:-$root/.deno}"
 "$tools/node_modules/.bin/deno" install --frozen --quiet >&2
 # `deno bundle` fetches its bundler from the npm registry on first use: fetch it now, so the
