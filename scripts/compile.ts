@@ -56,7 +56,7 @@ function hostTarget(): TargetName {
 }
 
 const wanted: TargetName[] = values.target === "all"
-  ? Object.keys(TARGETS) as TargetName[]
+  ? RELEASE_TARGETS
   : [values.target === "host" ? hostTarget() : values.target as TargetName];
 for (const t of wanted) {
   if (!(t in TARGETS)) {

@@ -15,6 +15,18 @@ export const TARGETS = {
 
 export type TargetName = keyof typeof TARGETS;
 
+/**
+ * What a release ships. Windows compiles but is not released: Pitroom stops a worker and all it
+ * started through POSIX process groups and signals, and sandboxes it with bubblewrap or
+ * sandbox-exec, none of which Windows has (WSL 2 runs the Linux binary).
+ */
+export const RELEASE_TARGETS: TargetName[] = [
+  "linux-x64",
+  "linux-arm64",
+  "darwin-x64",
+  "darwin-arm64",
+];
+
 /** The compiled payload (modules and assets, without the runtime) may not exceed this. */
 export const PAYLOAD_BUDGET_BYTES = 4 * 1024 * 1024;
 
