@@ -1,10 +1,11 @@
 /**
- * `deno task compile [--target T|all] [--out DIR] [--json]`: builds the `pitroom` binary for
- * one platform or all five, each a bundled payload (`deno compile --bundle`: one module, no
- * node_modules tree; not minified, see scripts/bundle.ts) with deno.json's `pitroom` permission set embedded and a build
- * stamp (version, commit, date) set by a generated entry module before main.ts loads. Then it
- * checks what it built: the embedded file list is that one module, the payload is within the
- * size budget, the embedded permissions are the set of deno.json; and writes `SHA256SUMS`.
+ * `deno task compile [--target T|all] [--out DIR] [--json]`: builds the `pitroom` binary for one
+ * platform or the four release targets (windows-x64 on request, see release/targets.ts), each a
+ * bundled payload (`deno compile --bundle`: one module, no node_modules tree; not minified, see
+ * scripts/bundle.ts) with deno.json's `pitroom` permission set embedded and a build stamp
+ * (version, commit, date) set by a generated entry module before main.ts loads. Then it checks
+ * what it built: the embedded file list is that one module, the payload is within the size
+ * budget, the embedded permissions are the set of deno.json; and writes `SHA256SUMS`.
  *
  * `DENORT_BIN` (the base runtime) is honoured as `deno compile` does; with a stand-in runtime
  * the binary does not run, but every check above still holds (see ../shared/docs/toolchain.md).
@@ -16,6 +17,7 @@ import {
   checkCompile,
   parseCompileOutput,
   PAYLOAD_BUDGET_BYTES,
+  RELEASE_TARGETS,
   type TargetName,
   TARGETS,
 } from "./release/targets.ts";
