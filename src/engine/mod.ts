@@ -59,6 +59,20 @@ export {
   RunRequestSchema,
 } from "./request.ts";
 export { type RunReport, runReportJsonSchema, RunReportSchema } from "./report.ts";
+export { answerSummary, type Finding, parseAnswer, type ParsedAnswer } from "./answer/format.ts";
+export {
+  type CheckedRefs,
+  checkReferences,
+  extractReferences,
+  type RefCheck,
+  type Reference,
+  refsLabel,
+  type RefsResult,
+  type RefTree,
+} from "./answer/refs.ts";
+export { refTreeOf } from "./answer/check.ts";
+export { EVIDENCE_KINDS, type EvidenceFlag, type EvidenceKind } from "./answer/evidence.ts";
+export { buildFollowUp, buildPrompt, PROMPT_TEMPLATES, type PromptOptions } from "./prompt.ts";
 export { LiveFold, type Phase, runTime, type RunView, viewOf, workerOf } from "./fold.ts";
 export {
   describeWatchLines,

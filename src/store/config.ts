@@ -32,6 +32,8 @@ export interface Config {
   caps?: Record<string, unknown>;
   /** `"auto"`, `"required"`, `"off"`, or `{"mode": ..., "writable": [folders]}` (src/sandbox/). */
   sandbox?: unknown;
+  /** Days a read answer that held up may be given again for the same question (0: off). @default 7 */
+  cacheDays?: number;
 }
 
 type Kind = "string" | "number" | "string[]" | "record" | "string|record";
@@ -49,6 +51,7 @@ const KEYS: Record<keyof Config, Kind> = {
   timeout: "string",
   caps: "record",
   sandbox: "string|record",
+  cacheDays: "number",
 };
 
 /** A loaded config with its warnings. */
