@@ -181,8 +181,9 @@ export function countClaims(answer: string): CountClaim[] {
         n: Number(n),
         unit,
         text,
-        ...(m[3] === undefined ? {} : { scope: m[3].replace(/\/+$/, "") }),
-        said: m[0].trim(),
+        // The sentence's full stop is not part of the scope ("in src/." is `src`).
+        ...(m[3] === undefined ? {} : { scope: m[3].replace(/[./]+$/, "") }),
+        said: m[0].trim().replace(/[.,;:]+$/, ""),
       });
     }
   }
