@@ -88,6 +88,7 @@ function renderHit(hit: SearchHit, now: number): string {
     formatDuration(hit.durationMs ?? 0),
     target,
     dateTime(hit.endedAt ?? hit.createdAt ?? now),
+    ...(hit.refs === null || hit.refs === undefined ? [] : [`refs ${hit.refs}`]),
   ].join("  ");
   const lines = [head, `  ${safeLine(hit.task, 100)}`];
   if (hit.snippet !== undefined) lines.push(`  ${hit.snippet.replace(/\s+/g, " ").trim()}`);

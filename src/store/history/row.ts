@@ -176,5 +176,7 @@ export function runRow(record: RunRecord): RunRow {
     changed_files: record.changes?.files.length ?? 0,
     isolated: record.isolation === undefined ? 0 : 1,
     applied: record.isolation?.applied === undefined ? 0 : 1,
+    refs_verified: record.refs?.verified ?? null,
+    refs_total: record.refs?.total ?? null,
   };
 }
