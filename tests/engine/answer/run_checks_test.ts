@@ -32,7 +32,8 @@ async function world(steps: (spec: RunSpec) => FakeStep[]) {
   return Object.assign(w, { run });
 }
 
-const GOOD = "## Summary\nIt is `answer()` at src/app.ts:1.\n## Findings\n- src/app.ts:2 - returns 41";
+const GOOD =
+  "## Summary\nIt is `answer()` at src/app.ts:1.\n## Findings\n- src/app.ts:2 - returns 41";
 
 Deno.test("a run's answer is checked: refs verified/total with each failure, in the record and the done line", async () => {
   await using w = await world(() => [
