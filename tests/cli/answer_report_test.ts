@@ -45,13 +45,13 @@ Deno.test("renderReport() shows the reference check with each failure and the ev
     }),
     20_000,
   );
-  assert.match(text, /^refs     1\/2 verified$/m);
+  assert.match(text, /^refs {5}1\/2 verified$/m);
   assert.match(
     text,
-    /^         ✗ src\/retry\.ts:90: line 90 is past the end of the file \(40 lines\)$/m,
+    /^ {9}✗ src\/retry\.ts:90: line 90 is past the end of the file \(40 lines\)$/m,
   );
-  assert.match(text, /^flagged  The worker answered without a single tool call$/m);
-  assert.match(text, /## Summary\n  In src\/retry\.ts:12\./, "the answer is shown whole");
+  assert.match(text, /^flagged {2}The worker answered without a single tool call$/m);
+  assert.match(text, /## Summary\n {2}In src\/retry\.ts:12\./, "the answer is shown whole");
 });
 
 Deno.test("renderReport() says a cached answer is cached and from which run", () => {
@@ -61,7 +61,7 @@ Deno.test("renderReport() says a cached answer is cached and from which run", ()
   );
   assert.match(
     text,
-    /^cached   the answer of run 20261130-090000-aaaa \(ended .+\); no worker ran, --fresh asks again$/m,
+    /^cached {3}the answer of run 20261130-090000-aaaa \(ended .+\); no worker ran, --fresh asks again$/m,
   );
 });
 
