@@ -223,7 +223,7 @@ async function checkOne(
     return {
       ...at,
       ok: false,
-      reason: `line ${end} is past the end of the file (${lines} lines)`,
+      reason: `line ${end} is past the end of the file (${lines} line${lines === 1 ? "" : "s"})`,
     };
   }
   if (ref.symbol !== undefined) {
