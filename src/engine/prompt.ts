@@ -55,11 +55,18 @@ export function buildFollowUp(task: string): string {
   return `${PROMPT_TEMPLATES.followUp.trim()}\n\nTask:\n${task}`;
 }
 
-/** The prompt of a run (a follow-up gets its own wording; `context` as in `buildPrompt`). */
-export function promptFor(record: RunRecord, options: { context?: string } = {}): string {
+/**
+ * The prompt of a run (a follow-up gets its own wording; `context` and `brief` as in
+ * `buildPrompt`). A kind of run with a brief of its own (a plan step) picks it here.
+ */
+export function promptFor(
+  record: RunRecord,
+  options: { context?: string; brief?: string } = {},
+): string {
   if (record.continues !== undefined) return buildFollowUp(record.task);
   return buildPrompt(record.task, record.mode, {
     web: record.web,
     ...(options.context ? { context: options.context } : {}),
+    ...(options.brief ? { brief: options.brief } : {}),
   });
 }

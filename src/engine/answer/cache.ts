@@ -38,7 +38,11 @@ export async function cacheKey(record: RunRecord, tree: string): Promise<string>
     v: 1,
     task: record.task,
     mode: record.mode,
-    chain: record.chain.map((t) => [t.worker, t.model ?? null]),
+    // A target without a model runs the config's default model for its worker then.
+    chain: record.chain.map((t) => [
+      t.worker,
+      t.model ?? record.settings?.config?.models?.[t.worker] ?? null,
+    ]),
     effort: record.effort ?? null,
     cwd: record.cwd,
     repo: record.repoRoot ?? null,

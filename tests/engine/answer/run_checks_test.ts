@@ -75,6 +75,18 @@ Deno.test("an isolate run's absolute paths in its copy map back to the repositor
   await assert.rejects(Deno.stat(join(w.repo.path, "src/new.ts")));
 });
 
+Deno.test("a read run's paths in its read view (secret files kept out) map back to the repository", async () => {
+  await using w = await world((spec) => [
+    { tool: "read", target: "src/app.ts" },
+    { answer: `See ${spec.cwd}/src/app.ts:2 and src/app.ts:1.` },
+  ]);
+  await Deno.writeTextFile(join(w.repo.path, ".gitignore"), ".env\n");
+  await Deno.writeTextFile(join(w.repo.path, ".env"), "TOKEN=x\n");
+  const record = await w.run();
+  assert.match(record.notes?.join("\n") ?? "", /write-protected copy of the tree/);
+  assert.deepEqual(record.refs, { verified: 2, total: 2, failed: [] });
+});
+
 Deno.test("the answer cache: a hit without a worker, a miss on a changed untracked file, --fresh asks again", async () => {
   await using w = await world(() => [
     { tool: "read", target: "src/app.ts" },
@@ -126,10 +138,13 @@ Deno.test("the answer cache gives only answers that held up, and never for other
   await w.run({ chain: [{ worker: "opencode", model: "other" }] });
   await w.run({ web: true });
   await w.run({ settings: { maxParallel: 20, limits: {}, cacheDays: 0 } });
-  assert.equal(w.backend.prompts.length, 7);
+  // The config's default model for the worker is part of the choice too.
+  const other = { models: { opencode: "other-default" } };
+  await w.run({ settings: { maxParallel: 20, limits: {}, cacheDays: 7, config: other } });
+  assert.equal(w.backend.prompts.length, 8);
   const hit = await w.run();
   assert.ok(hit.cached);
-  assert.equal(w.backend.prompts.length, 7);
+  assert.equal(w.backend.prompts.length, 8);
 });
 
 Deno.test("a disputed audit on the earlier run keeps its answer out of the cache", async () => {
