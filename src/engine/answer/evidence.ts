@@ -8,7 +8,7 @@
  * fair reading (matches or matching lines, case-sensitive or not) agrees.
  */
 import type { ParsedAnswer } from "./format.ts";
-import { normalizePath, type RefTree, resolvePath } from "./refs.ts";
+import { normalizePath, onDisk, type RefTree, resolvePath } from "./refs.ts";
 
 /** The kinds of flags. */
 export const EVIDENCE_KINDS = [
@@ -44,7 +44,8 @@ export interface EvidenceInput {
   attached: boolean;
   /** The files the run changed (repository-relative); empty for a read run. */
   changed: readonly string[];
-  tree: Pick<RefTree, "files" | "cwd" | "roots">;
+  /** The tree; with `read`, ignored files on disk count as existing too. */
+  tree: Pick<RefTree, "files" | "cwd" | "roots"> & { read?: RefTree["read"] };
   /** Counts a fixed string under a repository-relative scope ("" for the root). */
   count(text: string, scope: string, options: { ignoreCase: boolean }): Promise<Counted>;
 }
@@ -72,11 +73,16 @@ function pathTokens(text: string, loose: boolean): string[] {
   return [...new Set(out)];
 }
 
-function exists(token: string, tree: EvidenceInput["tree"], fileSet: ReadonlySet<string>): boolean {
+async function exists(
+  token: string,
+  tree: EvidenceInput["tree"],
+  fileSet: ReadonlySet<string>,
+): Promise<boolean> {
   if (token.startsWith("/") && !tree.roots.some((r) => token.startsWith(`${r}/`))) return true;
   const file = resolvePath(token.replace(/\/$/, ""), tree, fileSet);
   if ("path" in file) return true;
   if (file.reason.startsWith("ambiguous")) return true;
+  if ((await onDisk(token.replace(/\/$/, ""), tree)) !== null) return true;
   // A folder: some file lies under it (relative to the worker's folder or the root).
   const dir = token.replace(/\/+$/, "");
   const bases = [tree.cwd === "" ? dir : `${tree.cwd}/${dir}`, dir];
@@ -86,7 +92,7 @@ function exists(token: string, tree: EvidenceInput["tree"], fileSet: ReadonlySet
   });
 }
 
-function missingFiles(input: EvidenceInput): EvidenceFlag[] {
+async function missingFiles(input: EvidenceInput): Promise<EvidenceFlag[]> {
   const fileSet = new Set(input.tree.files);
   const flags: EvidenceFlag[] = [];
   const changed = new Set(input.changed);
@@ -108,7 +114,7 @@ function missingFiles(input: EvidenceInput): EvidenceFlag[] {
     ...input.parsed.verified.flatMap((item) => pathTokens(item, true)),
   ]);
   for (const token of named) {
-    if (claimed.includes(token) || exists(token, input.tree, fileSet)) continue;
+    if (claimed.includes(token) || await exists(token, input.tree, fileSet)) continue;
     if ([...changed].some((c) => c === token || c.endsWith(`/${token}`))) continue;
     flags.push({
       kind: "missing_file",
@@ -233,7 +239,7 @@ export async function checkEvidence(input: EvidenceInput): Promise<EvidenceFlag[
       message: "The worker answered without a single tool call: it read nothing in the tree",
     });
   }
-  flags.push(...missingFiles(input));
+  flags.push(...await missingFiles(input));
   flags.push(...await countFlags(input));
   return flags;
 }

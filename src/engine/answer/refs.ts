@@ -159,28 +159,53 @@ export function normalizePath(path: string): string | null {
   return parts.join("/");
 }
 
+/**
+ * The repository paths a path as written names directly (absolute in a root; relative to the
+ * worker's folder, then to the root), without searching by name; null when outside every root.
+ */
+export function directPaths(
+  path: string,
+  tree: Pick<RefTree, "cwd" | "roots">,
+): string[] | null {
+  if (path.startsWith("/")) {
+    const root = [...tree.roots].sort((a, b) => b.length - a.length).find((r) =>
+      path === r || path.startsWith(r.endsWith("/") ? r : `${r}/`)
+    );
+    if (root === undefined) return null;
+    const exact = normalizePath(path.slice(root.length));
+    return exact === null ? [] : [exact];
+  }
+  const candidates = [tree.cwd === "" ? path : `${tree.cwd}/${path}`, path];
+  return [...new Set(candidates.map(normalizePath).filter((c): c is string => c !== null))];
+}
+
+/**
+ * A path of an ignored file (not in the tree's list) that is on disk all the same: what a worker
+ * may rightly cite (`dist/app.js:3`). Needs `read`; only paths named directly count.
+ */
+export async function onDisk(
+  path: string,
+  tree: Pick<RefTree, "cwd" | "roots"> & { read?: RefTree["read"] },
+): Promise<string | null> {
+  if (tree.read === undefined) return null;
+  for (const candidate of directPaths(path, tree) ?? []) {
+    if (candidate !== "" && (await tree.read(candidate)) !== null) return candidate;
+  }
+  return null;
+}
+
 /** A path as a worker wrote it, resolved to one file of the tree, or why it cannot be. */
 export function resolvePath(
   path: string,
   tree: Pick<RefTree, "files" | "cwd" | "roots">,
   fileSet: ReadonlySet<string> = new Set(tree.files),
 ): { path: string } | { reason: string } {
-  let rel = path;
-  if (path.startsWith("/")) {
-    const root = [...tree.roots].sort((a, b) => b.length - a.length).find((r) =>
-      path === r || path.startsWith(r.endsWith("/") ? r : `${r}/`)
-    );
-    if (root === undefined) return { reason: "outside the repository" };
-    rel = path.slice(root.length).replace(/^\/+/, "");
-    const exact = normalizePath(rel);
-    return exact !== null && fileSet.has(exact) ? { path: exact } : { reason: "no such file" };
-  }
-  const candidates = [tree.cwd === "" ? rel : `${tree.cwd}/${rel}`, rel];
-  for (const c of candidates) {
-    const normal = normalizePath(c);
-    if (normal !== null && fileSet.has(normal)) return { path: normal };
-  }
-  const tail = normalizePath(rel.replace(/^(\.\.?\/)+/, ""));
+  const direct = directPaths(path, tree);
+  if (direct === null) return { reason: "outside the repository" };
+  const found = direct.find((c) => fileSet.has(c));
+  if (found !== undefined) return { path: found };
+  if (path.startsWith("/")) return { reason: "no such file" };
+  const tail = normalizePath(path.replace(/^(\.\.?\/)+/, ""));
   if (tail === null || tail === "") return { reason: "no such file" };
   const fits = tree.files.filter((f) => f === tail || f.endsWith(`/${tail}`));
   if (fits.length === 1) return { path: fits[0]! };
@@ -203,7 +228,12 @@ async function checkOne(
   fileSet: ReadonlySet<string>,
   texts: Map<string, Promise<string | null>>,
 ): Promise<RefCheck> {
-  const resolved = resolvePath(ref.path, tree, fileSet);
+  let resolved = resolvePath(ref.path, tree, fileSet);
+  if ("reason" in resolved && resolved.reason === "no such file") {
+    // Not in the tree's list, yet maybe on disk: an ignored file the worker read.
+    const ignored = await onDisk(ref.path, tree);
+    if (ignored !== null) resolved = { path: ignored };
+  }
   if ("reason" in resolved) return { ...ref, ok: false, reason: resolved.reason };
   const at = { ...ref, resolved: resolved.path };
   let text = texts.get(resolved.path);

@@ -34,7 +34,12 @@ async function setup() {
     tools: 3,
     attached: false,
     changed: [],
-    tree: { files, cwd: "", roots: [repo.path] },
+    tree: {
+      files,
+      cwd: "",
+      roots: [repo.path],
+      read: (path) => Deno.readTextFile(join(repo.path, path)).catch(() => null),
+    },
     count: (text, scope, options) => grepCounts(sys, repo.path, text, { scope, ...options }),
     ...more,
   });
@@ -105,7 +110,7 @@ Deno.test("checkEvidence() flags files and tests an answer names that do not exi
   await using t = await setup();
   const answer = [
     "## Summary",
-    "Done; see `src/a.ts` and `src/` and `docs/missing.md`.",
+    "Done; see `src/a.ts` and `src/` and `docs/missing.md` (built into `dist/out.js`).",
     "## Files changed",
     "- `src/a.ts` - renamed the call",
     "- src/ghost.ts - added",

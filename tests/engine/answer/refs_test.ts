@@ -168,6 +168,19 @@ Deno.test("checkReferences() finds a named symbol near the cited line or in its 
   ]);
 });
 
+Deno.test("checkReferences() counts an ignored file on disk cited by its path, not one found by name", async () => {
+  const { repo, tree } = await repoTree({ ...FILES, ".gitignore": "dist/\n" });
+  await using _ = repo;
+  await Deno.mkdir(join(repo.path, "dist"));
+  await Deno.writeTextFile(join(repo.path, "dist/out.js"), "a\nb\n");
+  const result = await checkReferences("dist/out.js:2, dist/out.js:3, out.js:1", tree);
+  assert.deepEqual(result.checks.map((c) => [c.ref, c.ok, c.reason]), [
+    ["dist/out.js:2", true, undefined],
+    ["dist/out.js:3", false, "line 3 is past the end of the file (2 lines)"],
+    ["out.js:1", false, "no such file"],
+  ]);
+});
+
 Deno.test("checkReferences() maps absolute paths in a copy or a view back to the repository", async () => {
   const { repo, tree } = await repoTree(FILES);
   await using _ = repo;
