@@ -11,9 +11,9 @@ import { join } from "../../sys/path.ts";
 import { grepCounts } from "../../vcs/mod.ts";
 import type { Workspace } from "../workspace.ts";
 import type { Final } from "../walk.ts";
-import { checkEvidence } from "./evidence.ts";
+import { checkEvidence, mentionsFiles } from "./evidence.ts";
 import { parseAnswer } from "./format.ts";
-import { checkReferences, type RefTree } from "./refs.ts";
+import { checkReferences, extractReferences, type RefTree } from "./refs.ts";
 
 /** A file larger than this is not read to check a line in it. */
 const READ_MAX = 8 * 1024 * 1024;
@@ -37,7 +37,12 @@ function relativeTo(root: string, path: string): string | null {
 export async function refTreeOf(
   record: RunRecord,
   workspace: Workspace,
-  after: string,
+  options: {
+    /** The tree id whose files are listed. */
+    after: string;
+    /** List the files (one `git ls-tree`); without, the tree lists none. @default true */
+    list?: boolean;
+  },
 ): Promise<RefTree & { root: string }> {
   const root = workspace.work.root;
   const given = [root, workspace.view?.root, record.repoRoot, record.isolation?.copyRoot]
@@ -52,7 +57,9 @@ export async function refTreeOf(
       break;
     }
   }
-  const files = await workspace.work.files({ ...workspace.before, tree: after });
+  const files = options.list === false
+    ? []
+    : await workspace.work.files({ ...workspace.before, tree: options.after });
   return {
     root,
     files,
@@ -92,11 +99,12 @@ export async function checkAnswer(
   }
   if (record.cached !== undefined) return; // the earlier run's checks were copied with its answer
   const after = final.changes?.after ?? workspace.before.tree;
-  const tree = await refTreeOf(
-    record,
-    workspace,
-    record.mode === "read" ? workspace.before.tree : after,
-  );
+  // An answer that cites nothing and names no file costs no file listing.
+  const list = extractReferences(answer).length > 0 || mentionsFiles(answer, parsed);
+  const tree = await refTreeOf(record, workspace, {
+    after: record.mode === "read" ? workspace.before.tree : after,
+    list,
+  });
   const { checks: _checks, ...refs } = await checkReferences(answer, tree);
   record.refs = refs;
   const changed = record.mode === "read" ? [] : (final.changes?.files ?? []).map((f) => f.path);

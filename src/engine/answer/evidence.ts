@@ -230,6 +230,13 @@ async function countFlags(input: EvidenceInput): Promise<EvidenceFlag[]> {
   return flags;
 }
 
+/** True when an answer names files or states counts: checking it needs the tree's files. */
+export function mentionsFiles(answer: string, parsed: ParsedAnswer): boolean {
+  return parsed.filesChanged.length > 0 || pathTokens(answer, false).length > 0 ||
+    parsed.verified.some((item) => pathTokens(item, true).length > 0) ||
+    countClaims(answer).length > 0;
+}
+
 /** Runs every evidence check on an answer. */
 export async function checkEvidence(input: EvidenceInput): Promise<EvidenceFlag[]> {
   const flags: EvidenceFlag[] = [];
