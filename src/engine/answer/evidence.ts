@@ -92,6 +92,21 @@ async function exists(
   });
 }
 
+/**
+ * True when a path names a place in the tree: absolute in one of its roots, or relative with a
+ * first folder the tree has (`docs/x.md` when there is a `docs/`), or a plain file name. An
+ * import specifier (`@scope/pkg/x.js`) or a path elsewhere (`~/.config/x.json`) is not a claim
+ * about the tree.
+ */
+function claimsTree(token: string, tree: EvidenceInput["tree"]): boolean {
+  if (token.startsWith("/")) return tree.roots.some((r) => token.startsWith(`${r}/`));
+  const clean = token.replace(/^(\.\/)+/, "");
+  if (clean.startsWith("../") || !clean.includes("/")) return true;
+  const first = clean.split("/")[0]!;
+  const bases = [tree.cwd === "" ? first : `${tree.cwd}/${first}`, first];
+  return bases.some((b) => tree.files.some((f) => f.startsWith(`${b}/`)));
+}
+
 async function missingFiles(input: EvidenceInput): Promise<EvidenceFlag[]> {
   const fileSet = new Set(input.tree.files);
   const flags: EvidenceFlag[] = [];
@@ -114,7 +129,8 @@ async function missingFiles(input: EvidenceInput): Promise<EvidenceFlag[]> {
     ...input.parsed.verified.flatMap((item) => pathTokens(item, true)),
   ]);
   for (const token of named) {
-    if (claimed.includes(token) || await exists(token, input.tree, fileSet)) continue;
+    if (claimed.includes(token) || !claimsTree(token, input.tree)) continue;
+    if (await exists(token, input.tree, fileSet)) continue;
     if ([...changed].some((c) => c === token || c.endsWith(`/${token}`))) continue;
     flags.push({
       kind: "missing_file",

@@ -15,6 +15,7 @@ const FILES = {
   "src/b.ts": "export function retry() {}\n",
   "lib/c.ts": "// Retry here\nretry();\n",
   "tests/a_test.ts": "test('a');\n",
+  "docs/guide.md": "# Guide\n",
 };
 
 async function setup() {
@@ -117,6 +118,7 @@ Deno.test("checkEvidence() flags files and tests an answer names that do not exi
     "## Verified",
     "- ran `deno test tests/a_test.ts` and tests/b_test.ts",
     "- ran `npm test` (`/usr/bin/env` is fine, so is https://example.com/x.ts)",
+    "- imports `@scope/pkg/index.js` and reads `~/.config/app/config.json`",
   ].join("\n");
   const flags = await checkEvidence(t.input(answer, { mode: "write", changed: ["src/a.ts"] }));
   assert.deepEqual(flags.map((f) => [f.kind, f.message]), [
