@@ -43,3 +43,16 @@ Deno.test("a version 2 database gains the refs columns, filled from the records 
   });
   assert.deepEqual(hits.map((h) => h.refs), [null, "4/5"]);
 });
+
+Deno.test("a cached answer is the cache's in the history, not a worker's", async () => {
+  await using t = await indexedWithRefs();
+  const cached = await writeFakeRun(t.state.path, { task: "Where?", endedAt: Date.now() + 1000 });
+  cached.cached = { from: "20261201-100000-aaaa", at: 1 };
+  await writeRecord(statePaths(t.state.path), cached);
+  await indexRun(t.sys, cached);
+  const hits = await withHistory(t.sys, (db) => searchRuns(db, {}, {}));
+  assert.deepEqual(hits.map((h) => [h.task, h.worker, h.model]).slice(0, 2), [
+    ["Where?", "cache", null],
+    ["Other", "opencode", null],
+  ]);
+});
