@@ -232,7 +232,8 @@ function otherLines(record: RunRecord): string[] {
 
 /** One status line of a run. */
 export function renderBrief(record: RunRecord, now: number): string {
-  const result = record.answer ?? record.message ?? record.progress.last ?? record.task;
+  const result = record.sections?.summary || record.answer || record.message ||
+    record.progress.last || record.task;
   return `${record.id}  ${record.state}  ${record.mode}  ${formatDuration(runTime(record, now))}  ${
     workerLabel(record)
   }  ${safeLine(result, 80)}\n`;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { renderReport } from "../../src/cli/report.ts";
+import { renderBrief, renderReport } from "../../src/cli/report.ts";
 import { briefLine } from "../../src/cli/watch.ts";
 import { LiveFold } from "../../src/engine/fold.ts";
 import type { RunRecord } from "../../src/store/record.ts";
@@ -86,4 +86,16 @@ Deno.test("the done line carries refs and the answer's summary", () => {
     refs: "5/5",
   });
   assert.match(briefLine(line)!, /· refs 5\/5 · In src\/retry\.ts:12\.$/);
+});
+
+Deno.test("renderBrief() shows a formatted answer's summary, an unformatted one as it is", () => {
+  const sections = {
+    summary: "In src/retry.ts:12.",
+    findings: [],
+    filesChanged: [],
+    verified: [],
+    openIssues: [],
+  };
+  assert.match(renderBrief(record({ sections }), 20_000), /opencode \(fake\/a\) {2}In src\/retry/);
+  assert.match(renderBrief(record({ answer: "Plain text" }), 20_000), / {2}Plain text\n$/);
 });
