@@ -79,7 +79,7 @@ export {
   refsLabel,
   type RefsResult,
   type RefTree,
-  refTreeOf,
+  refTreeAt,
 } from "./answer/mod.ts";
 export { buildFollowUp, buildPrompt, PROMPT_TEMPLATES, type PromptOptions } from "./prompt.ts";
 export { LiveFold, type Phase, runTime, type RunView, viewOf, workerOf } from "./fold.ts";

@@ -1,7 +1,7 @@
 /**
- * Counting a fixed string in a work tree with `git grep` (tracked and untracked files, ignored
- * ones left out, binary files skipped): how many matches, matching lines and files, so the
- * evidence check can hold a count an answer states against the tree.
+ * Reading a work tree as it is now, for the answer checks: counting a fixed string with
+ * `git grep` (tracked and untracked files, ignored ones left out, binary files skipped: how many
+ * matches, matching lines and files), and listing its files the same way.
  */
 import { git, type GitSys } from "./git.ts";
 
@@ -42,4 +42,11 @@ export async function grepCounts(
     lines.add(`${file}\0${line}`);
   }
   return { occurrences, lines: lines.size, files: files.size };
+}
+
+/** Every file of the work tree at `root` (tracked and untracked, not ignored), root-relative. */
+export async function workTreeFiles(sys: GitSys, root: string): Promise<string[]> {
+  const args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"];
+  const out = await git(sys, args, { cwd: root });
+  return out.stdout.split("\0").filter((path) => path !== "");
 }

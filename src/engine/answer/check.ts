@@ -8,7 +8,7 @@
 import type { RunRecord } from "../../store/record.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
-import { grepCounts } from "../../vcs/mod.ts";
+import { findRepo, grepCounts, workTreeFiles } from "../../vcs/mod.ts";
 import type { Workspace } from "../workspace.ts";
 import type { Final } from "../walk.ts";
 import { checkEvidence, mentionsFiles } from "./evidence.ts";
@@ -65,22 +65,43 @@ export async function refTreeOf(
     files,
     cwd,
     roots,
-    async read(path) {
-      const file = join(root, path);
-      try {
-        const info = await Deno.stat(file);
-        if (!info.isFile || info.size > READ_MAX) return null;
-        return await Deno.readTextFile(file);
-      } catch (error) {
-        if (
-          error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied
-        ) {
-          return null;
-        }
-        throw error;
-      }
-    },
+    read: (path) => readSmall(join(root, path)),
   };
+}
+
+/**
+ * The tree of a directory's repository as it is now (tracked and untracked files, read from
+ * disk), for checking an answer after its run, e.g. a review's or an audit's; null outside a
+ * repository. `dir` is the worker's folder the paths may be relative to.
+ */
+export async function refTreeAt(
+  sys: Pick<Sys, "runner" | "env">,
+  dir: string,
+): Promise<(RefTree & { root: string }) | null> {
+  const repo = await findRepo(sys, dir);
+  if (repo === null) return null;
+  const root = repo.root;
+  const rel = relativeTo(root, await real(dir)) ?? "";
+  return {
+    root,
+    files: await workTreeFiles(sys, root),
+    cwd: rel,
+    roots: [root],
+    read: (path) => readSmall(join(root, path)),
+  };
+}
+
+async function readSmall(file: string): Promise<string | null> {
+  try {
+    const info = await Deno.stat(file);
+    if (!info.isFile || info.size > READ_MAX) return null;
+    return await Deno.readTextFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
+      return null;
+    }
+    throw error;
+  }
 }
 
 /** Parses and checks `final`'s answer, writing `sections`, `refs` and `evidence` into `record`. */

@@ -21,5 +21,5 @@ export {
   type RefsResult,
   type RefTree,
 } from "./refs.ts";
-export { refTreeOf } from "./check.ts";
+export { refTreeAt, refTreeOf } from "./check.ts";
 export { EVIDENCE_KINDS, type EvidenceFlag, type EvidenceKind } from "./evidence.ts";

@@ -6,6 +6,8 @@ import {
   type RefTree,
 } from "../../../src/engine/answer/refs.ts";
 import { findSymbol } from "../../../src/engine/answer/symbols.ts";
+import { refTreeAt } from "../../../src/engine/answer/check.ts";
+import { testSys } from "../../support/sys.ts";
 import { git, tempRepo } from "../../support/temp.ts";
 
 const APP = [
@@ -213,4 +215,24 @@ Deno.test("findSymbol() works for indented Python too", () => {
   assert.equal(findSymbol(py, "Store.load", { line: 8, end: 8, slack: 3 }).ok, true);
   assert.equal(findSymbol(py, "Store", { line: 8, end: 8, slack: 3 }).ok, true);
   assert.equal(findSymbol(py, "save", { line: 8, end: 8, slack: 3 }).ok, false);
+});
+
+Deno.test("refTreeAt() checks an answer against a directory's tree as it is now, untracked files too", async () => {
+  const { repo } = await repoTree(FILES);
+  await using _ = repo;
+  await Deno.writeTextFile(join(repo.path, "src/draft.ts"), "one\ntwo\n");
+  const state = await Deno.makeTempDir();
+  try {
+    const sys = testSys({ stateDir: state });
+    const tree = await refTreeAt(sys, join(repo.path, "src"));
+    assert.ok(tree);
+    assert.equal(tree.cwd, "src");
+    const result = await checkReferences("draft.ts:2, ./app.ts:3, ../docs/guide.md:9", tree);
+    assert.deepEqual(result.failed, [
+      { ref: "../docs/guide.md:9", reason: "line 9 is past the end of the file (3 lines)" },
+    ]);
+    assert.equal(await refTreeAt(sys, state), null);
+  } finally {
+    await Deno.remove(state, { recursive: true });
+  }
 });
