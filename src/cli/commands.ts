@@ -89,6 +89,11 @@ const RUN_FLAGS: FlagDef[] = [
   },
   { name: "no-fallback", type: "boolean", describe: "do not move along the fallback chain" },
   {
+    name: "fresh",
+    type: "boolean",
+    describe: "ask a worker again instead of reusing a cached answer of the same question",
+  },
+  {
     name: "max-tokens",
     type: "number",
     value: "N",

@@ -9,7 +9,7 @@ import { printJson, table, warn } from "./output.ts";
 /**
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
  * `tiers.cheap` … `tiers.audit`, `costs`, `workerPrices`, `primary`, `price`, `maxParallel`,
- * `limits`, `timeout`, `caps`, `notify`, `notifyCommand`) to `{value, source}` with
+ * `limits`, `timeout`, `caps`, `notify`, `notifyCommand`, `cacheDays`) to `{value, source}` with
  * source `flag|env|file|default`; an unconfigured tier has value `null`.
  */
 export interface ConfigReport {
@@ -45,6 +45,7 @@ export function settingRows(
   rows.notifyCommand = typeof config.notifyCommand === "string"
     ? { value: config.notifyCommand, source: "file" }
     : { value: null, source: "default" };
+  rows.cacheDays = settings.cacheDays;
   rows.configPath = settings.configPath;
   rows.stateDir = settings.stateDir;
   return rows;

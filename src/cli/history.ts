@@ -4,6 +4,7 @@
  */
 import { safeLine } from "./safe.ts";
 import {
+  answerSummary,
   createEngine,
   formatDuration,
   OUTCOME_CLASSES,
@@ -88,11 +89,12 @@ function renderHit(hit: SearchHit, now: number): string {
     formatDuration(hit.durationMs ?? 0),
     target,
     dateTime(hit.endedAt ?? hit.createdAt ?? now),
+    ...(hit.refs === null || hit.refs === undefined ? [] : [`refs ${hit.refs}`]),
   ].join("  ");
   const lines = [head, `  ${safeLine(hit.task, 100)}`];
   if (hit.snippet !== undefined) lines.push(`  ${hit.snippet.replace(/\s+/g, " ").trim()}`);
   else {
-    const result = hit.answer ?? hit.message;
+    const result = hit.answer === null ? hit.message : answerSummary(hit.answer);
     if (result) lines.push(`  → ${safeLine(result, 100)}`);
   }
   return lines.join("\n") + "\n";

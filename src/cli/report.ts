@@ -9,6 +9,7 @@ import {
   formatUntil,
   grouped,
   receiptLines,
+  refsLabel,
   type RunReport,
   runTime,
   targetLabel,
@@ -132,6 +133,7 @@ export function renderReport(
   );
   if (record.receipt) lines.push(...receiptLines(record.receipt));
   if (record.message && record.state !== "done") lines.push(`problem  ${safe(record.message)}`);
+  lines.push(...answerCheckLines(record, now));
   for (const note of record.notes ?? []) lines.push(`note     ${safe(note)}`);
   const verify = record.verify;
   if (verify) {
@@ -193,6 +195,27 @@ export function renderReport(
   return lines.join("\n") + "\n";
 }
 
+/** Where a cached answer came from, the reference check and the evidence flags. */
+function answerCheckLines(record: RunRecord, now: number): string[] {
+  const lines: string[] = [];
+  if (record.cached) {
+    lines.push(
+      `cached   the answer of run ${record.cached.from} (ended ${
+        formatUntil(record.cached.at, now)
+      }); no worker ran, --fresh asks again`,
+    );
+  }
+  const refs = record.refs;
+  if (refs) {
+    lines.push(`refs     ${refsLabel(refs)} verified`);
+    for (const f of refs.failed) {
+      lines.push(`         ✗ ${safeLine(f.ref, 60)}: ${safeLine(f.reason, 100)}`);
+    }
+  }
+  for (const flag of record.evidence ?? []) lines.push(`flagged  ${safeLine(flag.message, 160)}`);
+  return lines;
+}
+
 /** The files changed while a write run worked that no tool call of its worker could have made. */
 function otherLines(record: RunRecord): string[] {
   const others = record.changes?.others ?? [];
@@ -209,7 +232,8 @@ function otherLines(record: RunRecord): string[] {
 
 /** One status line of a run. */
 export function renderBrief(record: RunRecord, now: number): string {
-  const result = record.answer ?? record.message ?? record.progress.last ?? record.task;
+  const result = record.sections?.summary || record.answer || record.message ||
+    record.progress.last || record.task;
   return `${record.id}  ${record.state}  ${record.mode}  ${formatDuration(runTime(record, now))}  ${
     workerLabel(record)
   }  ${safeLine(result, 80)}\n`;

@@ -59,6 +59,7 @@ export function requestFrom(flags: FlagValues, mode: RunRequest["mode"]): RunReq
   if (flags.file !== undefined) request.files = flags.file as string[];
   if (flags.web === true) request.web = true;
   if (flags["no-fallback"] === true) request.noFallback = true;
+  if (flags.fresh === true) request.fresh = true;
   if (flags.timeout !== undefined) request.timeoutMs = flags.timeout as number;
   if (Object.keys(caps).length > 0) request.caps = caps;
   return request;

@@ -28,7 +28,12 @@ function rows(records: RunReport[], now: number): string {
         formatDuration(runTime(r, now)),
         String(view.steps),
         view.worker,
-        safeLine(isFinal(r.state) ? (r.answer ?? r.message ?? "") : (view.last ?? r.task), 48),
+        safeLine(
+          isFinal(r.state)
+            ? (r.sections?.summary || (r.answer ?? r.message ?? ""))
+            : (view.last ?? r.task),
+          48,
+        ),
       ];
     }),
   ]);

@@ -35,7 +35,8 @@ export function briefLine(line: WatchLine, view?: RunView): string | null {
       const mark = line.event === "done" ? "✓" : kind === "stopped" ? "■" : "✗";
       const files = line.changes?.length ?? 0;
       const changed = files > 0 ? ` · ${files} file(s) changed` : "";
-      return `${mark} ${line.run} ${text} · ${line.time} · ${line.worker}${changed} · ${
+      const refs = line.refs === undefined ? "" : ` · refs ${line.refs}`;
+      return `${mark} ${line.run} ${text} · ${line.time} · ${line.worker}${changed}${refs} · ${
         safeLine(line.summary, 100)
       }`;
     }

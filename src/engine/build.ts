@@ -230,12 +230,14 @@ export async function buildRuns(
     ? await newRunFrom(sys, loaded, request, warnings)
     : await followUpFrom(sys, loaded, request, request.continue);
   if (Object.keys(caps).length > 0) spec.caps = caps;
+  if (request.fresh === true) spec.fresh = true;
   const attached = await attach(sys, spec.cwd, request.files ?? []);
   if (attached.files.length > 0) spec.files = attached.files;
   const { models, costs, workerPrices, primary, price } = loaded.loaded.config;
   spec.settings = {
     maxParallel: loaded.settings.maxParallel.value,
     limits: loaded.settings.limits.value,
+    cacheDays: loaded.settings.cacheDays.value,
     config: JSON.parse(JSON.stringify({ models, costs, workerPrices, primary, price })),
   };
   return { specs: tasks.map((task) => ({ ...spec, task: task + attached.text })), warnings };

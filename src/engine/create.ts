@@ -46,6 +46,8 @@ export interface NewRun {
   files?: { path: string; bytes: number }[];
   /** The settings resolved for this run. */
   settings?: FrozenSettings;
+  /** Ask again: the answer cache is not consulted (`--fresh`). */
+  fresh?: boolean;
 }
 
 /** Creates the run folder and its queued record. */
@@ -75,6 +77,7 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.settings === undefined ? {} : { settings: spec.settings }),
     ...(spec.allowLinks === true ? { allowLinks: true } : {}),
     ...(spec.taskIndex === undefined ? {} : { taskIndex: spec.taskIndex }),
+    ...(spec.fresh === true ? { fresh: true } : {}),
   };
   if (spec.reuse !== undefined) {
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };

@@ -3,6 +3,7 @@
  * tokens, fallbacks, where it stands) and the watch lines a change produces (watch_lines.ts).
  * `watch`, `status`, and later the dashboard and MCP progress all show this view.
  */
+import { refsLabel } from "./answer/refs.ts";
 import type { PitroomEvent } from "../events/mod.ts";
 import type { RunRecord, Target, Tokens } from "../store/record.ts";
 import { targetLabel } from "./chain.ts";
@@ -181,7 +182,11 @@ export class LiveFold {
       run: record.id,
       time: formatDuration(ms),
       worker: workerOf(record),
-      summary: oneLine(record.answer ?? record.message ?? "", 200),
+      summary: oneLine(
+        record.sections?.summary || (record.answer ?? record.message ?? ""),
+        200,
+      ),
+      ...(record.refs ? { refs: refsLabel(record.refs) } : {}),
       ...(changes.length > 0 ? { changes } : {}),
     };
     const line: EndLine = record.outcome === "ok"

@@ -25,6 +25,7 @@ import { EventLog } from "./event_log.ts";
 import { finishFiles } from "./finish.ts";
 import { receiptFor } from "./receipts/mod.ts";
 import { indexRun } from "../store/history/mod.ts";
+import { rememberAnswer } from "./answer/cache.ts";
 
 /** Options of `executeRun`. */
 export interface ExecuteOptions {
@@ -131,12 +132,15 @@ async function finish(
   if (final.answer !== undefined) record.answer = final.answer;
   if (final.changes !== undefined) record.changes = final.changes;
   else if (record.mode === "read") delete record.changes;
-  const receipt = await receiptFor(sys, record).catch(async (error) => {
-    // The prices come from the config file: one the file system refuses leaves no receipt.
-    if (!isOsError(error)) throw error;
-    await logFailure(sys, "runs.log", { what: `pricing run ${record.id} (no receipt)`, error });
-    return undefined;
-  });
+  // A cached answer cost nothing now: what it cost and saved stays on the run that made it.
+  const receipt = record.cached !== undefined
+    ? undefined
+    : await receiptFor(sys, record).catch(async (error) => {
+      // The prices come from the config file: one the file system refuses leaves no receipt.
+      if (!isOsError(error)) throw error;
+      await logFailure(sys, "runs.log", { what: `pricing run ${record.id} (no receipt)`, error });
+      return undefined;
+    });
   if (receipt !== undefined) record.receipt = receipt;
   await writeRecord(paths, record);
   emit(event("run.finished", record.endedAt, {
@@ -147,6 +151,9 @@ async function finish(
     ...(record.message ? { message: record.message } : {}),
     ...(record.changes ? { changed: record.changes.files.map((f) => f.path) } : {}),
   }));
+  await rememberAnswer(sys, record).catch((error) =>
+    logFailure(sys, "runs.log", { what: `remembering the answer of run ${record.id}`, error })
+  );
   await finishFiles(paths.run(record.id), final.outcome === "ok");
   await indexRun(sys, record);
   await clearActive(paths, record.id);

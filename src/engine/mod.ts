@@ -22,7 +22,11 @@
  * spawns it with the guard first on PATH, the raw stream is teed to the run folder and parsed
  * into the event union, caps stop a runaway worker, the backend classifies the end; rate limits
  * and quotas put the target in cooldown and move on. Afterwards the changes are recorded (or a
- * read run's undone), `verify` runs, the receipt is priced, the history indexes the run.
+ * read run's undone), `verify` runs, the answer is checked (answer/: its sections, its
+ * `path:line` references, evidence flags), the receipt is priced, the history indexes the run.
+ * The worker's prompt is built from templates (prompt.ts, prompts/); a read run asked again on
+ * the same tree state may get an earlier answer that held up from the answer cache
+ * (answer/cache.ts) without a worker.
  *
  * Following runs: `engine.subscribe(selector, onEvent, { since, fromOffsets })` replays each
  * run's events from an event index or the byte offset an earlier event carried (a client that
@@ -59,6 +63,25 @@ export {
   RunRequestSchema,
 } from "./request.ts";
 export { type RunReport, runReportJsonSchema, RunReportSchema } from "./report.ts";
+export {
+  answerSummary,
+  type CheckedRefs,
+  checkReferences,
+  EVIDENCE_KINDS,
+  type EvidenceFlag,
+  type EvidenceKind,
+  extractReferences,
+  type Finding,
+  parseAnswer,
+  type ParsedAnswer,
+  type RefCheck,
+  type Reference,
+  refsLabel,
+  type RefsResult,
+  type RefTree,
+  refTreeAt,
+} from "./answer/mod.ts";
+export { buildFollowUp, buildPrompt, PROMPT_TEMPLATES, type PromptOptions } from "./prompt.ts";
 export { LiveFold, type Phase, runTime, type RunView, viewOf, workerOf } from "./fold.ts";
 export {
   describeWatchLines,

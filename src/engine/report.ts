@@ -75,6 +75,23 @@ export const RunReportSchema = z.object({
   notes: z.array(z.string()).optional(),
   receipt: z.object({ tokens, saved: z.number(), primary: z.string() }).optional(),
   files: z.array(z.object({ path: z.string(), bytes: z.number() })).optional(),
+  sections: z.object({
+    summary: z.string(),
+    findings: z.array(z.object({ text: z.string(), ref: z.string().optional() })),
+    filesChanged: z.array(z.string()),
+    verified: z.array(z.string()),
+    openIssues: z.array(z.string()),
+  }).optional().describe("the answer's sections, when it follows the answer format"),
+  refs: z.object({
+    verified: z.number(),
+    total: z.number(),
+    failed: z.array(z.object({ ref: z.string(), reason: z.string() })),
+  }).optional().describe("the reference check: `path:line` citations that held, of all"),
+  evidence: z.array(z.object({ kind: z.string(), message: z.string() })).optional()
+    .describe("claims of the answer that the run or the tree contradict"),
+  fresh: z.boolean().optional(),
+  cached: z.object({ from: z.string(), at: z.number() }).optional()
+    .describe("answered from the answer cache: the earlier run and when it ended"),
 });
 
 /** A run report. */

@@ -39,6 +39,9 @@ export const RunRequestSchema = z.object({
   ),
   noFallback: z.boolean().optional().describe("do not move along the fallback chain"),
   continue: z.string().optional().describe("follow up on a finished run (or `last`)"),
+  fresh: z.boolean().optional().describe(
+    "ask a worker again instead of reusing the cached answer of the same question",
+  ),
   background: z.boolean().optional().describe("hand the run to the host and return at once"),
 });
 

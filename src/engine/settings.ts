@@ -60,6 +60,8 @@ export interface Settings {
   limits: Setting<Record<string, number>>;
   /** The default run timeout. */
   timeout: Setting<{ text: string; ms: number }>;
+  /** Days a read answer may be given again from the answer cache (0: off). */
+  cacheDays: Setting<number>;
   /** The config file (`PITROOM_CONFIG` or the XDG default). */
   configPath: Setting<string>;
   /** Pitroom's state dir (`PITROOM_STATE_DIR` or the XDG default). */
@@ -243,6 +245,19 @@ function resolveCosts(config: Config, warnings: string[]): Setting<Record<string
   return { value, source: "file" };
 }
 
+/** The default of `cacheDays`. */
+export const DEFAULT_CACHE_DAYS = 7;
+
+function resolveCacheDays(config: Config, warnings: string[]): Setting<number> {
+  const raw = config.cacheDays;
+  if (raw === undefined) return { value: DEFAULT_CACHE_DAYS, source: "default" };
+  if (raw < 0 || raw > 365) {
+    warnings.push(`Config key "cacheDays" should be 0 to 365 days: using ${DEFAULT_CACHE_DAYS}`);
+    return { value: DEFAULT_CACHE_DAYS, source: "default" };
+  }
+  return { value: raw, source: "file" };
+}
+
 /** Computes every effective setting from the config, the environment and the flags (pure). */
 export function resolveSettings(input: SettingsInput): ResolvedSettings {
   const warnings: string[] = [];
@@ -295,6 +310,7 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     maxParallel: resolveMaxParallel(input, warnings),
     limits: resolveLimits(config, warnings),
     timeout,
+    cacheDays: resolveCacheDays(config, warnings),
     configPath: {
       value: input.configPath,
       source: env.get("PITROOM_CONFIG") ? "env" : "default",

@@ -20,7 +20,7 @@ import { runAttempt } from "./attempt.ts";
 import { targetLabel } from "./chain.ts";
 import { cooldownUntil } from "./cooldown.ts";
 import { FALLBACK_CLASSES } from "./exit.ts";
-import { buildPrompt } from "./prompt.ts";
+import { promptFor } from "./prompt.ts";
 import { RecordWriter } from "./record_writer.ts";
 import { runVerify } from "./verify.ts";
 import { capHit } from "./caps.ts";
@@ -29,6 +29,8 @@ import { resolvePricing } from "./receipts/pricing.ts";
 import { workerCostOf } from "./receipts/receipt.ts";
 import type { TrackedTree } from "./tree.ts";
 import { changedFiles, collectWorkspace, prepareWorkspace, type Workspace } from "./workspace.ts";
+import { checkAnswer } from "./answer/check.ts";
+import { answerFromCache, cacheable, cacheKey, lookupAnswer } from "./answer/cache.ts";
 
 /** How the chain ended. */
 export interface Final {
@@ -93,10 +95,32 @@ export async function walkChain(
   // The snapshot, and the watch of the ignored files (kept for a read run) beside the rest.
   const workspace = tree ? await prepareWorkspace(sys, record, tree) : null;
   try {
-    return await walkPrepared(sys, record, workspace, options, emit);
+    const cached = workspace ? await fromCache(sys, record, workspace) : null;
+    const final = cached ?? await walkPrepared(sys, record, workspace, options, emit);
+    if (workspace) {
+      await checkAnswer(sys, record, workspace, final).catch(async (error) => {
+        // A check that cannot run leaves the answer as it is, said so, never lost.
+        await logFailure(sys, "runs.log", {
+          what: `checking the answer of run ${record.id}`,
+          error,
+        });
+        const why = error instanceof Error ? error.message : String(error);
+        (record.notes ??= []).push(`The answer's references were not checked: ${why}`);
+      });
+    }
+    return final;
   } finally {
     workspace?.view?.release();
   }
+}
+
+/** The earlier answer of the same question on the same tree, when the cache may give it. */
+async function fromCache(sys: Sys, record: RunRecord, workspace: Workspace): Promise<Final | null> {
+  if (!cacheable(record)) return null;
+  record.cacheKey = await cacheKey(record, workspace.before.tree);
+  const earlier = await lookupAnswer(sys, record, record.cacheKey);
+  if (earlier === null) return null;
+  return { outcome: "ok", answer: answerFromCache(record, earlier) };
 }
 
 async function walkPrepared(
@@ -110,7 +134,7 @@ async function walkPrepared(
   const runPaths = paths.run(record.id);
   const cwd = workspace?.cwd ?? record.cwd;
   const followUp = record.continues !== undefined;
-  let prompt = followUp ? record.task : buildPrompt(record.task, record.mode);
+  let prompt = promptFor(record);
   await Deno.writeTextFile(runPaths.prompt, prompt, { mode: 0o600 });
   const deadline = (record.startedAt ?? sys.clock.now()) + record.timeoutMs;
   let last: Final = { outcome: "failed", message: "No worker ran" };
@@ -265,7 +289,7 @@ async function walkPrepared(
     if (!FALLBACK_CLASSES.has(outcome.class) || next === undefined || followUp) break;
     const changed = workspace && record.mode !== "read" ? await changedFiles(workspace) : [];
     const note = handoverNote(target, outcome.class, result.events, changed);
-    if (note) prompt = buildPrompt(record.task, record.mode, { context: note });
+    if (note) prompt = promptFor(record, { context: note });
     emit(event("run.fallback", sys.clock.now(), {
       run: record.id,
       from: targetLabel(target),

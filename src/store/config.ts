@@ -36,6 +36,8 @@ export interface Config {
   notify?: boolean;
   /** A shell command that shows a notification instead (gets PITROOM_NOTIFY_* variables). */
   notifyCommand?: string;
+  /** Days a read answer that held up may be given again for the same question (0: off). @default 7 */
+  cacheDays?: number;
 }
 
 type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
@@ -55,6 +57,7 @@ const KEYS: Record<keyof Config, Kind> = {
   sandbox: "string|record",
   notify: "boolean",
   notifyCommand: "string",
+  cacheDays: "number",
 };
 
 /** A loaded config with its warnings. */

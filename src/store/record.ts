@@ -199,6 +199,34 @@ export interface RunRecord {
   files?: { path: string; bytes: number }[];
   /** The settings resolved when the run was created, frozen (the host does not read them again). */
   settings?: FrozenSettings;
+  /** The answer's sections, when it follows the answer format (engine/answer/format.ts). */
+  sections?: AnswerSections;
+  /** The reference check of the answer: how many `path:line` held, and each that did not. */
+  refs?: RefsCheck;
+  /** Claims of the answer the record or the tree contradict (engine/answer/evidence.ts). */
+  evidence?: { kind: string; message: string }[];
+  /** Asked with `--fresh`: the answer cache was not consulted. */
+  fresh?: boolean;
+  /** The answer cache's key of this run (read runs that may be reused). */
+  cacheKey?: string;
+  /** Answered from the cache: the earlier run whose answer this is, and when it ended. */
+  cached?: { from: string; at: number };
+}
+
+/** An answer split into the sections of the answer format. */
+export interface AnswerSections {
+  summary: string;
+  findings: { text: string; ref?: string }[];
+  filesChanged: string[];
+  verified: string[];
+  openIssues: string[];
+}
+
+/** The reference check of an answer. */
+export interface RefsCheck {
+  verified: number;
+  total: number;
+  failed: { ref: string; reason: string }[];
 }
 
 /** Settings a run keeps from its creation. */
@@ -208,6 +236,8 @@ export interface FrozenSettings {
   limits: Record<string, number>;
   /** The config's default models and prices as they were (the receipt is priced with these). */
   config?: Pick<Config, "models" | "costs" | "workerPrices" | "primary" | "price">;
+  /** Days an answer may be reused from the answer cache (0: off; absent: off). */
+  cacheDays?: number;
 }
 
 /** An empty progress. */

@@ -70,3 +70,4 @@ export {
   DeletesRefused,
   ObjectsGone,
 } from "./apply.ts";
+export { type GrepCounts, grepCounts, type GrepOptions, workTreeFiles } from "./grep.ts";

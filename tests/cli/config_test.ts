@@ -39,6 +39,7 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "caps",
     "notify",
     "notifyCommand",
+    "cacheDays",
     "configPath",
     "stateDir",
   ]);

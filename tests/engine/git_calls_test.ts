@@ -21,6 +21,7 @@ function subcommand(argv: readonly string[]): string {
 async function gitCalls(
   mode: "read" | "write",
   extra: Record<string, string> = {},
+  answer = "Done",
 ): Promise<string[]> {
   await using state = await tempDir("pitroom-state-");
   await using repo = await tempRepo({ "a.txt": "one\n", ".gitignore": "build/\n" });
@@ -52,7 +53,7 @@ async function gitCalls(
   calls.length = 0;
   const done = await executeRun(sys, record.id, {
     maxParallel: 20,
-    backends: () => fakeBackend(() => [{ answer: "Done" }]),
+    backends: () => fakeBackend(() => [{ tool: "read", target: "a.txt" }, { answer }]),
   });
   assert.equal(done.outcome, "ok");
   return calls;
@@ -82,6 +83,15 @@ Deno.test("a write run around a worker that does nothing makes 10 git calls", as
 Deno.test("a read run makes the write run's git calls and one more, keeping the ignored files", async () => {
   const read = (await gitCalls("read")).sort();
   assert.deepEqual(read, [...WRITE_RUN, "hash-object --no-filters"].sort());
+});
+
+Deno.test("checking an answer's references lists the tree once; a stated count adds two greps", async () => {
+  const read = (await gitCalls("read")).sort();
+  const cited = (await gitCalls("read", {}, "It is at a.txt:1 and new.txt:1.")).sort();
+  assert.deepEqual(cited, [...read, "ls-tree -r"].sort());
+  const counted = (await gitCalls("read", {}, 'a.txt:1 holds 1 occurrence of "one".')).sort();
+  const grep = "--literal-pathspecs grep";
+  assert.deepEqual(counted, [...read, "ls-tree -r", grep, grep].sort());
 });
 
 Deno.test("a read run of a tree with a secret-looking file adds the view's calls and no more", async () => {

@@ -165,6 +165,7 @@ Deno.test("pitroom history --json is a list of runs with the snippet marked by *
     "mode",
     "model",
     "outcome",
+    "refs",
     "saved",
     "snippet",
     "state",

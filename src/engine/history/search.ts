@@ -46,6 +46,8 @@ export interface SearchHit {
   saved: number | null;
   answer: string | null;
   message: string | null;
+  /** The answer's reference check (`4/5`), when it was checked. */
+  refs: string | null;
   /** The best matching passage, matches between the marks (only with a text). */
   snippet?: string;
 }
@@ -67,6 +69,8 @@ interface HitRow {
   saved: number | null;
   answer: string | null;
   message: string | null;
+  refs_verified: number | null;
+  refs_total: number | null;
   snippet?: string;
 }
 
@@ -85,6 +89,8 @@ const COLUMNS = [
   "changed_files",
   "saved",
   "message",
+  "refs_verified",
+  "refs_total",
 ].map((c) => `r.${c}`).join(", ") + ", d.task, d.answer";
 
 /** The WHERE clauses of the filters (text aside) and their parameters. */
@@ -137,6 +143,7 @@ function toHit(row: HitRow): SearchHit {
     saved: row.saved,
     answer: row.answer,
     message: row.message,
+    refs: row.refs_total === null ? null : `${row.refs_verified ?? 0}/${row.refs_total}`,
     ...(row.snippet === undefined ? {} : { snippet: row.snippet }),
   };
 }

@@ -9,7 +9,7 @@ import { statePaths } from "../paths.ts";
 import { withLock } from "../locks.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
-import { SCHEMA, SCHEMA_VERSION, UPGRADES } from "./schema.ts";
+import { SCHEMA, SCHEMA_VERSION, upgradesFrom } from "./schema.ts";
 
 /** How long a writer waits for another process's transaction, in ms. */
 const BUSY_TIMEOUT_MS = 10_000;
@@ -58,7 +58,7 @@ function migrate(db: DatabaseSync): void {
       );
     }
     if (from === 0) db.exec(SCHEMA);
-    else for (const sql of UPGRADES.slice(from - 1)) db.exec(sql);
+    else for (const sql of upgradesFrom(from)) db.exec(sql);
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec("COMMIT");
   } catch (error) {

@@ -151,8 +151,9 @@ export function runRow(record: RunRecord): RunRow {
     started_at: record.startedAt ?? null,
     ended_at: record.endedAt ?? null,
     duration_ms: record.endedAt === undefined ? null : record.endedAt - start,
-    worker: last?.worker ?? null,
-    model: last?.model ?? receipt?.model ?? null,
+    // An answer from the cache had no worker: it is counted as the cache's, not a worker's.
+    worker: record.cached !== undefined ? "cache" : last?.worker ?? null,
+    model: record.cached !== undefined ? null : last?.model ?? receipt?.model ?? null,
     mode: record.mode,
     run_group: record.group ?? null,
     state: record.state,
@@ -176,5 +177,7 @@ export function runRow(record: RunRecord): RunRow {
     changed_files: record.changes?.files.length ?? 0,
     isolated: record.isolation === undefined ? 0 : 1,
     applied: record.isolation?.applied === undefined ? 0 : 1,
+    refs_verified: record.refs?.verified ?? null,
+    refs_total: record.refs?.total ?? null,
   };
 }

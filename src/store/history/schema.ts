@@ -46,7 +46,9 @@ export const SCHEMA = `
     returned_tokens INTEGER,
     changed_files INTEGER NOT NULL,
     isolated INTEGER NOT NULL,
-    applied INTEGER NOT NULL
+    applied INTEGER NOT NULL,
+    refs_verified INTEGER,
+    refs_total INTEGER
   );
   CREATE INDEX runs_ended ON runs (ended_at);
 
@@ -109,7 +111,22 @@ const REBUILD = ALL_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n") +
 export const UPGRADES: readonly string[] = [
   // 1 -> 2: run texts moved to run_docs (stats scan short rows); attempts indexed by outcome.
   REBUILD,
+  // 2 -> 3: the reference check of each answer (the stored records already carry it).
+  `ALTER TABLE runs ADD COLUMN refs_verified INTEGER;
+   ALTER TABLE runs ADD COLUMN refs_total INTEGER;
+   UPDATE runs SET
+     refs_verified = (SELECT json_extract(d.record, '$.refs.verified') FROM run_docs d WHERE d.n = runs.n),
+     refs_total = (SELECT json_extract(d.record, '$.refs.total') FROM run_docs d WHERE d.n = runs.n);`,
 ];
+
+/**
+ * The upgrades that take a database from version `from` to the current one. A rebuild on the way
+ * makes the current schema at once, so the upgrades after it are not run.
+ */
+export function upgradesFrom(from: number): string[] {
+  const steps = UPGRADES.slice(from - 1);
+  return steps.includes(REBUILD) ? [REBUILD] : [...steps];
+}
 
 /** The schema version this Pitroom writes. */
 export const SCHEMA_VERSION = UPGRADES.length + 1;

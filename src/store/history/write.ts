@@ -47,6 +47,8 @@ const RUN_COLUMNS = [
   "changed_files",
   "isolated",
   "applied",
+  "refs_verified",
+  "refs_total",
 ] as const;
 
 /** Prepared statements for writing runs; reuse one for many runs (an import). */
