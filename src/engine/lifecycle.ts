@@ -25,6 +25,7 @@ import { EventLog } from "./event_log.ts";
 import { finishFiles } from "./finish.ts";
 import { receiptFor } from "./receipts/mod.ts";
 import { indexRun } from "../store/history/mod.ts";
+import { concludeAnswer, recordReview } from "./review/conclude.ts";
 
 /** Options of `executeRun`. */
 export interface ExecuteOptions {
@@ -138,7 +139,9 @@ async function finish(
     return undefined;
   });
   if (receipt !== undefined) record.receipt = receipt;
+  concludeAnswer(record);
   await writeRecord(paths, record);
+  await recordReview(sys, record);
   emit(event("run.finished", record.endedAt, {
     run: record.id,
     state: record.state,

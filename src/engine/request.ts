@@ -40,6 +40,10 @@ export const RunRequestSchema = z.object({
   noFallback: z.boolean().optional().describe("do not move along the fallback chain"),
   continue: z.string().optional().describe("follow up on a finished run (or `last`)"),
   background: z.boolean().optional().describe("hand the run to the host and return at once"),
+  plan: z.string().optional().describe(
+    "a plan file: the worker gets task `step`'s implementer brief (`task` is the notes)",
+  ),
+  step: z.number().int().positive().optional().describe("with `plan`: the task's number"),
 });
 
 /** A run request (what `engine.start` and `engine.run` take). */

@@ -70,3 +70,4 @@ export {
   DeletesRefused,
   ObjectsGone,
 } from "./apply.ts";
+export { rangeDiffText, type RangeText, treeDiffText } from "./review_diff.ts";
