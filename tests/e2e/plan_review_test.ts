@@ -112,6 +112,13 @@ const SCENARIOS = {
     }],
   },
   read: { turns: [{ answer: "src/app.ts:1 holds the answer." }] },
+  "no-verdict": { turns: [{ answer: "Looks fine to me." }] },
+  remove: {
+    turns: [
+      { shell: "rm README.md" },
+      { answer: `Removed README.md.${DONE}` },
+    ],
+  },
   hang: { turns: [{ hang: true }] },
 };
 
@@ -405,4 +412,35 @@ Deno.test("pitroom review refuses a live run, a read run and a review (exit 3)",
   r = await w.run(["run", "-i", "--plan", "nope.md", "--step", "1"]);
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /No plan "nope\.md"/);
+});
+
+Deno.test("a review without both verdict lines fails (exit 1); apply refuses conflicts and deletions", async () => {
+  await using w = await world(SCENARIOS, { config: CONFIG });
+  const edit = json<RunRecord>(
+    await w.run(["run", "-t", "60s", "--json", "-i", "-m", "fake/t1", "Make it 42"]),
+    "isolate run",
+  );
+  const r = await w.run(["review", "-t", "60s", "--json", edit.id, "-m", "fake/no-verdict"]);
+  assert.equal(r.code, 1, r.stderr);
+  const failed = JSON.parse(r.stdout) as RunRecord;
+  assert.equal(failed.state, "problem");
+  assert.match(failed.message ?? "", /lacks the line SPEC: PASS\|FAIL and QUALITY/);
+  assert.equal((await w.record(edit.id)).reviews?.[0]?.complete, false);
+  const shown = await w.run(["show", edit.id]);
+  assert.match(shown.stdout, /reviewed by .* failed review/);
+
+  // The user's tree moved on under the patch: apply refuses and writes nothing.
+  await Deno.writeTextFile(join(w.repo, "src/app.ts"), "export const answer = 40;\n");
+  const conflict = await w.run(["apply", edit.id]);
+  assert.notEqual(conflict.code, 0);
+  assert.equal(await w.read("src/app.ts"), "export const answer = 40;\n");
+
+  const removal = json<RunRecord>(
+    await w.run(["run", "-t", "60s", "--json", "-i", "-m", "fake/remove", "Drop the README"]),
+    "deleting run",
+  );
+  const refused = await w.run(["apply", removal.id]);
+  assert.equal(refused.code, 3, refused.stderr);
+  assert.equal(await w.read("README.md"), "# app\n");
+  assert.equal((await w.run(["apply", removal.id, "--allow-delete"])).code, 0);
 });
