@@ -7,6 +7,8 @@ import { parsePlan } from "../../src/engine/plan/parse.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import { tempDir } from "../support/temp.ts";
 import { testSys } from "../support/sys.ts";
+import { buildRuns } from "../../src/engine/build.ts";
+import { loadSettings } from "../../src/engine/load_settings.ts";
 
 const PLAN = "# P\n\n## Task 1: One\n\nx\n\n## Task 2: Two\n\n**Worker:** capable\n";
 
@@ -105,4 +107,26 @@ Deno.test("statusOf() counts fix rounds after the first review and takes the las
   const done = statusOf(loaded, records.slice(0, 3), []);
   assert.equal(done.tasks[0]!.state, "in progress");
   assert.equal(done.tasks[0]!.lastReview?.quality, "NEEDS-FIXES");
+});
+
+Deno.test("a plan run takes its task's tier; an unconfigured tier falls back with a warning", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "plan.md"), PLAN);
+  const sys = testSys({ stateDir: join(dir.path, "state"), cwd: dir.path });
+  const loaded = await loadSettings(sys);
+  const built = await buildRuns(sys, { plan: "plan.md", step: 2, task: "notes here" }, loaded);
+  assert.match(built.warnings.join("\n"), /Tier "capable" is not configured: using the default/);
+  const spec = built.specs[0]!;
+  assert.equal(spec.plan?.tier, "capable");
+  assert.equal(spec.plan?.step, 2);
+  assert.equal(spec.group, "plan-plan");
+  assert.match(spec.task, /Task 2 of 2/);
+  assert.match(spec.task, /notes here/);
+  const given = await buildRuns(sys, { plan: "plan.md", step: 1, worker: "codex" }, loaded);
+  assert.equal(given.specs[0]!.chain[0]!.worker, "codex");
+  assert.equal(given.specs[0]!.plan?.tier, undefined);
+  await assert.rejects(
+    () => buildRuns(sys, { plan: "plan.md", step: 1, continue: "last" }, loaded),
+    /--continue keeps the earlier run's plan and step/,
+  );
 });
