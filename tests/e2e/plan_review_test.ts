@@ -237,6 +237,9 @@ Deno.test("seed 001: a three-task plan runs end to end with reviews on another b
   assert.match(pkg1, /## Implementer's report[\s\S]*Set the answer to 42/);
   assert.match(pkg1, /-export const answer = 41;\n\+export const answer = 42;/);
   assert.equal((await w.record(run1.id)).reviews?.[0]?.quality, "NEEDS-FIXES");
+  const found = await w.run(["history", "NEEDS-FIXES", "--json"]);
+  assert.equal(found.code, 0, found.stderr);
+  assert.match(found.stdout, new RegExp(rev1.id), "the review is in the history");
   s = await status(w);
   assert.equal(task(s, 1).lastReview?.quality, "NEEDS-FIXES");
   assert.equal(task(s, 1).lastReview?.findings.important, 1);
