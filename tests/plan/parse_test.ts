@@ -86,6 +86,8 @@ Deno.test("parseImplementerReport() finds the status line and the open issues", 
   assert.deepEqual(parseImplementerReport("STATUS: blocked\nOPEN ISSUES: none").openIssues, []);
   assert.equal(parseImplementerReport("STATUS: blocked").status, "BLOCKED");
   assert.equal(parseImplementerReport("## Status: NEEDS_CONTEXT").status, "NEEDS_CONTEXT");
+  assert.equal(parseImplementerReport("STATUS: DONE — tests pass").status, "DONE");
+  assert.equal(parseImplementerReport("**STATUS: BLOCKED** (no access)").status, "BLOCKED");
 });
 
 Deno.test("parseImplementerReport() says unknown for missing or malformed status lines", () => {

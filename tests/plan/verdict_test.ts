@@ -51,6 +51,7 @@ Deno.test("parseVerdict() marks a review without both verdict lines incomplete",
       "SPEC: MAYBE\nQUALITY: APPROVED",
       "SPEC PASS\nQUALITY APPROVED",
       "The SPEC: PASS line goes first",
+      "SPEC: PASS | FAIL\nQUALITY: APPROVED | NEEDS-FIXES",
     ]
   ) {
     const v = parseVerdict(answer);

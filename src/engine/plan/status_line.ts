@@ -22,7 +22,7 @@ export interface ImplementerReport {
 }
 
 const STATUS_LINE =
-  /^[\s>#*_`-]*STATUS[*_`]*\s*[:=]?\s*[*_`]*\s*(DONE_WITH_CONCERNS|DONE|NEEDS_CONTEXT|BLOCKED)[*_`]*\s*[.!]?\s*$/i;
+  /^[\s>#*_`-]*STATUS[*_`]*\s*[:=]?\s*[*_`]*\s*(DONE_WITH_CONCERNS|DONE|NEEDS_CONTEXT|BLOCKED)[*_`]*\s*(?:[.!]|\s[-—–(:].*)?\s*$/i;
 const OPEN_ISSUES = /^[\s#*_`]*OPEN[\s_-]+ISSUES[*_`]*\s*:?\s*[*_`]*\s*(.*)$/i;
 const LABEL = /^[\s#*_`]*[A-Z][A-Z _-]{2,}[*_`]*\s*:/;
 const BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(.*)$/;

@@ -31,9 +31,9 @@ export interface Verdict {
 }
 
 const MARK = "[\\s>#*_`|-]*";
-const SPEC = new RegExp(`^${MARK}SPEC[*_\`]*\\s*[:=]\\s*[*_\`]*\\s*(PASS|FAIL)\\b`, "i");
+const SPEC = new RegExp(`^${MARK}SPEC[*_\`]*\\s*[:=]\\s*[*_\`]*\\s*(PASS|FAIL)\\b(?!\\s*\\|)`, "i");
 const QUALITY = new RegExp(
-  `^${MARK}QUALITY[*_\`]*\\s*[:=]\\s*[*_\`]*\\s*(APPROVED|NEEDS[-_ ]FIXES)\\b`,
+  `^${MARK}QUALITY[*_\`]*\\s*[:=]\\s*[*_\`]*\\s*(APPROVED|NEEDS[-_ ]FIXES)\\b(?!\\s*\\|)`,
   "i",
 );
 const BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(.*)$/;
