@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseReviewRequest, reviewRequestJsonSchema } from "../../src/engine/review/request.ts";
-import { parseRange } from "../../src/engine/review/package.ts";
+import { clipDiff, parseRange } from "../../src/engine/review/package.ts";
 import { reviewRequestFrom } from "../../src/cli/review.ts";
 
 Deno.test("parseReviewRequest() wants a run or a range, and one reviewer choice", () => {
@@ -33,4 +33,13 @@ Deno.test("reviewRequestFrom() maps the review flags", () => {
     { range: "a..b", plan: "p.md", worker: "claude", timeoutMs: 5000, background: true },
   );
   assert.throws(() => reviewRequestFrom({}, ["a", "b"]), /one run at a time/);
+});
+
+Deno.test("clipDiff() cuts a long diff at a line and says how much is left out", () => {
+  const diff = Array.from({ length: 100 }, (_, i) => `+line ${i}`).join("\n") + "\n";
+  assert.equal(clipDiff(diff), diff);
+  const clipped = clipDiff(diff, 50);
+  assert.match(clipped, /^\+line 0\n/);
+  assert.match(clipped, /\[the diff is clipped here: \d+ more lines are not shown/);
+  assert.ok(clipped.length < 200);
 });

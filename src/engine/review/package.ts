@@ -24,6 +24,18 @@ import { redactContent, redactDiff } from "./redact.ts";
 /** Lines of context around each change in a package's diff. */
 export const REVIEW_CONTEXT = 10;
 
+/** A diff longer than this (characters) is clipped at a line, saying how much was left out. */
+export const MAX_DIFF_CHARS = 600_000;
+
+/** A diff cut to `max` characters at a line end, with a line saying what was left out. */
+export function clipDiff(diff: string, max = MAX_DIFF_CHARS): string {
+  if (diff.length <= max) return diff;
+  const cut = diff.lastIndexOf("\n", max);
+  const kept = diff.slice(0, cut < 0 ? max : cut);
+  const left = diff.slice(kept.length).split("\n").filter((l) => l !== "").length;
+  return `${kept}\n[the diff is clipped here: ${left} more lines are not shown; what they change is CANNOT VERIFY]\n`;
+}
+
 /** A package, ready to be a read run's task. */
 export interface ReviewPackage {
   /** The reviewer's prompt: the template for the kind, with the package in it. */
@@ -51,7 +63,7 @@ function assemble(
   const out: string[] = [];
   for (const part of parts) {
     if (part.diff) {
-      const r = redactDiff(part.body);
+      const r = redactDiff(clipDiff(part.body));
       files.push(...r.files);
       secrets += r.secrets;
       out.push(section(part.title, r.text.trim() === "" ? "" : fenced(r.text, "diff")));
