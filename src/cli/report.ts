@@ -4,6 +4,7 @@
  * `{ full: true }` (`show --full`) prints it whole.
  */
 import { safe, safeLine, safeText } from "./safe.ts";
+import { planReportHead } from "./plan_report.ts";
 import {
   formatDuration,
   formatUntil,
@@ -93,6 +94,7 @@ export function renderReport(
   const full = options.full === true;
   const lines: string[] = [];
   const p = record.progress;
+  lines.push(...planReportHead(record));
   lines.push(
     `run ${record.id} · ${record.state} · ${record.mode} · ${formatDuration(runTime(record, now))}`,
   );

@@ -61,6 +61,8 @@ export function requestFrom(flags: FlagValues, mode: RunRequest["mode"]): RunReq
   if (flags["no-fallback"] === true) request.noFallback = true;
   if (flags.fresh === true) request.fresh = true;
   if (flags.timeout !== undefined) request.timeoutMs = flags.timeout as number;
+  if (flags.plan !== undefined) request.plan = flags.plan as string;
+  if (flags.step !== undefined) request.step = flags.step as number;
   if (Object.keys(caps).length > 0) request.caps = caps;
   return request;
 }
@@ -76,12 +78,15 @@ function checkCaps(flags: FlagValues): void {
 export const runCommand: CommandRun = async ({ sys, flags, args }) => {
   const mode = modeOf(flags);
   const task = (await readTask(sys, args, flags["task-file"] as string | undefined)).trim();
-  if (task.length === 0) {
+  if (task.length === 0 && flags.plan === undefined) {
     throw new UsageError("No task given", { hint: 'pitroom run "what the worker should do"' });
   }
   checkCaps(flags);
   await checkLinkFlags(sys, flags.link as string[] | undefined, flags.dir as string | undefined);
-  const request: RunRequest = { ...requestFrom(flags, mode), task };
+  const request: RunRequest = {
+    ...requestFrom(flags, mode),
+    ...(task === "" ? {} : { task }),
+  };
   const engine = createEngine(sys);
   if (flags.bg) {
     const started = await engine.start(request);

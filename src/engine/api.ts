@@ -14,6 +14,12 @@ import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { type Applied, applyRun, discardRun } from "./apply.ts";
 import { buildRuns, createUnique } from "./build.ts";
+import type { NewRun } from "./create.ts";
+import { type LoadedPlan, loadPlan } from "./plan/load.ts";
+import { addNote, type PlanNote } from "./plan/notes.ts";
+import { type PlanStatus, planStatus } from "./plan/status.ts";
+import { prepareReview } from "./review/prepare.ts";
+import { parseReviewRequest, type ReviewRequest } from "./review/request.ts";
 import { refuseBusyWriter } from "./writer.ts";
 import { revertRun, type RevertRunOptions, stopRun, waitForRuns } from "./control.ts";
 import { type Check, type DoctorOptions, runDoctor } from "./doctor.ts";
@@ -31,6 +37,18 @@ import { EngineHistory, type HistoryOptions, type Period } from "./api_history.t
 import type { SavingsTotals } from "./receipts/totals.ts";
 import { exists } from "../sys/fs.ts";
 import { reconcile } from "./liveness.ts";
+
+/** What `review` started (and, in the foreground, its finished report). */
+export interface ReviewStarted {
+  /** The review run. */
+  id: string;
+  kind: "task" | "fix" | "range";
+  /** What was redacted from the package before it left the machine. */
+  redacted: { files: string[]; secrets: number };
+  warnings: string[];
+  /** A foreground review's final report (its `review.verdict` holds the verdict). */
+  report?: RunReport;
+}
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -135,13 +153,19 @@ export class Engine {
   }
 
   /** Creates the request's runs (a crew: one per task) and hands them to the host; returns at once. */
-  async start(request: RunRequest): Promise<Started> {
+  start(request: RunRequest): Promise<Started> {
+    return this.#start(parseRequest(request), {});
+  }
+
+  async #start(
+    request: RunRequest,
+    extra: Partial<NewRun>,
+    loaded?: LoadedSettings,
+  ): Promise<Started> {
     const sys = this.#sys;
-    const { specs, warnings } = await buildRuns(
-      sys,
-      parseRequest(request),
-      await loadSettings(sys),
-    );
+    const built = await buildRuns(sys, request, loaded ?? await loadSettings(sys));
+    const warnings = built.warnings;
+    const specs = built.specs.map((spec) => ({ ...spec, ...extra }));
     if (specs.length > 1 && specs[0]!.mode === "write") {
       throw new RefusedError(
         "parallel_writers",
@@ -168,14 +192,27 @@ export class Engine {
   }
 
   /** Creates one run and executes it in this process; resolves with its report. */
-  async run(request: RunRequest, options: RunOptions = {}): Promise<RunReport> {
+  run(request: RunRequest, options: RunOptions = {}): Promise<RunReport> {
     const checked = parseRequest(request);
     if (checked.tasks !== undefined && checked.tasks.length > 1) {
       throw new UsageError("A foreground run takes one task: start a crew with `start`");
     }
-    const { specs, warnings } = await buildRuns(this.#sys, checked, await loadSettings(this.#sys));
+    return this.#run(checked, options, {});
+  }
+
+  async #run(
+    checked: RunRequest,
+    options: RunOptions,
+    extra: Partial<NewRun>,
+    loaded?: LoadedSettings,
+  ): Promise<RunReport> {
+    const { specs, warnings } = await buildRuns(
+      this.#sys,
+      checked,
+      loaded ?? await loadSettings(this.#sys),
+    );
     for (const w of warnings) options.onWarning?.(w);
-    const spec = specs[0]!;
+    const spec = { ...specs[0]!, ...extra };
     if (spec.mode === "write") await refuseBusyWriter(this.#sys, this.#paths, spec.cwd);
     const record = await createUnique(this.#sys, spec);
     const controller = new AbortController();
@@ -195,6 +232,40 @@ export class Engine {
       this.#local.delete(record.id);
       options.signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /**
+   * Reviews a run's change (or a commit range) with a read-only worker on another backend than
+   * the implementer's: builds the package (redacted), then runs the reviewer here, or in the
+   * host with `background`. The verdict is parsed when the review ends (into both records).
+   */
+  async review(request: ReviewRequest, options: RunOptions = {}): Promise<ReviewStarted> {
+    const checked = parseReviewRequest(request);
+    const loaded = await loadSettings(this.#sys);
+    const prepared = await prepareReview(this.#sys, checked, loaded);
+    const about = { kind: prepared.review.kind, redacted: prepared.review.redacted };
+    if (checked.background === true) {
+      const started = await this.#start(prepared.run, { review: prepared.review }, loaded);
+      return { id: started.id, ...about, warnings: [...prepared.warnings, ...started.warnings] };
+    }
+    for (const w of prepared.warnings) options.onWarning?.(w);
+    const report = await this.#run(prepared.run, options, { review: prepared.review }, loaded);
+    return { id: report.id, ...about, warnings: prepared.warnings, report };
+  }
+
+  /** Where a plan stands (one row per task, the rulings), from the run records and notes. */
+  planStatus(plan: string): Promise<PlanStatus> {
+    return planStatus(this.#sys, plan);
+  }
+
+  /** Adds a timestamped note to a plan (kept in the state dir, keyed by the plan's real path). */
+  async planNote(plan: string, text: string): Promise<PlanNote> {
+    return await addNote(this.#sys, await loadPlan(this.#sys, plan), text);
+  }
+
+  /** A plan file, parsed (its title, Spec, constraints, tasks) with its group. */
+  loadPlan(plan: string): Promise<LoadedPlan> {
+    return loadPlan(this.#sys, plan);
   }
 
   /**
@@ -426,11 +497,20 @@ export function createEngine(sys: Sys, options: EngineOptions = {}): Engine {
  * created (ids of the same second do not sort by time).
  */
 function pendingPatches(runs: RunRecord[]): RunRecord[] {
+  // A follow-up in the same copy carries its run's changes too: only the last one is applied.
+  const continued = new Set(
+    runs.filter((r) => r.outcome === "ok" && r.continues !== undefined).map((r) =>
+      r.continues!.run
+    ),
+  );
   return runs.filter((r) =>
     r.mode === "isolate" && r.outcome === "ok" && r.isolation?.applied === undefined &&
-    r.isolation?.discarded === undefined && (r.changes?.files.length ?? 0) > 0
+    r.isolation?.discarded === undefined && (r.changes?.files.length ?? 0) > 0 &&
+    !continued.has(r.id)
   ).sort((a, b) =>
-    // Tasks given together in their order, even when created in the same millisecond.
-    a.createdAt - b.createdAt || (a.taskIndex ?? 0) - (b.taskIndex ?? 0) || (a.id < b.id ? -1 : 1)
+    // A plan's runs in step order; tasks given together in their order, even when created in
+    // the same millisecond.
+    (a.plan?.step ?? 0) - (b.plan?.step ?? 0) || a.createdAt - b.createdAt ||
+    (a.taskIndex ?? 0) - (b.taskIndex ?? 0) || (a.id < b.id ? -1 : 1)
   );
 }

@@ -4,7 +4,8 @@
  * the `continue` rules (same backend, mode and tree; an isolate follow-up reuses its copy).
  */
 import { resolve } from "../sys/path.ts";
-import { isFinal, type RunRecord } from "../store/record.ts";
+import { isFinal, type PlanRef, type RunRecord } from "../store/record.ts";
+import { plannedRequest } from "./plan/request.ts";
 import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { BACKENDS } from "../workers/registry.ts";
@@ -200,6 +201,7 @@ async function followUpFrom(
     ...(request.verify === undefined ? {} : { verify: request.verify }),
     ...(reuse === undefined ? {} : { reuse }),
     ...(prev.allowLinks === true ? { allowLinks: true } : {}),
+    ...(prev.plan === undefined ? {} : { plan: prev.plan }),
   };
 }
 
@@ -215,6 +217,10 @@ export async function buildRuns(
   request: RunRequest,
   loaded: LoadedSettings,
 ): Promise<BuiltRuns> {
+  let plan: PlanRef | undefined;
+  if (request.plan !== undefined || request.step !== undefined) {
+    ({ request, plan } = await plannedRequest(sys, request));
+  }
   const tasks = (request.tasks ?? (request.task === undefined ? [] : [request.task]))
     .map((t) => t.trim()).filter((t) => t.length > 0);
   if (tasks.length === 0) {
@@ -231,6 +237,7 @@ export async function buildRuns(
     : await followUpFrom(sys, loaded, request, request.continue);
   if (Object.keys(caps).length > 0) spec.caps = caps;
   if (request.fresh === true) spec.fresh = true;
+  if (plan !== undefined) spec.plan = plan;
   const attached = await attach(sys, spec.cwd, request.files ?? []);
   if (attached.files.length > 0) spec.files = attached.files;
   const { models, costs, workerPrices, primary, price } = loaded.loaded.config;

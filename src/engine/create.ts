@@ -5,7 +5,9 @@ import { statePaths } from "../store/paths.ts";
 import {
   emptyProgress,
   type FrozenSettings,
+  type PlanRef,
   RECORD_SCHEMA,
+  type ReviewInfo,
   type RunRecord,
   type Target,
   type TreeSnapshot,
@@ -48,6 +50,10 @@ export interface NewRun {
   settings?: FrozenSettings;
   /** Ask again: the answer cache is not consulted (`--fresh`). */
   fresh?: boolean;
+  /** A plan run: the plan and task it implements. */
+  plan?: PlanRef;
+  /** A review run: what it reviews. */
+  review?: ReviewInfo;
 }
 
 /** Creates the run folder and its queued record. */
@@ -78,6 +84,8 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.allowLinks === true ? { allowLinks: true } : {}),
     ...(spec.taskIndex === undefined ? {} : { taskIndex: spec.taskIndex }),
     ...(spec.fresh === true ? { fresh: true } : {}),
+    ...(spec.plan === undefined ? {} : { plan: spec.plan }),
+    ...(spec.review === undefined ? {} : { review: spec.review }),
   };
   if (spec.reuse !== undefined) {
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };

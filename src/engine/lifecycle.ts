@@ -26,6 +26,7 @@ import { finishFiles } from "./finish.ts";
 import { receiptFor } from "./receipts/mod.ts";
 import { indexRun } from "../store/history/mod.ts";
 import { rememberAnswer } from "./answer/cache.ts";
+import { concludeAnswer, recordReview } from "./review/conclude.ts";
 
 /** Options of `executeRun`. */
 export interface ExecuteOptions {
@@ -142,7 +143,13 @@ async function finish(
       return undefined;
     });
   if (receipt !== undefined) record.receipt = receipt;
+  concludeAnswer(record);
   await writeRecord(paths, record);
+  await recordReview(sys, record).catch(async (error) => {
+    // The reviewed run's folder the file system refuses: the review keeps its verdict anyway.
+    if (!isOsError(error)) throw error;
+    await logFailure(sys, "runs.log", { what: `copying review ${record.id}'s verdict`, error });
+  });
   emit(event("run.finished", record.endedAt, {
     run: record.id,
     state: record.state,

@@ -40,7 +40,14 @@
  * Acting on runs: `stop` works from any process (a host run gets a stop request in the host's
  * inbox, another process's foreground run SIGTERM, this process's own foreground run its abort
  * controller: no code path signals the caller's pid); `apply`/`applyGroup`/`discard` act on
- * isolate patches and copies, `revert` undoes a run's changes exactly. Around them:
+ * isolate patches and copies, `revert` undoes a run's changes exactly.
+ *
+ * Plans and reviews (plan/, review/): `run` with `plan`/`step` gives the worker the implementer
+ * brief of a plan task and joins the plan's group; `review(request)` builds a redacted package
+ * of a run's change (or a fix round's, or a commit range's) and runs a read-only reviewer on
+ * another backend; when a plan or review run ends, its implementer status or verdict is parsed
+ * into the record (review/conclude.ts). `planStatus` rebuilds where a plan stands from the
+ * records and the plan's notes (`planNote`). Around them:
  * `settings`, `doctor({ probe })`, `models`, `cooldowns`, `history.search/stats`, `savings`.
  */
 export {
@@ -50,6 +57,7 @@ export {
   type EngineWaitOptions,
   type GroupApplied,
   type ListFilter,
+  type ReviewStarted,
   type RunOptions,
   type Selector,
   type Started,
@@ -82,6 +90,31 @@ export {
   refTreeAt,
 } from "./answer/mod.ts";
 export { buildFollowUp, buildPrompt, PROMPT_TEMPLATES, type PromptOptions } from "./prompt.ts";
+  parseReviewRequest,
+  type ReviewRequest,
+  reviewRequestJsonSchema,
+  ReviewRequestSchema,
+} from "./review/request.ts";
+export {
+  countFindings,
+  needsFixes,
+  parseVerdict,
+  SEVERITIES,
+  type Severity,
+  type Verdict,
+} from "./review/verdict.ts";
+export { redactContent, redactDiff, type Redaction } from "./review/redact.ts";
+export { parsePlan, type Plan, PLAN_TIERS, type PlanTask, type PlanTier } from "./plan/parse.ts";
+export { type LoadedPlan, planGroup } from "./plan/load.ts";
+export type { PlanNote } from "./plan/notes.ts";
+export type { PlanStatus, ReviewRow, TaskRow } from "./plan/status.ts";
+export {
+  IMPLEMENTER_STATUSES,
+  type ImplementerReport,
+  type ImplementerStatus,
+  parseImplementerReport,
+} from "./plan/status_line.ts";
+export { TEMPLATE_DIR, type TemplateName, TEMPLATES } from "./plan/templates.ts";
 export { LiveFold, type Phase, runTime, type RunView, viewOf, workerOf } from "./fold.ts";
 export {
   describeWatchLines,

@@ -27,6 +27,21 @@ const changedFile = z.object({
   binary: z.boolean(),
 });
 
+const finding = z.object({
+  severity: z.enum(["Critical", "Important", "Minor"]),
+  file: z.string().optional(),
+  line: z.number().optional(),
+  text: z.string(),
+});
+const verdict = z.object({
+  spec: z.enum(["PASS", "FAIL"]).optional(),
+  quality: z.enum(["APPROVED", "NEEDS-FIXES"]).optional(),
+  findings: z.array(finding),
+  cannotVerify: z.array(z.string()),
+  complete: z.boolean(),
+});
+const reviewKind = z.enum(["task", "fix", "range"]);
+
 export const RunReportSchema = z.object({
   schemaVersion: z.number(),
   id: z.string(),
@@ -92,6 +107,31 @@ export const RunReportSchema = z.object({
   fresh: z.boolean().optional(),
   cached: z.object({ from: z.string(), at: z.number() }).optional()
     .describe("answered from the answer cache: the earlier run and when it ended"),
+  plan: z.object({
+    path: z.string(),
+    step: z.number(),
+    title: z.string(),
+    tier: z.string().optional(),
+  }).optional().describe("a plan run: the plan file and task"),
+  implementer: z.object({ status: z.string(), openIssues: z.array(z.string()) }).optional()
+    .describe("a plan run: the status line and open issues of its answer"),
+  review: z.object({
+    kind: reviewKind,
+    of: z.string().optional(),
+    previous: z.string().optional(),
+    range: z.object({
+      typed: z.string(),
+      base: z.string(),
+      head: z.string(),
+      commits: z.number(),
+    }).optional(),
+    plan: z.string().optional(),
+    redacted: z.object({ files: z.array(z.string()), secrets: z.number() }),
+    implementer: z.string().optional(),
+    verdict: verdict.optional(),
+  }).optional().describe("a review run: what it reviewed and its verdict"),
+  reviews: z.array(verdict.extend({ run: z.string(), kind: reviewKind, at: z.number() }))
+    .optional().describe("the reviews of this run, oldest first"),
 });
 
 /** A run report. */

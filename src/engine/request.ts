@@ -43,6 +43,10 @@ export const RunRequestSchema = z.object({
     "ask a worker again instead of reusing the cached answer of the same question",
   ),
   background: z.boolean().optional().describe("hand the run to the host and return at once"),
+  plan: z.string().optional().describe(
+    "a plan file: the worker gets task `step`'s implementer brief (`task` is the notes)",
+  ),
+  step: z.number().int().positive().optional().describe("with `plan`: the task's number"),
 });
 
 /** A run request (what `engine.start` and `engine.run` take). */

@@ -22,6 +22,8 @@ export interface StatePaths {
   copies: string;
   /** Live-run markers (`active/<id>`). */
   active: string;
+  /** Plan notes: one folder per plan file (`plans/<key>/notes.jsonl`), keyed by its real path. */
+  plans: string;
   /** The background host: one process per state dir that executes every background run. */
   host: { lock: string; pid: string; inbox: string };
   run(id: string): RunPaths;
@@ -63,6 +65,7 @@ export function statePaths(root: string): StatePaths {
     guard: join(root, "guard"),
     copies: join(root, "copies"),
     active: join(root, "active"),
+    plans: join(root, "plans"),
     host: {
       lock: join(root, "host", "host.lock"),
       pid: join(root, "host", "pid"),

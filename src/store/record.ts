@@ -211,6 +211,14 @@ export interface RunRecord {
   cacheKey?: string;
   /** Answered from the cache: the earlier run whose answer this is, and when it ended. */
   cached?: { from: string; at: number };
+  /** A plan run (`run --plan PLAN --step N`, and its follow-ups): the plan and the task. */
+  plan?: PlanRef;
+  /** A plan run's implementer status and open issues, parsed from its answer. */
+  implementer?: { status: string; openIssues: string[] };
+  /** A review run (`pitroom review`): what it reviewed, and its verdict once it ended. */
+  review?: ReviewInfo;
+  /** The reviews of this run, oldest first (their verdicts copied here when each ended). */
+  reviews?: ReviewSummary[];
 }
 
 /** An answer split into the sections of the answer format. */
@@ -227,6 +235,60 @@ export interface RefsCheck {
   verified: number;
   total: number;
   failed: { ref: string; reason: string }[];
+}
+
+/** The plan and task a run implements. */
+export interface PlanRef {
+  /** The plan file's real path. */
+  path: string;
+  step: number;
+  title: string;
+  /** The tier the run was given (the task's, or `--tier`). */
+  tier?: string;
+}
+
+/** One finding of a review. */
+export interface ReviewFinding {
+  severity: "Critical" | "Important" | "Minor";
+  file?: string;
+  line?: number;
+  text: string;
+}
+
+/** A review's verdict (both lines present: `complete`). */
+export interface ReviewVerdict {
+  spec?: "PASS" | "FAIL";
+  quality?: "APPROVED" | "NEEDS-FIXES";
+  findings: ReviewFinding[];
+  cannotVerify: string[];
+  complete: boolean;
+}
+
+/** What a review run reviews, and (once it ended) its verdict. */
+export interface ReviewInfo {
+  /** `task`: a run's whole change; `fix`: a fix round's diff only; `range`: commits A...B. */
+  kind: "task" | "fix" | "range";
+  /** The run reviewed (task and fix reviews). */
+  of?: string;
+  /** A fix round: the earlier run whose review's findings the package carried. */
+  previous?: string;
+  /** A range review: what was typed, the merge base and the head commit. */
+  range?: { typed: string; base: string; head: string; commits: number };
+  /** The plan the package carried (its real path). */
+  plan?: string;
+  /** What was redacted from the package: files by name, secrets by content. */
+  redacted: { files: string[]; secrets: number };
+  /** The worker that implemented the reviewed run (the reviewer runs on another when it can). */
+  implementer?: string;
+  verdict?: ReviewVerdict;
+}
+
+/** A review of a run, as the reviewed run's record keeps it. */
+export interface ReviewSummary extends ReviewVerdict {
+  /** The review run. */
+  run: string;
+  kind: ReviewInfo["kind"];
+  at: number;
 }
 
 /** Settings a run keeps from its creation. */

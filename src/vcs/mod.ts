@@ -71,3 +71,4 @@ export {
   ObjectsGone,
 } from "./apply.ts";
 export { type GrepCounts, grepCounts, type GrepOptions, workTreeFiles } from "./grep.ts";
+export { rangeDiffText, type RangeText, treeDiffText } from "./review_diff.ts";

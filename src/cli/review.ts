@@ -1,0 +1,60 @@
+/**
+ * `pitroom review [RUN | --range A..B [--plan PLAN]] [--tier T | -W W] [--bg] [--json]`: the flags
+ * become a `ReviewRequest`; the engine builds the package and runs the reviewer (here, or in the
+ * host with `--bg`). The report leads with the verdict; exit 1 for a review without a verdict.
+ */
+import { createEngine, type ReviewRequest } from "../engine/mod.ts";
+import { UsageError } from "../sys/errors.ts";
+import type { CommandRun, FlagValues } from "./command.ts";
+import { printJson, warn } from "./output.ts";
+import { renderReport } from "./report.ts";
+import { safe } from "./safe.ts";
+
+/** The request the review flags describe. */
+export function reviewRequestFrom(flags: FlagValues, args: readonly string[]): ReviewRequest {
+  if (args.length > 1) throw new UsageError("Review one run at a time");
+  const text = (name: string) => flags[name] as string | undefined;
+  const request: ReviewRequest = {};
+  if (args[0] !== undefined) request.run = args[0];
+  const fields = [
+    ["range", "range"],
+    ["plan", "plan"],
+    ["tier", "tier"],
+    ["worker", "worker"],
+    ["model", "model"],
+    ["dir", "dir"],
+  ] as const;
+  for (const [flag, field] of fields) {
+    const value = text(flag);
+    if (value !== undefined) request[field] = value;
+  }
+  if (flags.timeout !== undefined) request.timeoutMs = flags.timeout as number;
+  if (flags.bg === true) request.background = true;
+  return request;
+}
+
+/** Reviews a run or a range. */
+export const reviewCommand: CommandRun = async ({ sys, flags, args }) => {
+  const engine = createEngine(sys);
+  const started = await engine.review(reviewRequestFrom(flags, args), {
+    onWarning: (w) => warn(sys, [w]),
+  });
+  const report = started.report;
+  if (report === undefined) {
+    warn(sys, started.warnings);
+    if (flags.json) {
+      printJson(sys, {
+        id: started.id,
+        state: "queued",
+        kind: started.kind,
+        redacted: started.redacted,
+      });
+    } else sys.out.stdout(`${started.id}\n`);
+    return 0;
+  }
+  if (flags.json) printJson(sys, report);
+  else if (report.outcome === "refused") {
+    sys.out.stderr(`pitroom: ${safe(report.message ?? "the review was refused")}\n`);
+  } else sys.out.stdout(renderReport(report, sys.clock.now()));
+  return report.exit ?? 1;
+};

@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createEngine } from "../../src/engine/mod.ts";
+import { notesDir } from "../../src/engine/plan/notes.ts";
+import { statusOf } from "../../src/engine/plan/status.ts";
+import { parsePlan } from "../../src/engine/plan/parse.ts";
+import type { RunRecord } from "../../src/store/record.ts";
+import { tempDir } from "../support/temp.ts";
+import { testSys } from "../support/sys.ts";
+import { buildRuns } from "../../src/engine/build.ts";
+import { loadSettings } from "../../src/engine/load_settings.ts";
+
+const PLAN = "# P\n\n## Task 1: One\n\nx\n\n## Task 2: Two\n\n**Worker:** capable\n";
+
+Deno.test("plan notes live in the state dir keyed by the plan's real path, read back in order", async () => {
+  await using dir = await tempDir();
+  const repo = join(dir.path, "repo");
+  await Deno.mkdir(repo);
+  await Deno.writeTextFile(join(repo, "plan.md"), PLAN);
+  await Deno.symlink(join(repo, "plan.md"), join(repo, "alias.md"));
+  const sys = testSys({ stateDir: join(dir.path, "state"), cwd: repo });
+  const engine = createEngine(sys);
+  await engine.planNote("plan.md", "Task 1: Ruling: keep it — simpler — a rename later");
+  await engine.planNote("alias.md", "Task 1: complete");
+  const file = join(await notesDir(sys, await Deno.realPath(join(repo, "plan.md"))), "notes.jsonl");
+  assert.ok(file.startsWith(join(dir.path, "state", "plans")));
+  // A torn or foreign line is skipped, not fatal.
+  await Deno.writeTextFile(file, "{not json\n", { append: true });
+  const s = await engine.planStatus("alias.md");
+  assert.equal(s.tasks[0]!.state, "complete");
+  assert.equal(s.tasks[1]!.state, "pending");
+  assert.equal(s.tasks[1]!.tier, "capable");
+  assert.deepEqual(s.rulings.map((r) => r.text), [
+    "Task 1: Ruling: keep it — simpler — a rename later",
+  ]);
+  await assert.rejects(() => engine.planNote("plan.md", "Task 7: nope"), /has no Task 7/);
+  await assert.rejects(() => engine.planNote("plan.md", "  "), /No note given/);
+  await assert.rejects(() => engine.planStatus("missing.md"), /No plan "missing\.md"/);
+  await Deno.writeTextFile(join(repo, "empty.md"), "# Nothing to do\n");
+  await assert.rejects(() => engine.planStatus("empty.md"), /has no tasks/);
+  await assert.rejects(
+    () => engine.start({ plan: "plan.md", step: 3, mode: "isolate" }),
+    /has no Task 3: it has 1, 2/,
+  );
+  await assert.rejects(() => engine.start({ plan: "plan.md", mode: "isolate" }), /needs --step/);
+});
+
+function rec(fields: Partial<RunRecord>): RunRecord {
+  return {
+    schemaVersion: 1,
+    id: "20261201-120000-0001",
+    state: "done",
+    mode: "isolate",
+    task: "",
+    cwd: "/r",
+    chain: [],
+    web: false,
+    timeoutMs: 1,
+    createdAt: 1,
+    attempts: [],
+    progress: { steps: 0, tools: 0, tokens: { input: 0, output: 0, cached: 0, reasoning: 0 } },
+    ...fields,
+  };
+}
+
+Deno.test("statusOf() counts fix rounds after the first review and takes the last verdict", () => {
+  const loaded = { path: "/p.md", plan: parsePlan(PLAN), group: "plan-p" };
+  const plan = { path: "/p.md", step: 1, title: "One" };
+  const verdict = (quality: "APPROVED" | "NEEDS-FIXES") => ({
+    spec: "PASS" as const,
+    quality,
+    findings: quality === "APPROVED"
+      ? []
+      : [{ severity: "Important" as const, text: "x", file: "a.ts", line: 1 }],
+    cannotVerify: [],
+    complete: true,
+  });
+  const records = [
+    rec({ id: "a", createdAt: 1, plan, implementer: { status: "DONE", openIssues: [] } }),
+    rec({
+      id: "r1",
+      createdAt: 2,
+      mode: "read",
+      review: {
+        kind: "task",
+        of: "a",
+        redacted: { files: [], secrets: 0 },
+        verdict: verdict("NEEDS-FIXES"),
+      },
+    }),
+    rec({ id: "b", createdAt: 3, plan, implementer: { status: "DONE", openIssues: [] } }),
+    rec({
+      id: "r2",
+      createdAt: 4,
+      mode: "read",
+      state: "running",
+      review: { kind: "fix", of: "b", redacted: { files: [], secrets: 0 } },
+    }),
+  ];
+  const s = statusOf(loaded, records, []);
+  const one = s.tasks[0]!;
+  assert.equal(one.state, "running");
+  assert.equal(one.fixRounds, 1);
+  assert.deepEqual(one.runs, ["a", "b"]);
+  assert.equal(one.lastReview?.run, "r2");
+  assert.equal(one.lastReview?.complete, false);
+  const done = statusOf(loaded, records.slice(0, 3), []);
+  assert.equal(done.tasks[0]!.state, "in progress");
+  assert.equal(done.tasks[0]!.lastReview?.quality, "NEEDS-FIXES");
+});
+
+Deno.test("a plan run takes its task's tier; an unconfigured tier falls back with a warning", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "plan.md"), PLAN);
+  const sys = testSys({ stateDir: join(dir.path, "state"), cwd: dir.path });
+  const loaded = await loadSettings(sys);
+  const built = await buildRuns(sys, { plan: "plan.md", step: 2, task: "notes here" }, loaded);
+  assert.match(built.warnings.join("\n"), /Tier "capable" is not configured: using the default/);
+  const spec = built.specs[0]!;
+  assert.equal(spec.plan?.tier, "capable");
+  assert.equal(spec.plan?.step, 2);
+  assert.equal(spec.group, "plan-plan");
+  assert.match(spec.task, /Task 2 of 2/);
+  assert.match(spec.task, /notes here/);
+  const given = await buildRuns(sys, { plan: "plan.md", step: 1, worker: "codex" }, loaded);
+  assert.equal(given.specs[0]!.chain[0]!.worker, "codex");
+  assert.equal(given.specs[0]!.plan?.tier, undefined);
+  await assert.rejects(
+    () => buildRuns(sys, { plan: "plan.md", step: 1, continue: "last" }, loaded),
+    /--continue keeps the earlier run's plan and step/,
+  );
+});
