@@ -89,6 +89,16 @@ const RUN_FLAGS: FlagDef[] = [
   },
   { name: "no-fallback", type: "boolean", describe: "do not move along the fallback chain" },
   {
+    name: "audit",
+    type: "boolean",
+    describe: "have another worker audit the answer once the run is done (read runs)",
+  },
+  {
+    name: "no-audit",
+    type: "boolean",
+    describe: "never audit this run, whatever the config's audit sample rate",
+  },
+  {
     name: "max-tokens",
     type: "number",
     value: "N",
@@ -202,6 +212,36 @@ export const COMMANDS: readonly CommandDef[] = [
       "pitroom watch -g fixes --brief",
     ],
     load: () => import("./crew.ts").then((m) => m.crewCommand),
+  },
+  {
+    name: "audit",
+    summary: "have another worker and model re-check a finished read answer",
+    description: [
+      "The auditor is never the worker that answered: -W, else the config's tiers.audit, else the",
+      "run's other workers (exit 3 when none is configured or installed). It re-checks the answer",
+      "against the repository in a read-only run and answers AUDIT: AGREE|PARTLY|DISAGREE with",
+      "the disputed claims; the verdict lands on the audited run (`pitroom show RUN`, --json,",
+      "history). With the config's auditFix, a disputed answer gets one correction round in the",
+      "answering worker's own session. Exit 0 with a verdict, 1 when the audit gave none.",
+    ].join("\n"),
+    flags: [
+      {
+        name: "worker",
+        short: "W",
+        type: "string",
+        value: "CHAIN",
+        describe: "the auditor (worker or chain), never the one that answered",
+      },
+      {
+        name: "bg",
+        type: "boolean",
+        describe: "audit in the background: print the audit run's id and return",
+      },
+      JSON_FLAG,
+    ],
+    args: [{ ...RUN_SELECTION, required: true }],
+    examples: ["pitroom audit last", "pitroom audit 3f2a -W codex", "pitroom audit last --bg"],
+    load: () => import("./audit.ts").then((m) => m.auditCommand),
   },
   {
     name: "watch",

@@ -59,6 +59,11 @@ export function requestFrom(flags: FlagValues, mode: RunRequest["mode"]): RunReq
   if (flags.file !== undefined) request.files = flags.file as string[];
   if (flags.web === true) request.web = true;
   if (flags["no-fallback"] === true) request.noFallback = true;
+  if (flags.audit === true && flags["no-audit"] === true) {
+    throw new UsageError("Choose one of --audit and --no-audit");
+  }
+  if (flags.audit === true) request.audit = true;
+  if (flags["no-audit"] === true) request.audit = false;
   if (flags.timeout !== undefined) request.timeoutMs = flags.timeout as number;
   if (Object.keys(caps).length > 0) request.caps = caps;
   return request;

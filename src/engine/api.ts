@@ -30,6 +30,7 @@ import { EngineHistory, type HistoryOptions, type Period } from "./api_history.t
 import type { SavingsTotals } from "./receipts/totals.ts";
 import { exists } from "../sys/fs.ts";
 import { reconcile } from "./liveness.ts";
+import { type AuditOutcome, type AuditRequest, runAudit } from "./audit/mod.ts";
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -240,6 +241,18 @@ export class Engine {
       close,
       [Symbol.asyncDispose]: close,
     };
+  }
+
+  /**
+   * Has another worker and model re-check a finished read answer (`pitroom audit`, the MCP tool
+   * `pitroom_audit`); the verdict lands on the audited run's record.
+   */
+  async audit(request: AuditRequest, options: RunOptions = {}): Promise<AuditOutcome> {
+    return await runAudit(this.#sys, request, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(this.#options.backends ? { backends: this.#options.backends } : {}),
+    });
   }
 
   /** One run's record (reconciled: a run whose supervisor died is `lost`). */

@@ -9,7 +9,7 @@ import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { BACKENDS } from "../workers/registry.ts";
 import { capsFrom } from "./caps.ts";
-import { resolveChain } from "./chain.ts";
+import { resolveChain, targetLabel } from "./chain.ts";
 import { createRun, type NewRun } from "./create.ts";
 import { checkEffort } from "./effort.ts";
 import type { LoadedSettings } from "./load_settings.ts";
@@ -18,6 +18,8 @@ import { resolveTier, type TierName, TIERS } from "./settings.ts";
 import { loadNamed } from "./select.ts";
 import { inRepo } from "./tree.ts";
 import { attach } from "./attach.ts";
+import { checkBudget } from "./budget.ts";
+import { RANK_WINDOW_MS, rankChain, targetRecords } from "./rank.ts";
 
 async function checkDir(sys: Sys, typed: string | undefined): Promise<string> {
   const dir = resolve(sys.cwd(), typed ?? ".");
@@ -86,6 +88,17 @@ async function newRunFrom(
     ...(request.model === undefined ? {} : { model: request.model }),
     noFallback: request.noFallback === true,
   });
+  const notes: string[] = [];
+  if (worker === undefined && settings.rankWorkers.value && chain.length > 1) {
+    const since = sys.clock.now() - RANK_WINDOW_MS;
+    const ranked = rankChain(chain, await targetRecords(sys, since));
+    if (ranked.changed) {
+      chain.splice(0, chain.length, ...ranked.chain);
+      notes.push(
+        `Chain ranked by recent results (rankWorkers): ${chain.map(targetLabel).join(", ")}`,
+      );
+    }
+  }
   const mode = request.mode ?? "read";
   if (mode !== "read") await refuseOutsideRepo(sys, dir);
   const links = linksOf(request);
@@ -114,6 +127,7 @@ async function newRunFrom(
     ...(request.verify === undefined ? {} : { verify: request.verify }),
     ...(links.length > 0 ? { links } : {}),
     ...(request.allowLinks === true ? { allowLinks: true } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
   };
 }
 
@@ -230,6 +244,16 @@ export async function buildRuns(
     ? await newRunFrom(sys, loaded, request, warnings)
     : await followUpFrom(sys, loaded, request, request.continue);
   if (Object.keys(caps).length > 0) spec.caps = caps;
+  const budget = await checkBudget(sys, spec.chain, {
+    limit: loaded.settings.budgetDaily.value,
+    prices: loaded.settings.workerPrices.value,
+  });
+  spec.chain = budget.chain;
+  if (budget.warning !== undefined) {
+    warnings.push(budget.warning);
+    spec.notes = [...(spec.notes ?? []), budget.warning];
+  }
+  if (request.audit !== undefined) spec.auditWanted = request.audit;
   const attached = await attach(sys, spec.cwd, request.files ?? []);
   if (attached.files.length > 0) spec.files = attached.files;
   const { models, costs, workerPrices, primary, price } = loaded.loaded.config;
@@ -237,6 +261,7 @@ export async function buildRuns(
     maxParallel: loaded.settings.maxParallel.value,
     limits: loaded.settings.limits.value,
     config: JSON.parse(JSON.stringify({ models, costs, workerPrices, primary, price })),
+    audit: { rate: loaded.settings.audit.value, fix: loaded.settings.auditFix.value },
   };
   return { specs: tasks.map((task) => ({ ...spec, task: task + attached.text })), warnings };
 }

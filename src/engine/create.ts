@@ -3,6 +3,7 @@
  */
 import { statePaths } from "../store/paths.ts";
 import {
+  type AuditOf,
   emptyProgress,
   type FrozenSettings,
   RECORD_SCHEMA,
@@ -46,6 +47,12 @@ export interface NewRun {
   files?: { path: string; bytes: number }[];
   /** The settings resolved for this run. */
   settings?: FrozenSettings;
+  /** Said about how the run was set up (the budget, a ranked chain); shown in its report. */
+  notes?: string[];
+  /** `--audit` / `--no-audit`. */
+  auditWanted?: boolean;
+  /** An audit run or its correction round: the run it re-checks. */
+  auditOf?: AuditOf;
 }
 
 /** Creates the run folder and its queued record. */
@@ -75,6 +82,9 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.settings === undefined ? {} : { settings: spec.settings }),
     ...(spec.allowLinks === true ? { allowLinks: true } : {}),
     ...(spec.taskIndex === undefined ? {} : { taskIndex: spec.taskIndex }),
+    ...(spec.notes === undefined || spec.notes.length === 0 ? {} : { notes: [...spec.notes] }),
+    ...(spec.auditWanted === undefined ? {} : { auditWanted: spec.auditWanted }),
+    ...(spec.auditOf === undefined ? {} : { auditOf: spec.auditOf }),
   };
   if (spec.reuse !== undefined) {
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };

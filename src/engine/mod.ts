@@ -38,6 +38,11 @@
  * controller: no code path signals the caller's pid); `apply`/`applyGroup`/`discard` act on
  * isolate patches and copies, `revert` undoes a run's changes exactly. Around them:
  * `settings`, `doctor({ probe })`, `models`, `cooldowns`, `history.search/stats`, `savings`.
+ *
+ * Checking answers: `audit(request)` has another worker and model re-check a finished read
+ * answer (audit/mod.ts; the config's `audit` rate starts audits by itself after read runs);
+ * `eval(file, workers)` scores workers on bounded questions (eval/mod.ts). `budgetDaily`
+ * (budget.ts) and `rankWorkers` (rank.ts) shape the chain when runs are built.
  */
 export {
   createEngine,
@@ -59,6 +64,12 @@ export {
   RunRequestSchema,
 } from "./request.ts";
 export { type RunReport, runReportJsonSchema, RunReportSchema } from "./report.ts";
+export {
+  type AuditOutcome,
+  type AuditRequest,
+  auditRequestJsonSchema,
+  AuditRequestSchema,
+} from "./audit/mod.ts";
 export { LiveFold, type Phase, runTime, type RunView, viewOf, workerOf } from "./fold.ts";
 export {
   describeWatchLines,

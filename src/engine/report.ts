@@ -27,6 +27,28 @@ const changedFile = z.object({
   binary: z.boolean(),
 });
 
+const auditSpend = { tokens: tokens.optional(), cost: z.number().optional() };
+const auditResult = z.object({
+  run: z.string().optional(),
+  worker: z.enum(WORKER_NAMES).optional(),
+  model: z.string().optional(),
+  state: z.enum(["running", "done", "failed"]),
+  sampled: z.boolean(),
+  verdict: z.enum(["AGREE", "PARTLY", "DISAGREE"]).optional(),
+  disputed: z.array(z.string()),
+  message: z.string().optional(),
+  startedAt: z.number(),
+  endedAt: z.number().optional(),
+  ...auditSpend,
+  fix: z.object({
+    run: z.string().optional(),
+    state: z.enum(["running", "done", "failed"]),
+    answer: z.string().optional(),
+    message: z.string().optional(),
+    ...auditSpend,
+  }).optional(),
+});
+
 export const RunReportSchema = z.object({
   schemaVersion: z.number(),
   id: z.string(),
@@ -75,6 +97,14 @@ export const RunReportSchema = z.object({
   notes: z.array(z.string()).optional(),
   receipt: z.object({ tokens, saved: z.number(), primary: z.string() }).optional(),
   files: z.array(z.object({ path: z.string(), bytes: z.number() })).optional(),
+  auditWanted: z.boolean().optional(),
+  auditOf: z.object({
+    run: z.string(),
+    kind: z.enum(["audit", "fix"]),
+    fix: z.boolean().optional(),
+  }).optional(),
+  /** The latest audit of the answer by another worker: verdict, disputed claims, correction. */
+  audit: auditResult.optional(),
 });
 
 /** A run report. */

@@ -40,6 +40,9 @@ export const RunRequestSchema = z.object({
   noFallback: z.boolean().optional().describe("do not move along the fallback chain"),
   continue: z.string().optional().describe("follow up on a finished run (or `last`)"),
   background: z.boolean().optional().describe("hand the run to the host and return at once"),
+  audit: z.boolean().optional().describe(
+    "read runs: have another worker audit the answer (true) or never (false); default: the config's sample rate",
+  ),
 });
 
 /** A run request (what `engine.start` and `engine.run` take). */

@@ -32,9 +32,17 @@ export interface Config {
   caps?: Record<string, unknown>;
   /** `"auto"`, `"required"`, `"off"`, or `{"mode": ..., "writable": [folders]}` (src/sandbox/). */
   sandbox?: unknown;
+  /** Share of finished read answers audited by another worker, 0..1. @default 0 */
+  audit?: number;
+  /** One correction round in the worker's own session for a disputed answer. @default false */
+  auditFix?: boolean;
+  /** USD a day: a warning at 80%, only free workers at 100%. */
+  budgetDaily?: number;
+  /** Reorder the fallback chain by each target's recent record. @default false */
+  rankWorkers?: boolean;
 }
 
-type Kind = "string" | "number" | "string[]" | "record" | "string|record";
+type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
 const KEYS: Record<keyof Config, Kind> = {
   worker: "string",
   fallback: "string[]",
@@ -49,6 +57,10 @@ const KEYS: Record<keyof Config, Kind> = {
   timeout: "string",
   caps: "record",
   sandbox: "string|record",
+  audit: "number",
+  auditFix: "boolean",
+  budgetDaily: "number",
+  rankWorkers: "boolean",
 };
 
 /** A loaded config with its warnings. */
@@ -65,6 +77,8 @@ function fits(kind: Kind, value: unknown): boolean {
       return typeof value === "string";
     case "number":
       return typeof value === "number" && Number.isFinite(value);
+    case "boolean":
+      return typeof value === "boolean";
     case "string[]":
       return Array.isArray(value) && value.every((v) => typeof v === "string");
     case "record":

@@ -199,6 +199,59 @@ export interface RunRecord {
   files?: { path: string; bytes: number }[];
   /** The settings resolved when the run was created, frozen (the host does not read them again). */
   settings?: FrozenSettings;
+  /** `--audit` (true) or `--no-audit` (false): over the config's sample rate. */
+  auditWanted?: boolean;
+  /** An audit run (or its correction round): the run it re-checks. Not counted as a run. */
+  auditOf?: AuditOf;
+  /** The latest audit of this run's answer by another worker (src/engine/audit/). */
+  audit?: AuditResult;
+}
+
+/** What an audit run (or a correction round) is to the run it re-checks. */
+export interface AuditOf {
+  run: string;
+  kind: "audit" | "fix";
+  /** An audit: start the correction round when it disputes the answer (`auditFix`). */
+  fix?: boolean;
+}
+
+/** An audit's verdict on an answer. */
+export type AuditVerdict = "AGREE" | "PARTLY" | "DISAGREE";
+
+/** What an audit of a run found (copied onto the audited run's record). */
+export interface AuditResult {
+  /** The audit run's id (none when no audit could be started). */
+  run?: string;
+  worker?: WorkerName;
+  model?: string;
+  /** `running` until the audit run ends; `failed` when it gave no clean verdict. */
+  state: "running" | "done" | "failed";
+  /** Started by the config's sample rate (not asked for). */
+  sampled: boolean;
+  verdict?: AuditVerdict;
+  /** The claims of the answer the auditor found wrong or could not confirm. */
+  disputed: string[];
+  /** Why the audit failed. */
+  message?: string;
+  startedAt: number;
+  endedAt?: number;
+  /** What the audit itself burned and cost (never counted as a run or a saving). */
+  tokens?: Tokens;
+  cost?: number;
+  /** `auditFix`: the correction round in the answering worker's own session. */
+  fix?: AuditFix;
+}
+
+/** The correction round of a disputed answer: annotates the answer, never replaces it. */
+export interface AuditFix {
+  /** The correction round's run (none when it could not be started). */
+  run?: string;
+  state: "running" | "done" | "failed";
+  /** The worker's corrected answer. */
+  answer?: string;
+  message?: string;
+  tokens?: Tokens;
+  cost?: number;
 }
 
 /** Settings a run keeps from its creation. */
@@ -208,6 +261,8 @@ export interface FrozenSettings {
   limits: Record<string, number>;
   /** The config's default models and prices as they were (the receipt is priced with these). */
   config?: Pick<Config, "models" | "costs" | "workerPrices" | "primary" | "price">;
+  /** The config's audit settings then: the sample rate and the correction round. */
+  audit?: { rate: number; fix: boolean };
 }
 
 /** An empty progress. */

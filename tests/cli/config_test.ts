@@ -37,6 +37,10 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "limits",
     "timeout",
     "caps",
+    "audit",
+    "auditFix",
+    "budgetDaily",
+    "rankWorkers",
     "configPath",
     "stateDir",
   ]);
