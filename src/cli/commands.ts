@@ -244,6 +244,41 @@ export const COMMANDS: readonly CommandDef[] = [
     load: () => import("./audit.ts").then((m) => m.auditCommand),
   },
   {
+    name: "eval",
+    summary: "score workers on bounded questions with exact truths (definition, count, files)",
+    description: [
+      "QUESTIONS.json holds questions of three kinds, each with its truth given or computed with",
+      "`git grep` when the eval starts: a definition (path:line; 1 point, 0.5 for the right",
+      "file), a count (exact) and a list of files (scored by F1: missed and invented files both",
+      "cost). Every -W gets every question at once as background read runs (one target each, no",
+      "fallback); the table shows the score, per kind, failures and median time and tokens.",
+      "A bad questions file is one error line naming its first problem (exit 2); README: Evals.",
+    ].join("\n"),
+    flags: [
+      {
+        name: "worker",
+        short: "W",
+        type: "strings",
+        value: "TARGET",
+        describe: "a worker to score (repeatable; default: the configured worker)",
+      },
+      {
+        name: "timeout",
+        short: "t",
+        type: "duration",
+        value: "DUR",
+        describe: "kill a worker after this long on one question (default: the config's timeout)",
+      },
+      JSON_FLAG,
+    ],
+    args: [{ name: "QUESTIONS", describe: "the questions file (JSON)", required: true }],
+    examples: [
+      "pitroom eval questions.json -W opencode -W codex:gpt-5.5",
+      "pitroom eval questions.json --json",
+    ],
+    load: () => import("./eval.ts").then((m) => m.evalCommand),
+  },
+  {
     name: "watch",
     summary: "follow runs live until they end (a table, --json lines or --brief cards)",
     flags: [

@@ -31,6 +31,7 @@ import type { SavingsTotals } from "./receipts/totals.ts";
 import { exists } from "../sys/fs.ts";
 import { reconcile } from "./liveness.ts";
 import { type AuditOutcome, type AuditRequest, runAudit } from "./audit/mod.ts";
+import type { EvalOptions, EvalResult } from "./eval/mod.ts";
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -253,6 +254,12 @@ export class Engine {
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(this.#options.backends ? { backends: this.#options.backends } : {}),
     });
+  }
+
+  /** Scores workers on a questions file (`pitroom eval`): one crew of read runs per worker. */
+  async eval(path: string, options: EvalOptions = {}): Promise<EvalResult> {
+    const { runEval } = await import("./eval/mod.ts");
+    return await runEval(this.#sys, this, path, options);
   }
 
   /** One run's record (reconciled: a run whose supervisor died is `lost`). */

@@ -70,6 +70,13 @@ export {
   auditRequestJsonSchema,
   AuditRequestSchema,
 } from "./audit/mod.ts";
+export {
+  type EvalResult,
+  type EvalRow,
+  QUESTION_KINDS,
+  type QuestionKind,
+  questionsJsonSchema,
+} from "./eval/mod.ts";
 export { LiveFold, type Phase, runTime, type RunView, viewOf, workerOf } from "./fold.ts";
 export {
   describeWatchLines,
