@@ -95,7 +95,9 @@ function answerOf(q: BoundQuestion, record: RunRecord, dir: string): EvalAnswer 
     ? record.endedAt - record.startedAt
     : null;
   const failure = !ok
-    ? `the run ended ${record.outcome ?? record.state}`
+    ? `the run ended ${record.outcome ?? record.state}${
+      record.message ? `: ${record.message}` : ""
+    }`
     : answered === null
     ? "the reply has no ANSWER line"
     : undefined;
