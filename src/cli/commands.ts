@@ -94,6 +94,16 @@ const RUN_FLAGS: FlagDef[] = [
     describe: "ask a worker again instead of reusing a cached answer of the same question",
   },
   {
+    name: "audit",
+    type: "boolean",
+    describe: "have another worker audit the answer once the run is done (read runs)",
+  },
+  {
+    name: "no-audit",
+    type: "boolean",
+    describe: "never audit this run, whatever the config's audit sample rate",
+  },
+  {
     name: "max-tokens",
     type: "number",
     value: "N",
@@ -222,6 +232,71 @@ export const COMMANDS: readonly CommandDef[] = [
       "pitroom watch -g fixes --brief",
     ],
     load: () => import("./crew.ts").then((m) => m.crewCommand),
+  },
+  {
+    name: "audit",
+    summary: "have another worker and model re-check a finished read answer",
+    description: [
+      "The auditor is never the worker that answered: -W, else the config's tiers.audit, else the",
+      "run's other workers (exit 3 when none is configured or installed). It re-checks the answer",
+      "against the repository in a read-only run and answers AUDIT: AGREE|PARTLY|DISAGREE with",
+      "the disputed claims; the verdict lands on the audited run (`pitroom show RUN`, --json,",
+      "history). With the config's auditFix, a disputed answer gets one correction round in the",
+      "answering worker's own session. Exit 0 with a verdict, 1 when the audit gave none.",
+    ].join("\n"),
+    flags: [
+      {
+        name: "worker",
+        short: "W",
+        type: "string",
+        value: "CHAIN",
+        describe: "the auditor (worker or chain), never the one that answered",
+      },
+      {
+        name: "bg",
+        type: "boolean",
+        describe: "audit in the background: print the audit run's id and return",
+      },
+      JSON_FLAG,
+    ],
+    args: [{ ...RUN_SELECTION, required: true }],
+    examples: ["pitroom audit last", "pitroom audit 3f2a -W codex", "pitroom audit last --bg"],
+    load: () => import("./audit.ts").then((m) => m.auditCommand),
+  },
+  {
+    name: "eval",
+    summary: "score workers on bounded questions with exact truths (definition, count, files)",
+    description: [
+      "QUESTIONS.json holds questions of three kinds, each with its truth given or computed with",
+      "`git grep` when the eval starts: a definition (path:line; 1 point, 0.5 for the right",
+      "file), a count (exact) and a list of files (scored by F1: missed and invented files both",
+      "cost). Every -W gets every question at once as background read runs (one target each, no",
+      "fallback); the table shows the score, per kind, failures and median time and tokens.",
+      "A bad questions file is one error line naming its first problem (exit 2); README: Evals.",
+    ].join("\n"),
+    flags: [
+      {
+        name: "worker",
+        short: "W",
+        type: "strings",
+        value: "TARGET",
+        describe: "a worker to score (repeatable; default: the configured worker)",
+      },
+      {
+        name: "timeout",
+        short: "t",
+        type: "duration",
+        value: "DUR",
+        describe: "kill a worker after this long on one question (default: the config's timeout)",
+      },
+      JSON_FLAG,
+    ],
+    args: [{ name: "QUESTIONS", describe: "the questions file (JSON)", required: true }],
+    examples: [
+      "pitroom eval questions.json -W opencode -W codex:gpt-5.5",
+      "pitroom eval questions.json --json",
+    ],
+    load: () => import("./eval.ts").then((m) => m.evalCommand),
   },
   {
     name: "watch",

@@ -9,7 +9,8 @@ import { printJson, table, warn } from "./output.ts";
 /**
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
  * `tiers.cheap` … `tiers.audit`, `costs`, `workerPrices`, `primary`, `price`, `maxParallel`,
- * `limits`, `timeout`, `caps`, `notify`, `notifyCommand`, `cacheDays`) to `{value, source}` with
+ * `limits`, `timeout`, `caps`, `notify`, `notifyCommand`, `cacheDays`, `audit`, `auditFix`,
+ * `budgetDaily`, `rankWorkers`) to `{value, source}` with
  * source `flag|env|file|default`; an unconfigured tier has value `null`.
  */
 export interface ConfigReport {
@@ -46,6 +47,10 @@ export function settingRows(
     ? { value: config.notifyCommand, source: "file" }
     : { value: null, source: "default" };
   rows.cacheDays = settings.cacheDays;
+  rows.audit = settings.audit;
+  rows.auditFix = settings.auditFix;
+  rows.budgetDaily = settings.budgetDaily;
+  rows.rankWorkers = settings.rankWorkers;
   rows.configPath = settings.configPath;
   rows.stateDir = settings.stateDir;
   return rows;

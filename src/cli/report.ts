@@ -16,6 +16,7 @@ import {
   targetLabel,
   workerOf,
 } from "../engine/mod.ts";
+import { auditLines } from "./audit_lines.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
 
@@ -157,6 +158,7 @@ export function renderReport(
   } else if (record.state === "done") {
     lines.push("", "answer: (the worker gave no text)");
   }
+  lines.push(...auditLines(record));
   const changes = record.changes;
   if (changes && changes.files.length > 0) {
     const added = changes.files.reduce((s, f) => s + f.added, 0);

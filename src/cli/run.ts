@@ -60,6 +60,11 @@ export function requestFrom(flags: FlagValues, mode: RunRequest["mode"]): RunReq
   if (flags.web === true) request.web = true;
   if (flags["no-fallback"] === true) request.noFallback = true;
   if (flags.fresh === true) request.fresh = true;
+  if (flags.audit === true && flags["no-audit"] === true) {
+    throw new UsageError("Choose one of --audit and --no-audit");
+  }
+  if (flags.audit === true) request.audit = true;
+  if (flags["no-audit"] === true) request.audit = false;
   if (flags.timeout !== undefined) request.timeoutMs = flags.timeout as number;
   if (flags.plan !== undefined) request.plan = flags.plan as string;
   if (flags.step !== undefined) request.step = flags.step as number;

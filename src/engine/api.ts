@@ -37,6 +37,8 @@ import { EngineHistory, type HistoryOptions, type Period } from "./api_history.t
 import type { SavingsTotals } from "./receipts/totals.ts";
 import { exists } from "../sys/fs.ts";
 import { reconcile } from "./liveness.ts";
+import { type AuditOutcome, type AuditRequest, runAudit } from "./audit/mod.ts";
+import type { EvalOptions, EvalResult } from "./eval/mod.ts";
 
 /** What `review` started (and, in the foreground, its finished report). */
 export interface ReviewStarted {
@@ -312,6 +314,24 @@ export class Engine {
       close,
       [Symbol.asyncDispose]: close,
     };
+  }
+
+  /**
+   * Has another worker and model re-check a finished read answer (`pitroom audit`, the MCP tool
+   * `pitroom_audit`); the verdict lands on the audited run's record.
+   */
+  async audit(request: AuditRequest, options: RunOptions = {}): Promise<AuditOutcome> {
+    return await runAudit(this.#sys, request, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(this.#options.backends ? { backends: this.#options.backends } : {}),
+    });
+  }
+
+  /** Scores workers on a questions file (`pitroom eval`): one crew of read runs per worker. */
+  async eval(path: string, options: EvalOptions = {}): Promise<EvalResult> {
+    const { runEval } = await import("./eval/mod.ts");
+    return await runEval(this.#sys, this, path, options);
   }
 
   /** One run's record (reconciled: a run whose supervisor died is `lost`). */

@@ -10,7 +10,7 @@ import { RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { BACKENDS } from "../workers/registry.ts";
 import { capsFrom } from "./caps.ts";
-import { resolveChain } from "./chain.ts";
+import { resolveChain, targetLabel } from "./chain.ts";
 import { createRun, type NewRun } from "./create.ts";
 import { checkEffort } from "./effort.ts";
 import type { LoadedSettings } from "./load_settings.ts";
@@ -19,6 +19,8 @@ import { resolveTier, type TierName, TIERS } from "./settings.ts";
 import { loadNamed } from "./select.ts";
 import { inRepo } from "./tree.ts";
 import { attach } from "./attach.ts";
+import { checkBudget } from "./budget.ts";
+import { RANK_WINDOW_MS, rankChain, targetRecords } from "./rank.ts";
 
 async function checkDir(sys: Sys, typed: string | undefined): Promise<string> {
   const dir = resolve(sys.cwd(), typed ?? ".");
@@ -87,6 +89,17 @@ async function newRunFrom(
     ...(request.model === undefined ? {} : { model: request.model }),
     noFallback: request.noFallback === true,
   });
+  const notes: string[] = [];
+  if (worker === undefined && settings.rankWorkers.value && chain.length > 1) {
+    const since = sys.clock.now() - RANK_WINDOW_MS;
+    const ranked = rankChain(chain, await targetRecords(sys, since));
+    if (ranked.changed) {
+      chain.splice(0, chain.length, ...ranked.chain);
+      notes.push(
+        `Chain ranked by recent results (rankWorkers): ${chain.map(targetLabel).join(", ")}`,
+      );
+    }
+  }
   const mode = request.mode ?? "read";
   if (mode !== "read") await refuseOutsideRepo(sys, dir);
   const links = linksOf(request);
@@ -115,6 +128,7 @@ async function newRunFrom(
     ...(request.verify === undefined ? {} : { verify: request.verify }),
     ...(links.length > 0 ? { links } : {}),
     ...(request.allowLinks === true ? { allowLinks: true } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
   };
 }
 
@@ -238,6 +252,16 @@ export async function buildRuns(
   if (Object.keys(caps).length > 0) spec.caps = caps;
   if (request.fresh === true) spec.fresh = true;
   if (plan !== undefined) spec.plan = plan;
+  const budget = await checkBudget(sys, spec.chain, {
+    limit: loaded.settings.budgetDaily.value,
+    prices: loaded.settings.workerPrices.value,
+  });
+  spec.chain = budget.chain;
+  if (budget.warning !== undefined) {
+    warnings.push(budget.warning);
+    spec.notes = [...(spec.notes ?? []), budget.warning];
+  }
+  if (request.audit !== undefined) spec.auditWanted = request.audit;
   const attached = await attach(sys, spec.cwd, request.files ?? []);
   if (attached.files.length > 0) spec.files = attached.files;
   const { models, costs, workerPrices, primary, price } = loaded.loaded.config;
@@ -246,6 +270,7 @@ export async function buildRuns(
     limits: loaded.settings.limits.value,
     cacheDays: loaded.settings.cacheDays.value,
     config: JSON.parse(JSON.stringify({ models, costs, workerPrices, primary, price })),
+    audit: { rate: loaded.settings.audit.value, fix: loaded.settings.auditFix.value },
   };
   return { specs: tasks.map((task) => ({ ...spec, task: task + attached.text })), warnings };
 }

@@ -3,6 +3,7 @@
  */
 import { statePaths } from "../store/paths.ts";
 import {
+  type AuditOf,
   emptyProgress,
   type FrozenSettings,
   type PlanRef,
@@ -54,6 +55,12 @@ export interface NewRun {
   plan?: PlanRef;
   /** A review run: what it reviews. */
   review?: ReviewInfo;
+  /** Said about how the run was set up (the budget, a ranked chain); shown in its report. */
+  notes?: string[];
+  /** `--audit` / `--no-audit`. */
+  auditWanted?: boolean;
+  /** An audit run or its correction round: the run it re-checks. */
+  auditOf?: AuditOf;
 }
 
 /** Creates the run folder and its queued record. */
@@ -86,6 +93,9 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.fresh === true ? { fresh: true } : {}),
     ...(spec.plan === undefined ? {} : { plan: spec.plan }),
     ...(spec.review === undefined ? {} : { review: spec.review }),
+    ...(spec.notes === undefined || spec.notes.length === 0 ? {} : { notes: [...spec.notes] }),
+    ...(spec.auditWanted === undefined ? {} : { auditWanted: spec.auditWanted }),
+    ...(spec.auditOf === undefined ? {} : { auditOf: spec.auditOf }),
   };
   if (spec.reuse !== undefined) {
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };

@@ -27,6 +27,7 @@ import { receiptFor } from "./receipts/mod.ts";
 import { indexRun } from "../store/history/mod.ts";
 import { rememberAnswer } from "./answer/cache.ts";
 import { concludeAnswer, recordReview } from "./review/conclude.ts";
+import { afterRun } from "./audit/complete.ts";
 
 /** Options of `executeRun`. */
 export interface ExecuteOptions {
@@ -39,6 +40,12 @@ export interface ExecuteOptions {
   backends?: (name: WorkerName) => Backend;
   /** Every event, as it is written (foreground progress). */
   onEvent?(ev: PitroomEvent): void;
+  /**
+   * Runs an audit's correction round in this process too (a foreground `pitroom audit`);
+   * otherwise what follows a run (a sampled audit, a correction round) goes to the host.
+   * @default false
+   */
+  followInline?: boolean;
   /**
    * Minimum time between progress writes of `run.json`.
    * @default 250
@@ -109,13 +116,19 @@ export async function executeRun(
   } finally {
     writer?.release();
   }
+  let done: RunRecord;
   try {
-    return await finish(sys, record, final, emit);
+    done = await finish(sys, record, final, emit);
   } finally {
     // Freed once the run is final, so no more than maxParallel runs are ever seen running.
     await slot?.release();
     log.close();
   }
+  // The run is final: an audit (or its correction round) follows without holding its slot.
+  await afterRun(sys, done, {
+    ...(options.followInline ? { inline: (next) => executeRun(sys, next, options) } : {}),
+  });
+  return done;
 }
 
 async function finish(

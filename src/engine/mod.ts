@@ -49,6 +49,11 @@
  * into the record (review/conclude.ts). `planStatus` rebuilds where a plan stands from the
  * records and the plan's notes (`planNote`). Around them:
  * `settings`, `doctor({ probe })`, `models`, `cooldowns`, `history.search/stats`, `savings`.
+ *
+ * Checking answers: `audit(request)` has another worker and model re-check a finished read
+ * answer (audit/mod.ts; the config's `audit` rate starts audits by itself after read runs);
+ * `eval(file, workers)` scores workers on bounded questions (eval/mod.ts). `budgetDaily`
+ * (budget.ts) and `rankWorkers` (rank.ts) shape the chain when runs are built.
  */
 export {
   createEngine,
@@ -90,6 +95,7 @@ export {
   refTreeAt,
 } from "./answer/mod.ts";
 export { buildFollowUp, buildPrompt, PROMPT_TEMPLATES, type PromptOptions } from "./prompt.ts";
+export {
   parseReviewRequest,
   type ReviewRequest,
   reviewRequestJsonSchema,
@@ -97,6 +103,7 @@ export { buildFollowUp, buildPrompt, PROMPT_TEMPLATES, type PromptOptions } from
 } from "./review/request.ts";
 export {
   countFindings,
+  type Finding as ReviewFinding,
   needsFixes,
   parseVerdict,
   SEVERITIES,
@@ -115,6 +122,19 @@ export {
   parseImplementerReport,
 } from "./plan/status_line.ts";
 export { TEMPLATE_DIR, type TemplateName, TEMPLATES } from "./plan/templates.ts";
+export {
+  type AuditOutcome,
+  type AuditRequest,
+  auditRequestJsonSchema,
+  AuditRequestSchema,
+} from "./audit/mod.ts";
+export {
+  type EvalResult,
+  type EvalRow,
+  QUESTION_KINDS,
+  type QuestionKind,
+  questionsJsonSchema,
+} from "./eval/mod.ts";
 export { LiveFold, type Phase, runTime, type RunView, viewOf, workerOf } from "./fold.ts";
 export {
   describeWatchLines,

@@ -41,6 +41,27 @@ const verdict = z.object({
   complete: z.boolean(),
 });
 const reviewKind = z.enum(["task", "fix", "range"]);
+const auditSpend = { tokens: tokens.optional(), cost: z.number().optional() };
+const auditResult = z.object({
+  run: z.string().optional(),
+  worker: z.enum(WORKER_NAMES).optional(),
+  model: z.string().optional(),
+  state: z.enum(["running", "done", "failed"]),
+  sampled: z.boolean(),
+  verdict: z.enum(["AGREE", "PARTLY", "DISAGREE"]).optional(),
+  disputed: z.array(z.string()),
+  message: z.string().optional(),
+  startedAt: z.number(),
+  endedAt: z.number().optional(),
+  ...auditSpend,
+  fix: z.object({
+    run: z.string().optional(),
+    state: z.enum(["running", "done", "failed"]),
+    answer: z.string().optional(),
+    message: z.string().optional(),
+    ...auditSpend,
+  }).optional(),
+});
 
 export const RunReportSchema = z.object({
   schemaVersion: z.number(),
@@ -132,6 +153,14 @@ export const RunReportSchema = z.object({
   }).optional().describe("a review run: what it reviewed and its verdict"),
   reviews: z.array(verdict.extend({ run: z.string(), kind: reviewKind, at: z.number() }))
     .optional().describe("the reviews of this run, oldest first"),
+  auditWanted: z.boolean().optional(),
+  auditOf: z.object({
+    run: z.string(),
+    kind: z.enum(["audit", "fix"]),
+    fix: z.boolean().optional(),
+  }).optional(),
+  /** The latest audit of the answer by another worker: verdict, disputed claims, correction. */
+  audit: auditResult.optional(),
 });
 
 /** A run report. */

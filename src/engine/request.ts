@@ -47,6 +47,9 @@ export const RunRequestSchema = z.object({
     "a plan file: the worker gets task `step`'s implementer brief (`task` is the notes)",
   ),
   step: z.number().int().positive().optional().describe("with `plan`: the task's number"),
+  audit: z.boolean().optional().describe(
+    "read runs: have another worker audit the answer (true) or never (false); default: the config's sample rate",
+  ),
 });
 
 /** A run request (what `engine.start` and `engine.run` take). */

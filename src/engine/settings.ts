@@ -62,6 +62,14 @@ export interface Settings {
   timeout: Setting<{ text: string; ms: number }>;
   /** Days a read answer may be given again from the answer cache (0: off). */
   cacheDays: Setting<number>;
+  /** Share of finished read answers audited by another worker (`audit`), 0..1. */
+  audit: Setting<number>;
+  /** One correction round for a disputed answer (`auditFix`). */
+  auditFix: Setting<boolean>;
+  /** USD a day (`budgetDaily`); `null` when there is no budget. */
+  budgetDaily: Setting<number | null>;
+  /** Reorder the configured fallback chain by each target's recent record (`rankWorkers`). */
+  rankWorkers: Setting<boolean>;
   /** The config file (`PITROOM_CONFIG` or the XDG default). */
   configPath: Setting<string>;
   /** Pitroom's state dir (`PITROOM_STATE_DIR` or the XDG default). */
@@ -258,6 +266,31 @@ function resolveCacheDays(config: Config, warnings: string[]): Setting<number> {
   return { value: raw, source: "file" };
 }
 
+/** The audit sample rate: a number 0..1 (a bad one warns and counts as 0). */
+function resolveAuditRate(config: Config, warnings: string[]): Setting<number> {
+  const rate = config.audit;
+  if (rate === undefined) return { value: 0, source: "default" };
+  if (rate < 0 || rate > 1) {
+    warnings.push(`Config "audit" should be a share of runs from 0 to 1: ignored`);
+    return { value: 0, source: "default" };
+  }
+  return { value: rate, source: "file" };
+}
+
+function resolveBudget(config: Config, warnings: string[]): Setting<number | null> {
+  const budget = config.budgetDaily;
+  if (budget === undefined) return { value: null, source: "default" };
+  if (!(budget > 0)) {
+    warnings.push(`Config "budgetDaily" should be USD a day, more than 0: ignored`);
+    return { value: null, source: "default" };
+  }
+  return { value: budget, source: "file" };
+}
+
+function flag(value: boolean | undefined): Setting<boolean> {
+  return value === undefined ? { value: false, source: "default" } : { value, source: "file" };
+}
+
 /** Computes every effective setting from the config, the environment and the flags (pure). */
 export function resolveSettings(input: SettingsInput): ResolvedSettings {
   const warnings: string[] = [];
@@ -311,6 +344,10 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     limits: resolveLimits(config, warnings),
     timeout,
     cacheDays: resolveCacheDays(config, warnings),
+    audit: resolveAuditRate(config, warnings),
+    auditFix: flag(config.auditFix),
+    budgetDaily: resolveBudget(config, warnings),
+    rankWorkers: flag(config.rankWorkers),
     configPath: {
       value: input.configPath,
       source: env.get("PITROOM_CONFIG") ? "env" : "default",

@@ -38,6 +38,14 @@ export interface Config {
   notifyCommand?: string;
   /** Days a read answer that held up may be given again for the same question (0: off). @default 7 */
   cacheDays?: number;
+  /** Share of finished read answers audited by another worker, 0..1. @default 0 */
+  audit?: number;
+  /** One correction round in the worker's own session for a disputed answer. @default false */
+  auditFix?: boolean;
+  /** USD a day: a warning at 80%, only free workers at 100%. */
+  budgetDaily?: number;
+  /** Reorder the fallback chain by each target's recent record. @default false */
+  rankWorkers?: boolean;
 }
 
 type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
@@ -58,6 +66,10 @@ const KEYS: Record<keyof Config, Kind> = {
   notify: "boolean",
   notifyCommand: "string",
   cacheDays: "number",
+  audit: "number",
+  auditFix: "boolean",
+  budgetDaily: "number",
+  rankWorkers: "boolean",
 };
 
 /** A loaded config with its warnings. */

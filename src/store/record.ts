@@ -219,6 +219,12 @@ export interface RunRecord {
   review?: ReviewInfo;
   /** The reviews of this run, oldest first (their verdicts copied here when each ended). */
   reviews?: ReviewSummary[];
+  /** `--audit` (true) or `--no-audit` (false): over the config's sample rate. */
+  auditWanted?: boolean;
+  /** An audit run (or its correction round): the run it re-checks. Not counted as a run. */
+  auditOf?: AuditOf;
+  /** The latest audit of this run's answer by another worker (src/engine/audit/). */
+  audit?: AuditResult;
 }
 
 /** An answer split into the sections of the answer format. */
@@ -291,6 +297,53 @@ export interface ReviewSummary extends ReviewVerdict {
   at: number;
 }
 
+/** What an audit run (or a correction round) is to the run it re-checks. */
+export interface AuditOf {
+  run: string;
+  kind: "audit" | "fix";
+  /** An audit: start the correction round when it disputes the answer (`auditFix`). */
+  fix?: boolean;
+}
+
+/** An audit's verdict on an answer. */
+export type AuditVerdict = "AGREE" | "PARTLY" | "DISAGREE";
+
+/** What an audit of a run found (copied onto the audited run's record). */
+export interface AuditResult {
+  /** The audit run's id (none when no audit could be started). */
+  run?: string;
+  worker?: WorkerName;
+  model?: string;
+  /** `running` until the audit run ends; `failed` when it gave no clean verdict. */
+  state: "running" | "done" | "failed";
+  /** Started by the config's sample rate (not asked for). */
+  sampled: boolean;
+  verdict?: AuditVerdict;
+  /** The claims of the answer the auditor found wrong or could not confirm. */
+  disputed: string[];
+  /** Why the audit failed. */
+  message?: string;
+  startedAt: number;
+  endedAt?: number;
+  /** What the audit itself burned and cost (never counted as a run or a saving). */
+  tokens?: Tokens;
+  cost?: number;
+  /** `auditFix`: the correction round in the answering worker's own session. */
+  fix?: AuditFix;
+}
+
+/** The correction round of a disputed answer: annotates the answer, never replaces it. */
+export interface AuditFix {
+  /** The correction round's run (none when it could not be started). */
+  run?: string;
+  state: "running" | "done" | "failed";
+  /** The worker's corrected answer. */
+  answer?: string;
+  message?: string;
+  tokens?: Tokens;
+  cost?: number;
+}
+
 /** Settings a run keeps from its creation. */
 export interface FrozenSettings {
   maxParallel: number;
@@ -300,6 +353,8 @@ export interface FrozenSettings {
   config?: Pick<Config, "models" | "costs" | "workerPrices" | "primary" | "price">;
   /** Days an answer may be reused from the answer cache (0: off; absent: off). */
   cacheDays?: number;
+  /** The config's audit settings then: the sample rate and the correction round. */
+  audit?: { rate: number; fix: boolean };
 }
 
 /** An empty progress. */

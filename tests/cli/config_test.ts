@@ -40,6 +40,10 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "notify",
     "notifyCommand",
     "cacheDays",
+    "audit",
+    "auditFix",
+    "budgetDaily",
+    "rankWorkers",
     "configPath",
     "stateDir",
   ]);

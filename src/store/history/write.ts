@@ -110,6 +110,9 @@ export class RunWriter {
   }
 
   #writeOne({ record, steps, patch }: RunFiles): void {
+    // An audit (and its correction round) is not a run of its own: its verdict, tokens and cost
+    // are kept on the audited run, so stats and savings never count it.
+    if (record.auditOf !== undefined) return;
     const n = rowidOf(record.id);
     const old = this.#old.get(n) as
       | { task: string; answer: string | null; steps_text: string }

@@ -1,0 +1,112 @@
+/**
+ * Starting an audit: the audited run must be a finished read run with an answer; the auditor's
+ * chain comes from choose.ts (under today's budget); the audit is a real read run of Pitroom
+ * (its own record, marked `auditOf`, never audited itself nor counted in the history) whose
+ * task is the audit template; the audited run's record says at once that an audit runs.
+ */
+import { statePaths } from "../../store/paths.ts";
+import { type AuditResult, isFinal, type RunRecord } from "../../store/record.ts";
+import { loadRecord, writeRecord } from "../../store/runs.ts";
+import { RefusedError } from "../../sys/errors.ts";
+import type { Sys } from "../../sys/mod.ts";
+import type { Backend, WorkerName } from "../../workers/types.ts";
+import { checkBudget } from "../budget.ts";
+import { createUnique } from "../build.ts";
+import { loadSettings } from "../load_settings.ts";
+import { auditChain } from "./choose.ts";
+import { auditPrompt } from "./prompt.ts";
+
+/** Options of `createAudit`. */
+export interface CreateAuditOptions {
+  /** The auditor asked for (`-W`). */
+  worker?: string;
+  /** Start the correction round on a disputed verdict. @default the config's auditFix */
+  fix?: boolean;
+  /** Started by the sample rate. */
+  sampled: boolean;
+  /** Looks up a backend (tests hand in a scripted one). */
+  backends?: (name: WorkerName) => Backend;
+}
+
+/** Refuses a run that is not a finished read answer. */
+export function checkAuditable(record: RunRecord): void {
+  const refuse = (code: string, why: string, hint?: string) => {
+    throw new RefusedError(
+      code,
+      `Run "${record.id}" cannot be audited: ${why}`,
+      hint ? { hint } : {},
+    );
+  };
+  if (record.auditOf !== undefined) refuse("audit_of_audit", "it is an audit itself");
+  if (!isFinal(record.state)) {
+    refuse("run_live", `it is still ${record.state}`, `pitroom wait ${record.id}`);
+  }
+  if (record.mode !== "read") refuse("not_read", "audits re-check read answers");
+  if (record.outcome !== "ok" || !record.answer?.trim()) {
+    refuse("no_answer", "it gave no answer");
+  }
+}
+
+/** Changes a run's record (read, changed, written atomically). */
+export async function updateRecord(
+  sys: Sys,
+  id: string,
+  change: (record: RunRecord) => boolean,
+): Promise<RunRecord> {
+  const paths = statePaths(sys.stateDir);
+  const record = await loadRecord(paths, id);
+  if (change(record)) await writeRecord(paths, record);
+  return record;
+}
+
+/** Creates the audit run of `id` (queued) and marks the audited run; starts nothing. */
+export async function createAudit(
+  sys: Sys,
+  id: string,
+  options: CreateAuditOptions,
+): Promise<RunRecord> {
+  const audited = await loadRecord(statePaths(sys.stateDir), id);
+  checkAuditable(audited);
+  const loaded = await loadSettings(sys);
+  const { settings } = loaded;
+  const candidates = await auditChain(sys, audited, settings, {
+    ...(options.worker === undefined ? {} : { worker: options.worker }),
+    ...(options.backends === undefined ? {} : { backends: options.backends }),
+  });
+  const budget = await checkBudget(sys, candidates, {
+    limit: settings.budgetDaily.value,
+    prices: settings.workerPrices.value,
+  });
+  const { models, costs, workerPrices, primary, price } = loaded.loaded.config;
+  const record = await createUnique(sys, {
+    task: auditPrompt(audited.task, audited.answer!),
+    mode: "read",
+    cwd: audited.cwd,
+    chain: budget.chain,
+    timeoutMs: settings.timeout.value.ms,
+    web: false,
+    auditWanted: false,
+    auditOf: { run: id, kind: "audit", fix: options.fix ?? settings.auditFix.value },
+    ...(budget.warning === undefined ? {} : { notes: [budget.warning] }),
+    settings: {
+      maxParallel: settings.maxParallel.value,
+      limits: settings.limits.value,
+      config: JSON.parse(JSON.stringify({ models, costs, workerPrices, primary, price })),
+    },
+  });
+  const first = record.chain[0]!;
+  const audit: AuditResult = {
+    run: record.id,
+    worker: first.worker,
+    ...(first.model === undefined ? {} : { model: first.model }),
+    state: "running",
+    sampled: options.sampled,
+    disputed: [],
+    startedAt: sys.clock.now(),
+  };
+  await updateRecord(sys, id, (r) => {
+    r.audit = audit;
+    return true;
+  });
+  return record;
+}

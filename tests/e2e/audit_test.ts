@@ -1,0 +1,193 @@
+/**
+ * Audits end to end with two real workers on the scripted model server: opencode answers, codex
+ * audits (another worker and model), and the verdict lands on the audited run's record, its
+ * `--json`, its text report and the history; a disputed answer gets its correction round in
+ * opencode's own session; a run nobody else can audit is refused; the config's sample rate
+ * starts an audit by itself in the background host.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import type { RunRecord } from "../../src/store/record.ts";
+import { waitFor } from "../support/temp.ts";
+import { type World, world } from "./_world.ts";
+
+const BOUND = "120s";
+
+const ANSWER = "The answer is defined in src/app.ts:1 as 41.";
+
+const SCENARIOS = {
+  "read-answer": {
+    turns: [{ read: "src/app.ts" }, { answer: ANSWER }],
+    followup: [{ read: "src/app.ts" }, { answer: "Corrected: src/app.ts:1 sets it to 41, once." }],
+  },
+  "audit-agree": {
+    turns: [{ read: "src/app.ts" }, {
+      answer: "Checked src/app.ts:1.\n\nAUDIT: AGREE\nDISPUTED: none",
+    }],
+  },
+  "audit-disagree": {
+    turns: [{ grep: "answer" }, {
+      answer: [
+        "I checked the cited line.",
+        "",
+        "**AUDIT: DISAGREE**",
+        "DISPUTED:",
+        "- the answer is 41: src/app.ts:1 says so, but README.md:1 names no answer",
+        "- defined once: not confirmed",
+      ].join("\n"),
+    }],
+  },
+  "audit-mute": { turns: [{ read: "src/app.ts" }, { answer: "Looks right to me." }] },
+};
+
+function parse<T>(text: string, what: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`${what} is not JSON: ${text.slice(0, 2000)}`);
+  }
+}
+
+/** A read run by opencode; resolves with its id. */
+async function answered(w: World, extra: string[] = []): Promise<string> {
+  const r = await w.run([
+    "run",
+    "-t",
+    BOUND,
+    "--json",
+    "-W",
+    "opencode",
+    "-m",
+    "fake/read-answer",
+    ...extra,
+    "Where is the answer defined?",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  return parse<RunRecord>(r.stdout, "run --json").id;
+}
+
+function historyRecord(w: World, id: string): RunRecord {
+  const db = new DatabaseSync(join(w.stateDir, "history.db"), { readOnly: true });
+  try {
+    const row = db.prepare(
+      "SELECT d.record FROM run_docs d JOIN runs r ON r.n = d.n WHERE r.id = ?",
+    ).get(id) as { record: string } | undefined;
+    assert.ok(row, `run ${id} is in the history`);
+    return JSON.parse(row.record);
+  } finally {
+    db.close();
+  }
+}
+
+function historyIds(w: World): string[] {
+  const db = new DatabaseSync(join(w.stateDir, "history.db"), { readOnly: true });
+  try {
+    return (db.prepare("SELECT id FROM runs").all() as { id: string }[]).map((r) => r.id);
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("audit: codex agrees with opencode's answer; the verdict is on the run, its report and the history", async () => {
+  await using w = await world(SCENARIOS);
+  const id = await answered(w);
+  const r = await w.run(["audit", id, "-W", "codex:fake/audit-agree", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const outcome = parse<{ run: string; audit: string; record: RunRecord }>(
+    r.stdout,
+    "audit --json",
+  );
+  assert.equal(outcome.run, id);
+  const audit = outcome.record.audit!;
+  assert.equal(audit.state, "done");
+  assert.equal(audit.verdict, "AGREE");
+  assert.deepEqual(audit.disputed, []);
+  assert.equal(audit.worker, "codex");
+  assert.equal(audit.model, "fake/audit-agree");
+  assert.equal(audit.sampled, false);
+  assert.ok((audit.tokens?.input ?? 0) > 0, "the audit's own tokens are on the audit");
+  // The audit was a real read run of codex, marked as an audit of the run.
+  const auditRun = await w.record(outcome.audit);
+  assert.deepEqual(auditRun.auditOf, { run: id, kind: "audit", fix: false });
+  assert.equal(auditRun.mode, "read");
+  assert.deepEqual(auditRun.attempts.map((a) => a.worker), ["codex"]);
+  // The report, --json and the history all carry it; the audit itself is not a run there.
+  const shown = await w.run(["show", id]);
+  assert.match(shown.stdout, /audit {4}AGREE by codex \(fake\/audit-agree\) · run /);
+  const json = parse<RunRecord>((await w.run(["show", id, "--json"])).stdout, "show --json");
+  assert.equal(json.audit?.verdict, "AGREE");
+  assert.equal(historyRecord(w, id).audit?.verdict, "AGREE");
+  assert.deepEqual(historyIds(w), [id]);
+});
+
+Deno.test("audit: a disagreeing audit lists the disputed claims; auditFix runs one correction round in opencode's session", async () => {
+  await using w = await world(SCENARIOS, {
+    config: { tiers: { audit: "codex:fake/audit-disagree" }, auditFix: true },
+  });
+  const id = await answered(w);
+  const r = await w.run(["audit", id]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /audit {4}DISAGREE by codex \(fake\/audit-disagree\) · 2 disputed claims/);
+  assert.match(
+    r.stdout,
+    /- the answer is 41: src\/app\.ts:1 says so, but README\.md:1 names no answer/,
+  );
+  assert.match(r.stdout, /- defined once: not confirmed/);
+  assert.match(r.stdout, /corrected answer \(run [0-9-a-f]+; the answer above is the first one\):/);
+  const record = await w.record(id);
+  const audit = record.audit!;
+  assert.equal(audit.verdict, "DISAGREE");
+  assert.equal(audit.disputed.length, 2);
+  // The correction annotates: the first answer stays, the corrected one is on the audit.
+  assert.equal(record.answer?.trim(), ANSWER);
+  assert.equal(audit.fix?.state, "done");
+  assert.equal(audit.fix?.answer?.trim(), "Corrected: src/app.ts:1 sets it to 41, once.");
+  const fixRun = await w.record(audit.fix!.run!);
+  assert.deepEqual(fixRun.auditOf, { run: id, kind: "fix" });
+  assert.equal(fixRun.continues?.run, id);
+  assert.equal(fixRun.continues?.sessionId, record.attempts.at(-1)?.sessionId);
+  assert.match(fixRun.task, /the answer is 41: src\/app\.ts:1 says so/);
+  assert.equal(historyRecord(w, id).audit?.fix?.state, "done");
+  assert.deepEqual(historyIds(w), [id]);
+});
+
+Deno.test("audit: a reply without a verdict line is a failed audit (exit 1), never AGREE", async () => {
+  await using w = await world(SCENARIOS);
+  const id = await answered(w);
+  const r = await w.run(["audit", id, "-W", "codex:fake/audit-mute", "--json"]);
+  assert.equal(r.code, 1, r.stderr);
+  const audit = parse<{ record: RunRecord }>(r.stdout, "audit --json").record.audit!;
+  assert.equal(audit.state, "failed");
+  assert.equal(audit.verdict, undefined);
+  assert.match(audit.message ?? "", /no AUDIT line/);
+});
+
+Deno.test("audit: refused with exit 3 when no other worker is configured, or when -W names the one that answered", async () => {
+  await using w = await world(SCENARIOS);
+  const id = await answered(w);
+  const none = await w.run(["audit", id]);
+  assert.equal(none.code, 3, none.stderr);
+  assert.match(none.stderr, /No other worker can audit run ".+": it was answered by opencode/);
+  assert.match(none.stderr, /tiers/);
+  const same = await w.run(["audit", id, "-W", "opencode:fake/audit-agree"]);
+  assert.equal(same.code, 3, same.stderr);
+  assert.match(same.stderr, /cannot audit run .+ it answered it/);
+  assert.equal((await w.record(id)).audit, undefined);
+});
+
+Deno.test("audit: with the sample rate at 1 a finished read run is audited in the background; --no-audit opts out", async () => {
+  await using w = await world(SCENARIOS, {
+    config: { audit: 1, tiers: { audit: "codex:fake/audit-agree" } },
+  });
+  const skipped = await answered(w, ["--no-audit"]);
+  const id = await answered(w);
+  await waitFor(async () => (await w.record(id)).audit?.state === "done", {
+    timeoutMs: 90_000,
+    what: "the sampled audit to end",
+  });
+  const audit = (await w.record(id)).audit!;
+  assert.equal(audit.verdict, "AGREE");
+  assert.equal(audit.sampled, true);
+  assert.equal((await w.record(skipped)).audit, undefined);
+});
