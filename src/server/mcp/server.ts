@@ -29,7 +29,7 @@ export interface McpServerOptions {
 /** A server and what ends it. */
 export interface PitroomMcpServer extends AsyncDisposable {
   readonly server: McpServer;
-  /** Closes the transport (if connected) and ends the feeds; runs go on. */
+  /** Closes the transport (if connected), lets the calls in flight end, ends the feeds; runs go on. */
   close(): Promise<void>;
 }
 
@@ -52,14 +52,17 @@ export function createMcpServer(engine: Engine, options: McpServerOptions): Pitr
     connected: () => server.isConnected(),
     dashAddress,
   });
-  for (const tool of TOOLS) registerTool(server, tool, contextOf);
+  const inflight = new Set<Promise<unknown>>();
+  for (const tool of TOOLS) registerTool(server, tool, contextOf, inflight);
   registerPrompts(server);
   const endFeeds = registerResources(server, engine);
   let closed: Promise<void> | undefined;
   const close = () =>
     closed ??= (async () => {
-      await endFeeds();
       if (server.isConnected()) await server.close();
+      // The calls end with the session (their waits are aborted): let them finish first.
+      await Promise.allSettled([...inflight]);
+      await endFeeds();
     })();
   const previous = server.server.onclose;
   server.server.onclose = () => {

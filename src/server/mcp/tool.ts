@@ -65,27 +65,42 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
 /** What the server hands each call besides the SDK's `extra`. */
 export type ContextOf = (extra: ToolContext["extra"]) => ToolContext;
 
-/** Registers one tool on `server`. */
-export function registerTool(server: McpServer, tool: PitroomTool, contextOf: ContextOf): void {
+/** Registers one tool on `server`; each call's promise is in `inflight` until it settles. */
+export function registerTool(
+  server: McpServer,
+  tool: PitroomTool,
+  contextOf: ContextOf,
+  inflight: Set<Promise<unknown>> = new Set(),
+): void {
   server.registerTool(tool.name, {
     title: tool.title,
     description: tool.description,
     inputSchema: tool.input,
     outputSchema: tool.output,
     annotations: { title: tool.title, ...tool.annotations },
-  }, async (input: Record<string, unknown>, extra: ToolContext["extra"]) => {
-    try {
-      const answer = await tool.call(input, contextOf(extra));
-      const result: CallToolResult = {
-        content: [{ type: "text", text: answer.text }],
-        structuredContent: tool.output.parse(answer.result) as Record<string, unknown>,
-      };
-      if (answer.isError) result.isError = true;
-      return result;
-    } catch (error) {
-      return errorResult(error);
-    }
+  }, (input: Record<string, unknown>, extra: ToolContext["extra"]) => {
+    const call = answer(tool, input, contextOf(extra));
+    inflight.add(call);
+    return call.finally(() => inflight.delete(call));
   });
+}
+
+async function answer(
+  tool: PitroomTool,
+  input: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<CallToolResult> {
+  try {
+    const answered = await tool.call(input, ctx);
+    const result: CallToolResult = {
+      content: [{ type: "text", text: answered.text }],
+      structuredContent: tool.output.parse(answered.result) as Record<string, unknown>,
+    };
+    if (answered.isError) result.isError = true;
+    return result;
+  } catch (error) {
+    return errorResult(error);
+  }
 }
 
 /** A thrown error as a tool result: the CLI's message and hint, `isError` set. */

@@ -5,12 +5,42 @@
  */
 import { join } from "node:path";
 import { type World, world } from "../../e2e/_world.ts";
+import { createEngine, type Engine } from "../../../src/engine/mod.ts";
+import { realSys } from "../../../src/sys/real.ts";
 import { moduleCacheEnv, pitroomArgv } from "../../support/pitroom.ts";
 import { ChildTransport } from "./_child_transport.ts";
 import { Client, StreamableHTTPClientTransport } from "./_sdk.ts";
 
 export type { World };
 export { world };
+
+/** An engine over the world's state dir, in this process (to look at runs the server started). */
+export function engineOf(w: World): Engine {
+  const all = env(w);
+  return createEngine({
+    ...realSys(),
+    env: { get: (name) => all[name], toObject: () => ({ ...all }) },
+    stateDir: w.stateDir,
+    configPath: all.PITROOM_CONFIG!,
+    cwd: () => w.repo,
+    // This process is a test runner: the host is the real program.
+    selfCommand: pitroomArgv,
+  });
+}
+
+/** The structured content of a tool result, typed loosely for assertions. */
+// deno-lint-ignore no-explicit-any
+export function structured(result: unknown): any {
+  const content = (result as { structuredContent?: unknown }).structuredContent;
+  if (content === undefined) throw new Error(`no structured content: ${JSON.stringify(result)}`);
+  return content;
+}
+
+/** The text of a tool result. */
+export function textOf(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+}
 
 /** A connected client that disconnects when disposed. */
 export interface Connected extends AsyncDisposable {
@@ -88,6 +118,7 @@ export async function httpServer(
       text += value;
     }
   })();
+  let stopped: Promise<void> | undefined;
   const port = Number(/http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(text)![1]);
   const url = `http://127.0.0.1:${port}/mcp`;
   const token = options.env?.PITROOM_MCP_TOKEN ??
@@ -111,10 +142,13 @@ export async function httpServer(
         },
       };
     },
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
+    [Symbol.asyncDispose]() {
+      stopped ??= (async () => {
+        child.kill("SIGTERM");
+        await child.status;
+        await drained;
+      })();
+      return stopped;
     },
   };
 }
