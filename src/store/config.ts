@@ -46,6 +46,8 @@ export interface Config {
   budgetDaily?: number;
   /** Reorder the fallback chain by each target's recent record. @default false */
   rankWorkers?: boolean;
+  /** MCP results of runs still going carry the dashboard's address. @default true */
+  mcpDash?: boolean;
 }
 
 type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
@@ -70,6 +72,7 @@ const KEYS: Record<keyof Config, Kind> = {
   auditFix: "boolean",
   budgetDaily: "number",
   rankWorkers: "boolean",
+  mcpDash: "boolean",
 };
 
 /** A loaded config with its warnings. */

@@ -44,6 +44,7 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "auditFix",
     "budgetDaily",
     "rankWorkers",
+    "mcpDash",
     "configPath",
     "stateDir",
   ]);
