@@ -18,6 +18,8 @@ const PORT_TRIES = 20;
 export interface ServeOptions {
   /** Listen on exactly this port (refused when taken). @default 7878 or the next free one */
   port?: number;
+  /** Without `port`: the first port tried (tests). @default 7878 */
+  firstPort?: number;
   /** Stop after this long without a request. */
   idleMs: number;
   /** Aborting stops the server. */
@@ -55,7 +57,12 @@ export function serveDashboard(sys: Sys, options: ServeOptions): Served {
   };
   const engine = createEngine(sys);
   let handler: ((req: Request) => Response | Promise<Response>) | null = null;
-  const server = listen(options.port, stop.signal, (req) => handler!(req));
+  const server = listen(
+    options.port,
+    options.firstPort ?? DEFAULT_PORT,
+    stop.signal,
+    (req) => handler!(req),
+  );
   const port = server.addr.port;
   const app = createDashboardApp(engine, {
     secret,
@@ -101,11 +108,12 @@ export function serveDashboard(sys: Sys, options: ServeOptions): Served {
 
 function listen(
   port: number | undefined,
+  first: number,
   signal: AbortSignal,
   handler: (req: Request) => Response | Promise<Response>,
 ): Deno.HttpServer<Deno.NetAddr> {
   const ports = port === undefined
-    ? Array.from({ length: PORT_TRIES }, (_, i) => DEFAULT_PORT + i)
+    ? Array.from({ length: PORT_TRIES }, (_, i) => first + i)
     : [port];
   for (const p of ports) {
     try {
@@ -117,9 +125,7 @@ function listen(
   throw new RefusedError(
     "port_taken",
     port === undefined
-      ? `Cannot serve the dashboard: ports ${DEFAULT_PORT}-${
-        DEFAULT_PORT + PORT_TRIES - 1
-      } are taken`
+      ? `Cannot serve the dashboard: ports ${first}-${first + PORT_TRIES - 1} are taken`
       : `Cannot serve the dashboard: port ${port} is taken`,
     { hint: "choose another with `pitroom dash --port N`" },
   );
