@@ -46,13 +46,6 @@ export interface DashAddress {
   reused: boolean;
 }
 
-/** A dashboard serving in this process, recorded in the state dir until it stops. */
-export interface Running {
-  served: Served;
-  /** Set when another dashboard was live: nothing was started here. */
-  other?: DashRecord;
-}
-
 /** Serves the dashboard here (or finds the live one: then `other` is set and nothing runs). */
 export async function runDashboard(
   sys: Sys,
@@ -83,10 +76,20 @@ export async function runDashboard(
       throw error;
     }
   }
-  served.finished.then(() => removeDashRecord(sys, served.instance)).catch(() => undefined);
   // Importing the history now makes the first page load quick.
   void createEngine(sys).history.import().catch(() => undefined);
-  return { served };
+  // It has stopped once its record is gone too.
+  const finished = served.finished.then(() => removeDashRecord(sys, served.instance));
+  return {
+    served: {
+      ...served,
+      finished,
+      close: async () => {
+        await served.close();
+        await finished;
+      },
+    },
+  };
 }
 
 /** Starts a detached dashboard, or finds the live one; resolves with its address. */
