@@ -468,6 +468,12 @@ export const COMMANDS: readonly CommandDef[] = [
         default: "1h",
         describe: "stop after this long without a request",
       },
+      {
+        name: "after-run",
+        type: "string",
+        value: "RUN",
+        describe: "serve only if RUN is still going after a few seconds (what `run --bg` leaves)",
+      },
       JSON_FLAG,
     ],
     args: [],
