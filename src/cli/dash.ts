@@ -7,12 +7,7 @@ import { PitroomError, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { createEngine, formatDuration } from "../engine/mod.ts";
 import { LONG_RUN_MS } from "./live_view.ts";
-import {
-  DEFAULT_IDLE_MS,
-  runDashboard,
-  startDetached,
-  stopDashboard,
-} from "../server/dash/detach.ts";
+import { DEFAULT_IDLE_MS, runDashboard, startDetached, stopDashboard } from "../server/dash/mod.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
 import { printJsonLine, warn } from "./output.ts";
 

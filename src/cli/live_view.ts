@@ -8,8 +8,8 @@
  * which serves only if that run is still going a few seconds later.
  */
 import { createEngine } from "../engine/mod.ts";
-import { ensureDashboard } from "../server/dash/detach.ts";
-import { liveDashboard } from "../server/dash/record.ts";
+import { ensureDashboard, liveDashboard } from "../server/dash/mod.ts";
+
 import type { Sys, Timer } from "../sys/mod.ts";
 import { warn } from "./output.ts";
 
