@@ -471,8 +471,8 @@ export const COMMANDS: readonly CommandDef[] = [
       {
         name: "after-run",
         type: "string",
-        value: "RUN",
-        describe: "serve only if RUN is still going after a few seconds (what `run --bg` leaves)",
+        value: "RUN,...",
+        describe: "serve only if a RUN is still going a few seconds later (what `run --bg` leaves)",
       },
       JSON_FLAG,
     ],

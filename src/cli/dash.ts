@@ -30,7 +30,7 @@ export const dashCommand: CommandRun = async ({ sys, flags }) => {
   }
   const after = flags["after-run"] as string | undefined;
   if (after !== undefined) {
-    if (!(await stillGoing(sys, after))) return 0;
+    if (!(await stillGoing(sys, after.split(",")))) return 0;
     const { settings } = await createEngine(sys).settings();
     if (!settings.dash.value) return 0;
   }
@@ -47,10 +47,10 @@ export const dashCommand: CommandRun = async ({ sys, flags }) => {
   return await serveHere(sys, flags, options);
 };
 
-/** True when the run is still going after `LONG_RUN_MS`. */
-async function stillGoing(sys: Sys, id: string): Promise<boolean> {
+/** True when one of the runs is still going after `LONG_RUN_MS`. */
+async function stillGoing(sys: Sys, ids: string[]): Promise<boolean> {
   try {
-    await createEngine(sys).wait({ runs: [id] }, { timeoutMs: LONG_RUN_MS });
+    await createEngine(sys).wait({ runs: ids }, { timeoutMs: LONG_RUN_MS });
     return false;
   } catch (error) {
     if (error instanceof StillRunning) return true;

@@ -4,8 +4,8 @@
  * address. Quick runs are not delayed and start nothing; nothing opens a browser.
  *
  * A foreground run starts it from its own process (a timer). A background run (`--bg`) returns
- * at once: when no dashboard runs, it leaves a detached `pitroom dash --after-run ID` behind,
- * which serves only if that run is still going a few seconds later.
+ * at once (a crew too): when no dashboard runs, it leaves a detached `pitroom dash --after-run
+ * IDS` behind, which serves only if one of those runs is still going a few seconds later.
  */
 import { createEngine } from "../engine/mod.ts";
 import { ensureDashboard, liveDashboard } from "../server/dash/mod.ts";
@@ -60,12 +60,15 @@ export class LiveViewLater {
  * A background run's live view: the running dashboard's address, or undefined after leaving a
  * detached starter behind (none when the config turns it off).
  */
-export async function liveViewForBackground(sys: Sys, id: string): Promise<string | undefined> {
+export async function liveViewForBackground(
+  sys: Sys,
+  ids: readonly string[],
+): Promise<string | undefined> {
   const { settings } = await createEngine(sys).settings();
   if (!settings.dash.value) return undefined;
   const live = await liveDashboard(sys);
   if (live !== null) return live.address;
-  const child = sys.runner.spawn([...sys.selfCommand(), "dash", "--after-run", id], {
+  const child = sys.runner.spawn([...sys.selfCommand(), "dash", "--after-run", ids.join(",")], {
     detached: true,
     stdout: "null",
     stderr: "null",

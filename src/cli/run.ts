@@ -86,7 +86,7 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
   if (flags.bg) {
     const started = await engine.start(request);
     warn(sys, started.warnings);
-    const dashboard = await liveViewForBackground(sys, started.id);
+    const dashboard = await liveViewForBackground(sys, started.ids);
     if (flags.json) {
       printJson(sys, {
         id: started.id,

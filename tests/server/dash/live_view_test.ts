@@ -109,17 +109,35 @@ Deno.test("--bg: a long background run gets a dashboard; the next is told its ad
   assert.equal(waited.code, 0, waited.stderr);
 });
 
+Deno.test("a crew still going after a few seconds starts the dashboard too", async () => {
+  await using w = await liveWorld();
+  const crew = await w.run([
+    "crew",
+    "--json",
+    task("One", [{ answer: "quick" }]),
+    task("Two", [{ waitFile: w.gate("two") }, { answer: "slow" }]),
+  ]);
+  assert.equal(crew.code, 0, crew.stderr);
+  const { group, runs } = JSON.parse(crew.stdout);
+  const dash = await w.dashboard();
+  const next = await w.run(["crew", "--json", "-g", group, task("Three", [{ answer: "3" }])]);
+  assert.equal(JSON.parse(next.stdout).dashboard, dash.address);
+  await w.release("two");
+  const waited = await w.run(["wait", "--brief", ...runs, ...JSON.parse(next.stdout).runs]);
+  assert.equal(waited.code, 0, waited.stderr);
+});
+
 Deno.test('"dash": false in the config, or PITROOM_DASH=0, turns the live view off', async () => {
   await using state = await tempDir("pitroom-dash-off-");
   const config = join(state.path, "config.json");
   await Deno.writeTextFile(config, JSON.stringify({ dash: false }));
   const off = testSys({ stateDir: state.path, env: { PITROOM_CONFIG: config, PITROOM_DASH: "" } });
   assert.equal(await ensureDashboard(off), undefined);
-  assert.equal(await liveViewForBackground(off, "20200101-000000-abcd"), undefined);
+  assert.equal(await liveViewForBackground(off, ["20200101-000000-abcd"]), undefined);
   await Deno.writeTextFile(config, JSON.stringify({ dash: true }));
   const env = testSys({ stateDir: state.path, env: { PITROOM_CONFIG: config, PITROOM_DASH: "0" } });
   assert.equal(await ensureDashboard(env), undefined);
-  assert.equal(await liveViewForBackground(env, "20200101-000000-abcd"), undefined);
+  assert.equal(await liveViewForBackground(env, ["20200101-000000-abcd"]), undefined);
   assert.equal(await readDashRecord(env), null);
   const loaded = await createEngine(env).settings();
   assert.deepEqual(loaded.settings.dash, { value: false, source: "env" });
