@@ -10,7 +10,7 @@ import { printJson, table, warn } from "./output.ts";
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
  * `tiers.cheap` … `tiers.audit`, `costs`, `workerPrices`, `primary`, `price`, `maxParallel`,
  * `limits`, `timeout`, `caps`, `notify`, `notifyCommand`, `cacheDays`, `audit`, `auditFix`,
- * `budgetDaily`, `rankWorkers`, `mcpDash`) to `{value, source}` with
+ * `budgetDaily`, `rankWorkers`, `mcpDash`, `dash`) to `{value, source}` with
  * source `flag|env|file|default`; an unconfigured tier has value `null`.
  */
 export interface ConfigReport {
@@ -52,6 +52,7 @@ export function settingRows(
   rows.budgetDaily = settings.budgetDaily;
   rows.rankWorkers = settings.rankWorkers;
   rows.mcpDash = settings.mcpDash;
+  rows.dash = settings.dash;
   rows.configPath = settings.configPath;
   rows.stateDir = settings.stateDir;
   return rows;

@@ -48,6 +48,8 @@ export interface Config {
   rankWorkers?: boolean;
   /** MCP results of runs still going carry the dashboard's address. @default true */
   mcpDash?: boolean;
+  /** False: a long run does not start the dashboard. @default true */
+  dash?: boolean;
 }
 
 type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
@@ -73,6 +75,7 @@ const KEYS: Record<keyof Config, Kind> = {
   budgetDaily: "number",
   rankWorkers: "boolean",
   mcpDash: "boolean",
+  dash: "boolean",
 };
 
 /** A loaded config with its warnings. */

@@ -45,6 +45,7 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "budgetDaily",
     "rankWorkers",
     "mcpDash",
+    "dash",
     "configPath",
     "stateDir",
   ]);
