@@ -1,0 +1,159 @@
+/** History: full-text search with filters and paging; each hit opens as the same card as Live. */
+import { useEffect, useState } from "preact/hooks";
+import { type HistoryQuery, searchHistory } from "../api/client.ts";
+import type { SearchHit } from "../api/types.ts";
+import { blankCard, type Card } from "../model/card.ts";
+import { duration, stamp } from "../model/format.ts";
+import { store, useStore } from "../store.ts";
+import { RunCard } from "./run_card.tsx";
+
+const EMPTY: HistoryQuery = { text: "", state: "", model: "", worker: "", period: "", page: 0 };
+
+/** A hit as a card (the store's live card when Live has the run). */
+function hitCard(hit: SearchHit): Card {
+  const live = store.cards.get(hit.id);
+  if (live) return live;
+  const c = blankCard(hit.id, hit.createdAt);
+  return {
+    ...c,
+    task: hit.task,
+    mode: hit.mode,
+    group: hit.group,
+    phase: hit.state as Card["phase"],
+    worker: hit.worker ?? "-",
+    model: hit.model,
+    startedAt: hit.createdAt,
+    endedAt: hit.endedAt,
+    outcome: hit.outcome,
+    message: hit.message,
+    saved: hit.saved,
+    changed: hit.changedFiles,
+  };
+}
+
+/** The History tab. */
+export function HistoryView(
+  { open, onOpen }: { open: string | null; onOpen: (id: string | null) => void },
+) {
+  useStore();
+  const [query, setQuery] = useState<HistoryQuery>(EMPTY);
+  const [typed, setTyped] = useState("");
+  const [result, setResult] = useState<{ hits: SearchHit[]; more: boolean } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let gone = false;
+    setError(null);
+    searchHistory(query).then((r) => !gone && setResult(r))
+      .catch((e: unknown) => !gone && setError(String(e)));
+    return () => void (gone = true);
+  }, [query]);
+
+  const set = (patch: Partial<HistoryQuery>) => setQuery({ ...query, page: 0, ...patch });
+  return (
+    <section class="history">
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          set({ text: typed });
+        }}
+      >
+        <input
+          type="search"
+          name="q"
+          placeholder="Search tasks, answers and steps"
+          aria-label="Search history"
+          value={typed}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+        />
+        <button type="submit">Search</button>
+        <select
+          aria-label="State"
+          value={query.state}
+          onChange={(e) => set({ state: e.currentTarget.value })}
+        >
+          <option value="">Any state</option>
+          <option value="done">Done</option>
+          <option value="problem">Problem</option>
+          <option value="lost">Lost</option>
+        </select>
+        <input
+          aria-label="Worker"
+          placeholder="Worker"
+          value={query.worker}
+          onChange={(e) => set({ worker: e.currentTarget.value.trim() })}
+        />
+        <input
+          aria-label="Model"
+          placeholder="Model"
+          value={query.model}
+          onChange={(e) => set({ model: e.currentTarget.value.trim() })}
+        />
+        <select
+          aria-label="Period"
+          value={query.period}
+          onChange={(e) => set({ period: e.currentTarget.value })}
+        >
+          <option value="">Any time</option>
+          <option value="1d">Last day</option>
+          <option value="7d">Last 7 days</option>
+          <option value="30d">Last 30 days</option>
+        </select>
+      </form>
+      {error && <p class="bad">{error}</p>}
+      {result === null
+        ? <p class="muted">Searching…</p>
+        : result.hits.length === 0
+        ? <p class="empty muted">Nothing found.</p>
+        : (
+          <div class="cards hits">
+            {result.hits.map((h) => (
+              <div class="hit" key={h.id}>
+                <RunCard
+                  card={hitCard(h)}
+                  open={h.id === open}
+                  now={Date.now()}
+                  onOpen={() => onOpen(h.id)}
+                  onClose={() => onOpen(null)}
+                />
+                {h.snippet && (
+                  <p class="snippet">
+                    <Marked text={h.snippet} />
+                  </p>
+                )}
+                <p class="muted hit-meta">
+                  {stamp(h.createdAt)}
+                  {h.durationMs !== null && ` · ${duration(h.durationMs)}`}
+                </p>
+              </div>
+            ))}
+          </div>
+        )}
+      <nav class="pager">
+        <button
+          type="button"
+          disabled={query.page === 0}
+          onClick={() => setQuery({ ...query, page: query.page - 1 })}
+        >
+          Newer
+        </button>
+        <span>page {query.page + 1}</span>
+        <button
+          type="button"
+          disabled={!result?.more}
+          onClick={() => setQuery({ ...query, page: query.page + 1 })}
+        >
+          Older
+        </button>
+      </nav>
+    </section>
+  );
+}
+
+/** A snippet whose matches are between `**` marks. */
+function Marked({ text }: { text: string }) {
+  const parts = text.split("**");
+  return <>{parts.map((p, i) => (i % 2 === 1 ? <mark key={i}>{p}</mark> : p))}</>;
+}

@@ -1,0 +1,144 @@
+/** Live: the tiles, the filters, one card per crew and one per run, changing in place. */
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { isLive } from "../model/card.ts";
+import { tokens, usd } from "../model/format.ts";
+import { ALL, type Crew, crewsOf, type Filter, listCards, passes, tilesOf } from "../model/live.ts";
+import { useStore } from "../store.ts";
+import { RunCard } from "./run_card.tsx";
+
+/** A clock that ticks each second while `on`. */
+export function useNow(on: boolean): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!on) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [on]);
+  return now;
+}
+
+/** The Live tab. */
+export function LiveView(
+  { open, onOpen }: { open: string | null; onOpen: (id: string | null) => void },
+) {
+  const s = useStore();
+  const [filter, setFilter] = useState<Filter>(ALL);
+  const all = useMemo(() => listCards(s.cards), [s.cards]);
+  const anyLive = all.some(isLive);
+  const now = useNow(anyLive);
+  const tiles = tilesOf(all, now, s.savedWeek);
+  const shown = all.filter((c) => passes(c, filter) || c.id === open);
+  const crews = crewsOf(all);
+  return (
+    <section class="live">
+      <div class="tiles">
+        <Tile name="Running now" value={String(tiles.running)} id="running" />
+        <Tile name="Finished today" value={String(tiles.finishedToday)} id="today" />
+        <Tile name="Saved this week" value={usd(tiles.savedWeek)} id="saved" />
+      </div>
+      <Filters filter={filter} groups={crews.map((c) => c.group)} onChange={setFilter} />
+      {crews.length > 0 && filter.group === null && (
+        <div class="crews">
+          {crews.map((c) => (
+            <CrewCard
+              key={c.group}
+              crew={c}
+              onPick={() => setFilter({ ...filter, group: c.group })}
+            />
+          ))}
+        </div>
+      )}
+      {shown.length === 0
+        ? <p class="empty muted">{all.length === 0 ? "No runs yet." : "No run matches."}</p>
+        : (
+          <div class="cards">
+            {shown.map((c) => (
+              <RunCard
+                key={c.id}
+                card={c}
+                open={c.id === open}
+                now={now}
+                onOpen={() => onOpen(c.id)}
+                onClose={() => onOpen(null)}
+              />
+            ))}
+          </div>
+        )}
+      {!s.connected && <p class="muted">Connecting…</p>}
+    </section>
+  );
+}
+
+function Tile({ name, value, id }: { name: string; value: string; id: string }) {
+  return (
+    <div class="tile" data-tile={id}>
+      <span class="tile-value" key={value}>{value}</span>
+      <span class="tile-name">{name}</span>
+    </div>
+  );
+}
+
+function Filters(
+  { filter, groups, onChange }: {
+    filter: Filter;
+    groups: string[];
+    onChange: (f: Filter) => void;
+  },
+) {
+  const shows = [["all", "All"], ["running", "Running"], ["attention", "Needs attention"]] as const;
+  return (
+    <div class="filters" role="toolbar">
+      {shows.map(([v, name]) => (
+        <button
+          type="button"
+          key={v}
+          class={filter.show === v ? "on" : ""}
+          aria-pressed={filter.show === v}
+          data-filter={v}
+          onClick={() => onChange({ ...filter, show: v })}
+        >
+          {name}
+        </button>
+      ))}
+      <select
+        aria-label="Group"
+        value={filter.group ?? ""}
+        onChange={(e) => onChange({ ...filter, group: e.currentTarget.value || null })}
+      >
+        <option value="">All groups</option>
+        {groups.map((g) => <option key={g} value={g}>{g}</option>)}
+      </select>
+      <input
+        type="search"
+        placeholder="Filter"
+        aria-label="Filter text"
+        value={filter.text}
+        onInput={(e) => onChange({ ...filter, text: e.currentTarget.value })}
+      />
+    </div>
+  );
+}
+
+function CrewCard({ crew, onPick }: { crew: Crew; onPick: () => void }) {
+  const pct = Math.round(crew.progress * 100);
+  return (
+    <article class={`crew${crew.live > 0 ? " ph-running" : ""}`} data-group={crew.group}>
+      <button type="button" class="crew-head" onClick={onPick}>
+        <span class="crew-name">crew {crew.group}</span>
+        <span class="muted">{crew.runs.length} runs</span>
+      </button>
+      <div class="progress" role="progressbar" aria-valuenow={pct}>
+        <div style={{ width: `${pct}%` }} />
+      </div>
+      <div class="card-foot">
+        <span>{crew.live} running</span>
+        <span class="good">{crew.done} done</span>
+        {crew.problems > 0 && <span class="bad">{crew.problems} problems</span>}
+        <span>{tokens(crew.runs.reduce((s, r) => s + r.tokens, 0))} tok</span>
+      </div>
+      <div class="mix">
+        {crew.mix.map((m) => <span key={m.worker} class="chip">{m.worker} ×{m.runs}</span>)}
+      </div>
+    </article>
+  );
+}
