@@ -1,25 +1,22 @@
 /**
- * The page's live data: the cards (from the runs API, then the event stream) and, for an open
- * panel, each event of its run as it arrives. One stream for the whole page; views subscribe.
+ * The page's live data: the cards, kept by the one event stream (each `run` and `event` message
+ * carries the run's card), the tiles' summary, and, for an open panel, each event of its run as
+ * it arrives. Views subscribe; nothing polls.
  */
 import { useEffect, useState } from "preact/hooks";
-import {
-  fetchReport,
-  fetchRuns,
-  fetchSavedWeek,
-  openStream,
-  type StreamEvent,
-} from "./api/client.ts";
-import type { PitroomEvent } from "./api/types.ts";
-import { cardOf } from "./model/card.ts";
-import { type Cards, foldEvent, putCards } from "./model/live.ts";
+import { fetchSummary, openStream } from "./api/client.ts";
+import type { PitroomEvent, SummaryResponse } from "./api/types.ts";
+import { type Cards, putCard } from "./model/live.ts";
 
 type Listener = () => void;
 
+const FINAL = new Set(["run.finished", "run.lost"]);
+
 class LiveStore {
   cards: Cards = new Map();
-  savedWeek: number | null = null;
-  connected = false;
+  summary: (SummaryResponse & { at: number }) | null = null;
+  /** True once the stream's start-up replay is done (and while it stays connected). */
+  ready = false;
   #listeners = new Set<Listener>();
   #runListeners = new Map<string, Set<(ev: PitroomEvent) => void>>();
   #started = false;
@@ -27,39 +24,33 @@ class LiveStore {
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    openStream((ev) => this.#onEvent(ev), () => {
-      this.connected = true;
-      void this.refresh();
+    openStream({
+      hello: () => {},
+      run: ({ card }) => {
+        this.cards = putCard(this.cards, card);
+        this.#emit();
+      },
+      event: ({ run, event, card }) => {
+        this.cards = putCard(this.cards, card);
+        for (const fn of this.#runListeners.get(run) ?? []) fn(event);
+        this.#emit();
+        if (FINAL.has(event.type)) void this.#refreshSummary();
+      },
+      ready: () => {
+        this.ready = true;
+        this.#emit();
+        void this.#refreshSummary();
+      },
+    }, () => {
+      this.ready = false;
+      this.#emit();
     });
   }
 
-  async refresh(): Promise<void> {
-    const [runs, saved] = await Promise.all([
-      fetchRuns(),
-      fetchSavedWeek().catch(() => null),
-    ]);
-    this.cards = putCards(this.cards, runs.map(cardOf));
-    this.savedWeek = saved;
-    this.#emit();
-  }
-
-  #onEvent({ run, event }: StreamEvent): void {
-    const known = this.cards.has(run);
-    this.cards = foldEvent(this.cards, run, event);
-    for (const fn of this.#runListeners.get(run) ?? []) fn(event);
-    this.#emit();
-    // A run the page had not seen: its report brings the task and the rest.
-    if (!known || event.type === "run.finished") void this.#refreshOne(run);
-  }
-
-  async #refreshOne(run: string): Promise<void> {
-    const report = await fetchReport(run).catch(() => null);
-    if (report === null) return;
-    const fresh = cardOf(report);
-    const known = this.cards.get(run);
-    // Events the stream folded in after the report was read stay (the report is older then).
-    if (known && known.phase !== "queued" && fresh.phase === "queued") return;
-    this.cards = putCards(this.cards, [fresh]);
+  async #refreshSummary(): Promise<void> {
+    const s = await fetchSummary().catch(() => null);
+    if (s === null) return;
+    this.summary = { ...s, at: s.now };
     this.#emit();
   }
 
@@ -68,6 +59,7 @@ class LiveStore {
     return () => this.#listeners.delete(fn);
   }
 
+  /** Calls `fn` with each new event of `run`. */
   onRun(run: string, fn: (ev: PitroomEvent) => void): () => void {
     const set = this.#runListeners.get(run) ?? new Set();
     set.add(fn);

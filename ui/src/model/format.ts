@@ -52,3 +52,15 @@ export function startOfDay(now: number): number {
   d.setHours(0, 0, 0, 0);
   return d.getTime();
 }
+
+/** A snippet's pieces: the matches are between U+E000 and U+E001. */
+export function snippetParts(text: string): Array<{ text: string; match: boolean }> {
+  const out: Array<{ text: string; match: boolean }> = [];
+  let match = false;
+  for (const piece of text.split(/([\uE000\uE001])/)) {
+    if (piece === "\uE000") match = true;
+    else if (piece === "\uE001") match = false;
+    else if (piece !== "") out.push({ text: piece, match });
+  }
+  return out;
+}

@@ -1,31 +1,18 @@
 /**
  * Live's state (pure): the cards by run id, the crews they form, the filters and the tiles. The
- * stream's events fold into it one at a time; nothing here touches the DOM or the network.
+ * stream's `run` and `event` messages fold into it one at a time (each carries the run's card as
+ * the server folded it); nothing here touches the DOM or the network.
  */
-import type { PitroomEvent } from "../api/types.ts";
-import { applyEvent, blankCard, type Card, isLive, needsAttention } from "./card.ts";
-import { startOfDay } from "./format.ts";
+import type { RunCard } from "../api/types.ts";
+import { type Card, cardTokens, isLive, needsAttention } from "./card.ts";
 
-/** The cards, newest first when listed. */
+/** The cards by id. */
 export type Cards = ReadonlyMap<string, Card>;
 
-/** Folds one stream event into the cards (the same map when nothing changed). */
-export function foldEvent(cards: Cards, run: string, ev: PitroomEvent): Cards {
-  const card = cards.get(run) ?? blankCard(run, ev.time);
-  const next = applyEvent(card, ev);
-  if (next === card && cards.has(run)) return cards;
+/** The cards with `card` put in (its revision one past the one it replaces). */
+export function putCard(cards: Cards, card: RunCard): Cards {
   const out = new Map(cards);
-  out.set(run, next);
-  return out;
-}
-
-/** Puts cards in (a fresher report replaces what the stream had built). */
-export function putCards(cards: Cards, fresh: Card[]): Cards {
-  const out = new Map(cards);
-  for (const c of fresh) {
-    const known = out.get(c.id);
-    out.set(c.id, known ? { ...c, rev: known.rev + 1, skipped: known.skipped } : c);
-  }
+  out.set(card.id, { ...card, rev: (cards.get(card.id)?.rev ?? -1) + 1 });
   return out;
 }
 
@@ -46,13 +33,13 @@ export interface Filter {
 export const ALL: Filter = { show: "all", group: null, text: "" };
 
 /** True when the card passes the filter. */
-export function passes(card: Card, filter: Filter): boolean {
+export function passes(card: RunCard, filter: Filter): boolean {
   if (filter.show === "running" && !isLive(card)) return false;
   if (filter.show === "attention" && !needsAttention(card)) return false;
   if (filter.group !== null && card.group !== filter.group) return false;
   const text = filter.text.trim().toLowerCase();
   if (text === "") return true;
-  return [card.id, card.task, card.worker, card.model ?? "", card.group ?? "", card.last ?? ""]
+  return [card.id, card.task, card.workerLabel, card.group ?? "", card.last ?? ""]
     .some((s) => s.toLowerCase().includes(text));
 }
 
@@ -67,6 +54,7 @@ export interface Crew {
   live: number;
   /** Finished runs / all runs. */
   progress: number;
+  tokens: number;
   createdAt: number;
 }
 
@@ -79,18 +67,19 @@ export function crewsOf(cards: Card[]): Crew[] {
   }
   return [...byGroup.entries()].map(([group, runs]) => {
     const mix = new Map<string, number>();
-    for (const r of runs) mix.set(r.worker, (mix.get(r.worker) ?? 0) + 1);
+    for (const r of runs) mix.set(r.workerLabel, (mix.get(r.workerLabel) ?? 0) + 1);
     const live = runs.filter(isLive).length;
-    const done = runs.filter((r) => r.phase === "done").length;
+    const done = runs.filter((r) => r.state === "done").length;
     return {
       group,
-      runs,
+      runs: [...runs].sort((a, b) => (a.taskIndex ?? 0) - (b.taskIndex ?? 0)),
       mix: [...mix.entries()].map(([worker, n]) => ({ worker, runs: n }))
         .sort((a, b) => b.runs - a.runs || a.worker.localeCompare(b.worker)),
       done,
       problems: runs.length - live - done,
       live,
       progress: (runs.length - live) / runs.length,
+      tokens: runs.reduce((s, r) => s + cardTokens(r), 0),
       createdAt: Math.min(...runs.map((r) => r.createdAt)),
     };
   }).sort((a, b) => b.createdAt - a.createdAt);
@@ -100,18 +89,24 @@ export function crewsOf(cards: Card[]): Crew[] {
 export interface Tiles {
   running: number;
   finishedToday: number;
-  /** Savings of the week, in dollars (from the API when it said, else from the cards). */
   savedWeek: number;
 }
 
-/** The tiles of the cards at `now`; `savedWeek` from the savings API when known. */
-export function tilesOf(cards: Card[], now: number, savedWeek: number | null): Tiles {
-  const today = startOfDay(now);
-  const week = now - 7 * 86_400_000;
+/**
+ * The tiles: running from the cards (it moves with each event), the rest from the server's
+ * summary, plus the runs that ended since the summary was read.
+ */
+export function tilesOf(
+  cards: Card[],
+  summary: { at: number; finishedToday: number; savedThisWeek: number } | null,
+  today: number,
+): Tiles {
+  const since = summary?.at ?? -Infinity;
+  const ended = cards.filter((c) => c.endedAt !== null && c.endedAt > since);
   return {
     running: cards.filter(isLive).length,
-    finishedToday: cards.filter((c) => c.endedAt !== null && c.endedAt >= today).length,
-    savedWeek: savedWeek ??
-      cards.reduce((s, c) => s + (c.endedAt !== null && c.endedAt >= week ? c.saved ?? 0 : 0), 0),
+    finishedToday: (summary?.finishedToday ?? 0) +
+      ended.filter((c) => c.endedAt! >= today).length,
+    savedWeek: (summary?.savedThisWeek ?? 0) + ended.reduce((s, c) => s + (c.saved ?? 0), 0),
   };
 }

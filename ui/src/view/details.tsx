@@ -4,10 +4,9 @@
  * report has them.
  */
 import type { RunReport } from "../api/types.ts";
-import type { Skip } from "../model/card.ts";
 import { clock, duration, stamp, tokens, usd } from "../model/format.ts";
 
-function label(t: { worker: string; model?: string }): string {
+function label(t: { worker: string; model?: string | undefined }): string {
   return t.model ? `${t.worker}:${t.model}` : t.worker;
 }
 
@@ -33,7 +32,7 @@ function summary(value: unknown): string {
 }
 
 /** The details list. */
-export function Details({ report, skipped }: { report: RunReport; skipped: Skip[] }) {
+export function Details({ report }: { report: RunReport }) {
   const last = report.attempts.at(-1);
   const t = report.progress.tokens;
   const rows: Array<[string, string]> = [
@@ -52,7 +51,12 @@ export function Details({ report, skipped }: { report: RunReport; skipped: Skip[
   ]);
   if (report.progress.cost !== undefined) rows.push(["Cost", usd(report.progress.cost)]);
   if (report.receipt) {
-    rows.push(["Saved", `${usd(report.receipt.saved)} at ${report.receipt.primary} prices`]);
+    const r = report.receipt;
+    if (report.progress.cost === undefined) {
+      rows.push(["Cost", `${usd(r.workerCost)} (${r.workerCostSource})`]);
+    }
+    rows.push(["Saved", `${usd(r.saved)} against ${r.primary} (${usd(r.primaryCost)})`]);
+    rows.push(["Returned", `${tokens(r.returnedTokens)} tokens to the agent`]);
   }
   if (report.attempts.length > 1) {
     rows.push([
@@ -64,24 +68,25 @@ export function Details({ report, skipped }: { report: RunReport; skipped: Skip[
       ).join("; "),
     ]);
   }
-  if (skipped.length > 0) {
+  if (report.skipped?.length) {
     rows.push([
       "Skipped",
-      skipped.map((s) => `${s.target} cooling down until ${clock(s.until)}`).join("; "),
+      report.skipped.map((s) => `${label(s)} cooling down until ${clock(s.until)}`).join("; "),
     ]);
   }
-  for (
-    const [key, name] of [["references", "References checked"], ["verify", "Verify"], [
-      "audit",
-      "Audit",
-    ]] as const
-  ) {
+  for (const [key, name] of [["references", "References checked"], ["audit", "Audit"]] as const) {
     const v = extra(report, key);
     if (v !== undefined) rows.push([name, summary(v)]);
   }
-  if (report.verifyCommand && extra(report, "verify") === undefined) {
-    rows.push(["Verify", report.verifyCommand]);
-  }
+  if (report.verify) {
+    const v = report.verify;
+    rows.push([
+      "Verify",
+      `${v.command}: ${v.ok ? "passed" : v.timedOut ? "timed out" : `failed (exit ${v.code})`} in ${
+        duration(v.ms)
+      }`,
+    ]);
+  } else if (report.verifyCommand) rows.push(["Verify", report.verifyCommand]);
   if (report.notes?.length) rows.push(["Notes", report.notes.join(" · ")]);
   return (
     <dl class="details">

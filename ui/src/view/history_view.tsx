@@ -1,33 +1,49 @@
 /** History: full-text search with filters and paging; each hit opens as the same card as Live. */
 import { useEffect, useState } from "preact/hooks";
 import { type HistoryQuery, searchHistory } from "../api/client.ts";
-import type { SearchHit } from "../api/types.ts";
-import { blankCard, type Card } from "../model/card.ts";
-import { duration, stamp } from "../model/format.ts";
-import { store, useStore } from "../store.ts";
+import type { HistoryHit, HistoryResponse, RunCard as Shape } from "../api/types.ts";
+import { duration, snippetParts, stamp } from "../model/format.ts";
+import { useStore } from "../store.ts";
 import { RunCard } from "./run_card.tsx";
 
 const EMPTY: HistoryQuery = { text: "", state: "", model: "", worker: "", period: "", page: 0 };
 
-/** A hit as a card (the store's live card when Live has the run). */
-function hitCard(hit: SearchHit): Card {
-  const live = store.cards.get(hit.id);
-  if (live) return live;
-  const c = blankCard(hit.id, hit.createdAt);
+/** A hit as a card (Live's card when the page has the run). */
+export function hitCard(hit: HistoryHit, known: Shape | undefined): Shape {
+  if (known) return known;
+  const live = hit.state === "queued" || hit.state === "running";
   return {
-    ...c,
+    id: hit.id,
+    state: hit.state as Shape["state"],
+    mode: hit.mode as Shape["mode"],
     task: hit.task,
-    mode: hit.mode,
-    group: hit.group,
-    phase: hit.state as Card["phase"],
-    worker: hit.worker ?? "-",
+    worker: hit.worker as Shape["worker"],
     model: hit.model,
-    startedAt: hit.createdAt,
+    workerLabel: hit.worker ? (hit.model ? `${hit.worker} (${hit.model})` : hit.worker) : "-",
+    group: hit.group,
+    taskIndex: null,
+    position: null,
+    createdAt: hit.createdAt,
+    startedAt: hit.endedAt !== null && hit.durationMs !== null
+      ? hit.endedAt - hit.durationMs
+      : hit.createdAt,
     endedAt: hit.endedAt,
-    outcome: hit.outcome,
-    message: hit.message,
+    steps: 0,
+    tools: 0,
+    denied: 0,
+    last: null,
+    tokens: { input: 0, output: 0, cached: 0, reasoning: 0 },
+    cost: null,
     saved: hit.saved,
-    changed: hit.changedFiles,
+    fallbacks: 0,
+    outcome: hit.outcome as Shape["outcome"],
+    exit: hit.exit,
+    message: hit.outcome === "ok" ? null : hit.message,
+    changedFiles: hit.changedFiles,
+    isolation: null,
+    attention: null,
+    canStop: live,
+    canDiscard: false,
   };
 }
 
@@ -35,10 +51,10 @@ function hitCard(hit: SearchHit): Card {
 export function HistoryView(
   { open, onOpen }: { open: string | null; onOpen: (id: string | null) => void },
 ) {
-  useStore();
+  const s = useStore();
   const [query, setQuery] = useState<HistoryQuery>(EMPTY);
   const [typed, setTyped] = useState("");
-  const [result, setResult] = useState<{ hits: SearchHit[]; more: boolean } | null>(null);
+  const [result, setResult] = useState<HistoryResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -112,7 +128,7 @@ export function HistoryView(
             {result.hits.map((h) => (
               <div class="hit" key={h.id}>
                 <RunCard
-                  card={hitCard(h)}
+                  card={hitCard(h, s.cards.get(h.id))}
                   open={h.id === open}
                   now={Date.now()}
                   onOpen={() => onOpen(h.id)}
@@ -152,8 +168,8 @@ export function HistoryView(
   );
 }
 
-/** A snippet whose matches are between `**` marks. */
+/** A snippet whose matches are between U+E000 and U+E001. */
 function Marked({ text }: { text: string }) {
-  const parts = text.split("**");
-  return <>{parts.map((p, i) => (i % 2 === 1 ? <mark key={i}>{p}</mark> : p))}</>;
+  return <>{snippetParts(text).map((p, i) => (p.match ? <mark key={i}>{p.text}</mark> : p.text))}
+  </>;
 }

@@ -1,7 +1,7 @@
 /** Live: the tiles, the filters, one card per crew and one per run, changing in place. */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { isLive } from "../model/card.ts";
-import { tokens, usd } from "../model/format.ts";
+import { startOfDay, tokens, usd } from "../model/format.ts";
 import { ALL, type Crew, crewsOf, type Filter, listCards, passes, tilesOf } from "../model/live.ts";
 import { useStore } from "../store.ts";
 import { RunCard } from "./run_card.tsx";
@@ -26,7 +26,7 @@ export function LiveView(
   const all = useMemo(() => listCards(s.cards), [s.cards]);
   const anyLive = all.some(isLive);
   const now = useNow(anyLive);
-  const tiles = tilesOf(all, now, s.savedWeek);
+  const tiles = tilesOf(all, s.summary, startOfDay(now));
   const shown = all.filter((c) => passes(c, filter) || c.id === open);
   const crews = crewsOf(all);
   return (
@@ -64,7 +64,7 @@ export function LiveView(
             ))}
           </div>
         )}
-      {!s.connected && <p class="muted">Connecting…</p>}
+      {!s.ready && <p class="muted" data-connecting>Connecting…</p>}
     </section>
   );
 }
@@ -134,7 +134,7 @@ function CrewCard({ crew, onPick }: { crew: Crew; onPick: () => void }) {
         <span>{crew.live} running</span>
         <span class="good">{crew.done} done</span>
         {crew.problems > 0 && <span class="bad">{crew.problems} problems</span>}
-        <span>{tokens(crew.runs.reduce((s, r) => s + r.tokens, 0))} tok</span>
+        <span>{tokens(crew.tokens)} tok</span>
       </div>
       <div class="mix">
         {crew.mix.map((m) => <span key={m.worker} class="chip">{m.worker} ×{m.runs}</span>)}

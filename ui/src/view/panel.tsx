@@ -3,9 +3,10 @@
  * the changed files as highlighted diffs, the details, and Stop or Discard (each asks once more).
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { act, fetchEvents, fetchPatch, fetchReport } from "../api/client.ts";
-import type { PitroomEvent, RunReport } from "../api/types.ts";
-import { type Card, isLive } from "../model/card.ts";
+import { act, fetchEvents, fetchPatch, fetchRun } from "../api/client.ts";
+import type { PitroomEvent, RunCard, RunReport } from "../api/types.ts";
+import { isLive } from "../model/card.ts";
+import { mergeEvents } from "../model/events.ts";
 import { timelineOf } from "../model/timeline.ts";
 import { store } from "../store.ts";
 import { Details } from "./details.tsx";
@@ -18,28 +19,25 @@ interface Loaded {
   patch: string;
 }
 
-/** The panel of run `id`; `card` is its live card when Live has one. */
-export function Panel({ id, card }: { id: string; card: Card | null }) {
+/** The panel of run `id`, whose card is `card`. */
+export function Panel({ id, card }: { id: string; card: RunCard }) {
   const [data, setData] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const live = card ? isLive(card) : data ? isLiveReport(data.report) : false;
+  const live = isLive(card);
 
   useEffect(() => {
     let gone = false;
-    const pending: PitroomEvent[] = [];
     let loaded = false;
+    const early: PitroomEvent[] = [];
     const off = store.onRun(id, (ev) => {
-      if (!loaded) pending.push(ev);
+      if (!loaded) early.push(ev);
       else setData((d) => d && { ...d, events: [...d.events, ev] });
     });
-    Promise.all([fetchReport(id), fetchEvents(id), fetchPatch(id)])
-      .then(([report, events, patch]) => {
+    Promise.all([fetchRun(id), fetchEvents(id), fetchPatch(id)])
+      .then(([run, events, patch]) => {
         if (gone) return;
         loaded = true;
-        // Events that came while loading and that the loaded list does not have yet.
-        const known = new Set(events.map((e) => JSON.stringify(e)));
-        const extra = pending.filter((e) => !known.has(JSON.stringify(e)));
-        setData({ report, events: [...events, ...extra], patch });
+        setData({ report: run.report, events: mergeEvents(events, early), patch });
       })
       .catch((e: unknown) => !gone && setError(String(e)));
     return () => {
@@ -49,15 +47,16 @@ export function Panel({ id, card }: { id: string; card: Card | null }) {
   }, [id]);
 
   // When the run ends, its report and patch are final: read them again.
-  const ended = card?.endedAt ?? null;
+  const ended = card.endedAt;
+  const stale = data !== null && data.report.endedAt === undefined && ended !== null;
   useEffect(() => {
-    if (ended === null || data === null || data.report.endedAt !== undefined) return;
+    if (!stale) return;
     let gone = false;
-    Promise.all([fetchReport(id), fetchPatch(id)]).then(([report, patch]) => {
-      if (!gone) setData((d) => d && { ...d, report, patch });
+    Promise.all([fetchRun(id), fetchPatch(id)]).then(([run, patch]) => {
+      if (!gone) setData((d) => d && { ...d, report: run.report, patch });
     }).catch((e: unknown) => !gone && setError(String(e)));
     return () => void (gone = true);
-  }, [ended, data === null]);
+  }, [stale, id]);
 
   const steps = useMemo(() => timelineOf(data?.events ?? []), [data?.events]);
   if (error) {
@@ -75,7 +74,6 @@ export function Panel({ id, card }: { id: string; card: Card | null }) {
     );
   }
   const { report } = data;
-  const pending = card?.pending ?? false;
   return (
     <div class="panel">
       <section>
@@ -88,8 +86,8 @@ export function Panel({ id, card }: { id: string; card: Card | null }) {
         </h3>
         <Timeline steps={steps} follow={live} />
       </section>
-      {(report.answer || report.message) && (
-        <section>
+      {(report.answer || (report.message && report.outcome !== "ok")) && (
+        <section class="result">
           <h3>Result</h3>
           {report.message && report.outcome !== "ok" && <p class="bad">{report.message}</p>}
           {report.answer && <pre class="answer">{report.answer}</pre>}
@@ -103,19 +101,15 @@ export function Panel({ id, card }: { id: string; card: Card | null }) {
       )}
       <section>
         <h3>Details</h3>
-        <Details report={report} skipped={card?.skipped ?? []} />
+        <Details report={report} />
       </section>
       <div class="actions">
-        {live && <Confirm id={id} action="stop" label="Stop" />}
-        {!live && pending && <Confirm id={id} action="discard" label="Discard" />}
+        {card.canStop && <Confirm id={id} action="stop" label="Stop" />}
+        {card.canDiscard && <Confirm id={id} action="discard" label="Discard" />}
         <a class="link" href={`#${id}`}>Link to this run</a>
       </div>
     </div>
   );
-}
-
-function isLiveReport(r: RunReport): boolean {
-  return r.state === "queued" || r.state === "running";
 }
 
 /** A write button that asks once more. */

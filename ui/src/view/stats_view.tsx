@@ -5,7 +5,7 @@ import type { Stats, StatsRow } from "../api/types.ts";
 import { duration, percent, tokens, usd } from "../model/format.ts";
 import { BarChart } from "./chart_view.tsx";
 
-const PERIODS = [["7d", "7 days"], ["30d", "30 days"], ["", "All time"]] as const;
+const PERIODS = [["7d", "7 days"], ["30d", "30 days"], ["all", "All time"]] as const;
 
 function allTokens(r: StatsRow): number {
   return r.tokens.input + r.tokens.output + r.tokens.reasoning;
