@@ -24,6 +24,8 @@ export interface SearchFilter {
 export interface SearchOptions {
   /** @default 20 */
   limit?: number;
+  /** Hits to skip first (paging). @default 0 */
+  offset?: number;
   /** What goes around a match in a snippet. @default ["**", "**"] */
   marks?: [string, string];
 }
@@ -148,6 +150,7 @@ export function searchRuns(
   options: SearchOptions = {},
 ): SearchHit[] {
   const limit = options.limit ?? 20;
+  const offset = options.offset ?? 0;
   const [open, close] = options.marks ?? ["**", "**"];
   const { where, params } = filterClauses(filter);
   const match = filter.text === undefined ? null : ftsQuery(filter.text);
@@ -156,15 +159,15 @@ export function searchRuns(
   if (match === null) {
     sql = `SELECT ${COLUMNS} FROM runs r JOIN run_docs d ON d.n = r.n
       ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-      ORDER BY r.n DESC LIMIT ?`;
-    params.push(limit);
+      ORDER BY r.n DESC LIMIT ? OFFSET ?`;
+    params.push(limit, offset);
   } else {
     sql = `SELECT ${COLUMNS}, snippet(runs_fts, -1, ?, ?, '…', 16) AS snippet
       FROM runs_fts JOIN runs r ON r.n = runs_fts.rowid JOIN run_docs d ON d.n = r.n
       WHERE runs_fts MATCH ?${where.map((w) => ` AND ${w}`).join("")}
-      ORDER BY runs_fts.rowid DESC LIMIT ?`;
+      ORDER BY runs_fts.rowid DESC LIMIT ? OFFSET ?`;
     params.unshift(open, close, match);
-    params.push(limit);
+    params.push(limit, offset);
   }
   return (db.prepare(sql).all(...params) as unknown as HitRow[]).map(toHit);
 }

@@ -1,0 +1,157 @@
+/**
+ * A run's card (the live view, `RunCard`): built from its record, then kept current by the events
+ * that follow (pure). `run.progress` events carry the engine's cumulative counts and overwrite
+ * the card's; the worker events between them move the counts on at once, so a card changes the
+ * moment a tool call is written. A final event is followed by the final record (`cardOf`).
+ */
+import { type PitroomEvent, type RunReport, targetLabel } from "../../engine/mod.ts";
+import type { ApiAttention, ApiMode, ApiOutcome, ApiWorker, RunCard } from "./api_types.ts";
+
+const LIVE = new Set(["queued", "running"]);
+
+/** The card of a run as its record is. */
+export function cardOf(record: RunReport): RunCard {
+  const target = record.attempts.at(-1) ?? record.chain[0];
+  const p = record.progress;
+  const live = LIVE.has(record.state);
+  const iso = record.isolation;
+  const changed = record.changes?.reverted ? 0 : record.changes?.files.length ?? 0;
+  const isolation = record.mode === "isolate" && iso !== undefined
+    ? { applied: iso.applied !== undefined, discarded: iso.discarded !== undefined }
+    : null;
+  return {
+    id: record.id,
+    state: record.state,
+    mode: record.mode as ApiMode,
+    task: record.task,
+    worker: (target?.worker ?? null) as ApiWorker | null,
+    model: record.receipt?.model ?? target?.model ?? null,
+    workerLabel: target ? targetLabel(target) : "-",
+    group: record.group ?? null,
+    taskIndex: record.taskIndex ?? null,
+    position: null,
+    createdAt: record.createdAt,
+    startedAt: record.startedAt ?? null,
+    endedAt: record.endedAt ?? null,
+    steps: p.steps,
+    tools: p.tools,
+    denied: p.denied ?? 0,
+    last: p.last ?? null,
+    tokens: { ...p.tokens },
+    cost: record.receipt?.workerCost ?? p.cost ?? null,
+    saved: record.receipt?.saved ?? null,
+    fallbacks: Math.max(0, record.attempts.length - 1),
+    outcome: (record.outcome ?? null) as ApiOutcome | null,
+    exit: record.exit ?? null,
+    message: record.outcome === "ok" ? null : record.message ?? null,
+    changedFiles: changed,
+    isolation,
+    attention: attentionOf(record, isolation, changed),
+    canStop: live,
+    canDiscard: !live && isolation !== null && !isolation.applied && !isolation.discarded,
+  };
+}
+
+function attentionOf(
+  record: RunReport,
+  isolation: RunCard["isolation"],
+  changed: number,
+): ApiAttention | null {
+  if (record.state === "problem" || record.state === "lost") return "problem";
+  if (
+    record.state === "done" && isolation !== null && !isolation.applied &&
+    !isolation.discarded && changed > 0
+  ) return "unapplied";
+  return null;
+}
+
+/** The card of a run that is replayed from its first event: counts start at nothing. */
+export function freshCard(record: RunReport): RunCard {
+  return {
+    ...cardOf(record),
+    steps: 0,
+    tools: 0,
+    denied: 0,
+    last: null,
+    tokens: { input: 0, output: 0, cached: 0, reasoning: 0 },
+    cost: null,
+  };
+}
+
+/** The card after one more event (a new object; the final state comes with the final record). */
+export function foldCard(card: RunCard, ev: PitroomEvent): RunCard {
+  switch (ev.type) {
+    case "run.queued":
+      return { ...card, state: "queued", position: ev.position };
+    case "run.started":
+      return {
+        ...card,
+        state: "running",
+        position: null,
+        worker: ev.worker as ApiWorker,
+        model: ev.model ?? null,
+        workerLabel: targetLabel({
+          worker: ev.worker as ApiWorker,
+          ...(ev.model === undefined ? {} : { model: ev.model }),
+        }),
+        startedAt: card.startedAt ?? ev.time,
+      };
+    case "run.fallback":
+      return { ...card, fallbacks: card.fallbacks + 1 };
+    case "run.progress":
+      return {
+        ...card,
+        steps: ev.steps,
+        tools: ev.tools,
+        denied: ev.denied ?? 0,
+        last: ev.last ?? card.last,
+        tokens: { ...ev.tokens },
+      };
+    case "worker.step":
+      return { ...card, steps: card.steps + 1 };
+    case "worker.tool_call":
+      return {
+        ...card,
+        tools: card.tools + 1,
+        denied: card.denied + (ev.status === "denied" ? 1 : 0),
+        last: `${ev.kind} ${ev.target}`.trim(),
+      };
+    case "worker.tokens":
+      return {
+        ...card,
+        tokens: {
+          input: card.tokens.input + ev.input,
+          output: card.tokens.output + ev.output,
+          cached: card.tokens.cached + ev.cached,
+          reasoning: card.tokens.reasoning + ev.reasoning,
+        },
+        cost: ev.cost === undefined ? card.cost : (card.cost ?? 0) + ev.cost,
+      };
+    case "run.finished":
+      return {
+        ...card,
+        state: ev.state,
+        outcome: ev.outcome,
+        exit: ev.exit,
+        message: ev.outcome === "ok" ? null : ev.message ?? null,
+        canStop: false,
+        endedAt: ev.time,
+      };
+    case "run.lost":
+      return {
+        ...card,
+        state: "lost",
+        message: ev.reason,
+        canStop: false,
+        attention: "problem",
+        endedAt: ev.time,
+      };
+    default:
+      return card;
+  }
+}
+
+/** True for the events that end a run. */
+export function isFinalEvent(ev: PitroomEvent): boolean {
+  return ev.type === "run.finished" || ev.type === "run.lost";
+}

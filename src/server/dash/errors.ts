@@ -1,0 +1,29 @@
+/**
+ * Error answers: one JSON shape (`ApiError`) for every status, and the mapping of Pitroom's
+ * errors to statuses (a usage error 400, a refusal 409, anything else 500).
+ */
+import type { Context } from "hono";
+import type { ApiError } from "./api_types.ts";
+
+/** The statuses of error answers. */
+export type ErrorStatus = 400 | 403 | 404 | 409 | 500;
+
+/** An error answer. */
+export function apiError(
+  c: Context,
+  status: ErrorStatus,
+  code: string,
+  message: string,
+  hint?: string,
+): Response {
+  const body: ApiError = { error: { code, message, ...(hint === undefined ? {} : { hint }) } };
+  c.header("Cache-Control", "no-store");
+  return c.json(body, status);
+}
+
+/** The status of an error thrown by the engine. */
+export function statusOf(error: { exit?: number }): ErrorStatus {
+  if (error.exit === 2) return 400;
+  if (error.exit === 3) return 409;
+  return 500;
+}

@@ -1,0 +1,66 @@
+/**
+ * The page: the HTML the server renders (page.html, with the secret in `<meta
+ * name="pitroom-secret">` and the assets' content hashes in their addresses) and the two assets
+ * built into ui/dist/ (`deno task build:ui`), embedded through text imports so `deno run` and the
+ * compiled binary serve the same bytes. The assets' addresses change with their content, so a
+ * hashed address is cached for good; the page itself never is (its secret is per start).
+ */
+import html from "./page.html" with { type: "text" };
+import js from "../../../ui/dist/app.js" with { type: "text" };
+import css from "../../../ui/dist/app.css" with { type: "text" };
+
+/** The Content-Security-Policy of every answer: nothing inline, nothing from elsewhere. */
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** An embedded asset. */
+export interface Asset {
+  body: string;
+  type: string;
+  /** The first 16 hex digits of its SHA-256. */
+  hash: string;
+}
+
+/** The page's parts. */
+export interface Page {
+  js: Asset;
+  css: Asset;
+  /** The HTML with this start's secret. */
+  html(secret: string): string;
+}
+
+async function hashOf(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/** The text with `&`, `<`, `>` and `"` escaped for an attribute. */
+function attr(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
+}
+
+/** Builds the page from the embedded files (or the given ones, for tests). */
+export async function loadPage(files: { js?: string; css?: string } = {}): Promise<Page> {
+  const script = files.js ?? js;
+  const style = files.css ?? css;
+  const page: Page = {
+    js: { body: script, type: "text/javascript; charset=utf-8", hash: await hashOf(script) },
+    css: { body: style, type: "text/css; charset=utf-8", hash: await hashOf(style) },
+    html: (secret) =>
+      html.replaceAll("{{secret}}", attr(secret)).replaceAll("{{js}}", page.js.hash)
+        .replaceAll("{{css}}", page.css.hash),
+  };
+  return page;
+}

@@ -1,0 +1,248 @@
+/**
+ * The JSON API (mounted at `/api`): reads through the engine (runs, one run's report, events and
+ * patch, the history's search, stats and savings, the tiles' summary, the models) and the two
+ * writes, Stop and Discard. Run ids are full ids only (`YYYYMMDD-HHMMSS-xxxx`): a bad one is
+ * 400 `bad_id`, an unknown one 404 `no_run`. A run whose folder was cleaned is answered from the
+ * history (`kept: true`).
+ */
+import { type Context, Hono } from "hono";
+import {
+  type Engine,
+  isRunId,
+  type KeptRun,
+  OUTCOME_CLASSES,
+  type OutcomeClass,
+  parseDuration,
+  type RunReport,
+  type SearchFilter,
+  stepEvents,
+} from "../../engine/mod.ts";
+import { UsageError } from "../../sys/errors.ts";
+import type {
+  EventsResponse,
+  HistoryResponse,
+  ModelsResponse,
+  RunResponse,
+  RunsResponse,
+  SavingsResponse,
+  StatsResponse,
+  SummaryResponse,
+  WriteResponse,
+} from "./api_types.ts";
+import { cardOf } from "./card.ts";
+import { apiError } from "./errors.ts";
+
+/** Snippet marks of history hits: private-use characters no task contains. */
+export const SNIPPET_MARKS: [string, string] = ["\uE000", "\uE001"];
+
+const DAY_MS = 86_400_000;
+
+/** A run as the API finds it: on disk (reconciled), or kept by the history. */
+type Found = { report: RunReport; kept: null } | { report: RunReport; kept: KeptRun };
+
+/** The API routes. */
+export function apiRoutes(engine: Engine, options: { recent: number; now(): number }): Hono {
+  const api = new Hono();
+  const { now } = options;
+  /** `since`: a duration back from now (`7d`), or `all` (null). */
+  const sinceParam = (value: string): number | null =>
+    value === "all" ? null : now() - parseDuration(value, "since");
+
+  /** The run of `:id`, or an error answer. */
+  async function find(c: Context): Promise<Found | Response> {
+    const id = c.req.param("id") ?? "";
+    if (!isRunId(id)) {
+      return apiError(c, 400, "bad_id", `"${id}" is not a run id (YYYYMMDD-HHMMSS-xxxx)`);
+    }
+    if ((await engine.peek(id)) !== null) return { report: await engine.get(id), kept: null };
+    const kept = await engine.history.kept(id);
+    if (kept === null || kept.record.id !== id) {
+      return apiError(c, 404, "no_run", `No run "${id}"`);
+    }
+    return { report: kept.record, kept };
+  }
+
+  api.get("/runs", async (c) => {
+    const group = c.req.query("group");
+    const recent = intParam(c.req.query("recent"), "recent", { min: 0, max: 500 }) ??
+      options.recent;
+    const runs = group === undefined ? await engine.list({ recent }) : await engine.list({ group });
+    const body: RunsResponse = { now: now(), runs: runs.map(cardOf).reverse() };
+    return c.json(body);
+  });
+
+  api.get("/runs/:id", async (c) => {
+    const found = await find(c);
+    if (found instanceof Response) return found;
+    const body: RunResponse = {
+      card: cardOf(found.report),
+      report: found.report,
+      kept: found.kept !== null,
+    };
+    return c.json(body);
+  });
+
+  api.get("/runs/:id/events", async (c) => {
+    const found = await find(c);
+    if (found instanceof Response) return found;
+    const since = intParam(c.req.query("since"), "since", { min: 0 }) ?? 0;
+    const events = found.kept === null
+      ? await engine.events(found.report.id, { since })
+      : stepEvents(found.kept.steps).slice(since);
+    const body: EventsResponse = {
+      run: found.report.id,
+      events,
+      next: since + events.length,
+      kept: found.kept !== null,
+    };
+    return c.json(body);
+  });
+
+  api.get("/runs/:id/patch", async (c) => {
+    const found = await find(c);
+    if (found instanceof Response) return found;
+    let patch: string | null;
+    if (found.kept !== null) patch = found.kept.patch;
+    else {
+      patch = await engine.patch(found.report.id).catch((error) => {
+        if (error instanceof Error && "code" in error && error.code === "no_patch") return null;
+        throw error;
+      });
+    }
+    if (patch === null) {
+      return apiError(c, 404, "no_patch", `Run "${found.report.id}" changed no files`);
+    }
+    c.header("Content-Type", "text/x-diff; charset=utf-8");
+    return c.body(patch);
+  });
+
+  api.get("/history", async (c) => {
+    const q = (name: string) => {
+      const v = c.req.query(name)?.trim();
+      return v === undefined || v === "" ? undefined : v;
+    };
+    const filter: SearchFilter = {};
+    const text = q("q");
+    if (text !== undefined) filter.text = text;
+    for (const key of ["model", "worker", "group"] as const) {
+      const v = q(key);
+      if (v !== undefined) filter[key] = v;
+    }
+    const state = q("state");
+    if (state !== undefined) Object.assign(filter, stateFilter(state));
+    const since = sinceParam(q("since") ?? "all");
+    if (since !== null) filter.since = since;
+    const limit = intParam(q("limit"), "limit", { min: 1, max: 200 }) ?? 20;
+    const offset = intParam(q("offset"), "offset", { min: 0 }) ?? 0;
+    const hits = await engine.history.search(filter, {
+      limit: limit + 1,
+      offset,
+      marks: SNIPPET_MARKS,
+    });
+    const body: HistoryResponse = {
+      hits: hits.slice(0, limit),
+      offset,
+      limit,
+      more: hits.length > limit,
+    };
+    return c.json(body);
+  });
+
+  api.get("/stats", async (c) => {
+    const body: StatsResponse = await engine.history.stats({
+      since: sinceParam(c.req.query("since") ?? "30d"),
+    });
+    return c.json(body);
+  });
+
+  api.get("/savings", async (c) => {
+    const body: SavingsResponse = await engine.savings({
+      since: sinceParam(c.req.query("since") ?? "7d"),
+    });
+    return c.json(body);
+  });
+
+  api.get("/summary", async (c) => {
+    const at = now();
+    const live = await engine.list({ recent: 0 });
+    const midnight = new Date(at);
+    midnight.setHours(0, 0, 0, 0);
+    const today = await engine.history.stats({ since: midnight.getTime() });
+    const body: SummaryResponse = {
+      now: at,
+      running: live.filter((r) => r.state === "running").length,
+      queued: live.filter((r) => r.state === "queued").length,
+      finishedToday: today.total.runs,
+      savedThisWeek: await engine.savedSince(at - 7 * DAY_MS),
+    };
+    return c.json(body);
+  });
+
+  api.get("/models", async (c) => {
+    const body: ModelsResponse = await engine.models();
+    return c.json(body);
+  });
+
+  api.post("/runs/:id/stop", async (c) => {
+    const found = await find(c);
+    if (found instanceof Response) return found;
+    const { report } = found;
+    if (found.kept !== null || (report.state !== "running" && report.state !== "queued")) {
+      return apiError(
+        c,
+        409,
+        "not_running",
+        `Run "${report.id}" is ${report.state}: nothing to stop`,
+      );
+    }
+    const [stopped] = await engine.stop({ runs: [report.id] });
+    const body: WriteResponse = { card: cardOf(stopped ?? (await engine.get(report.id))) };
+    return c.json(body);
+  });
+
+  api.post("/runs/:id/discard", async (c) => {
+    const found = await find(c);
+    if (found instanceof Response) return found;
+    const card = cardOf(found.report);
+    if (found.kept !== null || !card.canDiscard) {
+      return apiError(
+        c,
+        409,
+        "not_discardable",
+        `Run "${card.id}" is not a finished isolate run whose patch is neither applied nor discarded`,
+      );
+    }
+    const body: WriteResponse = { card: cardOf(await engine.discard(card.id)) };
+    return c.json(body);
+  });
+
+  return api;
+}
+
+/** An integer query parameter in bounds, or undefined when absent. */
+function intParam(
+  value: string | undefined,
+  name: string,
+  bounds: { min: number; max?: number },
+): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < bounds.min || (bounds.max !== undefined && n > bounds.max)) {
+    const range = bounds.max === undefined
+      ? `at least ${bounds.min}`
+      : `${bounds.min}..${bounds.max}`;
+    throw new UsageError(`Query parameter "${name}" must be a whole number ${range}: "${value}"`);
+  }
+  return n;
+}
+
+/** `state`: done, problem, lost, or an outcome class. */
+function stateFilter(value: string): Pick<SearchFilter, "state" | "outcome"> {
+  if (value === "done" || value === "problem" || value === "lost") return { state: value };
+  if ((OUTCOME_CLASSES as readonly string[]).includes(value)) {
+    return { outcome: value as OutcomeClass };
+  }
+  throw new UsageError(
+    `Query parameter "state" must be done, problem, lost or an outcome: "${value}"`,
+  );
+}
