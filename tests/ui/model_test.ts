@@ -245,6 +245,8 @@ Deno.test("bars() scales to a round maximum and fills the box", () => {
   });
   assertEquals(max, 10);
   assertEquals(bs.map((b) => [b.x, b.width, b.y, b.height]), [[0, 50, 25, 25], [52, 50, 0, 50]]);
+  const one = bars([{ label: "a", value: 1 }], { width: 500, height: 10, maxBar: 40 });
+  assertEquals(one.bars.map((b) => [b.x, b.width]), [[0, 40]]);
 });
 
 Deno.test("format helpers write short figures", () => {

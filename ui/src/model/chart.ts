@@ -18,15 +18,18 @@ export function niceMax(max: number): number {
   return 10 * p;
 }
 
-/** Vertical bars for `values` in a `width` x `height` box (gap between bars in pixels). */
+/**
+ * Vertical bars for `values` in a `width` x `height` box (gap between bars in pixels), each at
+ * most `maxBar` wide, from the left.
+ */
 export function bars(
   values: Array<{ label: string; value: number }>,
-  box: { width: number; height: number; gap?: number },
+  box: { width: number; height: number; gap?: number; maxBar?: number },
 ): { bars: Bar[]; max: number } {
   const gap = box.gap ?? 2;
   const max = niceMax(Math.max(0, ...values.map((v) => v.value)));
   const n = Math.max(1, values.length);
-  const width = Math.max(1, (box.width - gap * (n - 1)) / n);
+  const width = Math.min(box.maxBar ?? Infinity, Math.max(1, (box.width - gap * (n - 1)) / n));
   return {
     max,
     bars: values.map((v, i) => {

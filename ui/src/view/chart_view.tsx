@@ -12,7 +12,7 @@ export function BarChart(
     format: (n: number) => string;
   },
 ) {
-  const { bars: bs, max } = bars(values, { width: W, height: H, gap: 3 });
+  const { bars: bs, max } = bars(values, { width: W, height: H, gap: 3, maxBar: 56 });
   const step = Math.max(1, Math.ceil(values.length / 8));
   return (
     <figure class="chart">

@@ -55,12 +55,17 @@ export function HistoryView(
   const [query, setQuery] = useState<HistoryQuery>(EMPTY);
   const [typed, setTyped] = useState("");
   const [result, setResult] = useState<HistoryResponse | null>(null);
+  const [shownQuery, setShownQuery] = useState("");
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     let gone = false;
     setError(null);
-    searchHistory(query).then((r) => !gone && setResult(r))
+    searchHistory(query).then((r) => {
+      if (gone) return;
+      setResult(r);
+      setShownQuery(query.text);
+    })
       .catch((e: unknown) => !gone && setError(String(e)));
     return () => void (gone = true);
   }, [query]);
@@ -124,7 +129,7 @@ export function HistoryView(
         : result.hits.length === 0
         ? <p class="empty muted">Nothing found.</p>
         : (
-          <div class="cards hits">
+          <div class="cards hits" data-query={shownQuery}>
             {result.hits.map((h) => (
               <div class="hit" key={h.id}>
                 <RunCard

@@ -33,7 +33,8 @@ export function Panel({ id, card }: { id: string; card: RunCard }) {
       if (!loaded) early.push(ev);
       else setData((d) => d && { ...d, events: [...d.events, ev] });
     });
-    Promise.all([fetchRun(id), fetchEvents(id), fetchPatch(id)])
+    const patch = card.changedFiles > 0 ? fetchPatch(id) : Promise.resolve("");
+    Promise.all([fetchRun(id), fetchEvents(id), patch])
       .then(([run, events, patch]) => {
         if (gone) return;
         loaded = true;
@@ -52,7 +53,8 @@ export function Panel({ id, card }: { id: string; card: RunCard }) {
   useEffect(() => {
     if (!stale) return;
     let gone = false;
-    Promise.all([fetchRun(id), fetchPatch(id)]).then(([run, patch]) => {
+    const patch = card.changedFiles > 0 ? fetchPatch(id) : Promise.resolve("");
+    Promise.all([fetchRun(id), patch]).then(([run, patch]) => {
       if (!gone) setData((d) => d && { ...d, report: run.report, patch });
     }).catch((e: unknown) => !gone && setError(String(e)));
     return () => void (gone = true);

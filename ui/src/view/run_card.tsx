@@ -51,7 +51,9 @@ export function RunCard(
           {card.denied > 0 && <span class="bad">{card.denied} denied</span>}
           <span>{tokens(cardTokens(card))} tok</span>
           {card.changedFiles > 0 && <span>{card.changedFiles} files</span>}
-          {card.saved !== null && <span class="good">saved {usd(card.saved)}</span>}
+          {card.saved !== null && card.saved > 0 && (
+            <span class="good">saved {usd(card.saved)}</span>
+          )}
           {card.fallbacks > 0 && <span class="warn">fell back ×{card.fallbacks}</span>}
           {!live && card.message && <span class="bad msg" title={card.message}>{card.message}
           </span>}
