@@ -51,7 +51,11 @@ async function main(executablePath: string): Promise<void> {
     attr: (a) => page(a).getAttribute(String(a.selector), String(a.name), { timeout: 10_000 }),
     colorScheme: (a) => page(a).emulateMedia({ colorScheme: a.scheme as "light" | "dark" }),
     screenshot: async (a) =>
-      void await page(a).screenshot({ path: String(a.path), fullPage: a.fullPage === true }),
+      void await page(a).screenshot({
+        path: String(a.path),
+        fullPage: a.fullPage === true,
+        animations: "disabled",
+      }),
     consoleErrors: () => Promise.resolve(errors.splice(0)),
   };
   const errors: string[] = [];
