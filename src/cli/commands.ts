@@ -441,6 +441,40 @@ export const COMMANDS: readonly CommandDef[] = [
     load: () => import("./savings.ts").then((m) => m.savingsCommand),
   },
   {
+    name: "dash",
+    summary: "a live page of every run on 127.0.0.1 (history and stats too)",
+    description: [
+      "Serves the dashboard on 127.0.0.1:7878 (the next free port when it is taken, unless",
+      "--port). --detach starts it in the background, or reuses the one running, and prints its",
+      "address; it stops itself after --idle without a request; --stop ends it. The browser opens",
+      "only with --open. Stop and Discard are the page's only writes.",
+    ].join("\n"),
+    flags: [
+      { name: "detach", type: "boolean", describe: "run in the background and print the address" },
+      {
+        name: "port",
+        type: "number",
+        value: "N",
+        integer: true,
+        min: 1,
+        describe: "listen on this port (default 7878, or the next free one)",
+      },
+      { name: "open", type: "boolean", describe: "open the page in the system browser" },
+      { name: "stop", type: "boolean", describe: "stop the running dashboard" },
+      {
+        name: "idle",
+        type: "duration",
+        value: "DUR",
+        default: "1h",
+        describe: "stop after this long without a request",
+      },
+      JSON_FLAG,
+    ],
+    args: [],
+    examples: ["pitroom dash --detach", "pitroom dash --open", "pitroom dash --stop"],
+    load: () => import("./dash.ts").then((m) => m.dashCommand),
+  },
+  {
     name: "clean",
     summary: "remove old finished run folders (lists them unless --yes); the history keeps them",
     description: [

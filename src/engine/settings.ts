@@ -60,6 +60,8 @@ export interface Settings {
   limits: Setting<Record<string, number>>;
   /** The default run timeout. */
   timeout: Setting<{ text: string; ms: number }>;
+  /** Whether a long run starts the dashboard (`PITROOM_DASH=0` or `"dash": false` turn it off). */
+  dash: Setting<boolean>;
   /** The config file (`PITROOM_CONFIG` or the XDG default). */
   configPath: Setting<string>;
   /** Pitroom's state dir (`PITROOM_STATE_DIR` or the XDG default). */
@@ -295,6 +297,26 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     maxParallel: resolveMaxParallel(input, warnings),
     limits: resolveLimits(config, warnings),
     timeout,
+    dash: pickFirst<boolean>(
+      [
+        { source: "env", raw: env.get("PITROOM_DASH"), what: "PITROOM_DASH" },
+        {
+          source: "file",
+          raw: config.dash === undefined ? undefined : String(config.dash),
+          what: 'Config key "dash"',
+        },
+      ],
+      (
+        raw,
+      ) => (/^(1|true|on)$/i.test(raw.trim())
+        ? true
+        : /^(0|false|off)$/i.test(raw.trim())
+        ? false
+        : null),
+      true,
+      warnings,
+      "true or false (1 or 0)",
+    ),
     configPath: {
       value: input.configPath,
       source: env.get("PITROOM_CONFIG") ? "env" : "default",

@@ -410,6 +410,14 @@ export type ModelsResponse = {
   more: number;
 }[];
 
+/** `GET /api/health`: which server answers (the CLI checks a recorded dashboard with it). */
+export interface HealthResponse {
+  service: "pitroom-dash";
+  /** This start's id (changes at every start; not a secret). */
+  instance: string;
+  pid: number;
+}
+
 /** `POST /api/runs/:id/stop` and `/discard`: the run's card afterwards. */
 export interface WriteResponse {
   card: RunCard;

@@ -15,6 +15,7 @@ import { hostGuard, writeGuard } from "./guards.ts";
 import { CSP, loadPage, type Page } from "./page.ts";
 import { decodeCursor } from "./cursor.ts";
 import { Connection } from "./stream.ts";
+import type { HealthResponse } from "./api_types.ts";
 import { apiRoutes } from "./routes.ts";
 
 /** Tells the server a request is being answered (the idle timer waits while any is). */
@@ -29,6 +30,8 @@ export interface DashboardOptions {
   secret: string;
   /** The port the server listens on (a request must name it in its Host). */
   port: number;
+  /** What `GET /api/health` says: this start's id (not a secret) and the server's pid. */
+  health?: { instance: string; pid: number };
   /** Aborting ends every open stream (the server is stopping). */
   signal?: AbortSignal;
   /** Told of every request. */
@@ -96,6 +99,15 @@ export function createDashboardApp(engine: Engine, options: DashboardOptions): H
     });
   }
 
+  app.get("/api/health", (c) => {
+    const body: HealthResponse = {
+      service: "pitroom-dash",
+      instance: options.health?.instance ?? "",
+      pid: options.health?.pid ?? 0,
+    };
+    c.header("Cache-Control", "no-store");
+    return c.json(body);
+  });
   app.route("/api", apiRoutes(engine, { recent, now: () => clock.now() }));
 
   app.get("/api/stream", (c) => {

@@ -67,7 +67,11 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
     const recent = intParam(c.req.query("recent"), "recent", { min: 0, max: 500 }) ??
       options.recent;
     const runs = group === undefined ? await engine.list({ recent }) : await engine.list({ group });
-    const body: RunsResponse = { now: now(), runs: runs.map(cardOf).reverse() };
+    // Newest first: by creation time (ids of the same second do not sort by time).
+    const cards = runs.map(cardOf).sort((a, b) =>
+      b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)
+    );
+    const body: RunsResponse = { now: now(), runs: cards };
     return c.json(body);
   });
 

@@ -1,0 +1,217 @@
+/**
+ * One dashboard per state dir, started on demand: `runDashboard` serves in this process
+ * (`pitroom dash`), `startDetached` starts `pitroom dash --json` as a detached child or reuses
+ * the live one (`--detach`), `stopDashboard` ends it (`--stop`), and `ensureDashboard` is what a
+ * long run or the MCP server calls: the address, or undefined when the config turns it off or it
+ * cannot start. Starting and stopping hold the state dir's `dash.lock`, so two callers at once
+ * end up with one dashboard.
+ */
+import { createEngine } from "../../engine/mod.ts";
+import { PitroomError, RefusedError } from "../../sys/errors.ts";
+import type { Sys } from "../../sys/mod.ts";
+import {
+  type DashRecord,
+  isHealthy,
+  liveDashboard,
+  readDashRecord,
+  removeDashRecord,
+  startLock,
+  writeDashRecord,
+} from "./record.ts";
+import { type Served, serveDashboard } from "./serve.ts";
+
+/** An hour: the default time without a request after which a dashboard stops. */
+export const DEFAULT_IDLE_MS = 3_600_000;
+/** How long a detached start may take before it is given up. */
+const START_MS = 30_000;
+/** Set in a detached dashboard's environment: its starter holds the lock. */
+const LOCKED_ENV = "PITROOM_DASH_LOCKED";
+/** How long a stopped dashboard may take to go. */
+const STOP_MS = 10_000;
+
+/** Options of serving or starting a dashboard. */
+export interface DashOptions {
+  /** Exactly this port. @default 7878 or the next free one */
+  port?: number;
+  /** @default 1h */
+  idleMs?: number;
+}
+
+/** A dashboard's address and whether it was running already. */
+export interface DashAddress {
+  address: string;
+  pid: number;
+  port: number;
+  /** True when a dashboard was running already and is reused. */
+  reused: boolean;
+}
+
+/** Serves the dashboard here (or finds the live one: then `other` is set and nothing runs). */
+export async function runDashboard(
+  sys: Sys,
+  options: DashOptions & { signal?: AbortSignal },
+): Promise<{ served: Served } | { other: DashRecord }> {
+  let served: Served;
+  {
+    // A detached start holds the lock for its child (flock would make the child wait for it).
+    await using _lock = sys.env.get(LOCKED_ENV) === "1" ? null : await startLock(sys);
+    const other = await liveDashboard(sys);
+    if (other !== null) return { other };
+    served = serveDashboard(sys, {
+      idleMs: options.idleMs ?? DEFAULT_IDLE_MS,
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    try {
+      await writeDashRecord(sys, {
+        schemaVersion: 1,
+        pid: sys.pid,
+        port: served.port,
+        address: served.address,
+        instance: served.instance,
+        startedAt: sys.clock.now(),
+      });
+    } catch (error) {
+      await served.close();
+      throw error;
+    }
+  }
+  // Importing the history now makes the first page load quick.
+  void createEngine(sys).history.import().catch(() => undefined);
+  // It has stopped once its record is gone too.
+  const finished = served.finished.then(() => removeDashRecord(sys, served.instance));
+  return {
+    served: {
+      ...served,
+      finished,
+      close: async () => {
+        await served.close();
+        await finished;
+      },
+    },
+  };
+}
+
+/** Starts a detached dashboard, or finds the live one; resolves with its address. */
+export async function startDetached(sys: Sys, options: DashOptions = {}): Promise<DashAddress> {
+  await using _lock = await startLock(sys);
+  const live = await liveDashboard(sys);
+  if (live !== null) return { address: live.address, pid: live.pid, port: live.port, reused: true };
+  const argv = [
+    ...sys.selfCommand(),
+    "dash",
+    "--json",
+    "--idle",
+    `${Math.round((options.idleMs ?? DEFAULT_IDLE_MS) / 1000)}s`,
+    ...(options.port === undefined ? [] : ["--port", String(options.port)]),
+  ];
+  const child = sys.runner.spawn(argv, {
+    detached: true,
+    stdout: "piped",
+    stderr: "null",
+    stdin: { kind: "null" },
+    env: { ...sys.env.toObject(), PITROOM_STATE_DIR: sys.stateDir, [LOCKED_ENV]: "1" },
+  });
+  const line = await firstLine(sys, child.stdout!, START_MS);
+  child.unref();
+  let started: { address?: string; pid?: number; port?: number; error?: string };
+  try {
+    started = JSON.parse(line ?? "{}");
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    started = {};
+  }
+  if (typeof started.address !== "string") {
+    throw new RefusedError(
+      "dash_failed",
+      `The dashboard did not start${started.error ? `: ${started.error}` : ""}`,
+      { hint: "run it in the foreground to see why: `pitroom dash`" },
+    );
+  }
+  return {
+    address: started.address,
+    pid: started.pid ?? child.pid,
+    port: started.port ?? 0,
+    reused: false,
+  };
+}
+
+/** Reads the first line of `stream` (null when it ends first or the time runs out). */
+async function firstLine(
+  sys: Sys,
+  stream: ReadableStream<Uint8Array>,
+  timeoutMs: number,
+): Promise<string | null> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  const timer = sys.clock.after(timeoutMs, () => void reader.cancel());
+  let text = "";
+  try {
+    while (!text.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+  } finally {
+    timer.cancel();
+    await reader.cancel().catch(() => undefined);
+  }
+  const nl = text.indexOf("\n");
+  return nl < 0 ? null : text.slice(0, nl);
+}
+
+/** Ends the live dashboard; resolves with what was stopped (null: none was running). */
+export async function stopDashboard(sys: Sys): Promise<DashRecord | null> {
+  await using _lock = await startLock(sys);
+  const record = await readDashRecord(sys);
+  if (record === null) return null;
+  if (!(await isHealthy(sys, record))) {
+    await removeDashRecord(sys, record.instance);
+    return null;
+  }
+  // Its stream ends when it stops: follow one, then ask it to stop.
+  const controller = new AbortController();
+  const timer = sys.clock.after(STOP_MS, () => controller.abort(new Error("timeout")));
+  try {
+    const res = await fetch(`http://127.0.0.1:${record.port}/api/stream?recent=0`, {
+      signal: controller.signal,
+    });
+    sys.runner.kill(record.pid, "SIGTERM");
+    if (res.body) { for await (const _ of res.body) { /* until it ends */ } }
+  } catch (error) {
+    if (!controller.signal.aborted && !(error instanceof TypeError)) throw error;
+  } finally {
+    timer.cancel();
+  }
+  if (controller.signal.aborted && (await isHealthy(sys, record))) {
+    throw new RefusedError("dash_stop", `The dashboard (pid ${record.pid}) did not stop`, {
+      hint: `end it with \`kill ${record.pid}\``,
+    });
+  }
+  await removeDashRecord(sys, record.instance);
+  return record;
+}
+
+/** Options of `ensureDashboard`. */
+export interface EnsureOptions extends DashOptions {
+  /** Told why the dashboard could not start (it never throws). */
+  onError?(error: PitroomError): void;
+}
+
+/**
+ * The live dashboard's address: started detached when none runs. Undefined when `"dash": false`
+ * in the config (or `PITROOM_DASH=0`) turns it off, or when it could not start.
+ */
+export async function ensureDashboard(
+  sys: Sys,
+  options: EnsureOptions = {},
+): Promise<string | undefined> {
+  const { settings } = await createEngine(sys).settings();
+  if (!settings.dash.value) return undefined;
+  try {
+    return (await startDetached(sys, options)).address;
+  } catch (error) {
+    if (!(error instanceof PitroomError)) throw error;
+    options.onError?.(error);
+    return undefined;
+  }
+}

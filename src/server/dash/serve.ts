@@ -1,0 +1,132 @@
+/**
+ * Serving the dashboard on 127.0.0.1: the port (7878, else the next free one, unless one was
+ * asked for), a new secret and instance id at every start, the idle timer (it runs only while
+ * no request is answered and no stream is open) and a clean stop (streams end, then the
+ * listener).
+ */
+import { createEngine } from "../../engine/mod.ts";
+import { RefusedError } from "../../sys/errors.ts";
+import type { Sys, Timer } from "../../sys/mod.ts";
+import { createDashboardApp } from "./app.ts";
+
+/** The port tried first. */
+export const DEFAULT_PORT = 7878;
+/** How many ports after the default are tried when it is taken. */
+const PORT_TRIES = 20;
+
+/** Options of `serveDashboard`. */
+export interface ServeOptions {
+  /** Listen on exactly this port (refused when taken). @default 7878 or the next free one */
+  port?: number;
+  /** Without `port`: the first port tried (tests). @default 7878 */
+  firstPort?: number;
+  /** Stop after this long without a request. */
+  idleMs: number;
+  /** Aborting stops the server. */
+  signal?: AbortSignal;
+}
+
+/** A listening dashboard. */
+export interface Served {
+  address: string;
+  port: number;
+  /** Tells this start apart from any other (the health answer carries it; not a secret). */
+  instance: string;
+  /** Resolves once the server has stopped (idle, aborted or closed). */
+  finished: Promise<void>;
+  /** Why it stopped: `idle`, `stopped`. */
+  reason(): string | null;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1 and serves the dashboard over `sys`'s state dir. */
+export function serveDashboard(sys: Sys, options: ServeOptions): Served {
+  const stop = new AbortController();
+  const secret = sys.randomHex(32);
+  const instance = sys.randomHex(8);
+  let busy = 0;
+  let idle: Timer | undefined;
+  let reason: string | null = null;
+  const shutdown = (why: string) => {
+    reason ??= why;
+    stop.abort(new Error(why));
+  };
+  const armIdle = () => {
+    idle?.cancel();
+    idle = sys.clock.after(options.idleMs, () => shutdown("idle"));
+  };
+  const engine = createEngine(sys);
+  let handler: ((req: Request) => Response | Promise<Response>) | null = null;
+  const server = listen(
+    options.port,
+    options.firstPort ?? DEFAULT_PORT,
+    stop.signal,
+    (req) => handler!(req),
+  );
+  const port = server.addr.port;
+  const app = createDashboardApp(engine, {
+    secret,
+    port,
+    health: { instance, pid: sys.pid },
+    signal: stop.signal,
+    clock: sys.clock,
+    activity: {
+      begin() {
+        busy++;
+        idle?.cancel();
+        idle = undefined;
+        let ended = false;
+        return () => {
+          if (ended) return;
+          ended = true;
+          if (--busy === 0 && !stop.signal.aborted) armIdle();
+        };
+      },
+    },
+  });
+  handler = (req) => app.fetch(req);
+  armIdle();
+  const onAbort = () => shutdown("stopped");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  const finished = server.finished.finally(() => {
+    idle?.cancel();
+    options.signal?.removeEventListener("abort", onAbort);
+  });
+  return {
+    address: `http://127.0.0.1:${port}/`,
+    port,
+    instance,
+    finished,
+    reason: () => reason,
+    async close() {
+      shutdown("stopped");
+      await finished;
+    },
+  };
+}
+
+function listen(
+  port: number | undefined,
+  first: number,
+  signal: AbortSignal,
+  handler: (req: Request) => Response | Promise<Response>,
+): Deno.HttpServer<Deno.NetAddr> {
+  const ports = port === undefined
+    ? Array.from({ length: PORT_TRIES }, (_, i) => first + i)
+    : [port];
+  for (const p of ports) {
+    try {
+      return Deno.serve({ hostname: "127.0.0.1", port: p, signal, onListen() {} }, handler);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+    }
+  }
+  throw new RefusedError(
+    "port_taken",
+    port === undefined
+      ? `Cannot serve the dashboard: ports ${first}-${first + PORT_TRIES - 1} are taken`
+      : `Cannot serve the dashboard: port ${port} is taken`,
+    { hint: "choose another with `pitroom dash --port N`" },
+  );
+}

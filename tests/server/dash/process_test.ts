@@ -1,0 +1,193 @@
+/**
+ * `pitroom dash` as processes: `--detach` starts one in the background and a second reuses it
+ * (two at once too), `--stop` ends it, `--idle` ends it by itself, a stale record is replaced,
+ * and the foreground server records itself until SIGTERM. Every dashboard a test starts is
+ * stopped by the test (no leaked processes): each waits on a condition, bounded, never a sleep.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { moduleCacheEnv, pitroom, pitroomArgv } from "../../support/pitroom.ts";
+import { tempDir, waitFor } from "../../support/temp.ts";
+
+interface Detached {
+  address: string;
+  pid: number;
+  port: number;
+  reused: boolean;
+}
+
+/** True while `pid` is a process that has not ended (a zombie has ended). */
+async function alive(pid: number): Promise<boolean> {
+  const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
+  const stat = new TextDecoder().decode(out.stdout).trim();
+  return stat !== "" && !stat.startsWith("Z");
+}
+
+async function world() {
+  const root = await tempDir("pitroom-dash-proc-");
+  const env = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: root.path,
+    PITROOM_STATE_DIR: join(root.path, "state"),
+    PITROOM_CONFIG: join(root.path, "config.json"),
+  };
+  const pids = new Set<number>();
+  const dash = async (...args: string[]) => {
+    const out = await pitroom(["dash", ...args], { env, cwd: root.path });
+    assert.equal(out.code, 0, out.stderr);
+    return out;
+  };
+  return {
+    env,
+    root: root.path,
+    record: join(env.PITROOM_STATE_DIR, "dash.json"),
+    dash,
+    async detach(...args: string[]): Promise<Detached> {
+      const started = JSON.parse((await dash("--detach", "--json", ...args)).stdout) as Detached;
+      pids.add(started.pid);
+      return started;
+    },
+    async health(port: number): Promise<{ instance: string; pid: number } | null> {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+        return res.ok ? await res.json() : null;
+      } catch (error) {
+        if (error instanceof TypeError) return null;
+        throw error;
+      }
+    },
+    track(pid: number) {
+      pids.add(pid);
+    },
+    async [Symbol.asyncDispose]() {
+      for (const pid of pids) {
+        if (await alive(pid)) Deno.kill(pid, "SIGKILL");
+      }
+      await waitFor(async () => {
+        for (const pid of pids) if (await alive(pid)) return false;
+        return true;
+      }, { timeoutMs: 10_000, what: "every dashboard of the test to end" });
+      await root[Symbol.asyncDispose]();
+    },
+  };
+}
+
+Deno.test("pitroom dash --detach starts one, a second reuses it, --stop ends it", async () => {
+  await using w = await world();
+  const first = await w.detach();
+  assert.equal(first.reused, false);
+  assert.equal(first.address, `http://127.0.0.1:${first.port}/`);
+  assert.ok(await alive(first.pid));
+  assert.equal((await w.health(first.port))?.pid, first.pid);
+  const record = JSON.parse(await Deno.readTextFile(w.record));
+  assert.equal(record.pid, first.pid);
+  assert.equal(record.address, first.address);
+  assert.equal("secret" in record, false);
+  // The record holds no secret; the page does.
+  const html = await (await fetch(first.address)).text();
+  const secret = /name="pitroom-secret" content="([0-9a-f]+)"/.exec(html)![1]!;
+  assert.equal((await Deno.readTextFile(w.record)).includes(secret), false);
+
+  const second = await w.detach();
+  assert.deepEqual({ ...second, reused: false }, first);
+  assert.equal(second.reused, true);
+  // The text form prints the address alone on stdout.
+  assert.equal((await w.dash("--detach")).stdout, `${first.address}\n`);
+
+  const stopped = await w.dash("--stop", "--json");
+  assert.deepEqual(JSON.parse(stopped.stdout), { stopped: true, pid: first.pid });
+  await waitFor(async () => !(await alive(first.pid)), {
+    timeoutMs: 10_000,
+    what: "the stopped dashboard to end",
+  });
+  await assert.rejects(Deno.stat(w.record), Deno.errors.NotFound);
+  const again = await w.dash("--stop", "--json");
+  assert.deepEqual(JSON.parse(again.stdout), { stopped: false });
+});
+
+Deno.test("two --detach at once end up with one dashboard", async () => {
+  await using w = await world();
+  const [a, b] = await Promise.all([w.detach(), w.detach()]);
+  assert.equal(a!.pid, b!.pid);
+  assert.equal(a!.address, b!.address);
+  assert.deepEqual([a!.reused, b!.reused].sort(), [false, true]);
+  await w.dash("--stop");
+});
+
+Deno.test("--idle: a detached dashboard stops by itself after that long without a request", async () => {
+  await using w = await world();
+  const started = await w.detach("--idle", "1s");
+  await waitFor(async () => !(await alive(started.pid)), {
+    timeoutMs: 20_000,
+    what: "the idle dashboard to end",
+  });
+  await waitFor(async () => {
+    try {
+      await Deno.stat(w.record);
+      return false;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return true;
+      throw error;
+    }
+  }, { timeoutMs: 5_000, what: "its record to go" });
+});
+
+Deno.test("a stale record (its dashboard died) is replaced by a new dashboard", async () => {
+  await using w = await world();
+  const first = await w.detach();
+  Deno.kill(first.pid, "SIGKILL");
+  await waitFor(async () => !(await alive(first.pid)), { timeoutMs: 10_000, what: "the kill" });
+  // The record is still there, naming a dead server.
+  assert.equal(JSON.parse(await Deno.readTextFile(w.record)).pid, first.pid);
+  const second = await w.detach();
+  assert.equal(second.reused, false);
+  assert.notEqual(second.pid, first.pid);
+  assert.equal((await w.health(second.port))?.pid, second.pid);
+  await w.dash("--stop");
+});
+
+Deno.test("pitroom dash in the foreground: serves, records itself, ends on SIGTERM", async () => {
+  await using w = await world();
+  const [cmd, ...rest] = pitroomArgv();
+  const child = new Deno.Command(cmd!, {
+    args: [...rest, "dash", "--json"],
+    cwd: w.root,
+    env: { NO_COLOR: "1", ...moduleCacheEnv(), ...w.env },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  w.track(child.pid);
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let line = "";
+  while (!line.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    line += value;
+  }
+  const started = JSON.parse(line) as Detached;
+  assert.equal(started.pid, child.pid);
+  assert.equal((await w.health(started.port))?.pid, child.pid);
+  // --detach finds it and reuses it.
+  const reused = await w.detach();
+  assert.equal(reused.pid, child.pid);
+  assert.equal(reused.reused, true);
+  child.kill("SIGTERM");
+  const [status, err] = await Promise.all([
+    child.status,
+    new Response(child.stderr).text(),
+    reader.cancel(),
+  ]);
+  assert.equal(status.code, 0, err);
+  await assert.rejects(Deno.stat(w.record), Deno.errors.NotFound);
+});
+
+Deno.test("--port: a bad port is a usage error; --stop takes no other flag", async () => {
+  await using w = await world();
+  const bad = await pitroom(["dash", "--port", "70000"], { env: w.env, cwd: w.root });
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--port/);
+  const mixed = await pitroom(["dash", "--stop", "--detach"], { env: w.env, cwd: w.root });
+  assert.equal(mixed.code, 2, mixed.stderr);
+});
