@@ -51,9 +51,12 @@ export class BrowserPage {
   ): Promise<unknown> {
     return this.#call("waitFor", { selector, ...options });
   }
-  /** Waits until a JavaScript expression is truthy in the page. */
-  waitForFunction(expression: string, timeoutMs = 15_000): Promise<unknown> {
-    return this.#call("waitForFunction", { expression, timeoutMs });
+  /**
+   * Waits until a JavaScript expression is truthy in the page (re-checked at every DOM change);
+   * answers the page's `performance.now()` when it became so.
+   */
+  async waitForFunction(expression: string, timeoutMs = 15_000): Promise<number> {
+    return Number(await this.#call("waitForFunction", { expression, timeoutMs }));
   }
   /** Evaluates an expression in the page (a promise is awaited). */
   eval<T>(expression: string): Promise<T> {
@@ -71,7 +74,13 @@ export class BrowserPage {
   colorScheme(scheme: "light" | "dark"): Promise<unknown> {
     return this.#call("colorScheme", { scheme });
   }
-  screenshot(path: string, options: { fullPage?: boolean } = {}): Promise<unknown> {
+  screenshot(
+    path: string,
+    options: {
+      fullPage?: boolean;
+      clip?: { x: number; y: number; width: number; height: number };
+    } = {},
+  ): Promise<unknown> {
     return this.#call("screenshot", { path, ...options });
   }
 }
@@ -120,6 +129,11 @@ export class Browser implements AsyncDisposable {
   /** Another page (tab) of the same browser context. */
   async newPage(): Promise<BrowserPage> {
     return new BrowserPage(this, Number(await this.call("newPage")));
+  }
+
+  /** Replaces every page by one in a new context (empty cache and storage): `page` again. */
+  async freshContext(): Promise<void> {
+    await this.call("freshContext");
   }
 
   /** Errors the pages logged since the last call. */

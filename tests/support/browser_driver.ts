@@ -23,13 +23,21 @@ type Args = Record<string, unknown>;
 
 async function main(executablePath: string): Promise<void> {
   const browser: Browser = await chromium.launch({ executablePath, args: ARGS });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const options = { viewport: { width: 1280, height: 860 } };
+  let context = await browser.newContext(options);
   const pages: Page[] = [await context.newPage()];
   const page = (a: Args) => pages[Number(a.page ?? 0)]!;
   const ops: Record<string, (a: Args) => Promise<unknown>> = {
     newPage: async () => {
       pages.push(await context.newPage());
       return pages.length - 1;
+    },
+    // A new context (empty cache and storage, like a first visit) with one page, page 0.
+    freshContext: async () => {
+      await context.close();
+      context = await browser.newContext(options);
+      context.on("page", (p) => watch(p, errors));
+      pages.splice(0, pages.length, await context.newPage());
     },
     goto: async (a) => void await page(a).goto(String(a.url)),
     reload: async (a) => void await page(a).reload(),
@@ -55,6 +63,9 @@ async function main(executablePath: string): Promise<void> {
         path: String(a.path),
         fullPage: a.fullPage === true,
         animations: "disabled",
+        ...(a.clip
+          ? { clip: a.clip as { x: number; y: number; width: number; height: number } }
+          : {}),
       }),
     consoleErrors: () => Promise.resolve(errors.splice(0)),
   };
@@ -88,14 +99,17 @@ async function main(executablePath: string): Promise<void> {
   await browser.close();
 }
 
-/** An expression that resolves once `condition` holds, checked at each DOM change. */
+/**
+ * An expression that resolves once `condition` holds, checked at each DOM change, with the
+ * page's `performance.now()` at that moment.
+ */
 function untilTrue(condition: string, timeoutMs: number): string {
   return `new Promise((resolve, reject) => {
     const check = () => {
       if (${condition}) {
         observer.disconnect();
         clearTimeout(timer);
-        resolve(true);
+        resolve(performance.now());
       }
     };
     const observer = new MutationObserver(check);

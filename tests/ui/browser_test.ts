@@ -225,6 +225,13 @@ Deno.test({
         await page.goto(`${dash.url}#${edited}`);
         await page.waitFor(`${card(edited)} .panel table.diff`);
         await page.screenshot(`${SHOTS}panel-${scheme}.png`, { fullPage: true });
+        // The README's picture (docs/dashboard.png is a copy): the top of the panel.
+        if (scheme === "light") {
+          await page.screenshot(`${SHOTS}readme.png`, {
+            fullPage: true,
+            clip: { x: 0, y: 0, width: 1280, height: 1040 },
+          });
+        }
         await page.goto(`${dash.url}#stats`);
         await page.waitFor(".chart svg");
         await page.screenshot(`${SHOTS}stats-${scheme}.png`);
