@@ -87,6 +87,16 @@ function StatsBody({ stats }: { stats: Stats }) {
           format={(n) => `${Math.round(n)}%`}
         />
         <BarChart
+          title="Tokens per day"
+          values={days.map((d) => ({ label: d.label, value: allTokens(d) }))}
+          format={tokens}
+        />
+        <BarChart
+          title="Worker time per worker and model"
+          values={stats.targets.map((r) => ({ label: r.label, value: r.totalMs }))}
+          format={duration}
+        />
+        <BarChart
           title="Tokens per worker and model"
           values={stats.targets.map((r) => ({ label: r.label, value: allTokens(r) }))}
           format={tokens}
