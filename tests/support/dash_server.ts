@@ -13,8 +13,8 @@ export interface ServedDashboard extends AsyncDisposable {
   secret: string;
 }
 
-/** Serves the dashboard of `engine` on 127.0.0.1. */
-export function serveDashboard(engine: Engine): ServedDashboard {
+/** Serves the dashboard of `engine` on 127.0.0.1 (`recent`: how many finished runs Live lists). */
+export function serveDashboard(engine: Engine, options: { recent?: number } = {}): ServedDashboard {
   const stop = new AbortController();
   const secret = crypto.randomUUID();
   let app: ReturnType<typeof createDashboardApp> | null = null;
@@ -23,7 +23,12 @@ export function serveDashboard(engine: Engine): ServedDashboard {
     (req) => app!.fetch(req),
   );
   const port = server.addr.port;
-  app = createDashboardApp(engine, { secret, port, signal: stop.signal });
+  app = createDashboardApp(engine, {
+    secret,
+    port,
+    signal: stop.signal,
+    ...(options.recent === undefined ? {} : { recent: options.recent }),
+  });
   return {
     url: `http://127.0.0.1:${port}/`,
     port,

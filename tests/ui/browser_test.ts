@@ -150,6 +150,20 @@ Deno.test({
     });
 
     await t.step(
+      "#<run-id> opens a run Live does not list, and says so of one that is not there",
+      async () => {
+        // A second server that lists no finished run on Live.
+        await using bare = serveDashboard(engine, { recent: 0 });
+        await page.goto(`${bare.url}#${old.id}`);
+        await page.waitFor(`${card(old.id)}.open .panel .answer`);
+        assert.equal(await page.count("article.card"), 1);
+        await page.goto(`${bare.url}#20200101-000000-0000`);
+        await page.waitFor("[data-missing]");
+        assert.match(await page.text("[data-missing]"), /20200101-000000-0000/);
+      },
+    );
+
+    await t.step(
       "the theme toggle switches the theme and is remembered after a reload",
       async () => {
         await page.goto(`${dash.url}#live`);
@@ -185,8 +199,11 @@ Deno.test({
       },
     );
 
-    // Up to here the page logged no error (the browser's own favicon request aside).
-    const errors = (await browser.consoleErrors()).filter((e) => !e.includes("/favicon.ico"));
+    // Up to here the page logged no error (the browser's own favicon request and the answer
+    // about the run that is not there aside).
+    const errors = (await browser.consoleErrors()).filter((e) =>
+      !e.includes("/favicon.ico") && !e.includes("/api/runs/20200101-000000-0000")
+    );
     assert.deepEqual(errors, []);
 
     await t.step(

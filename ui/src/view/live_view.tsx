@@ -1,5 +1,7 @@
 /** Live: the tiles, the filters, one card per crew and one per run, changing in place. */
 import { useEffect, useMemo, useState } from "preact/hooks";
+import { fetchRun } from "../api/client.ts";
+import type { RunCard as Shape } from "../api/types.ts";
 import { isLive } from "../model/card.ts";
 import { startOfDay, tokens, usd } from "../model/format.ts";
 import { ALL, type Crew, crewsOf, type Filter, listCards, passes, tilesOf } from "../model/live.ts";
@@ -17,16 +19,33 @@ export function useNow(on: boolean): number {
   return now;
 }
 
+/** The card of run `id` from the API, or why there is none (nothing while loading). */
+function useRunCard(id: string | null): Shape | string | null {
+  const [card, setCard] = useState<Shape | string | null>(null);
+  useEffect(() => {
+    setCard(null);
+    if (id === null) return;
+    let gone = false;
+    fetchRun(id).then((r) => !gone && setCard(r.card))
+      .catch((e: unknown) => !gone && setCard(e instanceof Error ? e.message : String(e)));
+    return () => void (gone = true);
+  }, [id]);
+  return typeof card === "string" || card?.id === id ? card : null;
+}
+
 /** The Live tab. */
 export function LiveView(
   { open, onOpen }: { open: string | null; onOpen: (id: string | null) => void },
 ) {
   const s = useStore();
   const [filter, setFilter] = useState<Filter>(ALL);
-  const all = useMemo(() => listCards(s.cards), [s.cards]);
+  const listed = useMemo(() => listCards(s.cards), [s.cards]);
+  const away = useRunCard(s.ready && open !== null && !s.cards.has(open) ? open : null);
+  // A run the address names that Live does not list (an older one) is shown first.
+  const all = away !== null && typeof away !== "string" ? [{ ...away, rev: 0 }, ...listed] : listed;
   const anyLive = all.some(isLive);
   const now = useNow(anyLive);
-  const tiles = tilesOf(all, s.summary, startOfDay(now));
+  const tiles = tilesOf(listed, s.summary, startOfDay(now));
   const shown = all.filter((c) => passes(c, filter) || c.id === open);
   const crews = crewsOf(all);
   return (
@@ -36,6 +55,7 @@ export function LiveView(
         <Tile name="Finished today" value={String(tiles.finishedToday)} id="today" />
         <Tile name="Saved this week" value={usd(tiles.savedWeek)} id="saved" />
       </div>
+      {typeof away === "string" && <p class="bad" data-missing>{away}</p>}
       <Filters filter={filter} groups={crews.map((c) => c.group)} onChange={setFilter} />
       {crews.length > 0 && filter.group === null && (
         <div class="crews">
