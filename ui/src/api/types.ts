@@ -1,0 +1,17 @@
+/**
+ * The shapes the page reads: the dashboard's HTTP contract (src/server/dash/api_types.ts, a
+ * module that imports nothing), imported type-only so nothing of the server enters the bundle.
+ */
+export type {
+  ApiEvent as PitroomEvent,
+  ApiReport as RunReport,
+  EventsResponse,
+  HistoryHit,
+  HistoryResponse,
+  RunCard,
+  RunResponse,
+  StatsResponse as Stats,
+  StatsRow,
+  StreamMessages,
+  SummaryResponse,
+} from "../../../src/server/dash/api_types.ts";
