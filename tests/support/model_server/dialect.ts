@@ -30,7 +30,9 @@ export type Action =
   | { write: { path: string; content: string } }
   | { edit: { path: string; old: string; new: string } }
   | { shell: string }
-  | { web: string };
+  | { web: string }
+  /** A tool called by its exact name with this input, in any dialect (format version 2). */
+  | { tool: { name: string; input: Record<string, unknown> } };
 
 /**
  * Token usage reported for one call. `input` is the uncached input; the prompt as a whole is

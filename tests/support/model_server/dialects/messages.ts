@@ -106,6 +106,7 @@ export function messagesCalls(
   const { cwd } = conversation;
   const abs = (path: string) => (cwd === null || isAbsolute(path) ? path : resolve(cwd, path));
   const exists = options.exists ?? existsSync;
+  if ("tool" in action) return [{ name: action.tool.name, input: action.tool.input }];
   if ("read" in action) return [{ name: "Read", input: { file_path: abs(action.read) } }];
   if ("list" in action) {
     return conversation.toolsOffered.includes("Bash")

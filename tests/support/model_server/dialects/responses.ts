@@ -237,6 +237,16 @@ export function actionItem(action: Action, conversation: Conversation, callId: s
   const id = `fc_${callId.slice(5)}`;
   const base = conversation.cwd ?? Deno.cwd();
   const onDisk = (path: string) => readIfThere(isAbsolute(path) ? path : resolve(base, path));
+  if ("tool" in action) {
+    return {
+      type: "function_call",
+      id,
+      call_id: callId,
+      name: action.tool.name,
+      arguments: JSON.stringify(action.tool.input),
+      status: "completed",
+    };
+  }
   if ("write" in action) {
     const patch = writePatch(action.write.path, action.write.content, onDisk(action.write.path));
     return patchCall(patch, conversation, callId, id);
