@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { chatCall } from "../support/model_server/dialects/chat.ts";
 import { geminiCall } from "../support/model_server/dialects/gemini.ts";
 import { messagesCalls } from "../support/model_server/dialects/messages.ts";
-import { actionItem } from "../support/model_server/dialects/responses.ts";
+import { actionItem, readResponsesRequest } from "../support/model_server/dialects/responses.ts";
+import { tempServer } from "./_chat.ts";
 import type { Action, Conversation } from "../support/model_server/dialect.ts";
 import { parseScenario, ScenarioError } from "../support/model_server/scenario.ts";
 
@@ -75,4 +76,60 @@ Deno.test("every dialect calls the tool by its exact name with the input as give
       status: "completed",
     },
   );
+});
+
+Deno.test("codex's namespaced MCP tools are offered as <namespace>__<tool> and called inside the namespace", () => {
+  const conv = readResponsesRequest({
+    model: "fake/x",
+    input: [{ type: "message", role: "user", content: "go" }],
+    tools: [{ type: "function", name: "exec_command" }, {
+      type: "namespace",
+      name: "mcp__pitroom",
+      tools: [{ type: "function", name: "pitroom_run" }, {
+        type: "function",
+        name: "pitroom_wait",
+      }],
+    }],
+  });
+  assert.deepEqual(conv.toolsOffered, [
+    "exec_command",
+    "mcp__pitroom__pitroom_run",
+    "mcp__pitroom__pitroom_wait",
+  ]);
+  const item = actionItem(CALL, conv, "call_abc_0");
+  assert.deepEqual([item.namespace, item.name], ["mcp__pitroom", "pitroom_run"]);
+  const plain = actionItem({ tool: { name: "exec_command", input: {} } }, conv, "call_abc_1");
+  assert.deepEqual([item.type, plain.namespace, plain.name], [
+    "function_call",
+    undefined,
+    "exec_command",
+  ]);
+});
+
+Deno.test("the request log carries the tool results that reached the model", async () => {
+  await using server = await tempServer({ t: { turns: [{ answer: "ok" }] } });
+  const body = {
+    model: "fake/t",
+    stream: false,
+    max_tokens: 10,
+    tools: [{ name: "mcp__pitroom__pitroom_run", input_schema: {} }],
+    messages: [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "x", input: {} }] },
+      {
+        role: "user",
+        content: [{
+          type: "tool_result",
+          tool_use_id: "t1",
+          content: [{ type: "text", text: "ANSWER 42" }],
+        }],
+      },
+    ],
+  };
+  const response = await server.handler(
+    new Request("http://127.0.0.1/v1/messages", { method: "POST", body: JSON.stringify(body) }),
+  );
+  await response.body?.cancel();
+  const [entry] = server.handler.requests();
+  assert.deepEqual(entry?.results, ['[{"type":"text","text":"ANSWER 42"}]']);
 });

@@ -20,6 +20,11 @@ export interface Conversation {
   cwd: string | null;
   /** The client asked for a stream (SSE). */
   stream: boolean;
+  /**
+   * The text of the tool results sent after the latest user message, oldest first (each as the
+   * client sent it: text, or JSON for structured content); absent when the dialect does not say.
+   */
+  toolResults?: string[];
 }
 
 /** An abstract tool call from a scenario turn, before the dialect maps it to its CLI's tool. */

@@ -78,6 +78,9 @@ export function readChat(body: unknown): Conversation {
     toolRounds,
     cwd: statedCwd(messages),
     stream: body.stream === true,
+    toolResults: messages.slice(latest + 1).filter((m) => m.role === "tool").map((m) =>
+      typeof m.content === "string" ? m.content : JSON.stringify(m.content)
+    ),
   };
 }
 

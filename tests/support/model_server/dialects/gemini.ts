@@ -105,6 +105,11 @@ export function readGemini(body: unknown, url: URL): Conversation {
     toolRounds,
     cwd: statedCwd(contents),
     stream: found[2] === "streamGenerateContent",
+    toolResults: contents.slice(latest + 1).flatMap((content) =>
+      partsOf(content).flatMap((part) =>
+        isObject(part.functionResponse) ? [JSON.stringify(part.functionResponse)] : []
+      )
+    ),
   };
   const config = isObject(body.generationConfig) ? body.generationConfig : {};
   requestInfo.set(conversation, {

@@ -79,6 +79,13 @@ export function readMessages(body: unknown): Conversation {
     toolRounds: messages.slice(latest + 1).filter(isToolRound).length,
     cwd: statedCwd(body.system, messages),
     stream: body.stream === true,
+    toolResults: messages.slice(latest + 1).flatMap((m) =>
+      m.role === "user"
+        ? blocks(m.content).filter((b) => b.type === "tool_result").map((b) =>
+          typeof b.content === "string" ? b.content : JSON.stringify(b.content)
+        )
+        : []
+    ),
   };
 }
 
