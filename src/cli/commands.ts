@@ -514,6 +514,44 @@ export const COMMANDS: readonly CommandDef[] = [
     load: () => import("./config_command.ts").then((m) => m.configCommand),
   },
   {
+    name: "mcp",
+    summary: "serve Pitroom as MCP tools on stdio, or over HTTP on 127.0.0.1 (bearer token)",
+    description: [
+      "On stdio (the default) an MCP client starts `pitroom mcp` itself: register it once, e.g.",
+      "`claude mcp add pitroom -- pitroom mcp`. With --http it serves Streamable HTTP at",
+      "http://127.0.0.1:PORT/mcp for clients that connect to a URL: every request needs",
+      "`Authorization: Bearer TOKEN` (the token is made on first start and kept in",
+      "<state dir>/mcp-token, or set PITROOM_MCP_TOKEN), and a Host or Origin that is not local is",
+      "refused. It prints the directory it works in and the line to register it. Runs work in DIR",
+      "unless a call names another. Ending a session or the server ends the waiting, not the runs.",
+    ].join("\n"),
+    flags: [
+      {
+        name: "dir",
+        short: "d",
+        type: "string",
+        value: "DIR",
+        describe: "directory runs work in (default: current)",
+      },
+      { name: "http", type: "boolean", describe: "serve Streamable HTTP on 127.0.0.1 instead" },
+      {
+        name: "port",
+        type: "number",
+        value: "N",
+        integer: true,
+        min: 0,
+        describe: "with --http: the port (default 7117; 0 picks a free one)",
+      },
+    ],
+    args: [],
+    examples: [
+      "claude mcp add pitroom -- pitroom mcp",
+      "pitroom mcp -d ~/src/app",
+      "pitroom mcp --http --port 7117",
+    ],
+    load: () => import("./mcp.ts").then((m) => m.mcpCommand),
+  },
+  {
     name: "statusline",
     summary:
       "print a Claude Code status line: your own first, then runs going and this week's savings",

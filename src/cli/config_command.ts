@@ -9,7 +9,7 @@ import { printJson, table, warn } from "./output.ts";
 /**
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
  * `tiers.cheap` … `tiers.audit`, `costs`, `workerPrices`, `primary`, `price`, `maxParallel`,
- * `limits`, `timeout`, `caps`) to `{value, source}` with
+ * `limits`, `timeout`, `caps`, `mcpDash`) to `{value, source}` with
  * source `flag|env|file|default`; an unconfigured tier has value `null`.
  */
 export interface ConfigReport {
@@ -39,6 +39,7 @@ export function settingRows(
   rows.limits = settings.limits;
   rows.timeout = { value: settings.timeout.value.text, source: settings.timeout.source };
   rows.caps = capsRow(config.caps);
+  rows.mcpDash = settings.mcpDash;
   rows.configPath = settings.configPath;
   rows.stateDir = settings.stateDir;
   return rows;

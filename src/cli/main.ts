@@ -3,7 +3,7 @@
  * stderr plus at most one hint; an unexpected error also leaves its stack in a log file.
  */
 import { join } from "../sys/path.ts";
-import { exitCodeOf, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
+import { errorLines, exitCodeOf, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
@@ -54,8 +54,9 @@ async function dispatch(argv: string[], sys: Sys): Promise<number> {
 
 function report(sys: Sys, error: unknown): number {
   if (error instanceof PitroomError) {
-    sys.out.stderr(`pitroom: ${safe(error.message)}\n`);
-    if (error.hint) sys.out.stderr(`hint: ${safe(error.hint)}\n`);
+    const [first, ...rest] = errorLines(error);
+    sys.out.stderr(`pitroom: ${safe(first!)}\n`);
+    for (const line of rest) sys.out.stderr(`${safe(line)}\n`);
     return error.exit;
   }
   const message = safe(error instanceof Error ? error.message : String(error));

@@ -64,6 +64,8 @@ export interface Settings {
   configPath: Setting<string>;
   /** Pitroom's state dir (`PITROOM_STATE_DIR` or the XDG default). */
   stateDir: Setting<string>;
+  /** MCP results of runs still going carry the dashboard's address (`PITROOM_MCP_DASH=0` turns it off). */
+  mcpDash: Setting<boolean>;
 }
 
 /** Settings given as flags (each optional). */
@@ -303,8 +305,17 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
       value: input.stateDir,
       source: env.get("PITROOM_STATE_DIR") ? "env" : "default",
     },
+    mcpDash: resolveMcpDash(config, env),
   };
   return { settings, warnings };
+}
+
+/** `PITROOM_MCP_DASH` (`0` is off, anything else on), else the config's `mcpDash`, else on. */
+function resolveMcpDash(config: Config, env: SettingsInput["env"]): Setting<boolean> {
+  const raw = env.get("PITROOM_MCP_DASH");
+  if (raw !== undefined && raw !== "") return { value: raw.trim() !== "0", source: "env" };
+  if (config.mcpDash !== undefined) return { value: config.mcpDash, source: "file" };
+  return { value: true, source: "default" };
 }
 
 /** A tier resolved to a chain. */

@@ -32,9 +32,11 @@ export interface Config {
   caps?: Record<string, unknown>;
   /** `"auto"`, `"required"`, `"off"`, or `{"mode": ..., "writable": [folders]}` (src/sandbox/). */
   sandbox?: unknown;
+  /** MCP results of runs still going carry the dashboard's address. @default true */
+  mcpDash?: boolean;
 }
 
-type Kind = "string" | "number" | "string[]" | "record" | "string|record";
+type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
 const KEYS: Record<keyof Config, Kind> = {
   worker: "string",
   fallback: "string[]",
@@ -49,6 +51,7 @@ const KEYS: Record<keyof Config, Kind> = {
   timeout: "string",
   caps: "record",
   sandbox: "string|record",
+  mcpDash: "boolean",
 };
 
 /** A loaded config with its warnings. */
@@ -65,6 +68,8 @@ function fits(kind: Kind, value: unknown): boolean {
       return typeof value === "string";
     case "number":
       return typeof value === "number" && Number.isFinite(value);
+    case "boolean":
+      return typeof value === "boolean";
     case "string[]":
       return Array.isArray(value) && value.every((v) => typeof v === "string");
     case "record":

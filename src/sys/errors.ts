@@ -83,3 +83,20 @@ export class StillRunning extends PitroomError {
 export function exitCodeOf(error: unknown): number {
   return error instanceof PitroomError ? error.exit : Exit.workerFailed;
 }
+
+/**
+ * What a person is told about an error, one line each: the message, then `hint: ...` when there
+ * is one. The CLI prints them on stderr (the first after `pitroom: `), the MCP server as a tool
+ * error's text. Anything that is not a `PitroomError` is an unexpected error.
+ */
+export function errorLines(error: unknown): string[] {
+  if (!(error instanceof PitroomError)) {
+    return [`unexpected error: ${error instanceof Error ? error.message : String(error)}`];
+  }
+  return error.hint ? [error.message, `hint: ${error.hint}`] : [error.message];
+}
+
+/** `errorLines` as one text. */
+export function errorText(error: unknown): string {
+  return errorLines(error).join("\n");
+}

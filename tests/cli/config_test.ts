@@ -37,6 +37,7 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "limits",
     "timeout",
     "caps",
+    "mcpDash",
     "configPath",
     "stateDir",
   ]);

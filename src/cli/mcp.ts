@@ -1,0 +1,52 @@
+/**
+ * `pitroom mcp [-d DIR] [--http [--port N]]`: Pitroom's tools, resources and prompts for MCP
+ * clients, on stdio (the client starts this process) or as a Streamable HTTP service on
+ * 127.0.0.1 with a bearer token. SIGINT or SIGTERM ends the server, never the runs.
+ */
+import { createEngine } from "../engine/mod.ts";
+import { RefusedError, UsageError } from "../sys/errors.ts";
+import { statOrNullSync } from "../sys/fs.ts";
+import { resolve } from "../sys/path.ts";
+import type { CommandRun } from "./command.ts";
+import { VERSION } from "./version.ts";
+
+/** The HTTP port when `--port` is not given. */
+export const DEFAULT_MCP_PORT = 7117;
+
+/** Serves MCP until the client leaves (stdio) or a signal comes (both). */
+export const mcpCommand: CommandRun = async ({ sys, flags }) => {
+  if (flags.port !== undefined && !flags.http) {
+    throw new UsageError("--port needs --http", { hint: "pitroom mcp --http --port 7117" });
+  }
+  const port = flags.port as number | undefined;
+  if (port !== undefined && port > 65535) {
+    throw new UsageError(`--port must be at most 65535, got ${port}`);
+  }
+  const dir = resolve(sys.cwd(), (flags.dir as string | undefined) ?? ".");
+  if (!statOrNullSync(dir)?.isDirectory) {
+    throw new RefusedError("no_dir", `Cannot serve MCP in "${dir}": not a directory`);
+  }
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error("stopped"));
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  try {
+    const engine = createEngine(sys);
+    const options = { dir, clock: sys.clock, version: VERSION };
+    if (flags.http) {
+      const { serveHttp } = await import("../server/mcp/http.ts");
+      await serveHttp(sys, engine, {
+        ...options,
+        port: port ?? DEFAULT_MCP_PORT,
+        signal: stop.signal,
+      });
+    } else {
+      const { createMcpServer, serveStdio } = await import("../server/mcp/mod.ts");
+      await serveStdio(createMcpServer(engine, options), { signal: stop.signal });
+    }
+    return 0;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
+  }
+};

@@ -1,0 +1,92 @@
+/**
+ * Waiting on runs inside a tool call: one engine subscription folds the runs' events (no
+ * polling), the wait ends when all (or any) of them ended, the time is up, or the call is
+ * cancelled; meanwhile a progress token gets `notifications/progress` every few seconds while
+ * something changed ("running · read · 12s · 3 steps, 2 tool calls · last: ...").
+ */
+import { formatDuration, LiveFold, type RunReport, type RunView } from "../../engine/mod.ts";
+import type { ToolContext } from "./tool.ts";
+
+/** How often progress goes out at most. */
+export const PROGRESS_EVERY_MS = 3000;
+
+/** Options of `followRuns`. */
+export interface FollowOptions {
+  timeoutMs: number;
+  /** End once one run ended. */
+  any?: boolean;
+}
+
+/**
+ * Follows `ids` until they ended (or one did, with `any`) or `timeoutMs` passed; resolves with
+ * every run's report then. Rejects with the abort reason when the call is cancelled.
+ */
+export async function followRuns(
+  ctx: ToolContext,
+  ids: readonly string[],
+  options: FollowOptions,
+): Promise<RunReport[]> {
+  const { engine, clock, extra } = ctx;
+  const fold = new LiveFold();
+  const ended = new Set<string>();
+  const done = Promise.withResolvers<void>();
+  const token = extra._meta?.progressToken;
+  let changed = true;
+  let sent = 0;
+  const progress = () => {
+    if (token === undefined || !changed) return;
+    changed = false;
+    const message = progressMessage(fold.runs(), ended, clock.now());
+    extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: token, progress: ++sent, message },
+    }).catch(() => {
+      // A session that closed meanwhile gets no progress: the wait ends with it.
+    });
+  };
+  const feed = engine.subscribe({ runs: ids }, ({ run, event }) => {
+    if (event.type === "run.finished" || event.type === "run.lost") {
+      ended.add(run);
+      changed = true;
+      if (options.any || ended.size === ids.length) done.resolve();
+      return;
+    }
+    if (fold.apply(run, event) !== null || event.type === "run.progress") changed = true;
+  }, { onRun: (record) => fold.add(record) });
+  feed.ended.then(() => done.resolve(), (error) => done.reject(error));
+  feed.ready.then(progress, (error) => done.reject(error));
+  const timeout = clock.after(options.timeoutMs, () => done.resolve());
+  const ticker = token === undefined ? undefined : clock.every(PROGRESS_EVERY_MS, progress);
+  const onAbort = () => done.reject(extra.signal.reason ?? new Error("cancelled"));
+  if (extra.signal.aborted) onAbort();
+  extra.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await done.promise;
+  } finally {
+    timeout.cancel();
+    ticker?.cancel();
+    extra.signal.removeEventListener("abort", onAbort);
+    await feed.close();
+  }
+  return await Promise.all(ids.map((id) => engine.report(id)));
+}
+
+/** The progress text: one run's line, or how many ended and the first one going. */
+export function progressMessage(
+  runs: readonly RunView[],
+  ended: ReadonlySet<string>,
+  now: number,
+): string {
+  const going = runs.filter((v) => !ended.has(v.id));
+  const first = going[0];
+  const line = first === undefined ? "all ended" : viewLine(first, now);
+  return runs.length <= 1 ? line : `${ended.size} of ${runs.length} runs ended · ${line}`;
+}
+
+function viewLine(view: RunView, now: number): string {
+  const parts = [view.phase, view.mode];
+  if (view.startedAt !== undefined) parts.push(formatDuration(now - view.startedAt));
+  parts.push(`${view.steps} steps, ${view.tools} tool calls`);
+  if (view.last) parts.push(`last: ${view.last}`);
+  return parts.join(" · ");
+}

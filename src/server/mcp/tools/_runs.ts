@@ -1,0 +1,54 @@
+/**
+ * What the run-waiting tools share: the result shape (the runs' reports, the ids still going,
+ * the dashboard's address) and how it is built once a wait ended.
+ */
+import { z } from "zod/v4";
+import { isFinal, type RunReport, RunReportSchema } from "../../../engine/mod.ts";
+import { runsText } from "../render.ts";
+import type { ToolAnswer, ToolContext } from "../tool.ts";
+
+/** After this long a run still going gets the dashboard's address in the result. */
+export const DASH_AFTER_MS = 3000;
+
+/** The longest wait a call takes. */
+export const MAX_WAIT_SECONDS = 3600;
+
+/** The structured result of `pitroom_run` and `pitroom_wait`. */
+export const RunsResult = z.object({
+  runs: z.array(RunReportSchema).describe("each run's report, as `pitroom show --json` prints it"),
+  still: z.array(z.string()).describe(
+    "ids of the runs still going when the wait ended: collect them with pitroom_wait",
+  ),
+  group: z.string().optional(),
+  warnings: z.array(z.string()).optional(),
+  dashboard: z.string().optional().describe("the live dashboard's address, for runs still going"),
+});
+
+/** The answer for runs whose wait ended. */
+export async function runsAnswer(
+  ctx: ToolContext,
+  runs: RunReport[],
+  extra: { group?: string; warnings?: string[] } = {},
+): Promise<ToolAnswer<z.input<typeof RunsResult>>> {
+  const now = ctx.clock.now();
+  const still = runs.filter((r) => !isFinal(r.state));
+  const dashboard = still.some((r) => now - r.createdAt >= DASH_AFTER_MS)
+    ? await ctx.dashAddress()
+    : undefined;
+  const warnings = extra.warnings ?? [];
+  const text = runsText(runs, now, dashboard);
+  return {
+    result: {
+      runs,
+      still: still.map((r) => r.id),
+      ...(extra.group === undefined ? {} : { group: extra.group }),
+      ...(warnings.length > 0 ? { warnings } : {}),
+      ...(dashboard === undefined ? {} : { dashboard }),
+    },
+    text: warnings.length > 0
+      ? `${warnings.map((w) => `warning: ${w}`).join("\n")}\n${text}`
+      : text,
+    // One task refused before it worked is what the CLI reports as an error.
+    ...(runs.length === 1 && runs[0]!.outcome === "refused" ? { isError: true } : {}),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * `pitroom_show`: one run's report, and on request its exact patch and its events.
+ */
+import { z } from "zod/v4";
+import { RunReportSchema } from "../../../engine/mod.ts";
+import { runText } from "../render.ts";
+import { defineTool } from "../tool.ts";
+
+const input = z.object({
+  run: z.string().describe("run id (or a unique part of it, or `last`)"),
+  patch: z.boolean().optional().describe("add the exact diff the worker made"),
+  events: z.boolean().optional().describe("add the run's events"),
+  since: z.number().int().min(0).optional().describe("with events: from this event index"),
+});
+
+const output = z.object({
+  report: RunReportSchema,
+  patch: z.string().optional(),
+  events: z.array(z.looseObject({ type: z.string(), time: z.number() })).optional(),
+});
+
+export const showTool = defineTool({
+  name: "pitroom_show",
+  title: "Show a run",
+  description: "One run's report (answer, changes, receipt), with its exact patch or events.",
+  input,
+  output,
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  async call({ run, patch, events, since }, ctx) {
+    const report = await ctx.engine.report(run);
+    const diff = patch ? await ctx.engine.patch(report.id) : undefined;
+    const evs = events
+      ? await ctx.engine.events(report.id, since === undefined ? {} : { since })
+      : undefined;
+    const parts = [runText(report, ctx.clock.now())];
+    if (diff !== undefined) parts.push(diff);
+    if (evs !== undefined) parts.push(evs.map((e) => JSON.stringify(e)).join("\n"));
+    return {
+      result: {
+        report,
+        ...(diff === undefined ? {} : { patch: diff }),
+        ...(evs === undefined ? {} : { events: evs }),
+      },
+      text: parts.join("\n\n"),
+    };
+  },
+});
