@@ -145,13 +145,21 @@ Deno.test("Codex calls pitroom_run through `pitroom mcp` and gets the worker's a
     `mcp_servers.pitroom.env_vars=${JSON.stringify(passed)}`,
     "-c",
     "mcp_servers.pitroom.tool_timeout_sec=150",
+    // codex exec does not wait for an MCP server that is still starting unless it is required
+    // (then it waits for its tool list, up to the startup timeout).
+    "-c",
+    "mcp_servers.pitroom.required=true",
     "-c",
     "mcp_servers.pitroom.startup_timeout_sec=60",
     "Ask a worker what src/app.ts exports",
   ]);
   assert.equal(out.code, 0, out.stderr);
   const call = out.stdout.split("\n").filter((l) => l.includes('"mcp_tool_call"')).at(-1) ?? "";
-  assert.match(call, /"status":"completed"/, out.stdout);
+  assert.match(
+    call,
+    /"status":"completed"/,
+    out.stdout + out.stderr + JSON.stringify(await w.server.requests()),
+  );
   assert.ok(call.includes(WORKER_ANSWER), call);
   await assertAnswerReached(w, "codex", "codex-mcp");
 });
