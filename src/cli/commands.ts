@@ -586,7 +586,8 @@ export const COMMANDS: readonly CommandDef[] = [
     name: "install",
     summary: "put Pitroom into your agents: status line and hook card, skills, the MCP server",
     description: [
-      "Without a part flag: the status line and hook card in Claude Code's settings",
+      "Parts: --statusline, --skills, --mcp (any of them: only those; none: the first two).",
+      "The status line and hook card go into Claude Code's settings",
       "($CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json: merged, backed up once)",
       "and the skills, linked (--copy: copied) into ~/.agents/skills and ~/.claude/skills when",
       "~/.agents or ~/.claude exists. --mcp registers `pitroom mcp` in each MCP client found",
