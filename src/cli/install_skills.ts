@@ -7,11 +7,11 @@
  * record; `uninstall` removes exactly that, and only while it is still as installed.
  *
  * The skills come from a folder on disk (`PITROOM_SKILLS_DIR`, else the program's own `skills/`
- * when it runs from source) or, in the compiled binary, from the embedded file list
+ * when it runs from source) or, in the compiled binary or a bundle, from the embedded file list
  * (skills_bundle.ts), written to the state dir's `skills/` so that there is a folder to link to.
  */
 import { installPaths } from "../engine/mod.ts";
-import { lstatOrNull } from "../sys/fs.ts";
+import { lstatOrNull, statOrNullSync } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { dirname, fromFileUrl, join } from "../sys/path.ts";
 import type { InstallRecord, SkillEntry } from "./install_record.ts";
@@ -52,9 +52,12 @@ export interface SkillChange {
 export function skillSource(sys: Sys): SkillSource {
   const given = sys.env.get("PITROOM_SKILLS_DIR");
   if (given) return { kind: "dir", dir: given };
+  // From source, the checkout's folder; a compiled binary or a bundle (whose own folder has no
+  // skills/ next to it) carries the embedded list.
   const url = new URL("../../skills", import.meta.url);
   if (!Deno.build.standalone && url.protocol === "file:") {
-    return { kind: "dir", dir: fromFileUrl(url) };
+    const dir = fromFileUrl(url);
+    if (statOrNullSync(dir)?.isDirectory) return { kind: "dir", dir };
   }
   return { kind: "bundle", files: SKILL_FILES };
 }
