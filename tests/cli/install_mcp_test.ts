@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { WORKER_BIN } from "../support/model_server/env_file.ts";
 import { moduleCacheEnv, pitroom, pitroomArgv } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
+import { serverEntry } from "../../src/cli/install_mcp.ts";
 
 /** What every client must run: the program under test, then `mcp`. */
 const [COMMAND, ...REST] = pitroomArgv();
@@ -181,4 +182,36 @@ Deno.test("install --mcp --dry-run prints the client commands and writes nothing
   const missing = await w.run("install", "--mcp", "--client", "claude-desktop");
   assert.equal(missing.code, 3);
   assert.match(missing.stderr, /Cannot register Pitroom in claude-desktop/);
+});
+
+Deno.test("the registered command is the program itself: the binary alone, or deno run with its module cache", () => {
+  const sys = (self: string[], env: Record<string, string>) =>
+    ({
+      selfCommand: () => self,
+      env: { get: (n: string) => env[n], toObject: () => env },
+    }) as unknown as Parameters<typeof serverEntry>[0];
+  assert.deepEqual(serverEntry(sys(["/usr/local/bin/pitroom"], { DENO_DIR: "/c" })), {
+    command: "/usr/local/bin/pitroom",
+    args: ["mcp"],
+  });
+  assert.deepEqual(serverEntry(sys(["/bin/deno", "run", "-P=pitroom", "/p/main.ts"], {})), {
+    command: "/bin/deno",
+    args: ["run", "-P=pitroom", "/p/main.ts", "mcp"],
+  });
+  assert.deepEqual(
+    serverEntry(sys(["/bin/deno", "run", "/p/main.ts"], { DENO_DIR: "/c" })).env,
+    { DENO_DIR: "/c" },
+  );
+});
+
+Deno.test("uninstall --mcp leaves an entry the user changed since the install", async () => {
+  await using w = await world({ clis: false, desktop: false });
+  assert.equal((await w.run("install", "--mcp")).code, 0);
+  const edited = JSON.parse(await Deno.readTextFile(w.cursor));
+  edited.mcpServers.pitroom.args.push("--http");
+  await Deno.writeTextFile(w.cursor, JSON.stringify(edited));
+  const out = await w.run("uninstall", "--mcp");
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stdout, /cursor +changed since the install: left alone/);
+  assert.deepEqual(await json(w.cursor), edited);
 });
