@@ -150,6 +150,23 @@ const RUN_FLAGS: FlagDef[] = [
   JSON_FLAG,
 ];
 
+const INSTALL_FLAGS: FlagDef[] = [
+  { name: "statusline", type: "boolean", describe: "the status line and hook card in Claude Code" },
+  { name: "skills", type: "boolean", describe: "the skills in ~/.agents/skills, ~/.claude/skills" },
+  { name: "mcp", type: "boolean", describe: "the MCP server in each MCP client found" },
+  {
+    name: "client",
+    type: "strings",
+    value: "LIST",
+    describe:
+      "only these MCP clients: claude-code,codex,gemini,cursor,claude-desktop (implies --mcp)",
+  },
+  { name: "copy", type: "boolean", describe: "copy the skills instead of linking them" },
+  { name: "force", type: "boolean", describe: "replace a folder or server of yours (backed up)" },
+  { name: "dry-run", type: "boolean", describe: "show what would change, write nothing" },
+  JSON_FLAG,
+];
+
 /** The command table. */
 export const COMMANDS: readonly CommandDef[] = [
   {
@@ -710,29 +727,39 @@ export const COMMANDS: readonly CommandDef[] = [
   },
   {
     name: "install",
-    summary: "add the status line and the hook card to Claude Code's settings (merged, backed up)",
+    summary: "put Pitroom into your agents: status line and hook card, skills, the MCP server",
     description: [
-      "Edits $CLAUDE_CONFIG_DIR/settings.json (else ~/.claude/settings.json): keeps your own",
-      "status line first (--then), backs the file up once (settings.json.pitroom-backup),",
-      "changes nothing the second time and refuses a file that is not valid JSON (exit 3).",
+      "Parts: --statusline, --skills, --mcp (any of them: only those; none: the first two).",
+      "The status line and hook card go into Claude Code's settings",
+      "($CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json: merged, backed up once)",
+      "and the skills, linked (--copy: copied) into ~/.agents/skills and ~/.claude/skills when",
+      "~/.agents or ~/.claude exists. --mcp registers `pitroom mcp` in each MCP client found",
+      "(claude-code, codex, gemini through their own `mcp add`; cursor, claude-desktop by a JSON",
+      "merge, backed up once). A folder or server of yours with the same name is kept unless",
+      "--force. Running it again changes nothing; a config that is not valid JSON is refused",
+      "(exit 3) before anything is written.",
     ].join("\n"),
-    flags: [
-      { name: "dry-run", type: "boolean", describe: "show what would change, write nothing" },
-      JSON_FLAG,
-    ],
+    flags: INSTALL_FLAGS,
     args: [],
-    examples: ["pitroom install --dry-run", "pitroom install"],
+    examples: [
+      "pitroom install --dry-run",
+      "pitroom install",
+      "pitroom install --mcp",
+      "pitroom install --mcp --client codex,cursor",
+    ],
     load: () => import("./install.ts").then((m) => m.installCommand),
   },
   {
     name: "uninstall",
-    summary: "take the status line and the hook card out of Claude Code's settings again",
-    flags: [
-      { name: "dry-run", type: "boolean", describe: "show what would change, write nothing" },
-      JSON_FLAG,
-    ],
+    summary: "take out again exactly what `pitroom install` put in place",
+    description: [
+      "The same parts as install (--statusline, --skills, --mcp; without one: the first two).",
+      "Removes only what the install record says was installed and is still as installed, and",
+      "gives back what --force had replaced.",
+    ].join("\n"),
+    flags: INSTALL_FLAGS.filter((f) => f.name !== "copy" && f.name !== "force"),
     args: [],
-    examples: ["pitroom uninstall"],
+    examples: ["pitroom uninstall", "pitroom uninstall --mcp"],
     load: () => import("./install.ts").then((m) => m.uninstallCommand),
   },
   {

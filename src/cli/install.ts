@@ -1,285 +1,167 @@
 /**
- * `pitroom install` / `pitroom uninstall [--dry-run] [--json]`: add (remove) the Pitroom status
- * line and the hook card in Claude Code's user settings (`$CLAUDE_CONFIG_DIR/settings.json`, else
- * `~/.claude/settings.json`). The file is merged, not replaced: a status line of the user's own
- * is kept by wrapping it (`pitroom statusline --then '<theirs>'`) and given back on uninstall;
- * the original file is backed up once (`settings.json.pitroom-backup`); running either twice
- * changes nothing; a file that is not valid JSON is refused and left untouched.
+ * `pitroom install` / `pitroom uninstall`: put Pitroom into the user's agent clients and take it
+ * out again. Three parts, each its own module: the status line and hook card in Claude Code's
+ * settings (install_settings.ts), the skills in `~/.agents/skills` and `~/.claude/skills`
+ * (install_skills.ts), and the MCP server registered in each client (install_mcp.ts). Without a
+ * part flag (`--statusline`, `--skills`, `--mcp`) the first two run; with any, exactly those.
+ * Every part first runs as a dry run, so a config that cannot be read stops the command before
+ * anything is written; what skills and MCP entries were put in place is kept in the install
+ * record (install_record.ts), which `uninstall` follows to remove exactly those.
  */
-import { writeTextAtomic } from "../engine/mod.ts";
-import { RefusedError, UsageError } from "../sys/errors.ts";
-import { exists, lstatOrNull } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
-import { dirname, join } from "../sys/path.ts";
-import type { CommandRun } from "./command.ts";
+import type { CommandRun, FlagValues } from "./command.ts";
+import { type InstallRecord, readRecord, writeRecord } from "./install_record.ts";
+import { installMcp, type McpChange, parseClients, uninstallMcp } from "./install_mcp.ts";
+import { applySettings, describeSettings, type SettingsResult } from "./install_settings.ts";
+import {
+  installSkills,
+  type SkillChange,
+  skillRoots,
+  skillSource,
+  uninstallSkills,
+} from "./install_skills.ts";
 import { printJson } from "./output.ts";
-import { shellCommands, shellLine, shellQuote } from "./shell_words.ts";
 
-/** What one install step did. */
-export interface SettingsChange {
-  what: "statusLine" | "hookCard";
-  action: "added" | "wrapped" | "updated" | "unchanged" | "removed" | "restored" | "absent";
-  /** The command in the settings after the change (none once removed). */
-  command?: string;
+export { pitroomArgs, planInstall, planUninstall } from "./install_settings.ts";
+
+interface Parts {
+  statusline: boolean;
+  skills: boolean;
+  mcp: boolean;
 }
 
-/** The settings after an install or uninstall, and what changed. */
-export interface SettingsPlan {
-  settings: Record<string, unknown>;
-  changes: SettingsChange[];
+function partsOf(flags: FlagValues): Parts {
+  const mcp = flags.mcp === true || flags.client !== undefined;
+  const named = flags.statusline === true || flags.skills === true || mcp;
+  return named
+    ? { statusline: flags.statusline === true, skills: flags.skills === true, mcp }
+    : { statusline: true, skills: true, mcp: false };
 }
 
-type Json = Record<string, unknown>;
-
-const HOOK_TIMEOUT_S = 10;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+interface Outcome {
+  settings?: SettingsResult;
+  skills?: SkillChange[];
+  mcp?: McpChange[];
 }
 
-/** The Claude Code user settings file of an environment. */
-export function claudeSettingsPath(env: { get(name: string): string | undefined }): string {
-  const dir = env.get("CLAUDE_CONFIG_DIR");
-  if (dir) return join(dir, "settings.json");
-  const home = env.get("HOME");
-  if (!home) {
-    throw new UsageError("Cannot find Claude Code's settings: HOME is not set", {
-      hint: "set CLAUDE_CONFIG_DIR to the folder that holds settings.json",
-    });
+async function runParts(
+  sys: Sys,
+  flags: FlagValues,
+  record: InstallRecord,
+  options: { install: boolean; dryRun: boolean },
+): Promise<Outcome> {
+  const parts = partsOf(flags);
+  const { install, dryRun } = options;
+  const force = flags.force === true;
+  const clients = parseClients(flags.client);
+  const outcome: Outcome = {};
+  if (parts.statusline) outcome.settings = await applySettings(sys, { install, dryRun });
+  if (parts.skills) {
+    outcome.skills = install
+      ? await installSkills(sys, record, {
+        source: skillSource(sys),
+        roots: skillRoots(sys.env),
+        copy: flags.copy === true,
+        force,
+        dryRun,
+        stamp: new Date(sys.clock.now()).toISOString().replace(/[-:]/g, "").slice(0, 15),
+      })
+      : await uninstallSkills(record, dryRun);
   }
-  return join(home, ".claude", "settings.json");
+  if (parts.mcp) {
+    outcome.mcp = install
+      ? await installMcp(sys, record, { clients, force, dryRun })
+      : await uninstallMcp(sys, record, { clients, dryRun });
+  }
+  return outcome;
 }
 
-/**
- * A Pitroom command line of `sub` (pure): its words after `sub`, or null when `command` is not
- * `<pitroom> sub …`, where `<pitroom>` is `self` or any program named pitroom.
- */
-export function pitroomArgs(command: string, sub: string, self: string): string[] | null {
-  const [words] = shellCommands(command);
-  if (words === undefined) return null;
-  const at = words.indexOf(sub);
-  if (at < 1) return null;
-  const program = words.slice(0, at);
-  const selfWords = shellCommands(self)[0] ?? [];
-  const same = program.length === selfWords.length && program.every((w, i) => w === selfWords[i]);
-  const named = program.some((w) => /(^|\/)pitroom$/.test(w) || w === "-P=pitroom");
-  return same || named ? words.slice(at + 1) : null;
-}
-
-function statuslineCommand(self: string, then: string | null): string {
-  return then === null ? `${self} statusline` : `${self} statusline --then ${shellQuote(then)}`;
-}
-
-function thenOf(args: readonly string[]): string | null {
-  const at = args.indexOf("--then");
-  return at >= 0 && at + 1 < args.length ? args[at + 1]! : null;
-}
-
-function postToolUse(settings: Json, path: string): unknown[] {
-  const hooks = settings.hooks ?? {};
-  if (!isObject(hooks)) {
-    throw new RefusedError("invalid_settings", `"hooks" in "${path}" is not an object: left alone`);
-  }
-  const post = hooks.PostToolUse ?? [];
-  if (!Array.isArray(post)) {
-    throw new RefusedError(
-      "invalid_settings",
-      `"hooks.PostToolUse" in "${path}" is not a list: left alone`,
-    );
-  }
-  return post;
-}
-
-function hookCommands(entry: unknown): Json[] {
-  return isObject(entry) && Array.isArray(entry.hooks) ? entry.hooks.filter(isObject) : [];
-}
-
-/** The settings with the status line and the hook card added (pure; `path` is for messages). */
-export function planInstall(current: Json, self: string, path: string): SettingsPlan {
-  const settings: Json = structuredClone(current);
-  const changes: SettingsChange[] = [];
-  const line = settings.statusLine;
-  if (line === undefined) {
-    const command = statuslineCommand(self, null);
-    settings.statusLine = { type: "command", command };
-    changes.push({ what: "statusLine", action: "added", command });
-  } else if (isObject(line) && typeof line.command === "string") {
-    const ours = pitroomArgs(line.command, "statusline", self);
-    const command = statuslineCommand(self, ours === null ? line.command : thenOf(ours));
-    const action = ours === null ? "wrapped" : command === line.command ? "unchanged" : "updated";
-    settings.statusLine = { ...line, type: "command", command };
-    changes.push({ what: "statusLine", action, command });
-  } else {
-    throw new RefusedError(
-      "invalid_settings",
-      `"statusLine" in "${path}" is not a {type, command} object: left alone`,
-    );
-  }
-  const post = postToolUse(settings, path);
-  const command = `${self} hook-card`;
-  const existing = post.flatMap(hookCommands).find((h) =>
-    typeof h.command === "string" && pitroomArgs(h.command, "hook-card", self) !== null
-  );
-  if (existing === undefined) {
-    post.push({
-      matcher: "Bash",
-      hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_S }],
-    });
-    changes.push({ what: "hookCard", action: "added", command });
-  } else {
-    changes.push({
-      what: "hookCard",
-      action: existing.command === command ? "unchanged" : "updated",
-      command,
-    });
-    existing.command = command;
-  }
-  settings.hooks = { ...(isObject(settings.hooks) ? settings.hooks : {}), PostToolUse: post };
-  return { settings, changes };
-}
-
-/** The settings with the status line and the hook card taken out again (pure). */
-export function planUninstall(current: Json, self: string, path: string): SettingsPlan {
-  const settings: Json = structuredClone(current);
-  const changes: SettingsChange[] = [];
-  const line = settings.statusLine;
-  const ours = isObject(line) && typeof line.command === "string"
-    ? pitroomArgs(line.command, "statusline", self)
-    : null;
-  if (ours === null || !isObject(line)) {
-    changes.push({ what: "statusLine", action: "absent" });
-  } else {
-    const then = thenOf(ours);
-    if (then === null) {
-      delete settings.statusLine;
-      changes.push({ what: "statusLine", action: "removed" });
-    } else {
-      settings.statusLine = { ...line, command: then };
-      changes.push({ what: "statusLine", action: "restored", command: then });
-    }
-  }
-  if (settings.hooks === undefined) {
-    changes.push({ what: "hookCard", action: "absent" });
-    return { settings, changes };
-  }
-  const post = postToolUse(settings, path);
-  let removed = 0;
-  const kept = post.flatMap((entry) => {
-    if (!isObject(entry) || !Array.isArray(entry.hooks)) return [entry];
-    const hooks = entry.hooks.filter((h) => {
-      const mine = isObject(h) && typeof h.command === "string" &&
-        pitroomArgs(h.command, "hook-card", self) !== null;
-      if (mine) removed++;
-      return !mine;
-    });
-    if (hooks.length === entry.hooks.length) return [entry];
-    return hooks.length === 0 ? [] : [{ ...entry, hooks }];
-  });
-  changes.push({ what: "hookCard", action: removed > 0 ? "removed" : "absent" });
-  if (removed > 0) {
-    const hooks = { ...(settings.hooks as Json) };
-    if (kept.length > 0) hooks.PostToolUse = kept;
-    else delete hooks.PostToolUse;
-    if (Object.keys(hooks).length > 0) settings.hooks = hooks;
-    else delete settings.hooks;
-  }
-  return { settings, changes };
-}
-
-/** The command line that starts this Pitroom, quoted for a shell. */
-export function selfLine(sys: Sys): string {
-  return shellLine(sys.selfCommand());
-}
-
-async function readSettings(
-  path: string,
-  command: string,
-): Promise<{ text: string | null; settings: Json }> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { text: null, settings: {} };
-    throw error;
-  }
-  if (text.trim() === "") return { text, settings: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
-    throw new RefusedError(
-      "invalid_settings",
-      `"${path}" is not valid JSON (${error.message}): left untouched`,
-      { hint: `fix it, then run \`pitroom ${command}\` again` },
-    );
-  }
-  if (!isObject(value)) {
-    throw new RefusedError("invalid_settings", `"${path}" is not a JSON object: left untouched`);
-  }
-  return { text, settings: value };
-}
-
-const WORDS: Record<SettingsChange["action"], string> = {
+const SKILL_WORDS: Record<SkillChange["action"], string> = {
   added: "added",
-  wrapped: "added, yours kept first (--then)",
-  updated: "updated",
   unchanged: "already there",
+  updated: "updated",
+  kept: "yours kept (--force replaces it, backed up)",
+  replaced: "replaced, yours backed up",
   removed: "removed",
   restored: "removed, yours given back",
+  left: "changed since the install: left alone",
   absent: "not there",
 };
 
-function describe(change: SettingsChange): string {
-  const name = change.what === "statusLine" ? "status line" : "hook card  ";
-  const command = change.command ? `: ${change.command}` : "";
-  return `${name}  ${WORDS[change.action]}${command}\n`;
+const MCP_WORDS: Record<McpChange["action"], string> = {
+  added: "registered",
+  unchanged: "already registered",
+  updated: "updated",
+  kept: `another "pitroom" server is registered: kept (--force replaces it)`,
+  replaced: `replaced your "pitroom" server (given back by uninstall)`,
+  removed: "removed",
+  restored: `removed, your "pitroom" server given back`,
+  left: "changed since the install: left alone",
+  absent: "not registered",
+};
+
+function describe(outcome: Outcome, dryRun: boolean): string[] {
+  const lines: string[] = [];
+  if (outcome.settings) lines.push(...describeSettings(outcome.settings, dryRun));
+  if (outcome.skills) {
+    if (outcome.skills.length === 0) lines.push("skills      none to install or remove");
+    for (const c of outcome.skills) {
+      const kind = c.kind && (c.action === "added" || c.action === "updated") ? ` (${c.kind})` : "";
+      const backup = c.backup ? `: ${c.backup}` : "";
+      lines.push(`skill       ${c.path}  ${SKILL_WORDS[c.action]}${kind}${backup}`);
+    }
+  }
+  if (outcome.mcp) {
+    if (outcome.mcp.length === 0) lines.push("mcp         no client found or nothing recorded");
+    for (const c of outcome.mcp) {
+      lines.push(`mcp         ${c.client.padEnd(14)} ${MCP_WORDS[c.action]}  (${c.config})`);
+      for (const command of c.commands ?? []) {
+        lines.push(`              ${dryRun ? "would run" : "ran"}: ${command}`);
+      }
+      if (c.backup) lines.push(`              backup: ${c.backup}`);
+    }
+  }
+  if (dryRun && (outcome.skills || outcome.mcp)) lines.push("dry run: nothing written");
+  return lines;
 }
 
-async function apply(sys: Sys, flags: Record<string, unknown>, install: boolean): Promise<number> {
-  const given = claudeSettingsPath(sys.env);
-  const path = (await lstatOrNull(given))?.isSymlink ? await Deno.realPath(given) : given;
-  const { text, settings } = await readSettings(path, install ? "install" : "uninstall");
-  const self = selfLine(sys);
-  const plan = install ? planInstall(settings, self, path) : planUninstall(settings, self, path);
-  const next = JSON.stringify(plan.settings, null, 2) + "\n";
-  const changed = text === null
-    ? install
-    : JSON.stringify(settings) !== JSON.stringify(plan.settings);
-  const backup = `${path}.pitroom-backup`;
-  let backedUp = false;
+async function apply(sys: Sys, flags: FlagValues, install: boolean): Promise<number> {
   const dryRun = flags["dry-run"] === true;
-  if (changed && !dryRun) {
-    await Deno.mkdir(dirname(path), { recursive: true });
-    if (text !== null && !(await exists(backup))) {
-      await Deno.writeTextFile(backup, text, { mode: 0o600 });
-      backedUp = true;
+  // A dry run first: a config that cannot be read stops everything before the first write.
+  const outcome = await runParts(sys, flags, await readRecord(sys.stateDir), {
+    install,
+    dryRun: true,
+  });
+  let result = outcome;
+  if (!dryRun) {
+    const record = await readRecord(sys.stateDir);
+    result = await runParts(sys, flags, record, { install, dryRun: false });
+    if (result.skills !== undefined || result.mcp !== undefined) {
+      await writeRecord(sys.stateDir, record);
     }
-    const mode = text === null ? 0o600 : (await Deno.stat(path)).mode ?? 0o600;
-    await writeTextAtomic(path, next, mode & 0o777);
   }
   if (flags.json) {
+    const { settings, ...rest } = result;
     printJson(sys, {
-      settingsPath: path,
       dryRun,
-      changed,
-      changes: plan.changes,
-      backup: (await exists(backup)) || backedUp ? backup : null,
+      ...(settings
+        ? {
+          settingsPath: settings.settingsPath,
+          changed: settings.changed,
+          changes: settings.changes,
+          backup: settings.backup,
+        }
+        : {}),
+      ...rest,
     });
     return 0;
   }
-  for (const change of plan.changes) sys.out.stdout(describe(change));
-  if (!changed) sys.out.stdout(`nothing to change in ${path}\n`);
-  else if (dryRun) sys.out.stdout(`dry run: ${path} not written\n`);
-  else {
-    sys.out.stdout(`written     ${path}\n`);
-    if (backedUp) sys.out.stdout(`backup      ${backup} (your settings as they were)\n`);
-  }
+  for (const line of describe(result, dryRun)) sys.out.stdout(`${line}\n`);
   return 0;
 }
 
-/** Adds the status line and the hook card to Claude Code's settings. */
+/** Puts the status line and hook card, the skills and (`--mcp`) the MCP server in place. */
 export const installCommand: CommandRun = ({ sys, flags }) => apply(sys, flags, true);
 
-/** Takes them out again. */
+/** Takes out again what `install` put in place. */
 export const uninstallCommand: CommandRun = ({ sys, flags }) => apply(sys, flags, false);

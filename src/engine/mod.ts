@@ -174,7 +174,7 @@ export {
 export { runHost } from "./host.ts";
 export { killGroup } from "./process.ts";
 export { isFinal } from "../store/record.ts";
-export { isRunId } from "../store/paths.ts";
+export { installPaths, isRunId } from "../store/paths.ts";
 export { writeJsonAtomic, writeTextAtomic } from "../store/atomic.ts";
 export { describeEvents, OUTCOME_CLASSES, TOOL_KINDS } from "../events/mod.ts";
 export { RECURSION_MARKER } from "../policy/floor.ts";

@@ -122,6 +122,10 @@ Deno.test("readGemini() reads the model from the URL, the workspace as cwd and t
     toolRounds: 2,
     cwd: CWD,
     stream: true,
+    toolResults: [
+      '{"name":"read_file","response":{"output":"text"}}',
+      '{"name":"read_file","response":{"output":"text"}}',
+    ],
   });
   const later = readGemini(body({ rounds: 1, followups: ["And now?"] }), url);
   assertEquals([later.latestUser, later.userTurns, later.toolRounds], ["And now?", 2, 0]);

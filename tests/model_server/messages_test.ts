@@ -89,6 +89,7 @@ Deno.test("readMessages() counts tool rounds, skips reminders and finds the cwd"
     toolRounds: 1,
     cwd: "/work/repo",
     stream: true,
+    toolResults: ["1\thello"],
   });
 });
 

@@ -35,6 +35,7 @@ Deno.test("readResponsesRequest() skips codex's injected context and reads its c
     toolRounds: 2,
     cwd: "/tmp/repo",
     stream: true,
+    toolResults: ["ok", "ok", "ok"],
   });
 });
 

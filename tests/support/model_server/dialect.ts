@@ -20,6 +20,11 @@ export interface Conversation {
   cwd: string | null;
   /** The client asked for a stream (SSE). */
   stream: boolean;
+  /**
+   * The text of the tool results sent after the latest user message, oldest first (each as the
+   * client sent it: text, or JSON for structured content); absent when the dialect does not say.
+   */
+  toolResults?: string[];
 }
 
 /** An abstract tool call from a scenario turn, before the dialect maps it to its CLI's tool. */
@@ -30,7 +35,9 @@ export type Action =
   | { write: { path: string; content: string } }
   | { edit: { path: string; old: string; new: string } }
   | { shell: string }
-  | { web: string };
+  | { web: string }
+  /** A tool called by its exact name with this input, in any dialect (format version 2). */
+  | { tool: { name: string; input: Record<string, unknown> } };
 
 /**
  * Token usage reported for one call. `input` is the uncached input; the prompt as a whole is

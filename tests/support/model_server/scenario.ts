@@ -61,7 +61,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorKind, number>> = {
   server: 500,
 };
 
-const ACTION_KEYS = ["read", "grep", "list", "write", "edit", "shell", "web"] as const;
+const ACTION_KEYS = ["read", "grep", "list", "write", "edit", "shell", "web", "tool"] as const;
 const TURN_KEYS = new Set<string>([
   ...ACTION_KEYS,
   "say",
@@ -133,6 +133,14 @@ function parseAction(key: (typeof ACTION_KEYS)[number], value: unknown, where: s
       return {
         write: { path: str(o.path, `${at}.path`), content: str(o.content, `${at}.content`) },
       };
+    }
+    case "tool": {
+      const o = fields(value, at, ["name"], ["input"]);
+      const name = str(o.name, `${at}.name`);
+      if (name === "") fail(`${at}.name`, "expected a tool name");
+      const input = o.input ?? {};
+      if (!isObject(input)) fail(`${at}.input`, "expected an object");
+      return { tool: { name, input } };
     }
     case "edit": {
       const o = fields(value, at, ["path", "old", "new"]);

@@ -32,6 +32,11 @@ export interface LogEntry {
   tools: string[];
   /** The latest user message, first 2,000 characters. */
   user: string;
+  /**
+   * The tool results sent after the latest user message, each its first 4,000 characters (how a
+   * test sees a tool's result reach the client's next model call).
+   */
+  results?: string[];
   /** HTTP status sent. */
   status: number;
   /** What was played: a reply, an error kind, a hang, or the fixed text for a tool-less call. */
@@ -59,6 +64,7 @@ export interface ModelServer {
 export const UNTOOLED_TEXT = "Scripted session";
 
 const USER_LOG_CHARS = 2_000;
+const RESULT_LOG_CHARS = 4_000;
 
 function json(body: unknown, status: number): Response {
   return Response.json(body, { status });
@@ -160,6 +166,9 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       model: conversation.model,
       tools: conversation.toolsOffered,
       user: conversation.latestUser.slice(0, USER_LOG_CHARS),
+      ...(conversation.toolResults === undefined
+        ? {}
+        : { results: conversation.toolResults.map((r) => r.slice(0, RESULT_LOG_CHARS)) }),
     };
     const reply = (text: string, calls: Action[], usage: Usage | undefined) =>
       dialect.reply({

@@ -78,6 +78,9 @@ export function readChat(body: unknown): Conversation {
     toolRounds,
     cwd: statedCwd(messages),
     stream: body.stream === true,
+    toolResults: messages.slice(latest + 1).filter((m) => m.role === "tool").map((m) =>
+      typeof m.content === "string" ? m.content : JSON.stringify(m.content)
+    ),
   };
 }
 
@@ -90,6 +93,7 @@ export interface ChatCall {
 /** Maps an action to the opencode tool and argument names, paths absolute against `cwd`. */
 export function chatCall(action: Action, cwd: string | null, offered: string[]): ChatCall {
   const abs = (path: string) => (cwd === null || isAbsolute(path) ? path : resolve(cwd, path));
+  if ("tool" in action) return { name: action.tool.name, args: action.tool.input };
   if ("read" in action) return { name: "read", args: { filePath: abs(action.read) } };
   if ("list" in action) {
     return offered.includes("list")

@@ -105,6 +105,11 @@ export function readGemini(body: unknown, url: URL): Conversation {
     toolRounds,
     cwd: statedCwd(contents),
     stream: found[2] === "streamGenerateContent",
+    toolResults: contents.slice(latest + 1).flatMap((content) =>
+      partsOf(content).flatMap((part) =>
+        isObject(part.functionResponse) ? [JSON.stringify(part.functionResponse)] : []
+      )
+    ),
   };
   const config = isObject(body.generationConfig) ? body.generationConfig : {};
   requestInfo.set(conversation, {
@@ -123,6 +128,7 @@ export interface GeminiCall {
 /** Maps an action to gemini-cli 0.61.0's tool and argument names, paths absolute against `cwd`. */
 export function geminiCall(action: Action, cwd: string | null): GeminiCall {
   const abs = (path: string) => (cwd === null || isAbsolute(path) ? path : resolve(cwd, path));
+  if ("tool" in action) return { name: action.tool.name, args: action.tool.input };
   if ("read" in action) return { name: "read_file", args: { file_path: abs(action.read) } };
   if ("list" in action) return { name: "list_directory", args: { dir_path: abs(action.list) } };
   if ("grep" in action) {

@@ -79,6 +79,13 @@ export function readMessages(body: unknown): Conversation {
     toolRounds: messages.slice(latest + 1).filter(isToolRound).length,
     cwd: statedCwd(body.system, messages),
     stream: body.stream === true,
+    toolResults: messages.slice(latest + 1).flatMap((m) =>
+      m.role === "user"
+        ? blocks(m.content).filter((b) => b.type === "tool_result").map((b) =>
+          typeof b.content === "string" ? b.content : JSON.stringify(b.content)
+        )
+        : []
+    ),
   };
 }
 
@@ -106,6 +113,7 @@ export function messagesCalls(
   const { cwd } = conversation;
   const abs = (path: string) => (cwd === null || isAbsolute(path) ? path : resolve(cwd, path));
   const exists = options.exists ?? existsSync;
+  if ("tool" in action) return [{ name: action.tool.name, input: action.tool.input }];
   if ("read" in action) return [{ name: "Read", input: { file_path: abs(action.read) } }];
   if ("list" in action) {
     return conversation.toolsOffered.includes("Bash")

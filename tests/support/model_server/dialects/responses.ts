@@ -54,10 +54,25 @@ const CALL_TYPES = new Set(["function_call", "custom_tool_call", "local_shell_ca
 /** Conversations whose `apply_patch` is a JSON function rather than a freeform tool. */
 const functionPatch = new WeakSet<Conversation>();
 
+/** The namespaces a conversation offers (`mcp__pitroom`: codex groups an MCP server's tools). */
+const namespaces = new WeakMap<Conversation, Set<string>>();
+
 function toolName(tool: unknown): string | null {
   if (!isObject(tool)) return null;
   if (typeof tool.name === "string") return tool.name;
   return typeof tool.type === "string" ? tool.type : null;
+}
+
+/** The names a tool entry offers: a namespace's tools as `<namespace>__<tool>`. */
+function toolNames(tool: unknown): string[] {
+  if (isObject(tool) && tool.type === "namespace" && typeof tool.name === "string") {
+    const inner = Array.isArray(tool.tools) ? tool.tools : [];
+    return inner.map(toolName).filter((n): n is string => n !== null).map((n) =>
+      `${tool.name}__${n}`
+    );
+  }
+  const name = toolName(tool);
+  return name === null ? [] : [name];
 }
 
 /** Reads a Responses request body into a conversation. */
@@ -91,13 +106,22 @@ export function readResponsesRequest(body: unknown): Conversation {
   const tools = Array.isArray(body.tools) ? body.tools : [];
   const conversation: Conversation = {
     model: body.model,
-    toolsOffered: tools.map(toolName).filter((name): name is string => name !== null),
+    toolsOffered: tools.flatMap(toolNames),
     latestUser,
     userTurns,
     toolRounds: rounds.size,
     cwd,
     stream: body.stream !== false,
+    toolResults: items.slice(latestAt + 1).flatMap((item) =>
+      isObject(item) && typeof item.type === "string" && item.type.endsWith("_call_output")
+        ? [typeof item.output === "string" ? item.output : JSON.stringify(item.output)]
+        : []
+    ),
   };
+  namespaces.set(
+    conversation,
+    new Set(tools.filter((t) => isObject(t) && t.type === "namespace").map((t) => String(t.name))),
+  );
   const patchTool = tools.find((tool) => toolName(tool) === "apply_patch");
   if (isObject(patchTool) && patchTool.type === "function") functionPatch.add(conversation);
   return conversation;
@@ -237,6 +261,23 @@ export function actionItem(action: Action, conversation: Conversation, callId: s
   const id = `fc_${callId.slice(5)}`;
   const base = conversation.cwd ?? Deno.cwd();
   const onDisk = (path: string) => readIfThere(isAbsolute(path) ? path : resolve(base, path));
+  if ("tool" in action) {
+    // A tool of an offered namespace is called by its own name within the namespace.
+    const name = action.tool.name;
+    const space = [...(namespaces.get(conversation) ?? [])].find((ns) =>
+      name.startsWith(`${ns}__`)
+    );
+    return {
+      type: "function_call",
+      id,
+      call_id: callId,
+      ...(space === undefined
+        ? { name }
+        : { namespace: space, name: name.slice(space.length + 2) }),
+      arguments: JSON.stringify(action.tool.input),
+      status: "completed",
+    };
+  }
   if ("write" in action) {
     const patch = writePatch(action.write.path, action.write.content, onDisk(action.write.path));
     return patchCall(patch, conversation, callId, id);

@@ -1,0 +1,246 @@
+/**
+ * The real Claude Code, Codex and Gemini CLIs as MCP clients of `pitroom mcp`: each is registered
+ * by `pitroom install --mcp` in the model server's private home, then driven by a scenario turn
+ * that calls `pitroom_run` by the name that CLI gives MCP tools (`mcp__pitroom__pitroom_run` for
+ * Claude Code and Codex, whose Responses requests group it in the `mcp__pitroom` namespace;
+ * `mcp_pitroom_pitroom_run` for Gemini CLI). The run's worker (opencode on the scripted model)
+ * answers, and the model server's request log shows that answer in the tool result of the
+ * client's next model call. Claude Code also does it once over HTTP with the bearer token.
+ *
+ * Needs a loopback-only network: `unshare -n bash -c 'ip link set lo up; deno test -P ...'`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { startModelServer } from "../support/model_server/fixture.ts";
+import type { LogEntry } from "../support/model_server/server.ts";
+import { moduleCacheEnv, pitroom, pitroomArgv } from "../support/pitroom.ts";
+import { tempRepo } from "../support/temp.ts";
+
+const WORKER_ANSWER = "WORKER-ANSWER: src/app.ts:1 exports answer = 41";
+
+const RUN_INPUT = {
+  task: "Say what src/app.ts exports",
+  worker: "opencode",
+  model: "fake/mcp-worker",
+  mode: "read",
+  waitSeconds: 120,
+};
+
+const SCENARIOS = {
+  "mcp-worker": { turns: [{ read: "src/app.ts" }, { answer: WORKER_ANSWER }] },
+  "claude-mcp": {
+    turns: [
+      { say: "Delegating.", tool: { name: "mcp__pitroom__pitroom_run", input: RUN_INPUT } },
+      { answer: "The worker answered." },
+    ],
+  },
+  "codex-mcp": {
+    turns: [
+      { tool: { name: "mcp__pitroom__pitroom_run", input: RUN_INPUT } },
+      { answer: "The worker answered." },
+    ],
+  },
+  "gemini-mcp": {
+    turns: [
+      { tool: { name: "mcp_pitroom_pitroom_run", input: RUN_INPUT } },
+      { answer: "The worker answered." },
+    ],
+  },
+};
+
+const CLIENT_TIMEOUT_MS = 180_000;
+
+async function world() {
+  const server = await startModelServer({ scenarios: SCENARIOS });
+  const repo = await tempRepo({ "src/app.ts": "export const answer = 41;\n" });
+  // The state dir is the default one of the private HOME, so a client that passes its MCP
+  // server only a few variables (codex: HOME, PATH, ...) still reaches the same one.
+  const env = { ...server.env, ...moduleCacheEnv(), NO_COLOR: "1" };
+  return {
+    server,
+    repo: repo.path,
+    env,
+    stateDir: join(server.env.XDG_STATE_HOME!, "pitroom"),
+    async [Symbol.asyncDispose]() {
+      await repo[Symbol.asyncDispose]();
+      await server[Symbol.asyncDispose]();
+    },
+  };
+}
+
+type World = Awaited<ReturnType<typeof world>>;
+
+async function client(w: World, argv: string[], extraEnv: Record<string, string> = {}) {
+  const out = await new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
+    cwd: w.repo,
+    env: { ...w.env, ...extraEnv },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+async function install(w: World, name: string) {
+  const out = await pitroom(["install", "--mcp", "--client", name], { env: w.env, cwd: w.repo });
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stdout, new RegExp(`${name} +registered`));
+}
+
+/** The client's request after its tool call, which must carry the worker's answer. */
+async function assertAnswerReached(w: World, dialect: string, scenario: string) {
+  const log: LogEntry[] = await w.server.requests();
+  assert.ok(
+    log.some((e) => e.dialect === "opencode" && e.scenario === "mcp-worker"),
+    "the worker ran on the scripted model",
+  );
+  const next = log.find((e) => e.dialect === dialect && e.scenario === scenario && e.turn === 1);
+  assert.ok(next, `${dialect} made its next model call: ${JSON.stringify(log)}`);
+  assert.ok(
+    (next.results ?? []).some((r) => r.includes(WORKER_ANSWER)),
+    `the tool result reached ${dialect}: ${JSON.stringify(next.results)}`,
+  );
+}
+
+Deno.test("Claude Code calls pitroom_run through `pitroom mcp` (stdio) and gets the worker's answer", async () => {
+  await using w = await world();
+  await install(w, "claude-code");
+  const out = await client(w, [
+    "claude",
+    "-p",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--model",
+    "fake/claude-mcp",
+    "--allowedTools",
+    "mcp__pitroom__pitroom_run",
+    "--",
+    "Ask a worker what src/app.ts exports",
+  ]);
+  assert.equal(out.code, 0, out.stderr);
+  assert.ok(out.stdout.includes(WORKER_ANSWER), out.stdout);
+  await assertAnswerReached(w, "claude", "claude-mcp");
+});
+
+Deno.test("Codex calls pitroom_run through `pitroom mcp` and gets the worker's answer", async () => {
+  await using w = await world();
+  await install(w, "codex");
+  // codex hands its MCP servers a few variables only; the worker needs the rest of the env.
+  const passed = Object.keys(w.env).filter((k) => /^[A-Z_][A-Z0-9_]*$/.test(k));
+  const out = await client(w, [
+    "codex",
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "-m",
+    "fake/codex-mcp",
+    "-c",
+    'mcp_servers.pitroom.default_tools_approval_mode="approve"',
+    "-c",
+    `mcp_servers.pitroom.env_vars=${JSON.stringify(passed)}`,
+    "-c",
+    "mcp_servers.pitroom.tool_timeout_sec=150",
+    // codex exec does not wait for an MCP server that is still starting unless it is required
+    // (then it waits for its tool list, up to the startup timeout).
+    "-c",
+    "mcp_servers.pitroom.required=true",
+    "-c",
+    "mcp_servers.pitroom.startup_timeout_sec=60",
+    "Ask a worker what src/app.ts exports",
+  ]);
+  assert.equal(out.code, 0, out.stderr);
+  const call = out.stdout.split("\n").filter((l) => l.includes('"mcp_tool_call"')).at(-1) ?? "";
+  assert.match(
+    call,
+    /"status":"completed"/,
+    out.stdout + out.stderr + JSON.stringify(await w.server.requests()),
+  );
+  assert.ok(call.includes(WORKER_ANSWER), call);
+  await assertAnswerReached(w, "codex", "codex-mcp");
+});
+
+Deno.test("Gemini CLI calls pitroom_run through `pitroom mcp` and gets the worker's answer", async () => {
+  await using w = await world();
+  await install(w, "gemini");
+  const out = await client(w, [
+    "gemini",
+    "-p",
+    "Ask a worker what src/app.ts exports",
+    "--output-format",
+    "stream-json",
+    "-m",
+    "gemini-mcp",
+    // Non-interactive gemini offers a tool that asks for confirmation only in yolo mode.
+    "--approval-mode",
+    "yolo",
+  ]);
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stdout, /"tool_name":"mcp_pitroom_pitroom_run"/);
+  await assertAnswerReached(w, "gemini", "gemini-mcp");
+});
+
+Deno.test("Claude Code calls pitroom_run over HTTP with the bearer token", async () => {
+  await using w = await world();
+  const token = "e2e-token-0123456789abcdef";
+  const [cmd, ...rest] = pitroomArgv();
+  const serve = new Deno.Command(cmd!, {
+    args: [...rest, "mcp", "--http", "--port", "0"],
+    cwd: w.repo,
+    env: { ...w.env, PITROOM_MCP_TOKEN: token },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const reader = serve.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let banner = "";
+    while (!/register it: .*\n/.test(banner)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`pitroom mcp --http ended: ${banner}`);
+      banner += value;
+    }
+    reader.releaseLock();
+    serve.stderr.pipeTo(new WritableStream()).catch(() => {});
+    const url = /serving (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(banner)?.[1];
+    assert.ok(url, banner);
+    const add = await client(w, [
+      "claude",
+      "mcp",
+      "add",
+      "--scope",
+      "user",
+      "--transport",
+      "http",
+      "pitroom",
+      url,
+      "--header",
+      `Authorization: Bearer ${token}`,
+    ]);
+    assert.equal(add.code, 0, add.stderr);
+    const out = await client(w, [
+      "claude",
+      "-p",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--model",
+      "fake/claude-mcp",
+      "--allowedTools",
+      "mcp__pitroom__pitroom_run",
+      "--",
+      "Ask a worker what src/app.ts exports",
+    ]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.ok(out.stdout.includes(WORKER_ANSWER), out.stdout);
+    await assertAnswerReached(w, "claude", "claude-mcp");
+  } finally {
+    serve.kill("SIGTERM");
+    await serve.status;
+  }
+});
