@@ -2,7 +2,9 @@
  * The plugins through the real clients, against the scripted model server on loopback:
  * Claude Code started with the plugin (`--plugin-dir`) sends the session-start context (the
  * using-pitroom skill) in its first model request, and nothing of it when it runs inside a
- * Pitroom worker; Gemini CLI with the extension linked (`gemini extensions link`) loads the
+ * Pitroom worker; Codex with the plugin installed from this repository's marketplace gets the same
+ * context and the skills, and no context inside a worker or without `pitroom` on PATH; Gemini CLI
+ * with the extension linked (`gemini extensions link`) loads the
  * extension and offers the pitroom MCP server's tools to its model.
  *
  * The model server's log keeps only the user's own words, so the requests' raw bodies are
@@ -118,6 +120,57 @@ Deno.test("Claude Code with the plugin gets the using-pitroom context at session
   const requests = s.bodies.filter((b) => b.path.startsWith("/v1/messages"));
   assert.ok(requests.length > 0);
   assert.ok(requests.every((b) => !b.body.includes(CONTEXT_MARK)), "context given inside a worker");
+});
+
+/**
+ * Codex with the plugin installed from this repository's marketplace. The model server's codex
+ * home turns plugins off (they cost a few seconds a run); this test turns them and hooks back
+ * on, and runs with `--dangerously-bypass-hook-trust` in place of trusting the hooks once in
+ * Codex's UI.
+ */
+Deno.test("Codex with the plugin installed gets the using-pitroom context and the skills, and no context inside a worker or without pitroom", async () => {
+  await using s = await tappedServer({ hello: { turns: [{ answer: "Hello." }] } });
+  await using repo = await tempRepo({ "README.md": "# app\n" });
+  const features = ["-c", "features.plugins=true", "-c", "features.hooks=true"];
+  const codex = (args: string[], extra: Record<string, string> = {}) =>
+    run("codex", [...args, ...features], { env: { ...s.env, ...extra }, cwd: repo.path });
+  for (
+    const args of [["plugin", "marketplace", "add", REPO_ROOT], [
+      "plugin",
+      "add",
+      "pitroom@pitroom",
+    ]]
+  ) {
+    const r = await codex(args);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+  }
+  const ask = async (extra: Record<string, string>) => {
+    s.bodies.length = 0;
+    const r = await codex([
+      "exec",
+      "--dangerously-bypass-hook-trust",
+      "--json",
+      "--skip-git-repo-check",
+      "-m",
+      "hello",
+      "Say hello.",
+    ], extra);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stdout, /"text":"Hello\."/);
+    const first = s.bodies.find((b) => b.path.endsWith("/responses"));
+    assert.ok(first, "no model request");
+    return first.body;
+  };
+  const plain = await ask({});
+  assert.ok(plain.includes(CONTEXT_MARK), "the first request lacks the using-pitroom context");
+  for (const name of ["using-pitroom", "pitroom-driven-development", "pitroom-tdd"]) {
+    assert.ok(plain.includes(name), `skill ${name}`);
+  }
+  const inside = await ask({ PITROOM_INSIDE_RUN: "20261201-120000-abcd" });
+  assert.ok(!inside.includes(CONTEXT_MARK), "context given inside a worker");
+  const bare = await ask({ PATH: s.env.PATH!.split(":").slice(1).join(":") });
+  assert.ok(!bare.includes(CONTEXT_MARK), "context given without pitroom on PATH");
+  assert.ok(bare.includes("pitroom-tdd"), "the skills are still there");
 });
 
 /** A line of plugins/GEMINI.md, the extension's context file. */
