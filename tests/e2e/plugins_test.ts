@@ -122,6 +122,31 @@ Deno.test("Claude Code with the plugin gets the using-pitroom context at session
   assert.ok(requests.every((b) => !b.body.includes(CONTEXT_MARK)), "context given inside a worker");
 });
 
+Deno.test("Claude Code with the plugin installed from the repository's marketplace gets the same context", async () => {
+  await using s = await tappedServer({ hello: { turns: [{ answer: "Hello." }] } });
+  await using repo = await tempRepo({ "README.md": "# app\n" });
+  for (const args of [["marketplace", "add", REPO_ROOT], ["install", "pitroom@pitroom"]]) {
+    const r = await run("claude", ["plugin", ...args], { env: s.env, cwd: repo.path });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+  }
+  const r = await run("claude", [
+    "-p",
+    "--output-format",
+    "json",
+    "--model",
+    "hello",
+    "--",
+    "Say hello.",
+  ], { env: s.env, cwd: repo.path });
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  const first = s.bodies.find((b) =>
+    b.path.startsWith("/v1/messages") && b.body.includes('"tools"')
+  );
+  assert.ok(first, "no model request with tools");
+  assert.ok(first.body.includes(CONTEXT_MARK), "the first request lacks the using-pitroom context");
+  assert.ok(first.body.includes("pitroom:pitroom-writing-plans"), "the skills are missing");
+});
+
 /**
  * Codex with the plugin installed from this repository's marketplace. The model server's codex
  * home turns plugins off (they cost a few seconds a run); this test turns them and hooks back
