@@ -149,14 +149,13 @@ Deno.test("Claude Code with the plugin installed from the repository's marketpla
 
 /**
  * Codex with the plugin installed from this repository's marketplace. The model server's codex
- * home turns plugins off (they cost a few seconds a run); this test turns them and hooks back
- * on, and runs with `--dangerously-bypass-hook-trust` in place of trusting the hooks once in
+ * home turns plugins off (they cost a few seconds a run); this test turns them back on, and runs with `--dangerously-bypass-hook-trust` in place of trusting the hooks once in
  * Codex's UI.
  */
 Deno.test("Codex with the plugin installed gets the using-pitroom context and the skills, and no context inside a worker or without pitroom", async () => {
   await using s = await tappedServer({ hello: { turns: [{ answer: "Hello." }] } });
   await using repo = await tempRepo({ "README.md": "# app\n" });
-  const features = ["-c", "features.plugins=true", "-c", "features.hooks=true"];
+  const features = ["-c", "features.plugins=true"];
   const codex = (args: string[], extra: Record<string, string> = {}) =>
     run("codex", [...args, ...features], { env: { ...s.env, ...extra }, cwd: repo.path });
   for (

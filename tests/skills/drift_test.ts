@@ -192,6 +192,16 @@ function configProblems(docs: Doc[]): string[] {
   return problems;
 }
 
+/** A linked file's text ("" for a folder), or null when nothing is there. */
+async function readLinked(path: string): Promise<string | null> {
+  try {
+    return (await Deno.stat(path)).isDirectory ? "" : await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
 /** Relative links (and same-file or Markdown anchors) that lead nowhere. */
 async function linkProblems(docs: Doc[]): Promise<string[]> {
   const problems: string[] = [];
@@ -201,12 +211,7 @@ async function linkProblems(docs: Doc[]): Promise<string[]> {
       const [path, anchor] = target.split("#") as [string, string | undefined];
       const file = path === "" ? doc.path : relative(ROOT, join(ROOT, dirname(doc.path), path));
       if (PENDING.files.includes(file)) continue;
-      const text = path === "" ? doc.text : await Deno.readTextFile(join(ROOT, file)).catch(
-        (error) => {
-          if (error instanceof Deno.errors.NotFound) return null;
-          throw error;
-        },
-      );
+      const text = path === "" ? doc.text : await readLinked(join(ROOT, file));
       if (text === null) {
         problems.push(`${doc.path}:${line}: ${target} does not exist`);
         continue;
