@@ -31,7 +31,7 @@ const PENDING = {
   flags: {
     run: ["--plan", "--step", "--fresh", "--audit", "--no-audit"],
     crew: ["--audit", "--no-audit"],
-    install: ["--mcp", "--client", "--copy", "--force", "--no-skills"],
+    install: ["--mcp", "--client", "--copy", "--force"],
     uninstall: ["--mcp", "--client"],
   } as Record<string, string[]>,
   configKeys: [
