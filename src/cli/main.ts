@@ -9,7 +9,7 @@ import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
 import { parseCommand, suggest } from "./parse.ts";
 import { safe } from "./safe.ts";
-import { VERSION } from "./version.ts";
+import { buildInfo, VERSION, versionLine } from "./version.ts";
 import { RECURSION_MARKER } from "../engine/mod.ts";
 
 /** Runs the CLI and returns the exit code. */
@@ -33,7 +33,10 @@ async function dispatch(argv: string[], sys: Sys): Promise<number> {
     return 0;
   }
   if (name === "--version" || name === "-V" || name === "version") {
-    sys.out.stdout(`pitroom ${VERSION}\n`);
+    const info = buildInfo();
+    sys.out.stdout(
+      rest.includes("--json") ? `${JSON.stringify(info)}\n` : `${versionLine(info)}\n`,
+    );
     return 0;
   }
   const def = findCommand(name);
