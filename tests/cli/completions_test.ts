@@ -70,8 +70,12 @@ function q(text: string): string {
 /** What bash completes for each command line (the last word is the one being completed). */
 async function bash(w: World, script: string, lines: string[]): Promise<string[][]> {
   const calls = lines.map((line) => {
-    // bash breaks words at `=` too: `--group=` is the words `--group` and `=`.
-    const words = line.endsWith("=") ? [...line.slice(0, -1).split(" "), "="] : line.split(" ");
+    // bash breaks words at `=` too: `--group=fi` is the words `--group`, `=` and `fi`.
+    const words = line.split(" ").flatMap((w) => {
+      const at = w.indexOf("=");
+      if (at < 0) return [w];
+      return [w.slice(0, at), "=", ...(at + 1 < w.length ? [w.slice(at + 1)] : [])];
+    });
     return [
       `COMP_WORDS=(${words.map(q).join(" ")}); COMP_CWORD=${words.length - 1}; COMPREPLY=()`,
       `_pitroom; printf '%s\\n' "\${COMPREPLY[@]}"; echo '<end>'`,
@@ -193,6 +197,7 @@ async function check(
 Deno.test("bash completes commands, every flag, workers, tiers, and run ids and groups from the state dir", async () => {
   await check("bash", bash, [
     ["pitroom run --group=", (got) => assert.deepEqual(got.sort(), ["docs", "fixes"])],
+    ["pitroom run --group=fi", (got) => assert.deepEqual(got, ["fixes"])],
     ["pitroom run -d ", (got) => assert.deepEqual(got, ["src"])],
     ["pitroom run -f no", (got) => assert.deepEqual(got, ["notes.md"])],
   ]);
@@ -211,6 +216,7 @@ Deno.test("fish completes commands, every flag, workers, tiers, run ids and grou
       "pitroom run --group=",
       (got) => assert.deepEqual(got.sort(), ["--group=docs", "--group=fixes"]),
     ],
+    ["pitroom run --group=fi", (got) => assert.deepEqual(got, ["--group=fixes"])],
     ["pitroom run -f no", (got) => assert.deepEqual(got, ["notes.md"])],
   ]);
 });
