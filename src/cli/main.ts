@@ -28,6 +28,13 @@ async function dispatch(argv: string[], sys: Sys): Promise<number> {
     throw new RefusedError("recursion", `A worker may not start Pitroom (this is run "${marked}")`);
   }
   const [name, ...rest] = argv;
+  if (name === undefined) {
+    const first = await import("./first_run.ts");
+    if (await first.isFirstRun(sys)) {
+      await first.printWelcome(sys, VERSION);
+      return 0;
+    }
+  }
   if (name === undefined || name === "--help" || name === "-h") {
     sys.out.stdout(overviewHelp(COMMANDS, VERSION));
     return 0;
