@@ -867,6 +867,31 @@ export const COMMANDS: readonly CommandDef[] = [
     load: () => import("./help_command.ts").then((m) => m.helpCommand),
   },
   {
+    name: "completions",
+    summary: "print a shell completion script (bash, zsh or fish)",
+    description: [
+      "Commands, flags, worker names and tiers come from the command table; run ids and groups",
+      "are read from the state dir each time you press Tab.",
+    ].join("\n"),
+    flags: [],
+    args: [{ name: "SHELL", describe: "bash, zsh or fish", required: true }],
+    examples: [
+      "source <(pitroom completions bash)",
+      "pitroom completions zsh > ~/.zfunc/_pitroom",
+      "pitroom completions fish > ~/.config/fish/completions/pitroom.fish",
+    ],
+    load: () => import("./completions.ts").then((m) => m.completionsCommand),
+  },
+  {
+    name: "__complete",
+    summary: "print run ids or groups for the shell completions (internal)",
+    flags: [],
+    args: [{ name: "KIND", describe: "runs or groups", required: true }],
+    examples: [],
+    hidden: true,
+    load: () => import("./completions.ts").then((m) => m.completeCommand),
+  },
+  {
     name: "__supervise",
     summary: "host the state dir's background runs (internal)",
     flags: [],

@@ -78,6 +78,9 @@ const KEYS: Record<keyof Config, Kind> = {
   dash: "boolean",
 };
 
+/** Every key the config file takes (the skills' drift test checks the names they use). */
+export const CONFIG_KEYS = Object.keys(KEYS) as (keyof Config)[];
+
 /** A loaded config with its warnings. */
 export interface LoadedConfig {
   config: Config;

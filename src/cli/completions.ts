@@ -1,0 +1,61 @@
+/**
+ * `pitroom completions bash|zsh|fish` prints a completion script generated from the command
+ * table; the script asks `pitroom __complete runs|groups` for the run ids and groups of the
+ * state dir at completion time.
+ */
+import { UsageError } from "../sys/errors.ts";
+import type { CommandRun } from "./command.ts";
+import { COMMANDS } from "./commands.ts";
+import { completionModel, DYNAMIC_KINDS } from "./completion_model.ts";
+import { bashScript } from "./completions_bash.ts";
+import { fishScript } from "./completions_fish.ts";
+import { zshScript } from "./completions_zsh.ts";
+import { createEngine } from "../engine/mod.ts";
+
+/** The shells there is a script for. */
+export const SHELLS = ["bash", "zsh", "fish"] as const;
+
+/** The script for one shell (pure). */
+export function completionScript(shell: typeof SHELLS[number]): string {
+  const model = completionModel(COMMANDS);
+  switch (shell) {
+    case "bash":
+      return bashScript(model);
+    case "zsh":
+      return zshScript(model);
+    case "fish":
+      return fishScript(model);
+  }
+}
+
+/** Prints the completion script of a shell. */
+export const completionsCommand: CommandRun = ({ sys, args }) => {
+  const shell = args[0];
+  if (!(SHELLS as readonly string[]).includes(shell ?? "")) {
+    throw new UsageError(
+      shell === undefined ? "Which shell? Give bash, zsh or fish" : `Unknown shell "${shell}"`,
+      { hint: "pitroom completions bash|zsh|fish" },
+    );
+  }
+  sys.out.stdout(completionScript(shell as typeof SHELLS[number]));
+  return Promise.resolve(0);
+};
+
+/** How many recent runs the completions offer. */
+const RECENT_RUNS = 50;
+
+/** `pitroom __complete runs|groups`: one word a line, newest first, for the scripts. */
+export const completeCommand: CommandRun = async ({ sys, args }) => {
+  const kind = args[0];
+  if (!(DYNAMIC_KINDS as readonly string[]).includes(kind ?? "")) {
+    throw new UsageError(`Unknown completion kind "${kind ?? ""}"`, {
+      hint: `pitroom __complete ${DYNAMIC_KINDS.join("|")}`,
+    });
+  }
+  const runs = (await createEngine(sys).list({ recent: RECENT_RUNS })).reverse();
+  const words = kind === "runs"
+    ? [...runs.map((r) => r.id), ...(runs.length > 0 ? ["last"] : [])]
+    : [...new Set(runs.flatMap((r) => (r.group === undefined ? [] : [r.group])))];
+  if (words.length > 0) sys.out.stdout(words.join("\n") + "\n");
+  return 0;
+};
