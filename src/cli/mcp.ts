@@ -32,7 +32,14 @@ export const mcpCommand: CommandRun = async ({ sys, flags }) => {
   Deno.addSignalListener("SIGTERM", onSignal);
   try {
     const engine = createEngine(sys);
-    const options = { dir, clock: sys.clock, version: VERSION };
+    const { ensureDashboard } = await import("../server/dash/detach.ts");
+    const options = {
+      dir,
+      clock: sys.clock,
+      version: VERSION,
+      // Results of runs still going carry the live dashboard's address (started when needed).
+      dashAddress: () => ensureDashboard(sys),
+    };
     if (flags.http) {
       const { serveHttp } = await import("../server/mcp/http.ts");
       await serveHttp(sys, engine, {

@@ -23,7 +23,7 @@ Deno.test("pitroom mcp lists every tool with its schemas and annotations, the re
   const names = tools.map((t) => t.name);
   assert.deepEqual(
     names,
-    MCP_TOOL_NAMES.filter((n) => n !== "pitroom_review" && n !== "pitroom_audit"),
+    [...MCP_TOOL_NAMES],
   );
   for (const tool of tools) {
     assert.equal(tool.outputSchema?.type, "object", tool.name);

@@ -9,6 +9,8 @@ import { runTool } from "./run.ts";
 import { showTool } from "./show.ts";
 import { stopTool } from "./stop.ts";
 import { waitTool } from "./wait.ts";
+import { reviewTool } from "./review.ts";
+import { auditTool } from "./audit.ts";
 
 /** The registered tools. */
 export const TOOLS: readonly PitroomTool[] = [
@@ -20,4 +22,6 @@ export const TOOLS: readonly PitroomTool[] = [
   discardTool,
   revertTool,
   stopTool,
+  reviewTool,
+  auditTool,
 ];

@@ -1,0 +1,51 @@
+/**
+ * `pitroom_audit`: another worker and model re-checks a finished read answer against the
+ * repository, handed to the host, then a wait of up to `waitSeconds`. The result holds the audit
+ * run and the audited run, whose `audit` field carries the verdict (AGREE, PARTLY, DISAGREE) and
+ * the disputed claims once the audit ended. Cancelling the call stops the audit.
+ */
+import { z } from "zod/v4";
+import { AuditRequestSchema } from "../../../engine/mod.ts";
+import { followRuns } from "../follow.ts";
+import { defineTool } from "../tool.ts";
+import { MAX_WAIT_SECONDS, runsAnswer, RunsResult } from "./_runs.ts";
+import { DEFAULT_RUN_WAIT_SECONDS } from "./run.ts";
+
+const input = AuditRequestSchema.omit({ background: true }).extend({
+  waitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).optional().describe(
+    `wait this long for the audit (default ${DEFAULT_RUN_WAIT_SECONDS}); one still going comes back with its id`,
+  ),
+});
+
+export const auditTool = defineTool({
+  name: "pitroom_audit",
+  title: "Audit a read answer by another model",
+  description: [
+    "Have another worker and model (never the one that answered) re-check a finished read run's",
+    "answer against the repository. The audited run's report gets `audit`: the verdict AGREE,",
+    "PARTLY or DISAGREE and the DISPUTED claims. Audits are not counted as runs or savings.",
+  ].join(" "),
+  input,
+  output: RunsResult,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  async call({ waitSeconds, ...request }, ctx) {
+    const started = await ctx.engine.audit({ ...request, background: true });
+    try {
+      const [audit] = await followRuns(ctx, [started.audit], {
+        timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
+      });
+      const audited = await ctx.engine.get(started.run);
+      return await runsAnswer(ctx, [audited, ...(audit ? [audit] : [])]);
+    } catch (error) {
+      if (ctx.extra.signal.aborted && ctx.connected()) {
+        await ctx.engine.stop({ runs: [started.audit] });
+      }
+      throw error;
+    }
+  },
+});

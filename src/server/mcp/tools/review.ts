@@ -1,0 +1,57 @@
+/**
+ * `pitroom_review`: a read-only reviewer on another backend than the implementer's reviews a
+ * run's change (or a commit range), handed to the host, then a wait of up to `waitSeconds`. The
+ * review run's report carries the verdict (`review.verdict`) once it ended; the reviewed run
+ * gets it too. Cancelling the call stops the review.
+ */
+import { z } from "zod/v4";
+import { ReviewRequestSchema } from "../../../engine/mod.ts";
+import { resolve } from "../../../sys/path.ts";
+import { followRuns } from "../follow.ts";
+import { defineTool } from "../tool.ts";
+import { MAX_WAIT_SECONDS, runsAnswer, RunsResult } from "./_runs.ts";
+import { DEFAULT_RUN_WAIT_SECONDS } from "./run.ts";
+
+const input = ReviewRequestSchema.omit({ background: true }).extend({
+  waitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).optional().describe(
+    `wait this long for the review (default ${DEFAULT_RUN_WAIT_SECONDS}); one still going comes back with its id`,
+  ),
+});
+
+export const reviewTool = defineTool({
+  name: "pitroom_review",
+  title: "Review a change by a second model",
+  description: [
+    "Have a worker on another model review a finished write or isolate run's change (run), or",
+    "the commits of a branch (range A..B, with plan for a whole-plan review). The reviewer gets",
+    "the brief, the implementer's report and the diff (secrets redacted) and must return",
+    "SPEC: PASS|FAIL and QUALITY: APPROVED|NEEDS-FIXES with findings by severity; a review",
+    "without both verdicts is a failed review, never a pass.",
+  ].join(" "),
+  input,
+  output: RunsResult,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  async call({ waitSeconds, ...request }, ctx) {
+    const started = await ctx.engine.review({
+      ...request,
+      ...(request.range === undefined ? {} : { dir: resolve(ctx.dir, request.dir ?? ".") }),
+      background: true,
+    });
+    try {
+      const runs = await followRuns(ctx, [started.id], {
+        timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
+      });
+      return await runsAnswer(ctx, runs, { warnings: started.warnings });
+    } catch (error) {
+      if (ctx.extra.signal.aborted && ctx.connected()) {
+        await ctx.engine.stop({ runs: [started.id] });
+      }
+      throw error;
+    }
+  },
+});
