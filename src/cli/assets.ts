@@ -11,4 +11,38 @@ export interface EmbeddedAsset {
 }
 
 /** Every embedded asset of the program. */
-export const EMBEDDED_ASSETS: readonly EmbeddedAsset[] = [];
+export const EMBEDDED_ASSETS: readonly EmbeddedAsset[] = [
+  {
+    name: "dashboard page (ui/dist/app.js, app.css, page.html)",
+    load: () =>
+      import("../server/dash/page.ts").then(async (m) => {
+        const page = await m.loadPage();
+        return [page.js.body, page.css.body, page.html("self-check")];
+      }),
+  },
+  {
+    name: "worker prompt templates (src/engine/prompts/)",
+    load: () => import("../engine/mod.ts").then((m) => Object.values(m.PROMPT_TEMPLATES)),
+  },
+  {
+    name: "plan and review templates (skills/pitroom-driven-development/)",
+    load: () =>
+      import("../engine/mod.ts").then((m) => Object.values(m.TEMPLATES).map((t) => t.text)),
+  },
+  {
+    name: "audit templates (src/engine/audit/)",
+    load: () => import("../engine/mod.ts").then((m) => [m.auditPrompt("", ""), m.fixPrompt([])]),
+  },
+  {
+    name: "MCP prompts (src/server/mcp/prompts/)",
+    load: () => import("../server/mcp/prompts.ts").then((m) => m.PROMPTS.map((p) => p.text)),
+  },
+  {
+    name: "skills (skills/)",
+    load: () =>
+      import("./skills_bundle.ts").then((m) => {
+        if (m.SKILL_FILES.length < 14) throw new Error(`only ${m.SKILL_FILES.length} files`);
+        return m.SKILL_FILES.map((f) => f.text);
+      }),
+  },
+];

@@ -4,6 +4,24 @@
  * (scripts/skills_bundle.ts) from the skills/ folder; tests/cli/skills_bundle_test.ts fails when
  * it is out of date. Do not edit by hand.
  */
+import f0 from "../../skills/pitroom-brainstorming/SKILL.md" with { type: "text" };
+import f1 from "../../skills/pitroom-crew/SKILL.md" with { type: "text" };
+import f2 from "../../skills/pitroom-debugging/SKILL.md" with { type: "text" };
+import f3 from "../../skills/pitroom-driven-development/SKILL.md" with { type: "text" };
+import f4 from "../../skills/pitroom-driven-development/branch-reviewer.md" with { type: "text" };
+import f5 from "../../skills/pitroom-driven-development/fix-reviewer.md" with { type: "text" };
+import f6 from "../../skills/pitroom-driven-development/implementer.md" with { type: "text" };
+import f7 from "../../skills/pitroom-driven-development/task-reviewer.md" with { type: "text" };
+import f8 from "../../skills/pitroom-finishing/SKILL.md" with { type: "text" };
+import f9 from "../../skills/pitroom-implement/SKILL.md" with { type: "text" };
+import f10 from "../../skills/pitroom-receiving-review/SKILL.md" with { type: "text" };
+import f11 from "../../skills/pitroom-research/SKILL.md" with { type: "text" };
+import f12 from "../../skills/pitroom-review/SKILL.md" with { type: "text" };
+import f13 from "../../skills/pitroom-tdd/SKILL.md" with { type: "text" };
+import f14 from "../../skills/pitroom-verification/SKILL.md" with { type: "text" };
+import f15 from "../../skills/pitroom-worktrees/SKILL.md" with { type: "text" };
+import f16 from "../../skills/pitroom-writing-plans/SKILL.md" with { type: "text" };
+import f17 from "../../skills/using-pitroom/SKILL.md" with { type: "text" };
 
 /** One file of a skill: its path under skills/ (`<name>/SKILL.md`) and its text. */
 export interface SkillFile {
@@ -12,4 +30,23 @@ export interface SkillFile {
 }
 
 /** Every skill file, sorted by path. */
-export const SKILL_FILES: readonly SkillFile[] = [];
+export const SKILL_FILES: readonly SkillFile[] = [
+  { path: "pitroom-brainstorming/SKILL.md", text: f0 },
+  { path: "pitroom-crew/SKILL.md", text: f1 },
+  { path: "pitroom-debugging/SKILL.md", text: f2 },
+  { path: "pitroom-driven-development/SKILL.md", text: f3 },
+  { path: "pitroom-driven-development/branch-reviewer.md", text: f4 },
+  { path: "pitroom-driven-development/fix-reviewer.md", text: f5 },
+  { path: "pitroom-driven-development/implementer.md", text: f6 },
+  { path: "pitroom-driven-development/task-reviewer.md", text: f7 },
+  { path: "pitroom-finishing/SKILL.md", text: f8 },
+  { path: "pitroom-implement/SKILL.md", text: f9 },
+  { path: "pitroom-receiving-review/SKILL.md", text: f10 },
+  { path: "pitroom-research/SKILL.md", text: f11 },
+  { path: "pitroom-review/SKILL.md", text: f12 },
+  { path: "pitroom-tdd/SKILL.md", text: f13 },
+  { path: "pitroom-verification/SKILL.md", text: f14 },
+  { path: "pitroom-worktrees/SKILL.md", text: f15 },
+  { path: "pitroom-writing-plans/SKILL.md", text: f16 },
+  { path: "using-pitroom/SKILL.md", text: f17 },
+];

@@ -128,6 +128,7 @@ export {
   auditRequestJsonSchema,
   AuditRequestSchema,
 } from "./audit/mod.ts";
+export { auditPrompt, fixPrompt } from "./audit/prompt.ts";
 export {
   type EvalResult,
   type EvalRow,

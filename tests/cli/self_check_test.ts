@@ -26,6 +26,9 @@ Deno.test("self-check passes under the compiled permission set, as JSON too", as
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.ok, true);
+  const assets = out.checks.filter((c: { check: string }) => c.check === "asset");
+  assert.ok(assets.length >= 6, JSON.stringify(assets));
+  assert.ok(assets.every((c: { ok: boolean }) => c.ok));
   assert.deepEqual(
     out.checks.map((c: { check: string }) => c.check).filter((c: string) => c !== "asset"),
     [
