@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pitroom } from "../support/pitroom.ts";
+import { WORKERS_PATH } from "./_setup.ts";
 import { tempDir } from "../support/temp.ts";
 import { welcome } from "../../src/cli/first_run.ts";
 import { nextCommands, renderChecks } from "../../src/cli/doctor.ts";
@@ -21,7 +22,7 @@ function env(dir: string, path: string) {
 
 Deno.test("plain `pitroom` with no config names the installed workers and the next commands", async () => {
   await using dir = await tempDir();
-  const r = await pitroom([], { env: env(dir.path, Deno.env.get("PATH") ?? ""), cwd: dir.path });
+  const r = await pitroom([], { env: env(dir.path, WORKERS_PATH), cwd: dir.path });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^Workers found: .*opencode \d/m);
   assert.match(r.stdout, /^ {2}pitroom init --yes /m);
@@ -29,7 +30,7 @@ Deno.test("plain `pitroom` with no config names the installed workers and the ne
 
   await Deno.writeTextFile(join(dir.path, "config.json"), "{}");
   const again = await pitroom([], {
-    env: env(dir.path, Deno.env.get("PATH") ?? ""),
+    env: env(dir.path, WORKERS_PATH),
     cwd: dir.path,
   });
   assert.equal(again.code, 0);

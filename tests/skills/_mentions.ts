@@ -146,8 +146,10 @@ export function mentionsOf(markdown: string): Mentions {
     }
   }
   lines.forEach((text, i) => {
-    for (const m of text.matchAll(/(?<![A-Za-z0-9])pitroom_[a-z]+(?:_[a-z]+)*/g)) {
-      mentions.tools.push({ name: m[0], line: i + 1 });
+    // A client's own prefix (`mcp__pitroom__`, `mcp_pitroom_`) comes off: the tool is after it.
+    const tool = /(?<![A-Za-z0-9])(?:mcp__?pitroom__?)?(pitroom_[a-z]+(?:_[a-z]+)*)/g;
+    for (const m of text.matchAll(tool)) {
+      mentions.tools.push({ name: m[1]!, line: i + 1 });
     }
     for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       mentions.links.push({ target: m[1]!, line: i + 1 });

@@ -26,31 +26,12 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
  */
 const PENDING = {
   /** Whole commands (their flags are checked once they exist). */
-  commands: ["review", "plan", "audit", "eval", "mcp", "dash"],
+  commands: [] as string[],
   /** Flags of commands that exist. */
-  flags: {
-    run: ["--plan", "--step", "--fresh", "--audit", "--no-audit"],
-    crew: ["--audit", "--no-audit"],
-    install: ["--mcp", "--client", "--copy", "--force"],
-    uninstall: ["--mcp", "--client"],
-  } as Record<string, string[]>,
-  configKeys: [
-    "audit",
-    "auditFix",
-    "cacheDays",
-    "mcpDash",
-    "budgetDaily",
-    "rankWorkers",
-    "notify",
-    "notifyCommand",
-  ],
+  flags: {} as Record<string, string[]>,
+  configKeys: [] as string[],
   /** Files that other helpers write. */
-  files: [
-    "skills/pitroom-driven-development/implementer.md",
-    "skills/pitroom-driven-development/task-reviewer.md",
-    "skills/pitroom-driven-development/fix-reviewer.md",
-    "skills/pitroom-driven-development/branch-reviewer.md",
-  ],
+  files: [] as string[],
 };
 
 /** The skills, by folder name: the fourteen the issue asks for. */
