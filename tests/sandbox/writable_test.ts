@@ -129,7 +129,9 @@ Deno.test("pitroom doctor and pitroom config show one warning per bad writable e
     text.split("\n").filter((l) => l.includes(`Config "sandbox.writable" entry`));
 
   const doctor = await pitroom(["doctor", "--json"], { cwd: repo.path, env });
-  const checks = JSON.parse(doctor.stdout) as { check: string; status: string; message: string }[];
+  const { checks } = JSON.parse(doctor.stdout) as {
+    checks: { check: string; status: string; message: string }[];
+  };
   const shown = checks.filter((c) => c.message.includes(`"sandbox.writable"`));
   assert.equal(shown.length, bad.length, doctor.stdout);
   for (const c of shown) assert.deepEqual([c.check, c.status], ["config", "warn"]);
