@@ -7,6 +7,13 @@
  * are filled in per scene.
  */
 
+/**
+ * Appended to a daemon's command: it returns once `sleep {TAG}` runs (at most 10 s), so the
+ * check after it never races the daemon's own start on a loaded machine.
+ */
+const untilRunning =
+  "for _ in $(seq 1000); do ps -eo args= | grep -qx 'sleep {TAG}' && break; sleep 0.01; done";
+
 /** What an escape must come to. */
 export type Expect =
   /** Refused: a non-zero exit, output matching, and nothing the guard keeps changed. */
@@ -521,13 +528,13 @@ export const ESCAPES: readonly Escape[] = [
   },
   {
     name: "a setsid daemon outliving the worker",
-    command: "setsid sh -c 'exec sleep {TAG}' </dev/null >/dev/null 2>&1 &",
+    command: `setsid sh -c 'exec sleep {TAG}' </dev/null >/dev/null 2>&1 & ${untilRunning}`,
     expect: { gap: "a process in a session of its own is out of the worker's process group" },
     sandboxed: { contained: true },
   },
   {
     name: "a nohup daemon outliving the worker",
-    command: "nohup sleep {TAG} </dev/null >/dev/null 2>&1 &",
+    command: `nohup sleep {TAG} </dev/null >/dev/null 2>&1 & ${untilRunning}`,
     expect: { gap: "the group kill comes only when the run ends; a finished command leaves it" },
     sandboxed: { contained: true },
   },
