@@ -32,11 +32,15 @@ export interface Config {
   caps?: Record<string, unknown>;
   /** `"auto"`, `"required"`, `"off"`, or `{"mode": ..., "writable": [folders]}` (src/sandbox/). */
   sandbox?: unknown;
+  /** Desktop notifications when background runs end (off by default; src/engine/notify.ts). */
+  notify?: boolean;
+  /** A shell command that shows a notification instead (gets PITROOM_NOTIFY_* variables). */
+  notifyCommand?: string;
   /** Days a read answer that held up may be given again for the same question (0: off). @default 7 */
   cacheDays?: number;
 }
 
-type Kind = "string" | "number" | "string[]" | "record" | "string|record";
+type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
 const KEYS: Record<keyof Config, Kind> = {
   worker: "string",
   fallback: "string[]",
@@ -51,6 +55,8 @@ const KEYS: Record<keyof Config, Kind> = {
   timeout: "string",
   caps: "record",
   sandbox: "string|record",
+  notify: "boolean",
+  notifyCommand: "string",
   cacheDays: "number",
 };
 
@@ -68,6 +74,8 @@ function fits(kind: Kind, value: unknown): boolean {
       return typeof value === "string";
     case "number":
       return typeof value === "number" && Number.isFinite(value);
+    case "boolean":
+      return typeof value === "boolean";
     case "string[]":
       return Array.isArray(value) && value.every((v) => typeof v === "string");
     case "record":
