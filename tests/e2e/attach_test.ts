@@ -25,7 +25,12 @@ Deno.test("run -f puts the attached file's path and text in the worker's prompt"
   const report = JSON.parse(r.stdout);
   assert.deepEqual(report.files, [{ path: "notes.md", bytes: 16 }]);
   // The settings were resolved once, at creation, and travel with the run.
-  assert.deepEqual(report.settings, { maxParallel: 3, limits: { opencode: 2 }, config: {} });
+  assert.deepEqual(report.settings, {
+    maxParallel: 3,
+    limits: { opencode: 2 },
+    cacheDays: 7,
+    config: {},
+  });
   const prompt = await Deno.readTextFile(join(w.stateDir, "runs", report.id, "prompt.txt"));
   assert.match(
     prompt,
