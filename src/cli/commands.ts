@@ -468,6 +468,12 @@ export const COMMANDS: readonly CommandDef[] = [
         default: "1h",
         describe: "stop after this long without a request",
       },
+      {
+        name: "after-run",
+        type: "string",
+        value: "RUN,...",
+        describe: "serve only if a RUN is still going a few seconds later (what `run --bg` leaves)",
+      },
       JSON_FLAG,
     ],
     args: [],

@@ -10,6 +10,7 @@ import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, warn } from "./output.ts";
+import { liveViewForBackground } from "./live_view.ts";
 import { modeOf, requestFrom } from "./run.ts";
 
 /** Splits a task file into tasks: `---` lines separate them; empty tasks are dropped. */
@@ -51,8 +52,9 @@ export const crewCommand: CommandRun = async ({ sys, flags, args }) => {
   const started = await engine.start({ ...requestFrom(flags, mode), group, tasks });
   warn(sys, started.warnings);
   const ids = started.ids;
+  const dashboard = await liveViewForBackground(sys, ids);
   if (flags.json) {
-    printJson(sys, { group, runs: ids });
+    printJson(sys, { group, runs: ids, ...(dashboard === undefined ? {} : { dashboard }) });
     return 0;
   }
   const lines = [`crew ${group}: ${ids.length} run(s) started`];
@@ -63,6 +65,7 @@ export const crewCommand: CommandRun = async ({ sys, flags, args }) => {
     `collect: pitroom wait -g ${group}`,
   );
   if (mode === "isolate") lines.push(`apply:   pitroom apply -g ${group}`);
+  if (dashboard !== undefined) lines.push(`live:    ${dashboard}`);
   sys.out.stdout(lines.join("\n") + "\n");
   return 0;
 };

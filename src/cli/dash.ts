@@ -3,15 +3,11 @@
  * `--idle` without a request; `--detach` starts it in the background (or reuses the running one)
  * and prints its address; `--stop` ends it; `--open` opens the system browser.
  */
-import { PitroomError, UsageError } from "../sys/errors.ts";
+import { PitroomError, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import { formatDuration } from "../engine/mod.ts";
-import {
-  DEFAULT_IDLE_MS,
-  runDashboard,
-  startDetached,
-  stopDashboard,
-} from "../server/dash/detach.ts";
+import { createEngine, formatDuration } from "../engine/mod.ts";
+import { LONG_RUN_MS } from "./live_view.ts";
+import { DEFAULT_IDLE_MS, runDashboard, startDetached, stopDashboard } from "../server/dash/mod.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
 import { printJsonLine, warn } from "./output.ts";
 
@@ -32,6 +28,12 @@ export const dashCommand: CommandRun = async ({ sys, flags }) => {
     }
     return 0;
   }
+  const after = flags["after-run"] as string | undefined;
+  if (after !== undefined) {
+    if (!(await stillGoing(sys, after.split(",")))) return 0;
+    const { settings } = await createEngine(sys).settings();
+    if (!settings.dash.value) return 0;
+  }
   if (flags.detach) {
     const started = await startDetached(sys, options);
     if (flags.json) printJsonLine(sys, started);
@@ -44,6 +46,17 @@ export const dashCommand: CommandRun = async ({ sys, flags }) => {
   }
   return await serveHere(sys, flags, options);
 };
+
+/** True when one of the runs is still going after `LONG_RUN_MS`. */
+async function stillGoing(sys: Sys, ids: string[]): Promise<boolean> {
+  try {
+    await createEngine(sys).wait({ runs: ids }, { timeoutMs: LONG_RUN_MS });
+    return false;
+  } catch (error) {
+    if (error instanceof StillRunning) return true;
+    throw error;
+  }
+}
 
 function dashOptions(flags: FlagValues): { port?: number; idleMs: number } {
   const port = flags.port as number | undefined;

@@ -10,6 +10,7 @@ import { checkLinkFlags, readTaskFile } from "./flag_files.ts";
 import { printJson, warn } from "./output.ts";
 import { safe, safeLine } from "./safe.ts";
 import { deniedCalls, renderReport } from "./report.ts";
+import { liveViewForBackground, LiveViewLater, liveViewLine } from "./live_view.ts";
 
 async function readTask(sys: Sys, args: string[], taskFile: string | undefined): Promise<string> {
   if (taskFile !== undefined) {
@@ -85,8 +86,19 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
   if (flags.bg) {
     const started = await engine.start(request);
     warn(sys, started.warnings);
-    if (flags.json) printJson(sys, { id: started.id, state: "queued" });
-    else sys.out.stdout(`${started.id}\n`);
+    const dashboard = await liveViewForBackground(sys, started.ids);
+    if (flags.json) {
+      printJson(sys, {
+        id: started.id,
+        state: "queued",
+        ...(dashboard === undefined ? {} : { dashboard }),
+      });
+    } else {
+      sys.out.stdout(`${started.id}\n`);
+      if (dashboard !== undefined) {
+        sys.out.stderr(`pitroom: ${liveViewLine(dashboard, started.id)}`);
+      }
+    }
     return 0;
   }
   const stop = new AbortController();
@@ -95,11 +107,13 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
   Deno.addSignalListener("SIGTERM", onSignal);
   const showProgress = sys.out.color && !flags.json;
   const seen: { type: string }[] = [];
+  const live = new LiveViewLater(sys);
   try {
     const final = await engine.run(request, {
       signal: stop.signal,
       onWarning: (w) => warn(sys, [w]),
       onEvent(ev) {
+        if ("run" in ev) live.id = ev.run;
         if (ev.type === "worker.tool_call" || ev.type === "worker.denied") seen.push(ev);
         if (!showProgress) return;
         if (ev.type === "worker.tool_call") {
@@ -115,16 +129,19 @@ export const runCommand: CommandRun = async ({ sys, flags, args }) => {
         }
       },
     });
-    if (flags.json) printJson(sys, final);
+    const dashboard = await live.end();
+    if (flags.json) printJson(sys, dashboard === undefined ? final : { ...final, dashboard });
     else if (final.outcome === "refused") {
       // A refusal is an error line, not a receipt card: the run never started working.
       sys.out.stderr(`pitroom: ${safe(final.message ?? "the run was refused")}\n`);
     } else {
       const denied = deniedCalls(seen);
       sys.out.stdout(renderReport(final, sys.clock.now(), { denied }));
+      if (dashboard !== undefined) sys.out.stdout(liveViewLine(dashboard, final.id));
     }
     return final.exit ?? 1;
   } finally {
+    await live.end();
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
   }

@@ -156,3 +156,18 @@ Deno.test("resolveSettings() ignores a timeout above 7d from the environment or 
     warnings.join("\n"),
   );
 });
+
+Deno.test("resolveSettings() reads dash: on by default, the file's false, PITROOM_DASH over it", () => {
+  assert.deepEqual(resolveSettings(input({})).settings.dash, { value: true, source: "default" });
+  assert.deepEqual(resolveSettings(input({ dash: false })).settings.dash, {
+    value: false,
+    source: "file",
+  });
+  assert.deepEqual(resolveSettings(input({ dash: false }, { PITROOM_DASH: "1" })).settings.dash, {
+    value: true,
+    source: "env",
+  });
+  const bad = resolveSettings(input({}, { PITROOM_DASH: "maybe" }));
+  assert.deepEqual(bad.settings.dash, { value: true, source: "default" });
+  assert.match(bad.warnings.join("\n"), /PITROOM_DASH "maybe" is not true or false/);
+});

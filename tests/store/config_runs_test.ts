@@ -21,6 +21,17 @@ Deno.test("loadConfig() warns about unknown keys and wrong types and keeps the r
   ]);
 });
 
+Deno.test("loadConfig() takes dash as a boolean only", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "config.json");
+  await Deno.writeTextFile(path, JSON.stringify({ dash: false }));
+  assert.deepEqual((await loadConfig(path)).config, { dash: false });
+  await Deno.writeTextFile(path, JSON.stringify({ dash: "no" }));
+  const wrong = await loadConfig(path);
+  assert.deepEqual(wrong.config, {});
+  assert.deepEqual(wrong.warnings, ['Config key "dash" should be a boolean: ignored']);
+});
+
 Deno.test("loadConfig() turns a broken file into a warning and a missing one into an empty config", async () => {
   await using dir = await tempDir();
   const path = join(dir.path, "config.json");

@@ -24,13 +24,15 @@ export function pitroomArgv(): string[] {
 }
 
 /**
- * Where the program under test finds its npm packages (zod): the test runner's module cache.
- * A child started with a cleared environment has no HOME, so it is told the cache explicitly.
+ * What every program under test gets in its environment: where it finds its npm packages (the
+ * test runner's module cache; a child started with a cleared environment has no HOME, so it is
+ * told the cache explicitly), and `PITROOM_DASH=0`, so a long run leaves no dashboard behind (a
+ * test of the live view sets it back).
  */
 export function moduleCacheEnv(): Record<string, string> {
   const dir = Deno.env.get("DENO_DIR") ??
     (Deno.env.get("HOME") ? join(Deno.env.get("HOME")!, ".cache", "deno") : undefined);
-  return dir === undefined ? {} : { DENO_DIR: dir };
+  return { PITROOM_DASH: "0", ...(dir === undefined ? {} : { DENO_DIR: dir }) };
 }
 
 /** What a pitroom process did. */

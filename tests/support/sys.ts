@@ -20,6 +20,8 @@ export function testSys(
   let err = "";
   const env: Record<string, string> = {
     ...Deno.env.toObject(),
+    // A long run of a test leaves no dashboard behind (a test of the live view sets it back).
+    PITROOM_DASH: "0",
     ...options.env,
     PITROOM_STATE_DIR: options.stateDir,
   };

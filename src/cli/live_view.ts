@@ -1,0 +1,80 @@
+/**
+ * A live view for long runs: a run the CLI started that is still going after a few seconds
+ * starts the dashboard (unless `"dash": false` or `PITROOM_DASH=0`) and its report carries the
+ * address. Quick runs are not delayed and start nothing; nothing opens a browser.
+ *
+ * A foreground run starts it from its own process (a timer). A background run (`--bg`) returns
+ * at once (a crew too): when no dashboard runs, it leaves a detached `pitroom dash --after-run
+ * IDS` behind, which serves only if one of those runs is still going a few seconds later.
+ */
+import { createEngine } from "../engine/mod.ts";
+import { ensureDashboard, liveDashboard } from "../server/dash/mod.ts";
+
+import type { Sys, Timer } from "../sys/mod.ts";
+import { warn } from "./output.ts";
+
+/** How long a run goes on before it is worth a live view. */
+export const LONG_RUN_MS = 3_000;
+
+/** The line a report ends with. */
+export function liveViewLine(address: string, id: string): string {
+  return `Live view of every run: ${address}#${id}\n`;
+}
+
+/** A foreground run's live view: started once the run has gone on for `LONG_RUN_MS`. */
+export class LiveViewLater {
+  #sys: Sys;
+  #timer: Timer | undefined;
+  #address: Promise<string | undefined> | undefined;
+  #id: string | undefined;
+
+  constructor(sys: Sys) {
+    this.#sys = sys;
+    this.#timer = sys.clock.after(LONG_RUN_MS, () => {
+      this.#timer = undefined;
+      this.#address = ensureDashboard(sys, { onError: (e) => warn(sys, [e.message]) }).then(
+        (address) => {
+          if (address !== undefined && this.#id !== undefined) {
+            sys.out.stderr(`pitroom: ${liveViewLine(address, this.#id)}`);
+          }
+          return address;
+        },
+      );
+    });
+  }
+
+  /** The run's id, once it is known (for the address's `#<run-id>`). */
+  set id(id: string) {
+    this.#id ??= id;
+  }
+
+  /** The run ended: no dashboard starts any more; the address when one was started. */
+  async end(): Promise<string | undefined> {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    return await this.#address;
+  }
+}
+
+/**
+ * A background run's live view: the running dashboard's address, or undefined after leaving a
+ * detached starter behind (none when the config turns it off).
+ */
+export async function liveViewForBackground(
+  sys: Sys,
+  ids: readonly string[],
+): Promise<string | undefined> {
+  const { settings } = await createEngine(sys).settings();
+  if (!settings.dash.value) return undefined;
+  const live = await liveDashboard(sys);
+  if (live !== null) return live.address;
+  const child = sys.runner.spawn([...sys.selfCommand(), "dash", "--after-run", ids.join(",")], {
+    detached: true,
+    stdout: "null",
+    stderr: "null",
+    stdin: { kind: "null" },
+    env: { ...sys.env.toObject(), PITROOM_STATE_DIR: sys.stateDir },
+  });
+  child.unref();
+  return undefined;
+}

@@ -1,0 +1,113 @@
+/**
+ * A stream connection against a scripted engine, for the races a real one rarely shows: a run
+ * that the live feed had not joined yet when the connection listed the runs is followed by id,
+ * and when the live feed brings it too, each event still reaches the page once.
+ */
+import assert from "node:assert/strict";
+import type { Engine, FeedEvent, RunReport, Subscription } from "../../../src/engine/mod.ts";
+import { Connection, type Message } from "../../../src/server/dash/stream.ts";
+
+const ID = "20261201-120000-abcd";
+
+function record(state: RunReport["state"]): RunReport {
+  return {
+    schemaVersion: 1,
+    id: ID,
+    state,
+    mode: "read",
+    task: "Race me",
+    cwd: "/tmp",
+    chain: [{ worker: "opencode" }],
+    web: false,
+    timeoutMs: 1000,
+    createdAt: 1,
+    attempts: [],
+    progress: { steps: 0, tools: 0, tokens: { input: 0, output: 0, cached: 0, reasoning: 0 } },
+  };
+}
+
+interface Scripted {
+  selector: unknown;
+  onEvent: (ev: FeedEvent) => void;
+  onRun?: (r: RunReport) => void;
+}
+
+function scriptedEngine() {
+  const subs: Scripted[] = [];
+  const engine = {
+    peek: () => Promise.resolve(record("running")),
+    get: () => Promise.resolve(record("running")),
+    list: () => Promise.resolve([record("running")]),
+    subscribe(
+      selector: unknown,
+      onEvent: (ev: FeedEvent) => void,
+      options: { onRun?: (r: RunReport) => void } = {},
+    ): Subscription {
+      subs.push({ selector, onEvent, ...(options.onRun ? { onRun: options.onRun } : {}) });
+      const close = () => Promise.resolve();
+      return {
+        ready: Promise.resolve(),
+        ended: new Promise(() => {}),
+        runs: () => [],
+        close,
+        [Symbol.asyncDispose]: close,
+      };
+    },
+  };
+  return { engine: engine as unknown as Engine, subs };
+}
+
+function step(offset: number): FeedEvent {
+  return { run: ID, event: { type: "worker.step", time: offset }, replay: false, offset };
+}
+
+async function take(it: AsyncGenerator<Message>, n: number): Promise<Message[]> {
+  const out: Message[] = [];
+  while (out.length < n) out.push((await it.next()).value as Message);
+  return out;
+}
+
+Deno.test("a run that raced the live feed is followed by id, and its events reach the page once", async () => {
+  const { engine, subs } = scriptedEngine();
+  const connection = new Connection(engine, { cursor: null, recent: 10, now: () => 1000 });
+  const messages = connection.messages();
+  await connection.open();
+  const [live, byId] = subs;
+  assert.deepEqual(live?.selector, { live: true });
+  assert.deepEqual(byId?.selector, { runs: [ID] });
+  const start = await take(messages, 3);
+  assert.deepEqual(start.map((m) => m.event), ["hello", "run", "ready"]);
+
+  byId!.onEvent(step(10));
+  byId!.onEvent(step(20));
+  // The live feed joins the run late and reads it from its start.
+  live!.onRun?.(record("running"));
+  live!.onEvent(step(10));
+  live!.onEvent(step(20));
+  live!.onEvent(step(30));
+  byId!.onEvent(step(30));
+  const finished: FeedEvent = {
+    run: ID,
+    event: {
+      type: "run.finished",
+      time: 40,
+      run: ID,
+      state: "done",
+      outcome: "ok",
+      exit: 0,
+    },
+    replay: false,
+    offset: 40,
+  };
+  live!.onEvent(finished);
+  byId!.onEvent(finished);
+  const events = await take(messages, 4);
+  assert.deepEqual(events.map((m) => m.event), ["event", "event", "event", "event"]);
+  assert.deepEqual(
+    events.map((m) => JSON.parse(m.data).event.time),
+    [10, 20, 30, 40],
+  );
+  assert.equal(JSON.parse(events[2]!.data).card.steps, 3);
+  await connection.close();
+  assert.equal((await messages.next()).done, true);
+});
