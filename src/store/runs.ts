@@ -32,6 +32,15 @@ export async function loadRecord(paths: StatePaths, id: string): Promise<RunReco
   return record;
 }
 
+async function isDir(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
 /** Run ids in the state dir, oldest first (ids sort by time). */
 export function listRunIds(paths: StatePaths): Promise<string[]> {
   const ids: string[] = [];
@@ -51,6 +60,8 @@ export function listRunIds(paths: StatePaths): Promise<string[]> {
  * Resolves what a user typed to a run id: a full id, a unique suffix or prefix, or `last`.
  */
 export async function resolveRunId(paths: StatePaths, typed: string): Promise<string> {
+  // A full id names only itself (ids have one length): no need to list a large folder.
+  if (isRunId(typed) && (await isDir(paths.run(typed).dir))) return typed;
   const ids = await listRunIds(paths);
   if (typed === "last") {
     const last = ids.at(-1);

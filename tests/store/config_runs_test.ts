@@ -55,6 +55,30 @@ Deno.test("resolveRunId() takes a full id, a unique part or `last`, and refuses 
   await assert.rejects(resolveRunId(paths, "zzzz"), /No run "zzzz"/);
 });
 
+Deno.test("resolveRunId() answers a full id without listing the runs folder", async () => {
+  await using dir = await tempDir();
+  const paths = statePaths(dir.path);
+  await Deno.mkdir(paths.run("20261130-101500-3f2a").dir, { recursive: true });
+  const readDirSync = Deno.readDirSync;
+  let listings = 0;
+  Object.assign(Deno, {
+    readDirSync: (path: string | URL) => {
+      listings++;
+      return readDirSync(path);
+    },
+  });
+  try {
+    assert.equal(await resolveRunId(paths, "20261130-101500-3f2a"), "20261130-101500-3f2a");
+    assert.equal(listings, 0);
+    // A full id that is not there, and a part of one, still look through the folder.
+    await assert.rejects(resolveRunId(paths, "20261130-101500-0000"), /No run/);
+    assert.equal(await resolveRunId(paths, "3f2a"), "20261130-101500-3f2a");
+    assert.equal(listings, 2);
+  } finally {
+    Object.assign(Deno, { readDirSync });
+  }
+});
+
 Deno.test("writeJsonAtomic() leaves no temp file behind and replaces the old content whole", async () => {
   await using dir = await tempDir();
   const path = join(dir.path, "r.json");

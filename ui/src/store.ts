@@ -20,23 +20,28 @@ class LiveStore {
   #listeners = new Set<Listener>();
   #runListeners = new Map<string, Set<(ev: PitroomEvent) => void>>();
   #started = false;
+  /** Between `hello` and `ready`: the replay's cards are drawn once, at `ready`. */
+  #replaying = true;
 
   start(): void {
     if (this.#started) return;
     this.#started = true;
     openStream({
-      hello: () => {},
+      hello: () => {
+        this.#replaying = true;
+      },
       run: ({ card }) => {
         this.cards = putCard(this.cards, card);
-        this.#emit();
+        if (!this.#replaying) this.#emit();
       },
       event: ({ run, event, card }) => {
         this.cards = putCard(this.cards, card);
         for (const fn of this.#runListeners.get(run) ?? []) fn(event);
-        this.#emit();
+        if (!this.#replaying) this.#emit();
         if (FINAL.has(event.type)) void this.#refreshSummary();
       },
       ready: () => {
+        this.#replaying = false;
         this.ready = true;
         this.#emit();
         void this.#refreshSummary();

@@ -126,15 +126,18 @@ export function createDashboardApp(engine: Engine, options: DashboardOptions): H
       if (options.signal?.aborted) close();
       const keepalive = clock.every(KEEPALIVE_MS, () => void stream.write(": keep-alive\n\n"));
       try {
+        // A failed start ends the messages; its error is thrown once they have ended.
+        let failed: { error: unknown } | null = null;
         const opened = connection.open().catch(async (error) => {
+          failed = { error };
           await connection.close();
-          throw error;
         });
         for await (const m of connection.messages()) {
           if (stream.aborted) break;
           await stream.writeSSE(m);
         }
         await opened;
+        if (failed !== null) throw (failed as { error: unknown }).error;
       } finally {
         keepalive.cancel();
         options.signal?.removeEventListener("abort", close);

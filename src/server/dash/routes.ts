@@ -36,6 +36,8 @@ import { apiError } from "./errors.ts";
 export const SNIPPET_MARKS: [string, string] = ["\uE000", "\uE001"];
 
 const DAY_MS = 86_400_000;
+/** How long one listing of the models is reused. */
+const MODELS_FOR_MS = 60_000;
 
 /** A run as the API finds it: on disk (reconciled), or kept by the history. */
 type Found = { report: RunReport; kept: null } | { report: RunReport; kept: KeptRun };
@@ -182,8 +184,15 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
     return c.json(body);
   });
 
+  // Listing models asks the worker CLIs (seconds): one answer serves a minute of requests.
+  let models: { at: number; answer: Promise<ModelsResponse> } | null = null;
   api.get("/models", async (c) => {
-    const body: ModelsResponse = await engine.models();
+    if (models === null || now() - models.at > MODELS_FOR_MS) {
+      const answer = engine.models();
+      models = { at: now(), answer };
+      answer.catch(() => (models = null));
+    }
+    const body: ModelsResponse = await models.answer;
     return c.json(body);
   });
 

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { Engine, FeedEvent, RunReport, Subscription } from "../../../src/engine/mod.ts";
 import { Connection, type Message } from "../../../src/server/dash/stream.ts";
+import { createDashboardApp } from "../../../src/server/dash/app.ts";
 
 const ID = "20261201-120000-abcd";
 
@@ -110,4 +111,17 @@ Deno.test("a run that raced the live feed is followed by id, and its events reac
   assert.equal(JSON.parse(events[2]!.data).card.steps, 3);
   await connection.close();
   assert.equal((await messages.next()).done, true);
+});
+
+Deno.test("a stream whose start fails says so in an `error` event and ends", async () => {
+  const { engine } = scriptedEngine();
+  const failing = Object.assign(Object.create(engine), {
+    list: () => Promise.reject(new Error("the runs folder is unreadable")),
+  }) as Engine;
+  const app = createDashboardApp(failing, { secret: "s", port: 7878 });
+  const res = await app.request("/api/stream", { headers: { host: "127.0.0.1:7878" } });
+  const text = await res.text();
+  assert.match(text, /^event: hello$/m);
+  assert.match(text, /^event: error\ndata: the runs folder is unreadable$/m);
+  assert.doesNotMatch(text, /^event: ready$/m);
 });
