@@ -1,6 +1,7 @@
 /**
  * `pitroom doctor [--probe]`: the engine's setup checks (engine/doctor.ts) in sections (setup,
- * workers, chain and tiers, integrations, use so far), then the exact commands to run next; or
+ * workers, chain and tiers, integrations: MCP registrations, skills and what is installed twice,
+ * use so far), then the exact commands to run next; or
  * JSON. Exit 3 when no worker is installed or a check failed.
  */
 import {
@@ -14,6 +15,7 @@ import {
 import { RefusedError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, table } from "./output.ts";
+import { integrationChecks } from "./doctor_integrations.ts";
 
 const TITLES: Record<CheckSection, string> = {
   setup: "Setup",
@@ -49,7 +51,7 @@ export function nextCommands(checks: readonly Check[]): string[] {
     add("pitroom init --yes");
   }
   for (const c of checks) {
-    if (c.status !== "ok" && c.status !== "skip" && c.hint && /^(pitroom|npm|apt) /.test(c.hint)) {
+    if (c.status !== "ok" && c.hint && /^(pitroom|npm|apt) /.test(c.hint)) {
       add(c.hint);
     }
   }
