@@ -432,6 +432,19 @@ Deno.test("a review without both verdict lines fails (exit 1); apply refuses con
   const shown = await w.run(["show", edit.id]);
   assert.match(shown.stdout, /reviewed by .* failed review/);
 
+  // A background review: the host parses the verdict when it ends.
+  const bg = json<{ id: string; kind: string; redacted: unknown }>(
+    await w.run(["review", "--bg", "--json", edit.id, "-m", "fake/rev-clean"]),
+    "review --bg",
+  );
+  assert.equal(bg.kind, "task");
+  const [done] = await waitRuns(w, [bg.id]);
+  assert.equal(done?.review?.verdict?.quality, "APPROVED");
+  assert.deepEqual((await w.record(edit.id)).reviews?.map((x) => [x.run, x.complete]), [
+    [failed.id, false],
+    [bg.id, true],
+  ]);
+
   // The user's tree moved on under the patch: apply refuses and writes nothing.
   await Deno.writeTextFile(join(w.repo, "src/app.ts"), "export const answer = 40;\n");
   const conflict = await w.run(["apply", edit.id]);

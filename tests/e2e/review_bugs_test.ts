@@ -41,13 +41,12 @@ const SCENARIOS = {
   swapped: {
     turns: [{ answer: verdict("- [Important] lib/days.js:1 — isWeekend is never true") }],
   },
-  // Only a minor remark: no find.
-  flipped: { turns: [{ answer: verdict("- [Minor] lib/days.js:10 — style") }] },
+  // No verdict lines: a failed review (exit 1), never a find.
+  flipped: { turns: [{ answer: "The return on lib/days.js:10 is wrong." }] },
   // A serious finding on a change that alters nothing: a false alarm.
   "clean-noisy": {
     turns: [{ answer: verdict("- [Important] lib/days.js:2 — the range check looks wrong") }],
   },
-  "clean-quiet": { turns: [{ answer: verdict("") }] },
 };
 
 Deno.test("plant() changes the one occurrence and names its line; refuses ambiguity", () => {
@@ -145,13 +144,6 @@ Deno.test("the review-bugs benchmark plants, commits `tidy`, reviews and scores"
             find: "export function clamp",
             replace: "\nexport function clamp",
           },
-          {
-            name: "clean-quiet",
-            kind: "clean",
-            file,
-            find: "  return Math.min",
-            replace: "\n  return Math.min",
-          },
         ],
       },
     },
@@ -172,20 +164,19 @@ Deno.test("the review-bugs benchmark plants, commits `tidy`, reviews and scores"
     [
       ["inverted", 0, true, true, false],
       ["swapped", 0, true, false, false],
-      ["flipped", 0, false, false, false],
+      ["flipped", 1, false, false, false],
       ["clean-noisy", 0, false, false, true],
-      ["clean-quiet", 0, false, false, false],
     ],
   );
   assert.deepEqual(out.totals, {
     bugs: 3,
     finds: 2,
     exact: 1,
-    clean: 2,
+    clean: 1,
     falseAlarms: 1,
-    failed: 0,
+    failed: 1,
   });
-  assert.match(renderResults(out), /finds 2\/3, exact 1\/3, false alarms 1\/2/);
+  assert.match(renderResults(out), /finds 2\/3, exact 1\/3, false alarms 1\/1, failed reviews 1/);
   // The commit under review is a bare "tidy" on top of the pinned one.
   const checkout = join(work.path, "days-inverted");
   assert.equal((await git(checkout, "log", "-1", "--format=%s")).trim(), "tidy");
