@@ -39,10 +39,11 @@ export const runTool = defineTool({
     openWorldHint: true,
   },
   async call({ waitSeconds, ...request }, ctx) {
-    const started = await ctx.engine.start({
-      ...request,
-      dir: resolve(ctx.dir, request.dir ?? "."),
-    });
+    // A follow-up works where its run did; anything else in the server's directory by default.
+    const inherits = request.continue !== undefined && request.dir === undefined;
+    const started = await ctx.engine.start(
+      inherits ? request : { ...request, dir: resolve(ctx.dir, request.dir ?? ".") },
+    );
     try {
       const runs = await followRuns(ctx, started.ids, {
         timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
