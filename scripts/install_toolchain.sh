@@ -63,4 +63,7 @@ export DENO_DIR="${DENO_DIR:-$root/.deno}"
 warm="$(mktemp -d)"
 "$tools/node_modules/.bin/deno" bundle --quiet --platform deno -o "$warm/pitroom.mjs" main.ts >&2
 rm -rf "$warm"
+# The MCP Inspector (a client nobody here wrote) drives `pitroom mcp` in the tests: cache it now,
+# so tests/server/mcp/inspector_test.ts runs offline.
+"$tools/node_modules/.bin/deno" cache --quiet --no-config --no-lock npm:@modelcontextprotocol/inspector@2.12.0 >&2
 echo "toolchain ready: $("$tools/node_modules/.bin/deno" --version | head -n1)" >&2

@@ -20,3 +20,5 @@ export type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.j
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";

@@ -15,8 +15,8 @@ export type { World };
 export { world };
 
 /** An engine over the world's state dir, in this process (to look at runs the server started). */
-export function engineOf(w: World): Engine {
-  const all = env(w);
+export function engineOf(w: World, extra: Record<string, string> = {}): Engine {
+  const all = env(w, extra);
   return createEngine({
     ...realSys(),
     env: { get: (name) => all[name], toObject: () => ({ ...all }) },

@@ -24,6 +24,23 @@ export const RunsResult = z.object({
   dashboard: z.string().optional().describe("the live dashboard's address, for runs still going"),
 });
 
+/**
+ * Runs `wait` for runs this call started: when the call is cancelled, the runs are stopped
+ * (`pitroom_run`, `pitroom_review`, `pitroom_audit`); when the session closed, they go on.
+ */
+export async function stoppedIfCancelled<T>(
+  ctx: ToolContext,
+  ids: readonly string[],
+  wait: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await wait();
+  } catch (error) {
+    if (ctx.extra.signal.aborted && ctx.connected()) await ctx.engine.stop({ runs: [...ids] });
+    throw error;
+  }
+}
+
 /** The answer for runs whose wait ended. */
 export async function runsAnswer(
   ctx: ToolContext,

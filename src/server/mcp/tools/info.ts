@@ -35,7 +35,7 @@ const input = z.object({
 const output = z.object({
   topic: z.enum(TOPICS),
   runs: z.array(RunReportSchema).optional().describe("topic runs: the reports"),
-  data: z.unknown().optional().describe("every other topic: the CLI's --json of that report"),
+  data: z.json().optional().describe("every other topic: the CLI's --json of that report"),
 });
 
 type Input = z.infer<typeof input>;
@@ -96,7 +96,8 @@ export const infoTool = defineTool({
         text: runs.length === 0 ? "no runs yet" : runs.map((r) => runLine(r, now)).join("\n"),
       };
     }
-    const data = await dataOf(i.topic, i, ctx);
+    // As JSON: what the CLI prints with --json (fields left undefined are left out).
+    const data = JSON.parse(JSON.stringify(await dataOf(i.topic, i, ctx)));
     return { result: { topic: i.topic, data }, text: JSON.stringify(data, null, 1) };
   },
 });

@@ -8,7 +8,7 @@ import { RunRequestSchema } from "../../../engine/mod.ts";
 import { resolve } from "../../../sys/path.ts";
 import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";
-import { MAX_WAIT_SECONDS, runsAnswer, RunsResult } from "./_runs.ts";
+import { MAX_WAIT_SECONDS, runsAnswer, RunsResult, stoppedIfCancelled } from "./_runs.ts";
 
 /** How long `pitroom_run` waits when the call does not say. */
 export const DEFAULT_RUN_WAIT_SECONDS = 50;
@@ -39,24 +39,18 @@ export const runTool = defineTool({
     openWorldHint: true,
   },
   async call({ waitSeconds, ...request }, ctx) {
-    const started = await ctx.engine.start({
-      ...request,
-      dir: resolve(ctx.dir, request.dir ?? "."),
-    });
-    try {
-      const runs = await followRuns(ctx, started.ids, {
+    // A follow-up works where its run did; anything else in the server's directory by default.
+    const inherits = request.continue !== undefined && request.dir === undefined;
+    const started = await ctx.engine.start(
+      inherits ? request : { ...request, dir: resolve(ctx.dir, request.dir ?? ".") },
+    );
+    const runs = await stoppedIfCancelled(ctx, started.ids, () =>
+      followRuns(ctx, started.ids, {
         timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
-      });
-      return await runsAnswer(ctx, runs, {
-        ...(started.group === undefined ? {} : { group: started.group }),
-        warnings: started.warnings,
-      });
-    } catch (error) {
-      // A cancelled call stops what it started; a session that closed leaves the runs going.
-      if (ctx.extra.signal.aborted && ctx.connected()) {
-        await ctx.engine.stop({ runs: started.ids });
-      }
-      throw error;
-    }
+      }));
+    return await runsAnswer(ctx, runs, {
+      ...(started.group === undefined ? {} : { group: started.group }),
+      warnings: started.warnings,
+    });
   },
 });

@@ -16,7 +16,8 @@ const input = z.object({
 const output = z.object({
   report: RunReportSchema,
   patch: z.string().optional(),
-  events: z.array(z.looseObject({ type: z.string(), time: z.number() })).optional(),
+  events: z.array(z.object({ type: z.string(), time: z.number() }).catchall(z.json())).optional()
+    .describe("the run's events (`pitroom help events` describes each type)"),
 });
 
 export const showTool = defineTool({
