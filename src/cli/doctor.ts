@@ -1,8 +1,7 @@
 /**
  * `pitroom doctor [--probe]`: the engine's setup checks (engine/doctor.ts) in sections (setup,
  * workers, chain and tiers, integrations: MCP registrations, skills and what is installed twice,
- * use so far), then the exact commands to run next; or
- * JSON. Exit 3 when no worker is installed or a check failed.
+ * use so far), then the exact commands to run next; or JSON. Exit 3 when no worker is installed or a check failed.
  */
 import {
   type Check,
@@ -109,6 +108,7 @@ export const doctorCommand: CommandRun = async ({ sys, flags }) => {
   const engine = createEngine(sys);
   const checks = [
     ...await engine.doctor({ probe: flags.probe === true }),
+    ...await integrationChecks(sys),
     ...await useChecks(engine),
   ];
   const next = nextCommands(checks);
