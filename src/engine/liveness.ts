@@ -59,7 +59,9 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
  */
 export async function reconcileAudit(sys: Sys, record: RunRecord): Promise<RunRecord> {
   const audit = record.audit;
-  const live = audit?.state === "running" ? audit.run : audit?.fix?.state === "running"
+  const live = audit?.state === "running"
+    ? audit.run
+    : audit?.fix?.state === "running"
     ? audit.fix.run
     : undefined;
   if (live === undefined) return record;
