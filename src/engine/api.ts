@@ -36,7 +36,7 @@ import { startSupervisors } from "./supervisor.ts";
 import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
 import type { SavingsTotals } from "./receipts/totals.ts";
 import { exists } from "../sys/fs.ts";
-import { reconcile } from "./liveness.ts";
+import { reconcile, reconcileAudit } from "./liveness.ts";
 import { type AuditOutcome, type AuditRequest, runAudit } from "./audit/mod.ts";
 import type { EvalOptions, EvalResult } from "./eval/mod.ts";
 
@@ -337,7 +337,8 @@ export class Engine {
   /** One run's record (reconciled: a run whose supervisor died is `lost`). */
   async get(id: string): Promise<RunRecord> {
     const resolved = await resolveRunId(this.#paths, id);
-    return await reconcile(this.#sys, await loadRecord(this.#paths, resolved));
+    const record = await reconcile(this.#sys, await loadRecord(this.#paths, resolved));
+    return await reconcileAudit(this.#sys, record);
   }
 
   /** Runs: the named ones, a group's, or the live ones and the `recent` newest (oldest first). */

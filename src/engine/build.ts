@@ -270,8 +270,10 @@ export async function buildRuns(
     limits: loaded.settings.limits.value,
     cacheDays: loaded.settings.cacheDays.value,
     config: JSON.parse(JSON.stringify({ models, costs, workerPrices, primary, price })),
-    audit: { rate: loaded.settings.audit.value, fix: loaded.settings.auditFix.value },
   };
+  const audit = { rate: loaded.settings.audit.value, fix: loaded.settings.auditFix.value };
+  // Frozen only when set, so a run without audits keeps the record it always had.
+  if (audit.rate > 0 || audit.fix) spec.settings.audit = audit;
   return { specs: tasks.map((task) => ({ ...spec, task: task + attached.text })), warnings };
 }
 

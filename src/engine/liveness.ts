@@ -45,7 +45,31 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
   await clearActive(paths, fresh.id);
   await finishFiles(runPaths, false);
   await indexRun(sys, fresh);
+  // A lost audit (or correction round) still ends on the audited run: as failed.
+  if (fresh.auditOf !== undefined) {
+    const { afterRun } = await import("./audit/complete.ts");
+    await afterRun(sys, fresh);
+  }
   return fresh;
+}
+
+/**
+ * A run whose audit (or correction round) is still `running`: its audit run is reconciled too,
+ * so one whose supervisor died ends as a failed audit instead of running for ever.
+ */
+export async function reconcileAudit(sys: Sys, record: RunRecord): Promise<RunRecord> {
+  const audit = record.audit;
+  const live = audit?.state === "running"
+    ? audit.run
+    : audit?.fix?.state === "running"
+    ? audit.fix.run
+    : undefined;
+  if (live === undefined) return record;
+  const paths = statePaths(sys.stateDir);
+  const run = await readRecord(paths, live);
+  if (run === null || isFinal(run.state)) return record;
+  if ((await reconcile(sys, run)).state !== "lost") return record;
+  return (await readRecord(paths, record.id)) ?? record;
 }
 
 /** True when `pid` is alive and still leads its own process group (the worker we started). */

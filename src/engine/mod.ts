@@ -52,7 +52,7 @@
  *
  * Checking answers: `audit(request)` has another worker and model re-check a finished read
  * answer (audit/mod.ts; the config's `audit` rate starts audits by itself after read runs);
- * `eval(file, workers)` scores workers on bounded questions (eval/mod.ts). `budgetDaily`
+ * `eval(path, { workers })` scores workers on bounded questions (eval/mod.ts). `budgetDaily`
  * (budget.ts) and `rankWorkers` (rank.ts) shape the chain when runs are built.
  */
 export {

@@ -57,14 +57,18 @@ export function listRunIds(paths: StatePaths): Promise<string[]> {
 }
 
 /**
- * Resolves what a user typed to a run id: a full id, a unique suffix or prefix, or `last`.
+ * Resolves what a user typed to a run id: a full id, a unique suffix or prefix, or `last` (the
+ * newest run that is not an audit: an audit started after a run never takes its place).
  */
 export async function resolveRunId(paths: StatePaths, typed: string): Promise<string> {
   // A full id names only itself (ids have one length): no need to list a large folder.
   if (isRunId(typed) && (await isDir(paths.run(typed).dir))) return typed;
   const ids = await listRunIds(paths);
   if (typed === "last") {
-    const last = ids.at(-1);
+    let last: string | undefined;
+    for (let i = ids.length - 1; i >= 0 && last === undefined; i--) {
+      if ((await readRecord(paths, ids[i]!))?.auditOf === undefined) last = ids[i];
+    }
     if (last === undefined) {
       throw new UsageError("No runs yet", { hint: 'start one with `pitroom run "task"`' });
     }
