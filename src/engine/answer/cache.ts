@@ -29,7 +29,9 @@ export function cacheDir(stateDir: string): string {
 /** True when a run may be answered from, and remembered in, the cache. */
 export function cacheable(record: RunRecord): boolean {
   return record.mode === "read" && record.continues === undefined && !record.web &&
-    record.taskIndex === undefined && (record.settings?.cacheDays ?? 0) > 0;
+    record.taskIndex === undefined && (record.settings?.cacheDays ?? 0) > 0 &&
+    // An audit or a review asked again is asked again: its point is a fresh look.
+    record.auditOf === undefined && record.review === undefined;
 }
 
 /** The cache key of a run on a tree (hex SHA-256 of everything the answer depends on). */
