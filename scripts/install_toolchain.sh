@@ -48,9 +48,9 @@ fi
 # The dashboard's browser tests (chromium), the install script's lint (shellcheck) and the shell
 # completions' tests (zsh, fish): Debian packages, installed when we are root with apt.
 missing=()
-for pkg in chromium shellcheck zsh fish; do command -v "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+for pkg in chromium shellcheck zsh fish ruby; do command -v "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
 if ((${#missing[@]})) && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-  echo "installing ${missing[*]} (browser, shellcheck and completion tests)" >&2
+  echo "installing ${missing[*]} (browser, shellcheck, completion and Homebrew formula tests)" >&2
   apt-get update -qq >&2 && apt-get install -y -qq "${missing[@]}" >&2
 elif ((${#missing[@]})); then
   echo "not installed: ${missing[*]} (the tests that need them are skipped): apt install ${missing[*]}" >&2

@@ -515,6 +515,14 @@ export const COMMANDS: readonly CommandDef[] = [
     load: () => import("./doctor.ts").then((m) => m.doctorCommand),
   },
   {
+    name: "self-check",
+    summary: "check the program itself: embedded assets, permission set, state dir, git",
+    flags: [JSON_FLAG],
+    args: [],
+    examples: ["pitroom self-check", "pitroom self-check --json"],
+    load: () => import("./self_check.ts").then((m) => m.selfCheckCommand),
+  },
+  {
     name: "init",
     summary: "propose a starter config from the installed workers (writes only with --yes)",
     flags: [

@@ -9,7 +9,7 @@ import { printJson, table, warn } from "./output.ts";
 /**
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
  * `tiers.cheap` … `tiers.audit`, `costs`, `workerPrices`, `primary`, `price`, `maxParallel`,
- * `limits`, `timeout`, `caps`, `dash`) to `{value, source}` with
+ * `limits`, `timeout`, `caps`, `notify`, `notifyCommand`, `dash`) to `{value, source}` with
  * source `flag|env|file|default`; an unconfigured tier has value `null`.
  */
 export interface ConfigReport {
@@ -23,7 +23,7 @@ export interface ConfigReport {
 /** Flattens the settings into named rows (pure). */
 export function settingRows(
   settings: Settings,
-  config: { caps?: Record<string, unknown> } = {},
+  config: { caps?: Record<string, unknown>; notify?: unknown; notifyCommand?: unknown } = {},
 ): Record<string, Setting<unknown>> {
   const rows: Record<string, Setting<unknown>> = {
     worker: settings.worker,
@@ -39,6 +39,12 @@ export function settingRows(
   rows.limits = settings.limits;
   rows.timeout = { value: settings.timeout.value.text, source: settings.timeout.source };
   rows.caps = capsRow(config.caps);
+  rows.notify = config.notify === true
+    ? { value: true, source: "file" }
+    : { value: false, source: config.notify === false ? "file" : "default" };
+  rows.notifyCommand = typeof config.notifyCommand === "string"
+    ? { value: config.notifyCommand, source: "file" }
+    : { value: null, source: "default" };
   rows.dash = settings.dash;
   rows.configPath = settings.configPath;
   rows.stateDir = settings.stateDir;
@@ -61,6 +67,7 @@ function show(name: string, value: unknown, settings: Settings): string {
   if (name.startsWith("tiers.") && value === null) {
     return `(not set: ${settings.worker.value})`;
   }
+  if (value === null) return "(none)";
   if (Array.isArray(value)) return value.length === 0 ? "(none)" : value.join(", ");
   if (typeof value === "object" && value !== null) {
     const entries = Object.entries(value);

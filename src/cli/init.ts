@@ -1,7 +1,7 @@
 /**
  * `pitroom init`: proposes a starter config from the installed workers (the first of opencode,
- * codex, claude, gemini as `worker`, the others as `fallback`, tiers cheap/standard/capable for
- * the ones installed) and prints it; writes it only with `--yes`, and replaces an existing config
+ * codex, claude, gemini as `worker`, the others as `fallback` with the free ones first, tiers
+ * cheap/standard/capable for the ones installed, review and audit on another backend) and prints it; writes it only with `--yes`, and replaces an existing config
  * only with `--force`, keeping a backup first.
  */
 import { dirname } from "../sys/path.ts";
@@ -20,11 +20,15 @@ import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
 import { exists } from "../sys/fs.ts";
 
-const TIER_WORKERS: Record<string, WorkerName> = {
-  cheap: "opencode",
-  standard: "codex",
-  capable: "claude",
+/** Each tier's workers, best first: the first installed one is proposed. */
+const TIER_WORKERS: Record<string, WorkerName[]> = {
+  cheap: ["opencode", "gemini"],
+  standard: ["codex", "claude", "gemini"],
+  capable: ["claude", "codex"],
 };
+
+/** Workers with a free way to run (OpenCode's free models, Gemini CLI's free tier). */
+const FREE: readonly WorkerName[] = ["opencode", "gemini"];
 
 /** What `init` decides from the installed workers (pure). */
 export function proposeConfig(
@@ -42,13 +46,25 @@ export function proposeConfig(
     );
   }
   const config: Config = { worker: first };
-  const fallback = options.fallback ?? rest;
+  // Free fallbacks first: a rate-limited free model moves to another free one before money.
+  const fallback = options.fallback ??
+    [...rest.filter((w) => FREE.includes(w)), ...rest.filter((w) => !FREE.includes(w))];
   if (fallback.length > 0) config.fallback = [...fallback];
   if (options.model !== undefined) config.models = { [first]: options.model };
   const tiers: Record<string, string> = {};
-  for (const [tier, worker] of Object.entries(TIER_WORKERS)) {
-    if (installed.includes(worker)) tiers[tier] = worker;
+  for (const [tier, workers] of Object.entries(TIER_WORKERS)) {
+    const worker = workers.find((w) => installed.includes(w));
+    if (worker) tiers[tier] = worker;
   }
+  // A review and an audit are worth most from another backend than the one that did the work.
+  const other = (not: string | undefined) =>
+    ["claude", "codex", "gemini", "opencode"].find((w) =>
+      installed.includes(w as WorkerName) && w !== not
+    );
+  const reviewer = other(tiers.standard ?? first);
+  if (reviewer) tiers.review = reviewer;
+  const auditor = other(first);
+  if (auditor) tiers.audit = auditor;
   if (Object.keys(tiers).length > 0) config.tiers = tiers;
   config.maxParallel = DEFAULT_MAX_PARALLEL;
   return config;

@@ -9,7 +9,7 @@ import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
 import { parseCommand, suggest } from "./parse.ts";
 import { safe } from "./safe.ts";
-import { VERSION } from "./version.ts";
+import { buildInfo, VERSION, versionLine } from "./version.ts";
 import { RECURSION_MARKER } from "../engine/mod.ts";
 
 /** Runs the CLI and returns the exit code. */
@@ -28,12 +28,22 @@ async function dispatch(argv: string[], sys: Sys): Promise<number> {
     throw new RefusedError("recursion", `A worker may not start Pitroom (this is run "${marked}")`);
   }
   const [name, ...rest] = argv;
+  if (name === undefined) {
+    const first = await import("./first_run.ts");
+    if (await first.isFirstRun(sys)) {
+      await first.printWelcome(sys, VERSION);
+      return 0;
+    }
+  }
   if (name === undefined || name === "--help" || name === "-h") {
     sys.out.stdout(overviewHelp(COMMANDS, VERSION));
     return 0;
   }
   if (name === "--version" || name === "-V" || name === "version") {
-    sys.out.stdout(`pitroom ${VERSION}\n`);
+    const info = buildInfo();
+    sys.out.stdout(
+      rest.includes("--json") ? `${JSON.stringify(info)}\n` : `${versionLine(info)}\n`,
+    );
     return 0;
   }
   const def = findCommand(name);

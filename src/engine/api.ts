@@ -17,6 +17,7 @@ import { buildRuns, createUnique } from "./build.ts";
 import { refuseBusyWriter } from "./writer.ts";
 import { revertRun, type RevertRunOptions, stopRun, waitForRuns } from "./control.ts";
 import { type Check, type DoctorOptions, runDoctor } from "./doctor.ts";
+import { type SelfCheck, selfCheck } from "./self_check.ts";
 import { readEventsFile } from "../store/events_file.ts";
 import { type FeedEvent, type FeedFilter, subscribe as follow, type Subscription } from "./feed.ts";
 import { executeRun } from "./lifecycle.ts";
@@ -345,6 +346,11 @@ export class Engine {
   /** The effective settings with their sources, and the config's warnings. */
   settings(): Promise<LoadedSettings> {
     return loadSettings(this.#sys);
+  }
+
+  /** The program's own checks: the state dir is writable, git is new enough. */
+  selfCheck(): Promise<SelfCheck[]> {
+    return selfCheck(this.#sys);
   }
 
   /** The setup checks (and one tiny real run per configured worker with `probe`). */

@@ -27,6 +27,8 @@ export type CheckStatus = "ok" | "warn" | "error" | "skip";
  */
 export interface Check {
   check: string;
+  /** Where `doctor` shows it: setup, workers, chain, integrations, use. */
+  section?: CheckSection;
   status: CheckStatus;
   message: string;
   worker?: WorkerName;
@@ -39,6 +41,24 @@ export interface Check {
   outcome?: string;
   timeMs?: number;
 }
+
+/** The sections of `doctor`, in the order it shows them. */
+export const CHECK_SECTIONS = ["setup", "workers", "chain", "integrations", "use"] as const;
+export type CheckSection = typeof CHECK_SECTIONS[number];
+
+const SECTION_OF: Record<string, CheckSection> = {
+  config: "setup",
+  rg: "setup",
+  git: "setup",
+  sandbox: "setup",
+  state_dir: "setup",
+  worker: "workers",
+  version: "workers",
+  probe: "workers",
+  chain: "chain",
+  fallback: "chain",
+  tier: "chain",
+};
 
 /** The task a probe gives each worker. */
 export const PROBE_TASK = "Reply with the single word OK";
@@ -161,7 +181,31 @@ function configChecks(
         hint: "pitroom init --fallback codex,claude",
       },
   );
+  for (const [tier, setting] of Object.entries(settings.tiers)) {
+    checks.push({
+      check: "tier",
+      status: "ok",
+      message: setting.value === null
+        ? `${tier}: not set, runs the default worker (${settings.worker.value})`
+        : `${tier}: ${setting.value}`,
+    });
+  }
   return checks;
+}
+
+/** Notes on each installed worker where the config puts it to use (worker, fallback, tiers). */
+function markInUse(checks: Check[], settings: Settings): void {
+  const uses = new Map<string, string[]>();
+  for (const { where, target } of namedTargets(settings)) {
+    const list = uses.get(target.worker) ?? [];
+    if (!list.includes(where)) list.push(where);
+    uses.set(target.worker, list);
+  }
+  for (const c of checks) {
+    if (c.check !== "worker" || c.worker === undefined || c.status !== "ok") continue;
+    const where = uses.get(c.worker);
+    c.message += where ? ` · in use: ${where.join(", ")}` : " · not in use by the config";
+  }
 }
 
 async function environmentChecks(sys: Sys, statuses: readonly WorkerStatus[]): Promise<Check[]> {
@@ -310,6 +354,7 @@ export async function runDoctor(sys: Sys, options: DoctorOptions = {}): Promise<
     ...configChecks(settings, warnings, loaded.exists, statuses),
     ...(await environmentChecks(sys, statuses)),
   ];
+  markInUse(checks, settings);
   if (options.probe) {
     const targets = probeTargets(settings, statuses);
     if (targets.length === 0) {
@@ -317,5 +362,6 @@ export async function runDoctor(sys: Sys, options: DoctorOptions = {}): Promise<
     }
     checks.push(...await Promise.all(targets.map((t) => probeOne(sys, t, options))));
   }
+  for (const c of checks) c.section ??= SECTION_OF[c.check] ?? "setup";
   return checks;
 }

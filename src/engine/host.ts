@@ -17,6 +17,8 @@ import type { Backend, WorkerName } from "../workers/types.ts";
 import { byHandover, dropStop, type HostEntry, listInbox, takeEntry } from "./host_inbox.ts";
 import { executeRun } from "./lifecycle.ts";
 import { loadSettings } from "./load_settings.ts";
+import { notifyEnded } from "./notify.ts";
+import { loadConfig } from "../store/config.ts";
 
 /** Options of `runHost`. */
 export interface HostOptions {
@@ -91,12 +93,17 @@ export async function runHost(sys: Sys, options: HostOptions = {}): Promise<numb
   const start = async (entry: HostEntry, controller: AbortController) => {
     const own = runSys(sys, entry);
     const settings = await settingsOf(own, entry);
-    await executeRun(own, entry.run, {
+    const record = await executeRun(own, entry.run, {
       maxParallel: settings.maxParallel,
       limits: settings.limits,
       stop: controller.signal,
       ...(options.backends ? { backends: options.backends } : {}),
     });
+    const { config } = await loadConfig(entry.configPath);
+    await notifyEnded(own, {
+      notify: config.notify === true,
+      ...(config.notifyCommand ? { notifyCommand: config.notifyCommand } : {}),
+    }, record);
   };
 
   const claim = async () => {

@@ -68,7 +68,14 @@ export {
   type WatchLine,
   type WatchLineOf,
 } from "./watch_lines.ts";
-export { type Check, type CheckStatus, PROBE_TASK } from "./doctor.ts";
+export {
+  type Check,
+  CHECK_SECTIONS,
+  type CheckSection,
+  type CheckStatus,
+  PROBE_TASK,
+} from "./doctor.ts";
+export { MIN_GIT, parseGitVersion, type SelfCheck } from "./self_check.ts";
 export type { ModelRow, UsageSummary, WorkerModels } from "./models.ts";
 export { ATTACH_LIMIT_BYTES } from "./attach.ts";
 export type { Applied } from "./apply.ts";

@@ -32,6 +32,10 @@ export interface Config {
   caps?: Record<string, unknown>;
   /** `"auto"`, `"required"`, `"off"`, or `{"mode": ..., "writable": [folders]}` (src/sandbox/). */
   sandbox?: unknown;
+  /** Desktop notifications when background runs end (off by default; src/engine/notify.ts). */
+  notify?: boolean;
+  /** A shell command that shows a notification instead (gets PITROOM_NOTIFY_* variables). */
+  notifyCommand?: string;
   /** False: a long run does not start the dashboard. @default true */
   dash?: boolean;
 }
@@ -51,6 +55,8 @@ const KEYS: Record<keyof Config, Kind> = {
   timeout: "string",
   caps: "record",
   sandbox: "string|record",
+  notify: "boolean",
+  notifyCommand: "string",
   dash: "boolean",
 };
 

@@ -37,6 +37,8 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "limits",
     "timeout",
     "caps",
+    "notify",
+    "notifyCommand",
     "dash",
     "configPath",
     "stateDir",

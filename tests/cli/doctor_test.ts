@@ -12,7 +12,8 @@ import { BARE_PATH, REAL_BACKENDS, tempHome } from "./_setup.ts";
 function find(checks: Check[], check: string, worker?: string): Check {
   const found = checks.find((c) => c.check === check && c.worker === worker);
   assert.ok(found, `no ${check} check${worker ? ` for ${worker}` : ""}`);
-  return found;
+  const { section: _, ...rest } = found;
+  return rest;
 }
 
 Deno.test("runDoctor() finds the real installed CLIs, their paths and pinned versions", async () => {
@@ -104,11 +105,13 @@ Deno.test("pitroom doctor --json prints the checks and exits 3 when no worker is
   });
   assert.equal(result.code, 3, result.stderr);
   assert.match(result.stderr, /pitroom: No worker CLI is installed\nhint: npm i -g opencode-ai/);
-  const checks = JSON.parse(result.stdout) as Check[];
+  const { checks, next } = JSON.parse(result.stdout) as { checks: Check[]; next: string[] };
   assert.deepEqual(
     checks.filter((c) => c.check === "worker").map((c) => c.worker),
     ["opencode", "codex", "claude", "gemini"],
   );
+  assert.equal(next[0], "npm i -g opencode-ai");
+  assert.ok(checks.every((c) => c.section !== undefined));
   assert.ok(checks.every((c) => ["ok", "warn", "error", "skip"].includes(c.status)));
   assert.ok(checks.every((c) => typeof c.message === "string" && c.message.length > 0));
 });

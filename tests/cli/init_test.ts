@@ -18,16 +18,30 @@ function xdgSys(home: Home): Sys {
   return { ...sys, configPath: configPathFrom({ get: (n) => env[n], toObject: () => env }) };
 }
 
-Deno.test("proposeConfig() takes the first installed worker, the others as fallback, and tiers", () => {
+Deno.test("proposeConfig() takes the first installed worker, the free ones first as fallback, and tiers", () => {
   assert.deepEqual(proposeConfig(["opencode", "codex", "claude", "gemini"]), {
     worker: "opencode",
-    fallback: ["codex", "claude", "gemini"],
-    tiers: { cheap: "opencode", standard: "codex", capable: "claude" },
+    fallback: ["gemini", "codex", "claude"],
+    tiers: {
+      cheap: "opencode",
+      standard: "codex",
+      capable: "claude",
+      review: "claude",
+      audit: "claude",
+    },
     maxParallel: 20,
+  });
+  assert.deepEqual(proposeConfig(["opencode", "claude"]).tiers, {
+    cheap: "opencode",
+    standard: "claude",
+    capable: "claude",
+    review: "opencode",
+    audit: "claude",
   });
   assert.deepEqual(proposeConfig(["gemini"], { model: "gemini-2.5-flash", fallback: [] }), {
     worker: "gemini",
     models: { gemini: "gemini-2.5-flash" },
+    tiers: { cheap: "gemini", standard: "gemini" },
     maxParallel: 20,
   });
 });
@@ -43,8 +57,14 @@ Deno.test("initConfig() proposes from the real installed CLIs and writes nothing
   assert.equal(report.path, join(home.root, "xdg", "pitroom", "config.json"));
   assert.deepEqual(report.config, {
     worker: "codex",
-    fallback: ["claude", "gemini"],
-    tiers: { standard: "codex", capable: "claude" },
+    fallback: ["gemini", "claude"],
+    tiers: {
+      cheap: "gemini",
+      standard: "codex",
+      capable: "claude",
+      review: "claude",
+      audit: "claude",
+    },
     maxParallel: 20,
   });
   assert.equal(report.written, false);
@@ -67,7 +87,13 @@ Deno.test("initConfig() with yes creates the config dir and writes the proposal"
     worker: "codex",
     fallback: ["claude:opus"],
     models: { codex: "gpt-5.5" },
-    tiers: { standard: "codex", capable: "claude" },
+    tiers: {
+      cheap: "gemini",
+      standard: "codex",
+      capable: "claude",
+      review: "claude",
+      audit: "claude",
+    },
     maxParallel: 20,
   });
   assert.equal((await Deno.stat(report.path)).mode! & 0o777, 0o600);

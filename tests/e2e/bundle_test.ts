@@ -25,14 +25,11 @@ Deno.test("the bundle runs with the compile permission set: version, help and a 
   };
   if (!env.DENO_DIR) delete (env as Record<string, string>).DENO_DIR;
   const built = await run([
-    "bundle",
+    "run",
+    "-P=pitroom",
     "--quiet",
-    "--platform",
-    "deno",
-    "--minify",
-    "-o",
+    join(REPO_ROOT, "scripts/bundle.ts"),
     bundle,
-    join(REPO_ROOT, "main.ts"),
   ], env);
   assert.equal(built.code, 0, built.stderr);
   const self = [
@@ -45,7 +42,10 @@ Deno.test("the bundle runs with the compile permission set: version, help and a 
   ];
   const version = await run([...self, "--version"], env);
   assert.equal(version.code, 0, version.stderr);
-  assert.match(version.stdout, /^pitroom \d+\.\d+\.\d+$/m);
+  assert.match(
+    version.stdout,
+    /^pitroom \d+\.\d+\.\d+ \([0-9a-f]{7,}(-dirty)?, built \d{4}-\d\d-\d\d\)$/m,
+  );
   const status = await run([...self, "status", "--json"], {
     ...env,
     PITROOM_STATE_DIR: join(dir.path, "state"),

@@ -37,7 +37,10 @@ Deno.test("every visible command answers --help with its usage line and exit 0",
 Deno.test("--version prints the version", async () => {
   const r = await inTemp(["--version"]);
   assert.equal(r.code, 0);
-  assert.match(r.stdout, /^pitroom \d+\.\d+\.\d+\n$/);
+  assert.match(
+    r.stdout,
+    /^pitroom \d+\.\d+\.\d+ \((source|[0-9a-f]{7,}(-dirty)?, built \d{4}-\d\d-\d\d)\)\n$/,
+  );
 });
 
 Deno.test("bad input is one line, a hint and exit 2", async () => {

@@ -110,7 +110,7 @@ Deno.test("an isolate crew of real workers edits private copies; apply -g lands 
   // Nothing reached the user's tree before apply.
   assert.equal(await w.read("src/app.ts"), "export const answer = 41;\n");
   const applied = await w.run(["apply", "-g", "iso", "--json"]);
-  assert.equal(applied.code, 1, applied.stderr);
+  assert.equal(applied.code, 1, applied.stderr + applied.stdout);
   const out = JSON.parse(applied.stdout);
   assert.deepEqual(out.applied.map((a: { id: string }) => a.id), ids.slice(0, 2));
   assert.equal(out.failed.run, ids[2]);

@@ -2,13 +2,22 @@
  * Runs the real program the way users get it: `main.ts` through `deno run` with the permission
  * set the binary is compiled with (`-P=pitroom` from deno.json, defined once there).
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The repository root. */
 export const REPO_ROOT: string = ROOT;
+
+/**
+ * The program under test: main.ts, or the shipped payload when `PITROOM_TEST_PROGRAM` names
+ * a bundle (`deno task test:bundle` runs the suite's program tests against dist/pitroom.mjs).
+ */
+function program(): string {
+  const bundle = Deno.env.get("PITROOM_TEST_PROGRAM");
+  return bundle ? resolve(ROOT, bundle) : join(ROOT, "main.ts");
+}
 
 /** The argv that starts pitroom under test. */
 export function pitroomArgv(): string[] {
@@ -19,7 +28,7 @@ export function pitroomArgv(): string[] {
     "--no-prompt",
     `--config=${join(ROOT, "deno.json")}`,
     "-P=pitroom",
-    join(ROOT, "main.ts"),
+    program(),
   ];
 }
 

@@ -1,0 +1,101 @@
+/**
+ * The compile pipeline, checked here with a stand-in runtime (`DENORT_BIN` = this deno: the
+ * binary does not run, but the embedded files, the payload size and the embedded permissions are
+ * what a release gets), and the checks themselves against binaries that break them.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { REPO_ROOT } from "../support/pitroom.ts";
+import { tempDir } from "../support/temp.ts";
+import {
+  checkCompile,
+  embeddedPermissions,
+  parseCompileOutput,
+  PAYLOAD_BUDGET_BYTES,
+} from "../../scripts/release/targets.ts";
+import { parseSums, sha256File } from "../../scripts/release/sums.ts";
+
+const config = JSON.parse(await Deno.readTextFile(join(REPO_ROOT, "deno.json")));
+const SET = config.permissions.pitroom;
+
+Deno.test("compile: one bundled module, within the size budget, deno.json's permissions embedded, SHA256SUMS", async () => {
+  await using dir = await tempDir();
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-P=pitroom", "--quiet", "scripts/compile.ts", "--out", dir.path, "--json"],
+    cwd: REPO_ROOT,
+    env: { DENORT_BIN: Deno.execPath(), NO_COLOR: "1" },
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, text + new TextDecoder().decode(out.stderr));
+  const report = JSON.parse(text);
+  assert.equal(report.version, config.version);
+  assert.match(report.stamp.commit, /^[0-9a-f]{7,}(-dirty)?$/);
+  const [r] = report.results;
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.embedded.length, 1);
+  assert.ok(
+    r.payloadBytes > 100_000 && r.payloadBytes <= PAYLOAD_BUDGET_BYTES,
+    `${r.payloadBytes}`,
+  );
+  assert.equal(r.permissionsMatch, true);
+  const file = join(dir.path, `pitroom-${r.target}`);
+  const perms = embeddedPermissions(await Deno.readFile(file));
+  assert.deepEqual(perms?.allow_net, ["127.0.0.1"]);
+  assert.equal(perms?.allow_ffi, null);
+  assert.equal(perms?.prompt, false);
+  const sums = parseSums(await Deno.readTextFile(join(dir.path, "SHA256SUMS")));
+  assert.equal(sums.get(`pitroom-${r.target}`), await sha256File(file));
+});
+
+const OUTPUT = `Compile x.mjs to file:///tmp/p
+
+Embedded Files
+
+p
+└── .deno_compile_bundle_d24fd0c5.mjs (540.48KB)
+
+Files: 542.85KB
+Metadata: 2.26KB
+`;
+
+function fakeBinary(permissions: Record<string, unknown>): Uint8Array {
+  return new TextEncoder().encode(
+    `\x7fELF...\x00"permissions":${JSON.stringify(permissions)}\x00...`,
+  );
+}
+
+const GOOD = {
+  allow_env: [],
+  allow_net: ["127.0.0.1"],
+  allow_ffi: null,
+  allow_read: [],
+  allow_run: [],
+  allow_sys: [],
+  allow_write: [],
+  prompt: false,
+};
+
+Deno.test("the compile checks pass a good binary and name each thing wrong with a bad one", () => {
+  const parsed = parseCompileOutput(OUTPUT);
+  assert.deepEqual(parsed.embedded, [".deno_compile_bundle_d24fd0c5.mjs"]);
+  assert.equal(parsed.filesBytes, Math.round(542.85 * 1024));
+  assert.deepEqual(checkCompile(parsed, fakeBinary(GOOD), SET).problems, []);
+
+  const wide = checkCompile(parsed, fakeBinary({ ...GOOD, allow_net: [], prompt: true }), SET);
+  assert.equal(wide.permissionsMatch, false);
+  assert.equal(wide.problems.length, 2, wide.problems.join("\n"));
+
+  const none = checkCompile(parsed, new TextEncoder().encode("no set here"), SET);
+  assert.match(none.problems.join("\n"), /no permission set is embedded/);
+
+  const tree = parseCompileOutput(
+    OUTPUT.replace(
+      "└── .deno_compile_bundle_d24fd0c5.mjs (540.48KB)",
+      "├─┬ .deno_compile_node_modules (28.15MB - 26.99MB unique)\n│ └── x\n└── main.ts (1KB)",
+    ).replace("Files: 542.85KB", "Files: 29.2MB"),
+  );
+  const big = checkCompile(tree, fakeBinary(GOOD), SET);
+  assert.deepEqual(tree.embedded, [".deno_compile_node_modules", "main.ts"]);
+  assert.match(big.problems.join("\n"), /one bundled module/);
+  assert.match(big.problems.join("\n"), /over the budget/);
+});
