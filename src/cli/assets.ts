@@ -11,4 +11,9 @@ export interface EmbeddedAsset {
 }
 
 /** Every embedded asset of the program. */
-export const EMBEDDED_ASSETS: readonly EmbeddedAsset[] = [];
+export const EMBEDDED_ASSETS: readonly EmbeddedAsset[] = [
+  ...(["page.html", "app.js", "app.css"] as const).map((file) => ({
+    name: `dashboard ${file}`,
+    load: () => import("../server/dash/page.ts").then((m) => m.PAGE_FILES[file]),
+  })),
+];
