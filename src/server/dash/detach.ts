@@ -15,7 +15,7 @@ import {
   liveDashboard,
   readDashRecord,
   removeDashRecord,
-  startLock,
+  withStartLock,
   writeDashRecord,
 } from "./record.ts";
 import { type Served, serveDashboard } from "./serve.ts";
@@ -51,13 +51,11 @@ export async function runDashboard(
   sys: Sys,
   options: DashOptions & { signal?: AbortSignal },
 ): Promise<{ served: Served } | { other: DashRecord }> {
-  let served: Served;
-  {
-    // A detached start holds the lock for its child (flock would make the child wait for it).
-    await using _lock = sys.env.get(LOCKED_ENV) === "1" ? null : await startLock(sys);
+  // A detached start holds the lock for its child (flock would make the child wait for it).
+  const started = await withStartLock(sys, async () => {
     const other = await liveDashboard(sys);
     if (other !== null) return { other };
-    served = serveDashboard(sys, {
+    const served = serveDashboard(sys, {
       idleMs: options.idleMs ?? DEFAULT_IDLE_MS,
       ...(options.port === undefined ? {} : { port: options.port }),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -75,7 +73,10 @@ export async function runDashboard(
       await served.close();
       throw error;
     }
-  }
+    return { served };
+  }, { held: sys.env.get(LOCKED_ENV) === "1" });
+  if ("other" in started) return started;
+  const { served } = started;
   // Importing the history now makes the first page load quick.
   void createEngine(sys).history.import().catch(() => undefined);
   // It has stopped once its record is gone too.
@@ -93,8 +94,11 @@ export async function runDashboard(
 }
 
 /** Starts a detached dashboard, or finds the live one; resolves with its address. */
-export async function startDetached(sys: Sys, options: DashOptions = {}): Promise<DashAddress> {
-  await using _lock = await startLock(sys);
+export function startDetached(sys: Sys, options: DashOptions = {}): Promise<DashAddress> {
+  return withStartLock(sys, () => spawnDetached(sys, options));
+}
+
+async function spawnDetached(sys: Sys, options: DashOptions): Promise<DashAddress> {
   const live = await liveDashboard(sys);
   if (live !== null) return { address: live.address, pid: live.pid, port: live.port, reused: true };
   const argv = [
@@ -160,8 +164,11 @@ async function firstLine(
 }
 
 /** Ends the live dashboard; resolves with what was stopped (null: none was running). */
-export async function stopDashboard(sys: Sys): Promise<DashRecord | null> {
-  await using _lock = await startLock(sys);
+export function stopDashboard(sys: Sys): Promise<DashRecord | null> {
+  return withStartLock(sys, () => stopLive(sys));
+}
+
+async function stopLive(sys: Sys): Promise<DashRecord | null> {
   const record = await readDashRecord(sys);
   if (record === null) return null;
   if (!(await isHealthy(sys, record))) {

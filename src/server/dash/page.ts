@@ -9,6 +9,9 @@ import html from "./page.html" with { type: "text" };
 import js from "../../../ui/dist/app.js" with { type: "text" };
 import css from "../../../ui/dist/app.css" with { type: "text" };
 
+/** The embedded files as they are (`pitroom self-check` checks each is there and not empty). */
+export const PAGE_FILES = { "page.html": html, "app.js": js, "app.css": css } as const;
+
 /** The Content-Security-Policy of every answer: nothing inline, nothing from elsewhere. */
 export const CSP = [
   "default-src 'self'",

@@ -95,8 +95,16 @@ export async function liveDashboard(sys: Sys): Promise<DashRecord | null> {
   return record !== null && (await isHealthy(sys, record)) ? record : null;
 }
 
-/** Holds the start/stop lock until disposed (waits while another process holds it). */
-export async function startLock(sys: Sys): Promise<AsyncDisposable> {
+/**
+ * Runs `fn` holding the start/stop lock (waiting while another process holds it); `held`: the
+ * caller's starter holds it already.
+ */
+export async function withStartLock<T>(
+  sys: Sys,
+  fn: () => Promise<T>,
+  options: { held?: boolean } = {},
+): Promise<T> {
+  if (options.held) return await fn();
   await Deno.mkdir(sys.stateDir, { recursive: true, mode: 0o700 });
   const file = await Deno.open(join(sys.stateDir, "dash.lock"), {
     read: true,
@@ -104,11 +112,11 @@ export async function startLock(sys: Sys): Promise<AsyncDisposable> {
     create: true,
     mode: 0o600,
   });
-  await file.lock(true);
-  return {
-    [Symbol.asyncDispose]: async () => {
-      await file.unlock();
-      file.close();
-    },
-  };
+  try {
+    await file.lock(true);
+    return await fn();
+  } finally {
+    // Closing the file releases the lock.
+    file.close();
+  }
 }
