@@ -35,7 +35,7 @@ function init(id = 1): RequestInit {
   };
 }
 
-async function appWorld(options: { maxSessions?: number } = {}) {
+async function appWorld(options: { maxSessions?: number; idleMs?: number } = {}) {
   const state = await tempDir("pitroom-mcp-app-");
   const sys = testSys({ stateDir: state.path, cwd: state.path });
   const web = createMcpHttpApp(createEngine(sys), {
@@ -79,6 +79,30 @@ Deno.test("createMcpHttpApp() opens sessions up to the limit, then answers 503 u
   const third = await w.web.app.request("/mcp", init(3));
   assert.equal(third.status, 200);
   await third.body?.cancel();
+});
+
+Deno.test("createMcpHttpApp() at the session limit closes a session idle for long to make room", async () => {
+  await using w = await appWorld({ maxSessions: 1, idleMs: 0 });
+  const first = await w.web.app.request("/mcp", init());
+  const gone = first.headers.get("mcp-session-id")!;
+  await first.body?.cancel();
+  const second = await w.web.app.request("/mcp", init(2));
+  assert.equal(second.status, 200);
+  await second.body?.cancel();
+  assert.equal(w.web.sessions(), 1);
+  const old = await w.web.app.request("/mcp", {
+    method: "POST",
+    headers: {
+      Host: "127.0.0.1:7117",
+      Authorization: `Bearer ${TOKEN}`,
+      "mcp-session-id": gone,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }),
+  });
+  assert.equal(old.status, 404, "the closed session's client is told to start again");
+  await old.body?.cancel();
 });
 
 Deno.test("createMcpHttpApp() answers an unknown session 404 and a request without a session 400", async () => {
