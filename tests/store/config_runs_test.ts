@@ -21,6 +21,17 @@ Deno.test("loadConfig() warns about unknown keys and wrong types and keeps the r
   ]);
 });
 
+Deno.test("loadConfig() takes mcpDash as a boolean and warns about anything else", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "config.json");
+  await Deno.writeTextFile(path, JSON.stringify({ mcpDash: false }));
+  assert.deepEqual((await loadConfig(path)).config, { mcpDash: false });
+  await Deno.writeTextFile(path, JSON.stringify({ mcpDash: "no" }));
+  const wrong = await loadConfig(path);
+  assert.deepEqual(wrong.config, {});
+  assert.deepEqual(wrong.warnings, ['Config key "mcpDash" should be a boolean: ignored']);
+});
+
 Deno.test("loadConfig() turns a broken file into a warning and a missing one into an empty config", async () => {
   await using dir = await tempDir();
   const path = join(dir.path, "config.json");
