@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { createEngine } from "../../../src/engine/mod.ts";
 import { createMcpHttpApp } from "../../../src/server/mcp/http.ts";
 import { isLocalHost, isLocalOrigin } from "../../../src/server/mcp/guard.ts";
-import { sameToken } from "../../../src/server/mcp/token.ts";
+import { mcpToken, sameToken, tokenPath } from "../../../src/server/mcp/token.ts";
+import { RefusedError, UsageError } from "../../../src/sys/errors.ts";
 import { realClock } from "../../../src/sys/real.ts";
 import { testSys } from "../../support/sys.ts";
 import { tempDir } from "../../support/temp.ts";
@@ -165,4 +166,33 @@ Deno.test("sameToken() compares whole tokens", async () => {
   assert.equal(await sameToken(TOKEN.slice(0, -1), TOKEN), false);
   assert.equal(await sameToken(`${TOKEN}0`, TOKEN), false);
   assert.equal(await sameToken("", TOKEN), false);
+});
+
+Deno.test("mcpToken() makes a 256-bit token once, owner-only, and refuses one others can read", async () => {
+  await using state = await tempDir("pitroom-mcp-token-");
+  const sys = testSys({ stateDir: state.path });
+  const made = await mcpToken(sys);
+  assert.match(made.token, /^[0-9a-f]{64}$/);
+  assert.equal(made.path, tokenPath(state.path));
+  assert.equal((await Deno.stat(made.path!)).mode! & 0o777, 0o600);
+  assert.deepEqual(await mcpToken(sys), made, "the second start uses the same token");
+  await Deno.chmod(made.path!, 0o644);
+  await assert.rejects(mcpToken(sys), (e: Error) => {
+    assert.ok(e instanceof RefusedError);
+    assert.match(e.message, /can be read by others \(mode 644\)/);
+    assert.equal(e.hint, `chmod 600 ${made.path}`);
+    return true;
+  });
+  const fromEnv = testSys({ stateDir: state.path, env: { PITROOM_MCP_TOKEN: "x".repeat(16) } });
+  assert.deepEqual(await mcpToken(fromEnv), { token: "x".repeat(16) });
+  const short = testSys({ stateDir: state.path, env: { PITROOM_MCP_TOKEN: "x".repeat(15) } });
+  await assert.rejects(mcpToken(short), UsageError);
+});
+
+Deno.test("mcpToken() gives servers starting at once one token", async () => {
+  await using state = await tempDir("pitroom-mcp-token-");
+  const sys = testSys({ stateDir: state.path });
+  const tokens = await Promise.all([1, 2, 3, 4, 5].map(() => mcpToken(sys)));
+  assert.equal(new Set(tokens.map((t) => t.token)).size, 1);
+  assert.deepEqual([...Deno.readDirSync(state.path)].map((e) => e.name), ["mcp-token"]);
 });
