@@ -273,7 +273,8 @@ Deno.test("cancelling pitroom_run stops its run; cancelling pitroom_wait only st
     arguments: { runs: [other], timeoutSeconds: 0 },
   });
   assert.deepEqual(structured(still).still, [other]);
-  assert.equal((await engine.get(other)).state, "running");
+  // Queued or running, whichever it has got to: not stopped.
+  assert.ok(["queued", "running"].includes((await engine.get(other)).state));
   await engine.stop({ runs: [other] });
 });
 
