@@ -667,6 +667,9 @@ export const COMMANDS: readonly CommandDef[] = [
       "<state dir>/mcp-token, or set PITROOM_MCP_TOKEN), and a Host or Origin that is not local is",
       "refused. It prints the directory it works in and the line to register it. Runs work in DIR",
       "unless a call names another. Ending a session or the server ends the waiting, not the runs.",
+      "Tools: pitroom_run, pitroom_wait, pitroom_show, pitroom_info, pitroom_apply, pitroom_discard,",
+      "pitroom_revert, pitroom_stop. Resources: pitroom://run/RUN and pitroom://run/RUN/patch",
+      "(subscribe for updates). Prompts: research, implement, review, crew.",
     ].join("\n"),
     flags: [
       {

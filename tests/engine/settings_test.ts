@@ -171,3 +171,19 @@ Deno.test("resolveSettings() reads dash: on by default, the file's false, PITROO
   assert.deepEqual(bad.settings.dash, { value: true, source: "default" });
   assert.match(bad.warnings.join("\n"), /PITROOM_DASH "maybe" is not true or false/);
 });
+
+Deno.test("resolveSettings() takes mcpDash from PITROOM_MCP_DASH, else the config, else on", () => {
+  assert.deepEqual(resolveSettings(input({})).settings.mcpDash, { value: true, source: "default" });
+  assert.deepEqual(resolveSettings(input({ mcpDash: false })).settings.mcpDash, {
+    value: false,
+    source: "file",
+  });
+  assert.deepEqual(resolveSettings(input({}, { PITROOM_MCP_DASH: "0" })).settings.mcpDash, {
+    value: false,
+    source: "env",
+  });
+  assert.deepEqual(
+    resolveSettings(input({ mcpDash: false }, { PITROOM_MCP_DASH: "1" })).settings.mcpDash,
+    { value: true, source: "env" },
+  );
+});

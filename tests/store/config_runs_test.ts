@@ -32,6 +32,17 @@ Deno.test("loadConfig() takes dash as a boolean only", async () => {
   assert.deepEqual(wrong.warnings, ['Config key "dash" should be a boolean: ignored']);
 });
 
+Deno.test("loadConfig() takes mcpDash as a boolean and warns about anything else", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "config.json");
+  await Deno.writeTextFile(path, JSON.stringify({ mcpDash: false }));
+  assert.deepEqual((await loadConfig(path)).config, { mcpDash: false });
+  await Deno.writeTextFile(path, JSON.stringify({ mcpDash: "no" }));
+  const wrong = await loadConfig(path);
+  assert.deepEqual(wrong.config, {});
+  assert.deepEqual(wrong.warnings, ['Config key "mcpDash" should be a boolean: ignored']);
+});
+
 Deno.test("loadConfig() turns a broken file into a warning and a missing one into an empty config", async () => {
   await using dir = await tempDir();
   const path = join(dir.path, "config.json");

@@ -2,7 +2,7 @@
  * The Streamable HTTP transport (`pitroom mcp --http`): a Hono app serving `/mcp` with the SDK's
  * web-standard transport, one transport and one server per session. Every request passes, in
  * order: the Host/Origin check (403), the bearer token (401), the body limit (413); a new
- * session past the limit is refused (503). `serveHttp` listens on 127.0.0.1 only and prints
+ * session past the limit closes one idle for long, or is refused (503). `serveHttp` listens on 127.0.0.1 only and prints
  * where it works and the line that registers it. Closing ends the sessions, never the runs.
  */
 import { Hono } from "hono";
@@ -23,6 +23,11 @@ export interface McpHttpOptions extends McpServerOptions {
   maxBodyBytes?: number;
   /** @default 32 */
   maxSessions?: number;
+  /**
+   * At the session limit, a session that made no request for this long is closed to make room
+   * (its client, if it comes back, gets 404 and starts a new one). @default 600000 (10 min)
+   */
+  idleMs?: number;
 }
 
 /** The app and its sessions. */
@@ -37,6 +42,8 @@ export interface McpHttpApp {
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   mcp: PitroomMcpServer;
+  /** When its last request came (ms). */
+  seen: number;
 }
 
 function rpcError(status: number, code: number, message: string): Response {
@@ -51,6 +58,14 @@ export function createMcpHttpApp(engine: Engine, options: McpHttpOptions): McpHt
   const sessions = new Map<string, Session>();
   const maxSessions = options.maxSessions ?? 32;
   let opening = 0;
+  /** Closes the session idle longest, if it has been idle long enough. */
+  const closeIdle = async () => {
+    const idleMs = options.idleMs ?? 600_000;
+    const oldest = [...sessions.entries()].sort(([, a], [, b]) => a.seen - b.seen)[0];
+    if (oldest === undefined || options.clock.now() - oldest[1].seen < idleMs) return;
+    sessions.delete(oldest[0]);
+    await oldest[1].mcp.close();
+  };
   const app = new Hono();
   app.use("*", async (c, next) => {
     if (!isLocalHost(c.req.header("host")) || !isLocalOrigin(c.req.header("origin"))) {
@@ -89,11 +104,13 @@ export function createMcpHttpApp(engine: Engine, options: McpHttpOptions): McpHt
     if (id !== undefined) {
       const session = sessions.get(id);
       if (session === undefined) return rpcError(404, -32001, "Session not found");
+      session.seen = options.clock.now();
       return await session.transport.handleRequest(c.req.raw, parsed);
     }
     if (c.req.method !== "POST" || !isInitializeRequest(body)) {
       return rpcError(400, -32000, "Bad request: no session (start one with initialize)");
     }
+    if (sessions.size + opening >= maxSessions) await closeIdle();
     if (sessions.size + opening >= maxSessions) {
       return rpcError(503, -32000, `Too many sessions (at most ${maxSessions}): close one first`);
     }
@@ -104,7 +121,7 @@ export function createMcpHttpApp(engine: Engine, options: McpHttpOptions): McpHt
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sid) => {
         sessionId = sid;
-        sessions.set(sid, { transport, mcp });
+        sessions.set(sid, { transport, mcp, seen: options.clock.now() });
       },
     });
     transport.onclose = () => {

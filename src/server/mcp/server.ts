@@ -37,7 +37,7 @@ export interface PitroomMcpServer extends AsyncDisposable {
 export function createMcpServer(engine: Engine, options: McpServerOptions): PitroomMcpServer {
   const server = new McpServer(
     { name: "pitroom", title: "Pitroom", version: options.version },
-    { instructions, capabilities: { logging: {} } },
+    { instructions },
   );
   const dashAddress = async (): Promise<string | undefined> => {
     if (options.dashAddress === undefined) return undefined;

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { createEngine } from "../../../src/engine/mod.ts";
 import { createMcpHttpApp } from "../../../src/server/mcp/http.ts";
 import { isLocalHost, isLocalOrigin } from "../../../src/server/mcp/guard.ts";
-import { sameToken } from "../../../src/server/mcp/token.ts";
+import { mcpToken, sameToken, tokenPath } from "../../../src/server/mcp/token.ts";
+import { RefusedError, UsageError } from "../../../src/sys/errors.ts";
 import { realClock } from "../../../src/sys/real.ts";
 import { testSys } from "../../support/sys.ts";
 import { tempDir } from "../../support/temp.ts";
@@ -35,7 +36,7 @@ function init(id = 1): RequestInit {
   };
 }
 
-async function appWorld(options: { maxSessions?: number } = {}) {
+async function appWorld(options: { maxSessions?: number; idleMs?: number } = {}) {
   const state = await tempDir("pitroom-mcp-app-");
   const sys = testSys({ stateDir: state.path, cwd: state.path });
   const web = createMcpHttpApp(createEngine(sys), {
@@ -79,6 +80,30 @@ Deno.test("createMcpHttpApp() opens sessions up to the limit, then answers 503 u
   const third = await w.web.app.request("/mcp", init(3));
   assert.equal(third.status, 200);
   await third.body?.cancel();
+});
+
+Deno.test("createMcpHttpApp() at the session limit closes a session idle for long to make room", async () => {
+  await using w = await appWorld({ maxSessions: 1, idleMs: 0 });
+  const first = await w.web.app.request("/mcp", init());
+  const gone = first.headers.get("mcp-session-id")!;
+  await first.body?.cancel();
+  const second = await w.web.app.request("/mcp", init(2));
+  assert.equal(second.status, 200);
+  await second.body?.cancel();
+  assert.equal(w.web.sessions(), 1);
+  const old = await w.web.app.request("/mcp", {
+    method: "POST",
+    headers: {
+      Host: "127.0.0.1:7117",
+      Authorization: `Bearer ${TOKEN}`,
+      "mcp-session-id": gone,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }),
+  });
+  assert.equal(old.status, 404, "the closed session's client is told to start again");
+  await old.body?.cancel();
 });
 
 Deno.test("createMcpHttpApp() answers an unknown session 404 and a request without a session 400", async () => {
@@ -141,4 +166,33 @@ Deno.test("sameToken() compares whole tokens", async () => {
   assert.equal(await sameToken(TOKEN.slice(0, -1), TOKEN), false);
   assert.equal(await sameToken(`${TOKEN}0`, TOKEN), false);
   assert.equal(await sameToken("", TOKEN), false);
+});
+
+Deno.test("mcpToken() makes a 256-bit token once, owner-only, and refuses one others can read", async () => {
+  await using state = await tempDir("pitroom-mcp-token-");
+  const sys = testSys({ stateDir: state.path });
+  const made = await mcpToken(sys);
+  assert.match(made.token, /^[0-9a-f]{64}$/);
+  assert.equal(made.path, tokenPath(state.path));
+  assert.equal((await Deno.stat(made.path!)).mode! & 0o777, 0o600);
+  assert.deepEqual(await mcpToken(sys), made, "the second start uses the same token");
+  await Deno.chmod(made.path!, 0o644);
+  await assert.rejects(mcpToken(sys), (e: Error) => {
+    assert.ok(e instanceof RefusedError);
+    assert.match(e.message, /can be read by others \(mode 644\)/);
+    assert.equal(e.hint, `chmod 600 ${made.path}`);
+    return true;
+  });
+  const fromEnv = testSys({ stateDir: state.path, env: { PITROOM_MCP_TOKEN: "x".repeat(16) } });
+  assert.deepEqual(await mcpToken(fromEnv), { token: "x".repeat(16) });
+  const short = testSys({ stateDir: state.path, env: { PITROOM_MCP_TOKEN: "x".repeat(15) } });
+  await assert.rejects(mcpToken(short), UsageError);
+});
+
+Deno.test("mcpToken() gives servers starting at once one token", async () => {
+  await using state = await tempDir("pitroom-mcp-token-");
+  const sys = testSys({ stateDir: state.path });
+  const tokens = await Promise.all([1, 2, 3, 4, 5].map(() => mcpToken(sys)));
+  assert.equal(new Set(tokens.map((t) => t.token)).size, 1);
+  assert.deepEqual([...Deno.readDirSync(state.path)].map((e) => e.name), ["mcp-token"]);
 });

@@ -203,6 +203,9 @@ Deno.test("pitroom mcp: --port without --http is a usage error; a short PITROOM_
   });
   assert.equal(short.code, 2);
   assert.match(short.stderr, /PITROOM_MCP_TOKEN is too short/);
+  const nowhere = await pitroom(["mcp", "-d", "no/such/dir"], { env: w.env, cwd: w.repo });
+  assert.equal(nowhere.code, 3);
+  assert.match(nowhere.stderr, /Cannot serve MCP in ".*no\/such\/dir": not a directory/);
   const help = await pitroom(["mcp", "--help"], { env: w.env, cwd: w.repo });
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--http/);

@@ -273,7 +273,7 @@ Deno.test("cancelling pitroom_run stops its run; cancelling pitroom_wait only st
     arguments: { runs: [other], timeoutSeconds: 0 },
   });
   assert.deepEqual(structured(still).still, [other]);
-  // Going on: the host may not have started it yet when the wait was given up.
+  // Queued or running, whichever it has got to: not stopped.
   assert.ok(["queued", "running"].includes((await engine.get(other)).state));
   await engine.stop({ runs: [other] });
 });
@@ -299,4 +299,30 @@ Deno.test("a client that goes away mid-wait leaves the run going; the server pro
   assert.equal(record.state, "running");
   assert.equal(record.outcome, undefined);
   await engine.stop({ runs: [id!] });
+});
+
+Deno.test("pitroom mcp -d DIR: runs work in DIR unless a call names another directory", async () => {
+  await using w = await world({ read: READ });
+  await using c = await stdioClient(w, { args: ["-d", "src"] });
+  const inSrc = structured(
+    await c.client.callTool({
+      name: "pitroom_run",
+      arguments: { task: "Where?", worker: "opencode", model: "fake/read", waitSeconds: 0 },
+    }),
+  ).runs[0];
+  assert.equal(inSrc.cwd, join(w.repo, "src"));
+  const named = structured(
+    await c.client.callTool({
+      name: "pitroom_run",
+      arguments: {
+        task: "Where?",
+        worker: "opencode",
+        model: "fake/read",
+        dir: "..",
+        waitSeconds: 0,
+      },
+    }),
+  ).runs[0];
+  assert.equal(named.cwd, w.repo);
+  await c.client.callTool({ name: "pitroom_wait", arguments: { runs: [inSrc.id, named.id] } });
 });

@@ -8,7 +8,7 @@ import { z } from "zod/v4";
 import { AuditRequestSchema } from "../../../engine/mod.ts";
 import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";
-import { MAX_WAIT_SECONDS, runsAnswer, RunsResult } from "./_runs.ts";
+import { MAX_WAIT_SECONDS, runsAnswer, RunsResult, stoppedIfCancelled } from "./_runs.ts";
 import { DEFAULT_RUN_WAIT_SECONDS } from "./run.ts";
 
 const input = AuditRequestSchema.omit({ background: true }).extend({
@@ -35,17 +35,15 @@ export const auditTool = defineTool({
   },
   async call({ waitSeconds, ...request }, ctx) {
     const started = await ctx.engine.audit({ ...request, background: true });
-    try {
-      const [audit] = await followRuns(ctx, [started.audit], {
-        timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
-      });
-      const audited = await ctx.engine.get(started.run);
-      return await runsAnswer(ctx, [audited, ...(audit ? [audit] : [])]);
-    } catch (error) {
-      if (ctx.extra.signal.aborted && ctx.connected()) {
-        await ctx.engine.stop({ runs: [started.audit] });
-      }
-      throw error;
-    }
+    const [audit] = await stoppedIfCancelled(
+      ctx,
+      [started.audit],
+      () =>
+        followRuns(ctx, [started.audit], {
+          timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
+        }),
+    );
+    const audited = await ctx.engine.get(started.run);
+    return await runsAnswer(ctx, [audited, ...(audit ? [audit] : [])]);
   },
 });

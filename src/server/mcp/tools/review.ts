@@ -9,7 +9,7 @@ import { ReviewRequestSchema } from "../../../engine/mod.ts";
 import { resolve } from "../../../sys/path.ts";
 import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";
-import { MAX_WAIT_SECONDS, runsAnswer, RunsResult } from "./_runs.ts";
+import { MAX_WAIT_SECONDS, runsAnswer, RunsResult, stoppedIfCancelled } from "./_runs.ts";
 import { DEFAULT_RUN_WAIT_SECONDS } from "./run.ts";
 
 const input = ReviewRequestSchema.omit({ background: true }).extend({
@@ -42,16 +42,10 @@ export const reviewTool = defineTool({
       ...(request.range === undefined ? {} : { dir: resolve(ctx.dir, request.dir ?? ".") }),
       background: true,
     });
-    try {
-      const runs = await followRuns(ctx, [started.id], {
+    const runs = await stoppedIfCancelled(ctx, [started.id], () =>
+      followRuns(ctx, [started.id], {
         timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
-      });
-      return await runsAnswer(ctx, runs, { warnings: started.warnings });
-    } catch (error) {
-      if (ctx.extra.signal.aborted && ctx.connected()) {
-        await ctx.engine.stop({ runs: [started.id] });
-      }
-      throw error;
-    }
+      }));
+    return await runsAnswer(ctx, runs, { warnings: started.warnings });
   },
 });
