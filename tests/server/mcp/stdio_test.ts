@@ -326,3 +326,22 @@ Deno.test("pitroom mcp -d DIR: runs work in DIR unless a call names another dire
   assert.equal(named.cwd, w.repo);
   await c.client.callTool({ name: "pitroom_wait", arguments: { runs: [inSrc.id, named.id] } });
 });
+
+Deno.test("pitroom_review and pitroom_audit reach the engine: their refusals come back as tool errors", async () => {
+  await using w = await world({ read: READ });
+  await using c = await stdioClient(w);
+  const ran = await c.client.callTool({
+    name: "pitroom_run",
+    arguments: { task: "Where is the answer defined?", worker: "opencode", model: "fake/read" },
+  });
+  const [run] = structured(ran).runs;
+  const review = await c.client.callTool({ name: "pitroom_review", arguments: { run: run.id } });
+  assert.equal(review.isError, true, textOf(review));
+  assert.match(textOf(review), /read run/i);
+  const audit = await c.client.callTool({
+    name: "pitroom_audit",
+    arguments: { run: run.id, worker: "opencode" },
+  });
+  assert.equal(audit.isError, true, textOf(audit));
+  assert.match(textOf(audit), /opencode/);
+});
