@@ -20,6 +20,10 @@ Deno.test("pitroom mcp lists every tool with its schemas and annotations, the re
   await using w = await world({});
   await using c = await stdioClient(w);
   const { tools } = await c.client.listTools();
+  // Every agent pays for this list in its context: the report schema is named once per tool,
+  // its main fields typed and the rest let through (the whole schema made it 100 KB).
+  const size = JSON.stringify(tools).length;
+  assert.ok(size < 50_000, `tools/list is ${size} bytes`);
   const names = tools.map((t) => t.name);
   assert.deepEqual(
     names,

@@ -13,9 +13,36 @@ export const DASH_AFTER_MS = 3000;
 /** The longest wait a call takes. */
 export const MAX_WAIT_SECONDS = 3600;
 
+/**
+ * A run's report in the tools' output schemas: the fields an agent acts on, named with their
+ * types, and every other field of `RunReportSchema` let through as it is. The whole report
+ * schema in each of ten tools made a 100 KB `tools/list`, paid for in every agent's context.
+ */
+export const ReportSchema = RunReportSchema.pick({
+  id: true,
+  state: true,
+  outcome: true,
+  exit: true,
+  mode: true,
+  task: true,
+  group: true,
+  cwd: true,
+  createdAt: true,
+  endedAt: true,
+  message: true,
+  answer: true,
+  refs: true,
+  cached: true,
+}).catchall(z.json()).describe(
+  "a run's report, every field of `pitroom show --json`",
+) as unknown as z.ZodType<
+  RunReport,
+  RunReport
+>;
+
 /** The structured result of `pitroom_run` and `pitroom_wait`. */
 export const RunsResult = z.object({
-  runs: z.array(RunReportSchema).describe("each run's report, as `pitroom show --json` prints it"),
+  runs: z.array(ReportSchema).describe("each run's report, as `pitroom show --json` prints it"),
   still: z.array(z.string()).describe(
     "ids of the runs still going when the wait ended: collect them with pitroom_wait",
   ),

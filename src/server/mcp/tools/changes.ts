@@ -3,8 +3,9 @@
  * group's in order), `pitroom_discard` (an isolate run's copy) and `pitroom_revert` (exactly a
  * run's own edits undone).
  */
+import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
-import { type Applied, RunReportSchema } from "../../../engine/mod.ts";
+import type { Applied } from "../../../engine/mod.ts";
 import { UsageError } from "../../../sys/errors.ts";
 import { defineTool } from "../tool.ts";
 
@@ -93,7 +94,7 @@ export const discardTool = defineTool({
   title: "Discard an isolate run's copy",
   description: "Remove an isolate run's private copy; its patch stays (pitroom_show with patch).",
   input: z.object({ run: z.string().describe("run id (or a unique part of it, or `last`)") }),
-  output: z.object({ report: RunReportSchema }),
+  output: z.object({ report: ReportSchema }),
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,

@@ -4,8 +4,9 @@
  * savings, cooldowns, the effective config, the doctor's checks. The structured result is what
  * the CLI's `--json` of the same report prints.
  */
+import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
-import { parseDuration, RunReportSchema, WORKER_NAMES } from "../../../engine/mod.ts";
+import { parseDuration, WORKER_NAMES } from "../../../engine/mod.ts";
 import { runLine } from "../render.ts";
 import { defineTool, type ToolContext } from "../tool.ts";
 
@@ -34,7 +35,7 @@ const input = z.object({
 
 const output = z.object({
   topic: z.enum(TOPICS),
-  runs: z.array(RunReportSchema).optional().describe("topic runs: the reports"),
+  runs: z.array(ReportSchema).optional().describe("topic runs: the reports"),
   data: z.json().optional().describe("every other topic: the CLI's --json of that report"),
 });
 

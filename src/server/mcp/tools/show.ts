@@ -1,8 +1,8 @@
 /**
  * `pitroom_show`: one run's report, and on request its exact patch and its events.
  */
+import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
-import { RunReportSchema } from "../../../engine/mod.ts";
 import { runText } from "../render.ts";
 import { defineTool } from "../tool.ts";
 
@@ -14,7 +14,7 @@ const input = z.object({
 });
 
 const output = z.object({
-  report: RunReportSchema,
+  report: ReportSchema,
   patch: z.string().optional(),
   events: z.array(z.object({ type: z.string(), time: z.number() }).catchall(z.json())).optional()
     .describe("the run's events (`pitroom help events` describes each type)"),

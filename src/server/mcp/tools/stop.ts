@@ -2,8 +2,8 @@
  * `pitroom_stop`: stops named runs or a group's live ones (from any process: the host runs
  * them), or clears the cooldowns so rate-limited models are tried again.
  */
+import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
-import { RunReportSchema } from "../../../engine/mod.ts";
 import { UsageError } from "../../../sys/errors.ts";
 import { defineTool } from "../tool.ts";
 
@@ -20,7 +20,7 @@ export const stopTool = defineTool({
     cooldowns: z.boolean().optional().describe("clear every cooldown instead"),
   }),
   output: z.object({
-    stopped: z.array(RunReportSchema),
+    stopped: z.array(ReportSchema),
     clearedCooldowns: z.number().optional(),
   }),
   annotations: {
