@@ -13,6 +13,25 @@ export const DASH_AFTER_MS = 3000;
 /** The longest wait a call takes. */
 export const MAX_WAIT_SECONDS = 3600;
 
+/** How long a call that starts runs waits for them when it does not say. */
+export const DEFAULT_RUN_WAIT_SECONDS = 50;
+
+/** The `waitSeconds` input of the tools that start runs (run, review, audit). */
+export function waitSecondsInput(what: string) {
+  return z.number().min(0).max(MAX_WAIT_SECONDS).optional().describe(
+    `wait this long for ${what} to end (default ${DEFAULT_RUN_WAIT_SECONDS}; 0 returns at once); ` +
+      "one still going then comes back with its id and state",
+  );
+}
+
+/** The annotations of the tools that start runs: they write, add and reach workers. */
+export const STARTS_RUNS = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+} as const;
+
 /**
  * A run's report in the tools' output schemas: the fields an agent acts on, named with their
  * types, and every other field of `RunReportSchema` let through as it is. The whole report

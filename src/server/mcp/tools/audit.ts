@@ -4,17 +4,20 @@
  * run and the audited run, whose `audit` field carries the verdict (AGREE, PARTLY, DISAGREE) and
  * the disputed claims once the audit ended. Cancelling the call stops the audit.
  */
-import { z } from "zod/v4";
 import { AuditRequestSchema } from "../../../engine/mod.ts";
 import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";
-import { MAX_WAIT_SECONDS, runsAnswer, RunsResult, stoppedIfCancelled } from "./_runs.ts";
-import { DEFAULT_RUN_WAIT_SECONDS } from "./run.ts";
+import {
+  DEFAULT_RUN_WAIT_SECONDS,
+  runsAnswer,
+  RunsResult,
+  STARTS_RUNS,
+  stoppedIfCancelled,
+  waitSecondsInput,
+} from "./_runs.ts";
 
 const input = AuditRequestSchema.omit({ background: true }).extend({
-  waitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).optional().describe(
-    `wait this long for the audit (default ${DEFAULT_RUN_WAIT_SECONDS}); one still going comes back with its id`,
-  ),
+  waitSeconds: waitSecondsInput("the audit"),
 });
 
 export const auditTool = defineTool({
@@ -27,12 +30,7 @@ export const auditTool = defineTool({
   ].join(" "),
   input,
   output: RunsResult,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: STARTS_RUNS,
   async call({ waitSeconds, ...request }, ctx) {
     const started = await ctx.engine.audit({ ...request, background: true });
     const [audit] = await stoppedIfCancelled(

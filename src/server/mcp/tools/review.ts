@@ -4,18 +4,21 @@
  * review run's report carries the verdict (`review.verdict`) once it ended; the reviewed run
  * gets it too. Cancelling the call stops the review.
  */
-import { z } from "zod/v4";
 import { ReviewRequestSchema } from "../../../engine/mod.ts";
 import { resolve } from "../../../sys/path.ts";
 import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";
-import { MAX_WAIT_SECONDS, runsAnswer, RunsResult, stoppedIfCancelled } from "./_runs.ts";
-import { DEFAULT_RUN_WAIT_SECONDS } from "./run.ts";
+import {
+  DEFAULT_RUN_WAIT_SECONDS,
+  runsAnswer,
+  RunsResult,
+  STARTS_RUNS,
+  stoppedIfCancelled,
+  waitSecondsInput,
+} from "./_runs.ts";
 
 const input = ReviewRequestSchema.omit({ background: true }).extend({
-  waitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).optional().describe(
-    `wait this long for the review (default ${DEFAULT_RUN_WAIT_SECONDS}); one still going comes back with its id`,
-  ),
+  waitSeconds: waitSecondsInput("the review"),
 });
 
 export const reviewTool = defineTool({
@@ -30,12 +33,7 @@ export const reviewTool = defineTool({
   ].join(" "),
   input,
   output: RunsResult,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: STARTS_RUNS,
   async call({ waitSeconds, ...request }, ctx) {
     const started = await ctx.engine.review({
       ...request,

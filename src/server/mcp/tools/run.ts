@@ -3,21 +3,21 @@
  * to `waitSeconds`. A run still going then is returned with its id and state, never an error;
  * cancelling the call stops the runs it started (a closed session does not).
  */
-import { z } from "zod/v4";
 import { RunRequestSchema } from "../../../engine/mod.ts";
 import { resolve } from "../../../sys/path.ts";
 import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";
-import { MAX_WAIT_SECONDS, runsAnswer, RunsResult, stoppedIfCancelled } from "./_runs.ts";
-
-/** How long `pitroom_run` waits when the call does not say. */
-export const DEFAULT_RUN_WAIT_SECONDS = 50;
+import {
+  DEFAULT_RUN_WAIT_SECONDS,
+  runsAnswer,
+  RunsResult,
+  STARTS_RUNS,
+  stoppedIfCancelled,
+  waitSecondsInput,
+} from "./_runs.ts";
 
 const input = RunRequestSchema.omit({ background: true }).extend({
-  waitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).optional().describe(
-    `wait this long for the runs to end (default ${DEFAULT_RUN_WAIT_SECONDS}; 0 returns at once); ` +
-      "a run still going then comes back with its id and state",
-  ),
+  waitSeconds: waitSecondsInput("the runs"),
 });
 
 export const runTool = defineTool({
@@ -32,12 +32,7 @@ export const runTool = defineTool({
   ].join(" "),
   input,
   output: RunsResult,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: STARTS_RUNS,
   async call({ waitSeconds, ...request }, ctx) {
     // A follow-up works where its run did; anything else in the server's directory by default.
     const inherits = request.continue !== undefined && request.dir === undefined;
