@@ -59,7 +59,9 @@ fi
 export DENO_DIR="${DENO_DIR:-$root/.deno}"
 "$tools/node_modules/.bin/deno" install --frozen --quiet >&2
 # `deno bundle` fetches its bundler from the npm registry on first use: fetch it now, so the
-# bundle (and the test that runs it) work offline afterwards.
+# bundle (and the test that runs it) work offline afterwards. The dashboard page is built first:
+# the program embeds it (ui/dist/, not in git).
+"$tools/node_modules/.bin/deno" run -P=pitroom --quiet scripts/build_ui.ts >&2
 warm="$(mktemp -d)"
 "$tools/node_modules/.bin/deno" bundle --quiet --platform deno -o "$warm/pitroom.mjs" main.ts >&2
 rm -rf "$warm"
