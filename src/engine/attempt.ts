@@ -13,6 +13,7 @@ import { gather, type Gathered } from "./progress.ts";
 import { runProcess } from "./process.ts";
 import { workerEnv } from "./env.ts";
 import { sandboxAttempt } from "./sandboxing.ts";
+import { ensureFirstStart } from "./first_start.ts";
 
 /** What an attempt needs. */
 export interface AttemptInput {
@@ -84,6 +85,7 @@ export async function runAttempt(
     ...(input.effort === undefined ? {} : { effort: input.effort }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
   });
+  await ensureFirstStart(sys, described);
   const { launch, use, notes } = await sandboxAttempt(sys, described, {
     mode: input.mode,
     privateDir,

@@ -64,6 +64,12 @@ export interface Launch {
    * @default argv
    */
   inSandbox?: string[];
+  /**
+   * A set-up the CLI does by itself on its very first start, which two first starts at once
+   * break (OpenCode creates and migrates its database): while `marker` does not exist, Pitroom
+   * runs `argv` first, one process at a time (engine/first_start.ts).
+   */
+  firstStart?: { marker: string; argv: string[] };
 }
 
 /** How the worker process ended. */

@@ -9,12 +9,14 @@
  *
  * Needs a loopback-only network: `unshare -n bash -c 'ip link set lo up; deno test -P ...'`.
  */
+import { isLocked } from "../../src/store/locks.ts";
+import { statePaths } from "../../src/store/paths.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startModelServer } from "../support/model_server/fixture.ts";
 import type { LogEntry } from "../support/model_server/server.ts";
 import { moduleCacheEnv, pitroom, pitroomArgv } from "../support/pitroom.ts";
-import { tempRepo } from "../support/temp.ts";
+import { tempRepo, waitFor } from "../support/temp.ts";
 
 const WORKER_ANSWER = "WORKER-ANSWER: src/app.ts:1 exports answer = 41";
 
@@ -62,6 +64,13 @@ async function world() {
     env,
     stateDir: join(server.env.XDG_STATE_HOME!, "pitroom"),
     async [Symbol.asyncDispose]() {
+      // The state dir's host may still be finishing the worker's run (writing into the private
+      // HOME the model server removes): it exits once idle, so wait for that first.
+      const host = statePaths(join(server.env.XDG_STATE_HOME!, "pitroom")).host.lock;
+      await waitFor(async () => !(await isLocked(host)), {
+        timeoutMs: 60_000,
+        what: "the host to end",
+      });
       await repo[Symbol.asyncDispose]();
       await server[Symbol.asyncDispose]();
     },

@@ -175,9 +175,10 @@ Deno.test({
         await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
         await page.reload();
         await page.waitFor("[data-tile=running]");
-        assert.equal(await page.eval("document.documentElement.dataset.theme"), "dark");
+        // The theme is set by an effect after the render: wait for it, never read it at once.
+        await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
         await page.click("[data-theme-toggle]");
-        assert.equal(await page.eval("document.documentElement.dataset.theme"), "light");
+        await page.waitForFunction("document.documentElement.dataset.theme === 'light'");
       },
     );
 

@@ -242,7 +242,16 @@ export function launchOpencode(spec: RunSpec): Launch {
     files: [],
     stdin: spec.prompt,
     state: opencodeState(base),
+    ...firstStartOf(base),
   };
+}
+
+/** OpenCode's database appears on its first start: until it exists, `opencode models` runs first. */
+function firstStartOf(env: Record<string, string>): Pick<Launch, "firstStart"> {
+  const data = env.XDG_DATA_HOME ??
+    (env.HOME === undefined ? undefined : `${env.HOME}/.local/share`);
+  if (data === undefined) return {};
+  return { firstStart: { marker: `${data}/opencode/opencode.db`, argv: ["opencode", "models"] } };
 }
 
 /** OpenCode's own folders: `opencode/` in the XDG data, cache, config and state homes. */
