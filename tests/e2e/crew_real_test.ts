@@ -107,6 +107,13 @@ Deno.test("an isolate crew of real workers edits private copies; apply -g lands 
   const ids = JSON.parse(started.stdout).runs as string[];
   const waited = await w.run(["wait", "-g", "iso", "--brief", "--timeout", "150s"]);
   assert.equal(waited.code, 0, waited.stdout + waited.stderr);
+  // Each worker changed its copy (the report says what a run that did not did instead).
+  const done = JSON.parse(
+    (await w.run(["wait", ...ids, "--json", "--timeout", "30s"])).stdout,
+  ) as Array<
+    { id: string; changes?: { files: unknown[] } }
+  >;
+  for (const r of done) assert.equal(r.changes?.files.length, 1, JSON.stringify(r, null, 1));
   // Nothing reached the user's tree before apply.
   assert.equal(await w.read("src/app.ts"), "export const answer = 41;\n");
   const applied = await w.run(["apply", "-g", "iso", "--json"]);
