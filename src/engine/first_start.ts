@@ -18,11 +18,16 @@ export async function ensureFirstStart(sys: Sys, launch: Launch): Promise<void> 
   await Deno.mkdir(locks, { recursive: true });
   await withLock(join(locks, "first-start.lock"), async () => {
     if (await exists(first.marker)) return;
-    // Its outcome is not ours to judge: the run's own start reports any real failure.
-    await sys.runner.run(first.argv, {
-      env: launch.env,
-      cwd: launch.cwd,
-      stdin: { kind: "null" },
-    });
+    // Its outcome is not ours to judge: the run's own start reports any real failure, a CLI
+    // that is not installed included.
+    try {
+      await sys.runner.run(first.argv, {
+        env: launch.env,
+        cwd: launch.cwd,
+        stdin: { kind: "null" },
+      });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
   });
 }

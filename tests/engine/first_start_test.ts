@@ -48,3 +48,16 @@ Deno.test("an OpenCode launch names its database as the first-start marker", () 
     argv: ["opencode", "models"],
   });
 });
+
+Deno.test("a set-up whose CLI is not installed leaves the launch to say so", async () => {
+  await using dir = await tempDir();
+  const sys = testSys({ stateDir: join(dir.path, "state") });
+  await ensureFirstStart(sys, {
+    argv: ["true"],
+    env: { PATH: "/nonexistent" },
+    cwd: dir.path,
+    files: [],
+    stdin: null,
+    firstStart: { marker: join(dir.path, "db"), argv: ["pitroom-no-such-cli-here", "models"] },
+  });
+});
