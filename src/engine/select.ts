@@ -39,14 +39,33 @@ export async function loadGroup(sys: Sys, group: string): Promise<RunRecord[]> {
 export async function loadCurrent(sys: Sys, recent: number): Promise<RunRecord[]> {
   const paths = statePaths(sys.stateDir);
   const ids = new Set(await listActive(paths));
+  const records = new Map<string, RunRecord>();
   if (recent > 0) {
     const marked = recent <= RECENT_KEEP ? await listRecent(paths) : null;
     const newest = marked ?? (await listRunIds(paths));
-    for (const id of newest.slice(-recent)) ids.add(id);
+    const picked = newest.slice(-recent);
+    // Ids sort by their second only: the runs of the oldest picked second compete by creation
+    // time, or one made later in that second could lose its place to an earlier one.
+    const second = picked[0]?.slice(0, 15);
+    const tied = second === undefined ? [] : newest.filter((id) => id.startsWith(second));
+    if (tied.length > 1) {
+      const later = picked.filter((id) => !id.startsWith(second!));
+      const contenders: RunRecord[] = [];
+      for (const id of tied) {
+        const r = await readRecord(paths, id);
+        if (r) contenders.push(r);
+      }
+      contenders.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+      for (const r of contenders.slice(0, recent - later.length)) records.set(r.id, r);
+      for (const id of later) ids.add(id);
+      for (const id of records.keys()) ids.add(id);
+    } else {
+      for (const id of picked) ids.add(id);
+    }
   }
   const out: RunRecord[] = [];
   for (const id of [...ids].sort()) {
-    const r = await readRecord(paths, id);
+    const r = records.get(id) ?? await readRecord(paths, id);
     if (r) out.push(await reconcile(sys, r));
   }
   return out;
