@@ -82,9 +82,10 @@ fi
 
 mkdir -p "$dir" || fail "cannot create $dir (set PITROOM_INSTALL_DIR to a folder you can write)" 3
 chmod 755 "$tmp/$asset"
-# Into the folder first, then renamed over the old binary: a running pitroom keeps its file.
-cp "$tmp/$asset" "$dir/.pitroom.new" || fail "cannot write to $dir" 3
-mv -f "$dir/.pitroom.new" "$dir/pitroom" || fail "cannot write to $dir" 3
+# Into the folder under a name of this process, then renamed over the old binary: a running
+# pitroom keeps its file, and two installs at once never rename a half-written copy.
+cp "$tmp/$asset" "$dir/.pitroom.new.$$" || fail "cannot write to $dir" 3
+mv -f "$dir/.pitroom.new.$$" "$dir/pitroom" || fail "cannot write to $dir" 3
 say "installed $dir/pitroom"
 
 case ":${PATH:-}:" in

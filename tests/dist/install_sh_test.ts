@@ -170,3 +170,16 @@ Deno.test("install.sh is POSIX sh that shellcheck passes", async (t) => {
   assert.equal(out.code, 0, new TextDecoder().decode(out.stdout));
   assert.match(await Deno.readTextFile(SCRIPT), /^#!\/bin\/sh\n/);
 });
+
+Deno.test("two installs at once both succeed and leave one whole binary, no temporary file", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "releases");
+  await release(root, "3.0.0");
+  await using server = serve(root);
+  const target = join(dir.path, "bin");
+  const env = { HOME: dir.path, PITROOM_DOWNLOAD_BASE: server.base, PITROOM_INSTALL_DIR: target };
+  const both = await Promise.all([install(env), install(env)]);
+  for (const r of both) assert.equal(r.code, 0, r.stderr);
+  assert.equal(await runInstalled(join(target, "pitroom")), `pitroom 3.0.0 ${HOST}`);
+  assert.deepEqual((await Array.fromAsync(Deno.readDir(target))).map((e) => e.name), ["pitroom"]);
+});
