@@ -216,6 +216,8 @@ class Feed implements Subscription {
   }
 
   #changed(paths: string[]): void {
+    // A change the watch had queued before it closed comes after the close: nothing is left to do.
+    if (this.#closed) return;
     for (const path of paths) {
       const dir = dirname(path);
       const name = basename(path);
@@ -335,6 +337,8 @@ class Feed implements Subscription {
       this.#end(id);
       return;
     }
+    // A close that came while this check read the record has cancelled the timers already.
+    if (this.#closed) return;
     if (!record.supervised && followed.grace === undefined) {
       const left = record.createdAt + STARTUP_GRACE_MS - this.#sys.clock.now();
       followed.grace = this.#sys.clock.after(Math.max(0, left) + 50, () => {
@@ -374,7 +378,12 @@ class Feed implements Subscription {
     await this.#watching;
     await this.ready.catch(() => undefined);
     await this.#working;
-    for (const f of this.#runs.values()) f.tail.close();
+    // Work that was under way when the close began may have set timers after the first cancel.
+    this.#sweepTimer?.cancel();
+    for (const f of this.#runs.values()) {
+      f.grace?.cancel();
+      f.tail.close();
+    }
     this.#ended.resolve();
     if (this.#failed !== undefined) throw this.#failed;
   }

@@ -1,0 +1,32 @@
+/**
+ * Closing a subscription leaves no timer behind, even when the close comes while the feed's
+ * first pass is still checking a run: a just-created run (no supervisor yet) gets a start-up
+ * grace timer from that check, and a close that had already cancelled the timers must not
+ * find a new one set after it. The fake clock counts the timers still waiting.
+ */
+import assert from "node:assert/strict";
+import { createRun } from "../../src/engine/create.ts";
+import { subscribe } from "../../src/engine/feed.ts";
+import { FakeClock } from "../support/clock.ts";
+import { testSys } from "../support/sys.ts";
+import { tempDir } from "../support/temp.ts";
+
+Deno.test("a feed closed during its first pass leaves no start-up grace timer waiting", async () => {
+  await using state = await tempDir("pitroom-state-");
+  const clock = new FakeClock();
+  const sys = testSys({ stateDir: state.path, clock });
+  const spec = { task: "q", mode: "read" as const, cwd: state.path, timeoutMs: 1000 };
+  const queued = await createRun(sys, { ...spec, chain: [{ worker: "opencode" }] });
+
+  // Closed at once: the first pass runs after the close has begun.
+  const early = subscribe(sys, { runs: [queued.id] }, () => undefined);
+  await early.close();
+  assert.equal(clock.pending, 0, "a timer outlived the close");
+
+  // Closed after the first pass: the grace timer it set is cancelled.
+  const late = subscribe(sys, { runs: [queued.id] }, () => undefined);
+  await late.ready;
+  assert.equal(clock.pending, 1, "the first pass sets the start-up grace");
+  await late.close();
+  assert.equal(clock.pending, 0, "a timer outlived the close");
+});
