@@ -12,7 +12,7 @@ import type { RunSpec } from "../../src/workers/types.ts";
 import { browserMissing, openBrowser } from "../support/browser.ts";
 import { serveDashboard } from "../support/dash_server.ts";
 import { engineWorld } from "../support/engine_world.ts";
-import type { FakeStep } from "../support/fake_backend.ts";
+import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { tempDir, tempRepo, waitFor } from "../support/temp.ts";
 
 const missing = browserMissing();
@@ -57,7 +57,11 @@ Deno.test({
       await tempRepo({ "src/app.ts": "export const app = 1;\n", "README.md": "# Demo\n" }),
       steps(gates),
     );
-    const engine = createEngine(world.sys, { backends: () => world.backend });
+    // Codex is played by the same fake worker, so a crew can mix two workers.
+    const codex = fakeBackend(steps(gates), "codex");
+    const engine = createEngine(world.sys, {
+      backends: (name) => name === "codex" ? codex : world.backend,
+    });
     await using dash = serveDashboard(engine);
     await using browser = openBrowser()!;
     const page = browser.page;
@@ -71,6 +75,11 @@ Deno.test({
     };
     const start = (task: string, mode: "read" | "write" | "isolate" = "read") => {
       const run = engine.run({ task, worker: "opencode", mode });
+      runs.push(run);
+      return run;
+    };
+    const start2 = (task: string, worker: "opencode" | "codex") => {
+      const run = engine.run({ task, worker, group: "docs" });
       runs.push(run);
       return run;
     };
@@ -106,6 +115,48 @@ Deno.test({
       await page.waitFor(`${card(id)}[data-state=done]`);
       assert.equal(await page.eval("window.__loaded"), true, "the page did not reload");
     });
+
+    await t.step(
+      "a crew is one card: its runs, worker mix, progress and counts, live",
+      async () => {
+        const crew = `article.crew[data-group=docs]`;
+        const foot = (text: string) =>
+          page.waitForFunction(
+            `document.querySelector('${crew} .card-foot')?.textContent.includes(${
+              JSON.stringify(text)
+            })`,
+          );
+        const progress = (pct: number) =>
+          page.waitFor(`${crew} [role=progressbar][aria-valuenow="${pct}"]`);
+        const first = start2("Document the parser [gate:crewA]", "opencode");
+        const second = start2("Document the app [gate:crewB]", "codex");
+        await page.goto(`${dash.url}#live`);
+        await foot("2 running");
+        await progress(0);
+        assert.match(await page.text(`${crew} .crew-head`), /crew docs\s*2 runs/);
+        assert.deepEqual(
+          await page.eval<string[]>(
+            `[...document.querySelectorAll('${crew} .mix .chip')].map((e) => e.textContent)`,
+          ),
+          ["codex (default model) ×1", "opencode (default model) ×1"],
+        );
+        assert.equal(await page.count(`${crew}.ph-running`), 1);
+        await Deno.writeTextFile(join(gates, "crewA"), "");
+        assert.equal((await first).state, "done");
+        await foot("1 running");
+        await foot("1 done");
+        await progress(50);
+        await Deno.writeTextFile(join(gates, "crewB"), "");
+        assert.equal((await second).state, "done");
+        await foot("2 done");
+        await progress(100);
+        assert.equal(await page.count(`${crew}.ph-running`), 0, "an ended crew no longer pulses");
+        assert.match(await page.text(`${crew} .card-foot`), /0 running.*[1-9][\d.]*k tok/);
+        // Its runs' own cards say which crew they are in.
+        const ids = [(await first).id, (await second).id];
+        for (const id of ids) assert.match(await page.text(`${card(id)}`), /crew docs/);
+      },
+    );
 
     let edited = "";
     await t.step("a panel opens with a highlighted, line-numbered diff", async () => {
