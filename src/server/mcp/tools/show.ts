@@ -1,6 +1,10 @@
 /**
- * `pitroom_show`: one run's report, and on request its exact patch and its events.
+ * `pitroom_show`: one run's report, and on request its exact patch and its events. A run whose
+ * folder was cleaned comes from the history, as `pitroom show` gives it: its record, its steps as
+ * events and its patch, with `kept: true`.
  */
+import { stepEvents } from "../../../engine/mod.ts";
+import { findRun, patchOf } from "../found.ts";
 import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
 import { runText } from "../render.ts";
@@ -18,6 +22,9 @@ const output = z.object({
   patch: z.string().optional(),
   events: z.array(z.object({ type: z.string(), time: z.number() }).catchall(z.json())).optional()
     .describe("the run's events (`pitroom help events` describes each type)"),
+  kept: z.boolean().optional().describe(
+    "true: the run's folder was cleaned and this is what the history keeps (events are its steps)",
+  ),
 });
 
 export const showTool = defineTool({
@@ -33,12 +40,18 @@ export const showTool = defineTool({
     openWorldHint: false,
   },
   async call({ run, patch, events, since }, ctx) {
-    const report = await ctx.engine.report(run);
-    const diff = patch ? await ctx.engine.patch(report.id) : undefined;
-    const evs = events
+    const found = await findRun(ctx.engine, run);
+    const { report, kept } = found;
+    const diff = patch ? await patchOf(ctx.engine, found) : undefined;
+    const evs = !events
+      ? undefined
+      : kept === null
       ? await ctx.engine.events(report.id, since === undefined ? {} : { since })
-      : undefined;
+      : stepEvents(kept.steps).slice(since ?? 0);
     const parts = [runText(report, ctx.clock.now())];
+    if (kept !== null) {
+      parts.unshift(`Run "${report.id}": its folder was cleaned; this is what the history keeps`);
+    }
     if (diff !== undefined) parts.push(diff);
     if (evs !== undefined) parts.push(evs.map((e) => JSON.stringify(e)).join("\n"));
     return {
@@ -46,6 +59,7 @@ export const showTool = defineTool({
         report,
         ...(diff === undefined ? {} : { patch: diff }),
         ...(evs === undefined ? {} : { events: evs }),
+        ...(kept === null ? {} : { kept: true }),
       },
       text: parts.join("\n\n"),
     };
