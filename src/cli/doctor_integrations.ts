@@ -9,19 +9,37 @@ import type { Sys } from "../sys/mod.ts";
 import { join } from "../sys/path.ts";
 import { readRecord } from "./install_record.ts";
 
-/** True when Claude Code has the pitroom plugin installed (its plugin list names it). */
-async function claudePlugin(sys: Sys): Promise<boolean> {
-  const home = sys.env.get("HOME") ?? "";
-  const dir = sys.env.get("CLAUDE_CONFIG_DIR") || join(home, ".claude");
+/** Reads a JSON file; null when it is missing or not JSON. */
+async function readJson(path: string): Promise<unknown> {
   try {
-    const list = JSON.parse(
-      await Deno.readTextFile(join(dir, "plugins", "installed_plugins.json")),
-    );
-    return /"pitroom@/.test(JSON.stringify(list));
+    return JSON.parse(await Deno.readTextFile(path));
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof SyntaxError) return false;
+    if (error instanceof Deno.errors.NotFound || error instanceof SyntaxError) return null;
     throw error;
   }
+}
+
+/**
+ * The pitroom plugin as Claude Code has it: its key (`pitroom@<marketplace>`) in the plugin list
+ * (`plugins/installed_plugins.json`, `{"version": 2, "plugins": {"<key>": [...]}}` as
+ * `claude plugin install` writes it; another shape is searched for the name), and whether it is
+ * on (`claude plugin disable` sets `enabledPlugins["<key>"]` to false in `settings.json`).
+ * Null when it is not installed.
+ */
+async function claudePlugin(sys: Sys): Promise<{ key: string; enabled: boolean } | null> {
+  const home = sys.env.get("HOME") ?? "";
+  const dir = sys.env.get("CLAUDE_CONFIG_DIR") || join(home, ".claude");
+  const list = await readJson(join(dir, "plugins", "installed_plugins.json"));
+  if (list === null) return null;
+  const plugins = (list as { plugins?: unknown }).plugins;
+  const key = plugins !== null && typeof plugins === "object" && !Array.isArray(plugins)
+    ? Object.keys(plugins).find((k) => k.startsWith("pitroom@"))
+    : /"(pitroom@[^"\\]+)"/.exec(JSON.stringify(list))?.[1];
+  if (key === undefined) return null;
+  const settings = await readJson(join(dir, "settings.json"));
+  const enabled = (settings as { enabledPlugins?: Record<string, unknown> } | null)
+    ?.enabledPlugins?.[key];
+  return { key, enabled: enabled !== false };
 }
 
 /** The checks of the integrations section. */
@@ -63,7 +81,15 @@ export async function integrationChecks(sys: Sys): Promise<Check[]> {
   for (const [dir, n] of byDir) {
     checks.push({ check: "skills", section, status: "ok", message: `${n} skills in ${dir}` });
   }
-  if (await claudePlugin(sys)) {
+  const plugin = await claudePlugin(sys);
+  if (plugin !== null && !plugin.enabled) {
+    checks.push({
+      check: "plugin",
+      section,
+      status: "ok",
+      message: `the pitroom plugin is installed in Claude Code but disabled (${plugin.key})`,
+    });
+  } else if (plugin !== null) {
     const mcpToo = record.mcp.some((m) => m.client === "claude-code");
     const skillsToo = record.skills.some((s) => /\/\.claude\/skills\//.test(s.path));
     checks.push(
