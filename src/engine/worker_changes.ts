@@ -52,18 +52,33 @@ export function lastActivity(events: readonly PitroomEvent[], since: number): nu
 }
 
 /**
- * When the file at `abs` last changed, null when it is gone. The mtime, when it lies in the
- * second of the ctime (which Deno gives in whole seconds, and which no program can set); else
- * the mtime was set by hand (an archive, `cp -p`, `touch -d`) and the ctime's second's end is
- * taken, the latest the change can have been.
+ * When a file with these times last changed, for attribution (ms since the epoch). Deno gives
+ * the ctime in whole seconds only (the mtime to the ms), and no program can set the ctime.
+ *
+ * - The mtime lies in the ctime's second: the last change was a write at the mtime.
+ * - Else the mtime was written before the status last changed: a file written and then renamed
+ *   into place (how Claude Code and many editors save), or an mtime set by hand (`cp -p`, an
+ *   archive, `touch -d`). The status changed within the ctime's second, and the start of that
+ *   second is taken: a write renamed into place a moment before a tool call was reported, across
+ *   a second's boundary, is that call's (the end of the second, taken before, made such an edit
+ *   the user's: the worker's edit then went missing from its report and its patch). What this
+ *   gives up: a hand-set mtime within the same second after a worker's call on the same file
+ *   counts as the worker's.
  */
+export function changeTime(
+  mtimeMs: number | undefined,
+  ctimeMs: number | undefined,
+): number | null {
+  if (ctimeMs === undefined) return mtimeMs ?? null;
+  const second = Math.floor(ctimeMs / 1000) * 1000;
+  return mtimeMs !== undefined && mtimeMs >= second && mtimeMs < second + 1000 ? mtimeMs : second;
+}
+
+/** When the file at `abs` last changed (`changeTime`), null when it is gone. */
 async function changedAt(abs: string): Promise<number | null> {
   const info = await lstatOrNull(abs);
   if (info === null) return null;
-  const mtime = info.mtime?.getTime();
-  const ctime = info.ctime?.getTime();
-  if (ctime === undefined) return mtime ?? null;
-  return mtime !== undefined && mtime >= ctime && mtime < ctime + 1000 ? mtime : ctime + 999;
+  return changeTime(info.mtime?.getTime(), info.ctime?.getTime());
 }
 
 /**

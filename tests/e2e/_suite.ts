@@ -74,6 +74,15 @@ function ofType<K extends PitroomEvent["type"]>(list: PitroomEvent[], type: K) {
   return list.filter((e): e is Extract<PitroomEvent, { type: K }> => e.type === type);
 }
 
+/** What a run did, for an assertion's message: the file on disk now, and its events. */
+async function whatItDid(w: World, record: RunRecord): Promise<string> {
+  const now = await w.read("src/app.ts").catch((error) => `(unreadable: ${error})`);
+  const list = await events(w, record.id).catch((error) => `(no events: ${error})`);
+  return `src/app.ts now: ${JSON.stringify(now)}\nevents:\n${
+    typeof list === "string" ? list : list.map((e) => JSON.stringify(e)).join("\n")
+  }`;
+}
+
 /** A pitroom run with `--json`: the exit code and the record it printed. */
 async function runJson(
   w: World,
@@ -168,9 +177,11 @@ export function workerSuite(b: BackendTable): void {
     assert.equal(code, 0, stderr);
     assert.equal(record.state, "done");
     assert.equal(record.mode, "write");
-    assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status, f.added, f.removed]), [
-      ["src/app.ts", "modified", 1, 1],
-    ]);
+    assert.deepEqual(
+      record.changes?.files.map((f) => [f.path, f.status, f.added, f.removed]),
+      [["src/app.ts", "modified", 1, 1]],
+      await whatItDid(w, record),
+    );
     assert.equal(await w.read("src/app.ts"), "export const answer = 42;\n");
     const patch = await w.run(["show", record.id, "--patch"]);
     assert.equal(patch.code, 0, patch.stderr);
