@@ -14,6 +14,7 @@ import { runProcess } from "./process.ts";
 import { workerEnv } from "./env.ts";
 import { sandboxAttempt } from "./sandboxing.ts";
 import { ensureFirstStart } from "./first_start.ts";
+import { startAlone, type StartGate } from "./start_alone.ts";
 
 /** What an attempt needs. */
 export interface AttemptInput {
@@ -107,12 +108,15 @@ export async function runAttempt(
     }
   };
   let end: ProcessEnd;
+  let gate: StartGate | null = null;
   try {
+    gate = await startAlone(sys, described.startAlone);
     end = await runProcess(sys, launch, {
       timeoutMs: input.timeoutMs,
       ...(input.stop === undefined ? {} : { stop: input.stop }),
       onSpawn: (pid) => sink.spawned(pid),
       onStdoutLine(line) {
+        gate?.release();
         stream.writeSync(encoder.encode(line + "\n"));
         take(input.backend.parse(line, state, sys.clock.now()));
       },
@@ -122,6 +126,7 @@ export async function runAttempt(
       },
     });
   } finally {
+    gate?.release();
     stream.close();
     stderrLog.close();
   }

@@ -93,6 +93,18 @@ export async function isLocked(path: string): Promise<boolean> {
   }
 }
 
+/** Takes the lock at `path` exclusively, waiting as long as somebody else holds it. */
+export async function lock(path: string): Promise<HeldLock> {
+  const file = await open(path);
+  try {
+    await file.lock(true);
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+  return held(path, file);
+}
+
 /**
  * Runs `fn` holding the lock at `path` exclusively, waiting for it first (short critical
  * sections over one shared file: the cooldown table, the history's repairs).

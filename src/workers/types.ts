@@ -70,6 +70,14 @@ export interface Launch {
    * runs `argv` first, one process at a time (engine/first_start.ts).
    */
   firstStart?: { marker: string; argv: string[] };
+  /**
+   * Launches that give the same name start one at a time: the next one starts once this one
+   * printed its first line on stdout or ended (engine/start_alone.ts). Codex makes a helper
+   * folder of its own under `CODEX_HOME/tmp/arg0` as it starts and deletes the ones it finds
+   * unlocked, so a codex starting beside another can lose its folder; its patches then fail
+   * ("Failed to write file").
+   */
+  startAlone?: string;
 }
 
 /** How the worker process ended. */

@@ -113,7 +113,19 @@ Deno.test("an isolate crew of real workers edits private copies; apply -g lands 
   ) as Array<
     { id: string; changes?: { files: unknown[] } }
   >;
-  for (const r of done) assert.equal(r.changes?.files.length, 1, JSON.stringify(r, null, 1));
+  for (const r of done) {
+    if (r.changes?.files.length === 1) continue;
+    // What the run did instead (codex's own stream says why a patch failed).
+    const events = await w.run(["show", r.id, "--events"]);
+    const stream = await gunzipText(join(w.stateDir, "runs", r.id, "stream.jsonl.gz"))
+      .catch((error) => `(no stream: ${error})`);
+    assert.fail(
+      `run ${r.id} changed ${
+        r.changes?.files.length ?? "no"
+      } files; its events:\n${events.stdout}` +
+        `\nits stream:\n${stream.slice(-6000)}`,
+    );
+  }
   // Nothing reached the user's tree before apply.
   assert.equal(await w.read("src/app.ts"), "export const answer = 41;\n");
   const applied = await w.run(["apply", "-g", "iso", "--json"]);
@@ -124,3 +136,13 @@ Deno.test("an isolate crew of real workers edits private copies; apply -g lands 
   assert.equal(await w.read("src/app.ts"), "export const answer = 42;\n");
   assert.equal(await w.read("src/b.ts"), "export const b = 2;\n");
 });
+
+/** A gzip file's text. */
+async function gunzipText(path: string): Promise<string> {
+  const file = await Deno.open(path);
+  const text = file.readable.pipeThrough(new DecompressionStream("gzip"))
+    .pipeThrough(new TextDecoderStream());
+  let out = "";
+  for await (const chunk of text) out += chunk;
+  return out;
+}

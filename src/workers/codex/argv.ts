@@ -81,6 +81,7 @@ export function codexLaunch(spec: RunSpec): Launch {
     files: [],
     stdin: spec.prompt,
     state: codexState(spec.baseEnv),
+    startAlone: "codex",
   };
 }
 
