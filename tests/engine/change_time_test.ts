@@ -39,31 +39,20 @@ Deno.test("a real write renamed into place across a second's boundary is the wor
   assert.ok(at !== null && at <= Date.now(), `dated ${at}, after now`);
   // The worker's Edit is reported right after the rename.
   const reported = Date.now();
-  const edit = event("worker.tool_call", reported, {
-    tool: "Edit",
-    kind: "edit",
-    target: "app.ts",
-    status: "ok",
-  });
-  const split = attribute([{ path: "app.ts", changedAt: at }], {
-    events: [edit],
-    roots: [dir.path],
-    cwd: "",
-    until: reported,
-  });
-  assert.deepEqual(split.worker, ["app.ts"]);
+  const splitWithEditAt = (time: number) =>
+    attribute([{ path: "app.ts", changedAt: at }], {
+      events: [event("worker.tool_call", time, {
+        tool: "Edit",
+        kind: "edit",
+        target: "app.ts",
+        status: "ok",
+      })],
+      roots: [dir.path],
+      cwd: "",
+      until: reported,
+    });
+  assert.deepEqual(splitWithEditAt(reported).worker, ["app.ts"]);
   // The same save after the call (the user's, in a later second) stays the user's.
-  const earlier = event("worker.tool_call", second - 1500, {
-    tool: "Edit",
-    kind: "edit",
-    target: "app.ts",
-    status: "ok",
-  });
-  const user = attribute([{ path: "app.ts", changedAt: at }], {
-    events: [earlier],
-    roots: [dir.path],
-    cwd: "",
-    until: reported,
-  });
+  const user = splitWithEditAt(second - 1500);
   assert.deepEqual(user.others, ["app.ts"]);
 });
