@@ -2,7 +2,7 @@
  * `pitroom show [RUN] [--patch|--events|--full|--json]`: from the run folder, or from the history
  * once the folder was cleaned (show_kept.ts). A long report is clipped unless `--full`.
  */
-import { createEngine, type RunReport } from "../engine/mod.ts";
+import { createEngine } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, printJsonLine } from "./output.ts";
@@ -21,22 +21,16 @@ export const showCommand: CommandRun = async ({ sys, flags, args }) => {
   }
   const engine = createEngine(sys);
   const typed = args[0] ?? "last";
-  let record: RunReport;
-  try {
-    record = await engine.report(typed);
-  } catch (error) {
-    // A cleaned run has no folder any more; the history still keeps it.
-    if (!(error instanceof UsageError)) throw error;
-    const kept = await engine.history.kept(typed);
-    if (kept === null) throw error;
-    return showKept(sys, flags, kept);
-  }
+  // A cleaned run has no folder any more; the history still keeps it.
+  const found = await engine.found(typed);
+  const record = found.report;
   if (flags.patch) {
-    const patch = await engine.patch(record.id);
+    const patch = await engine.foundPatch(found);
     if (flags.json) printJson(sys, { id: record.id, patch });
     else sys.out.stdout(patch);
     return 0;
   }
+  if (found.kept !== null) return showKept(sys, flags, found.kept);
   if (flags.events) {
     for (const ev of await engine.events(record.id)) printJsonLine(sys, ev);
     return 0;

@@ -3,7 +3,6 @@
  */
 import { safeLine } from "./safe.ts";
 import { type KeptRun, type Step, stepEvents } from "../engine/mod.ts";
-import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { FlagValues } from "./command.ts";
 import { printJson, printJsonLine } from "./output.ts";
@@ -26,18 +25,10 @@ export function renderSteps(steps: Step[]): string {
   return lines.join("\n") + "\n";
 }
 
-/** Prints a kept run the way `show` prints one with a folder. */
+/** Prints a kept run's report or events the way `show` prints one with a folder (its patch: show.ts). */
 export function showKept(sys: Sys, flags: FlagValues, kept: KeptRun): number {
   const { record } = kept;
   const note = `Run "${record.id}": its folder was cleaned; this is what the history keeps\n`;
-  if (flags.patch) {
-    if (kept.patch === null) {
-      throw new RefusedError("no_patch", `Run "${record.id}" changed no files`);
-    }
-    if (flags.json) printJson(sys, { id: record.id, patch: kept.patch });
-    else sys.out.stdout(kept.patch);
-    return 0;
-  }
   if (flags.events) {
     sys.out.stderr(`${note}(its steps only: the events file went with the folder)\n`);
     for (const ev of stepEvents(kept.steps)) printJsonLine(sys, ev);

@@ -34,6 +34,7 @@ import { parseRequest, type RunRequest } from "./request.ts";
 import { loadCurrent, loadGroup, loadNamed } from "./select.ts";
 import { startSupervisors } from "./supervisor.ts";
 import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
+import type { KeptRun } from "./history/lookup.ts";
 import type { SavingsTotals } from "./receipts/totals.ts";
 import { exists } from "../sys/fs.ts";
 import { reconcile, reconcileAudit } from "./liveness.ts";
@@ -353,6 +354,31 @@ export class Engine {
   /** One run's report (the shape of every `--json` and the text report). */
   report(id: string): Promise<RunReport> {
     return this.get(id);
+  }
+
+  /**
+   * One run's report, or, once `pitroom clean` removed its folder, what the history keeps of it
+   * (its record as the report, its steps, its patch) with `kept` set; the usage error of
+   * `report` when neither has it.
+   */
+  async found(typed: string): Promise<{ report: RunReport; kept: KeptRun | null }> {
+    try {
+      return { report: await this.report(typed), kept: null };
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      const kept = await this.history.kept(typed);
+      if (kept === null) throw error;
+      return { report: kept.record, kept };
+    }
+  }
+
+  /** The patch of a run `found` gave: its folder's, or the history's (refused when none). */
+  async foundPatch(found: { report: RunReport; kept: KeptRun | null }): Promise<string> {
+    if (found.kept === null) return await this.patch(found.report.id);
+    if (found.kept.patch === null) {
+      throw new RefusedError("no_patch", `Run "${found.report.id}" changed no files`);
+    }
+    return found.kept.patch;
   }
 
   /** One run's events, from an event index. */

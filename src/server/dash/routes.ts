@@ -40,7 +40,7 @@ const DAY_MS = 86_400_000;
 const MODELS_FOR_MS = 60_000;
 
 /** A run as the API finds it: on disk (reconciled), or kept by the history. */
-type Found = { report: RunReport; kept: null } | { report: RunReport; kept: KeptRun };
+type Found = { report: RunReport; kept: KeptRun | null };
 
 /** The API routes. */
 export function apiRoutes(engine: Engine, options: { recent: number; now(): number }): Hono {
@@ -56,12 +56,13 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
     if (!isRunId(id)) {
       return apiError(c, 400, "bad_id", `"${id}" is not a run id (YYYYMMDD-HHMMSS-xxxx)`);
     }
-    if ((await engine.peek(id)) !== null) return { report: await engine.get(id), kept: null };
-    const kept = await engine.history.kept(id);
-    if (kept === null || kept.record.id !== id) {
-      return apiError(c, 404, "no_run", `No run "${id}"`);
+    try {
+      const found = await engine.found(id);
+      if (found.report.id === id) return found;
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
     }
-    return { report: kept.record, kept };
+    return apiError(c, 404, "no_run", `No run "${id}"`);
   }
 
   api.get("/runs", async (c) => {

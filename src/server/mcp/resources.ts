@@ -7,7 +7,6 @@
  */
 import type { Engine, FeedEvent, Subscription } from "../../engine/mod.ts";
 import { UsageError } from "../../sys/errors.ts";
-import { findRun, patchOf } from "./found.ts";
 import {
   type McpServer,
   ResourceTemplate,
@@ -55,7 +54,7 @@ export function registerResources(server: McpServer, engine: Engine): () => Prom
       mimeType: "application/json",
     },
     async (uri, vars) => {
-      const { report } = await findRun(engine, String(vars.id));
+      const { report } = await engine.found(String(vars.id));
       return {
         contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(report) }],
       };
@@ -79,7 +78,7 @@ export function registerResources(server: McpServer, engine: Engine): () => Prom
     }),
     { title: "Run patch", description: "The exact diff a run made", mimeType: "text/x-diff" },
     async (uri, vars) => {
-      const patch = await patchOf(engine, await findRun(engine, String(vars.id)));
+      const patch = await engine.foundPatch(await engine.found(String(vars.id)));
       return { contents: [{ uri: uri.href, mimeType: "text/x-diff", text: patch }] };
     },
   );

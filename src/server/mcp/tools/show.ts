@@ -4,7 +4,6 @@
  * events and its patch, with `kept: true`.
  */
 import { stepEvents } from "../../../engine/mod.ts";
-import { findRun, patchOf } from "../found.ts";
 import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
 import { runText } from "../render.ts";
@@ -40,9 +39,9 @@ export const showTool = defineTool({
     openWorldHint: false,
   },
   async call({ run, patch, events, since }, ctx) {
-    const found = await findRun(ctx.engine, run);
+    const found = await ctx.engine.found(run);
     const { report, kept } = found;
-    const diff = patch ? await patchOf(ctx.engine, found) : undefined;
+    const diff = patch ? await ctx.engine.foundPatch(found) : undefined;
     const evs = !events
       ? undefined
       : kept === null
