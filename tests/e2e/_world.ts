@@ -75,20 +75,42 @@ export async function alive(pid: number): Promise<boolean> {
   return stat.length > 0 && !stat.startsWith("Z");
 }
 
-/** Stops the state dir's background host, if one runs, and waits until it let go of its lock. */
+/**
+ * Stops the state dir's background host, if one runs, and waits until it is gone. A host lets go
+ * of its lock a moment before it exits (also when it leaves by itself, idle). One this test
+ * process started is its child, whose exit Deno must have seen before the test ends (its
+ * sanitizer counts the child as leaked otherwise), so the wait is for the process itself, not
+ * even a zombie left.
+ */
 async function endHost(stateDir: string): Promise<void> {
   const paths = statePaths(stateDir);
-  if (!(await isLocked(paths.host.lock))) return;
   const pid = Number((await Deno.readTextFile(paths.host.pid).catch(() => "")).trim());
-  if (pid > 0) {
-    try {
-      Deno.kill(pid, "SIGTERM");
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
+  if (await isLocked(paths.host.lock)) {
+    if (pid > 0) {
+      try {
+        Deno.kill(pid, "SIGTERM");
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
     }
+    await waitFor(async () => !(await isLocked(paths.host.lock)), {
+      timeoutMs: 20_000,
+      what: "the background host to let go of its lock",
+    });
   }
-  await waitFor(async () => !(await isLocked(paths.host.lock)), {
-    timeoutMs: 20_000,
-    what: "the background host to exit",
-  });
+  if (pid > 0) {
+    await waitFor(async () => !(await hostProcess(pid)), {
+      timeoutMs: 20_000,
+      what: `the background host (pid ${pid}) to be gone`,
+    });
+  }
+}
+
+/** True while `ps` lists `pid` as a host (`__supervise`), a zombie included. */
+async function hostProcess(pid: number): Promise<boolean> {
+  const ps = await new Deno.Command("ps", { args: ["-o", "stat=,args=", "-p", String(pid)] })
+    .output();
+  const line = new TextDecoder().decode(ps.stdout).trim();
+  // A zombie's args are gone ("[deno] <defunct>"): it is still ours to reap.
+  return line.includes("__supervise") || /^Z/.test(line);
 }
