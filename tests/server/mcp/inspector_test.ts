@@ -52,6 +52,18 @@ function stdioTarget(w: World): string[] {
   ];
 }
 
+/** The Inspector's arguments for a `pitroom_run` call of the read scenario (more `--tool-arg`s may follow). */
+const CALL_RUN = [
+  "--method",
+  "tools/call",
+  "--tool-name",
+  "pitroom_run",
+  "--tool-arg",
+  "task=Where is the answer defined?",
+  "worker=opencode",
+  "model=fake/read",
+];
+
 Deno.test("the MCP Inspector lists the tools over stdio, finds no schema problem, and calls pitroom_run", async () => {
   await using w = await world({ read: READ });
   const listed = await inspector(["--method", "tools/list", "--strict", ...stdioTarget(w)]);
@@ -60,17 +72,7 @@ Deno.test("the MCP Inspector lists the tools over stdio, finds no schema problem
   assert.ok(names.includes("pitroom_run") && names.includes("pitroom_info"), listed.stdout);
   // --strict names every portability problem on stderr (and says nothing when there is none).
   assert.doesNotMatch(listed.stderr, /warning|error/i);
-  const called = await inspector([
-    "--method",
-    "tools/call",
-    "--tool-name",
-    "pitroom_run",
-    "--tool-arg",
-    "task=Where is the answer defined?",
-    "worker=opencode",
-    "model=fake/read",
-    ...stdioTarget(w),
-  ]);
+  const called = await inspector([...CALL_RUN, ...stdioTarget(w)]);
   assert.equal(called.code, 0, called.stderr);
   const result = JSON.parse(called.stdout);
   assert.notEqual(result.isError, true, called.stdout);
@@ -96,18 +98,7 @@ Deno.test("the MCP Inspector lists and calls the tools over Streamable HTTP with
   // Started, then collected: the Inspector 2.12.0 CLI prints the result of a call longer than
   // about 30 s over HTTP but then hangs in its disconnect (no request reaches the server), so
   // the calls here stay short, as an agent's would with waitSeconds.
-  const started = await inspector([
-    ...http,
-    "--method",
-    "tools/call",
-    "--tool-name",
-    "pitroom_run",
-    "--tool-arg",
-    "task=Where is the answer defined?",
-    "worker=opencode",
-    "model=fake/read",
-    "waitSeconds=0",
-  ]);
+  const started = await inspector([...http, ...CALL_RUN, "waitSeconds=0"]);
   assert.equal(started.code, 0, started.stderr);
   const id = JSON.parse(started.stdout).structuredContent.runs[0].id;
   let answer: string | undefined;

@@ -4,6 +4,7 @@
  */
 import { z } from "zod/v4";
 import { isFinal, type RunReport, RunReportSchema } from "../../../engine/mod.ts";
+import { followRuns } from "../follow.ts";
 import { runsText } from "../render.ts";
 import type { ToolAnswer, ToolContext } from "../tool.ts";
 
@@ -71,16 +72,19 @@ export const RunsResult = z.object({
 });
 
 /**
- * Runs `wait` for runs this call started: when the call is cancelled, the runs are stopped
- * (`pitroom_run`, `pitroom_review`, `pitroom_audit`); when the session closed, they go on.
+ * Follows the runs this call started for up to `waitSeconds` (default
+ * `DEFAULT_RUN_WAIT_SECONDS`): when the call is cancelled, the runs are stopped (`pitroom_run`,
+ * `pitroom_review`, `pitroom_audit`); when the session closed, they go on.
  */
-export async function stoppedIfCancelled<T>(
+export async function followStarted(
   ctx: ToolContext,
   ids: readonly string[],
-  wait: () => Promise<T>,
-): Promise<T> {
+  waitSeconds: number | undefined,
+): Promise<RunReport[]> {
   try {
-    return await wait();
+    return await followRuns(ctx, ids, {
+      timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
+    });
   } catch (error) {
     if (ctx.extra.signal.aborted && ctx.connected()) await ctx.engine.stop({ runs: [...ids] });
     throw error;

@@ -5,16 +5,8 @@
  * the disputed claims once the audit ended. Cancelling the call stops the audit.
  */
 import { AuditRequestSchema } from "../../../engine/mod.ts";
-import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";
-import {
-  DEFAULT_RUN_WAIT_SECONDS,
-  runsAnswer,
-  RunsResult,
-  STARTS_RUNS,
-  stoppedIfCancelled,
-  waitSecondsInput,
-} from "./_runs.ts";
+import { followStarted, runsAnswer, RunsResult, STARTS_RUNS, waitSecondsInput } from "./_runs.ts";
 
 const input = AuditRequestSchema.omit({ background: true }).extend({
   waitSeconds: waitSecondsInput("the audit"),
@@ -33,14 +25,7 @@ export const auditTool = defineTool({
   annotations: STARTS_RUNS,
   async call({ waitSeconds, ...request }, ctx) {
     const started = await ctx.engine.audit({ ...request, background: true });
-    const [audit] = await stoppedIfCancelled(
-      ctx,
-      [started.audit],
-      () =>
-        followRuns(ctx, [started.audit], {
-          timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
-        }),
-    );
+    const [audit] = await followStarted(ctx, [started.audit], waitSeconds);
     const audited = await ctx.engine.get(started.run);
     return await runsAnswer(ctx, [audited, ...(audit ? [audit] : [])]);
   },

@@ -6,16 +6,8 @@
  */
 import { ReviewRequestSchema } from "../../../engine/mod.ts";
 import { resolve } from "../../../sys/path.ts";
-import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";
-import {
-  DEFAULT_RUN_WAIT_SECONDS,
-  runsAnswer,
-  RunsResult,
-  STARTS_RUNS,
-  stoppedIfCancelled,
-  waitSecondsInput,
-} from "./_runs.ts";
+import { followStarted, runsAnswer, RunsResult, STARTS_RUNS, waitSecondsInput } from "./_runs.ts";
 
 const input = ReviewRequestSchema.omit({ background: true }).extend({
   waitSeconds: waitSecondsInput("the review"),
@@ -40,10 +32,7 @@ export const reviewTool = defineTool({
       ...(request.range === undefined ? {} : { dir: resolve(ctx.dir, request.dir ?? ".") }),
       background: true,
     });
-    const runs = await stoppedIfCancelled(ctx, [started.id], () =>
-      followRuns(ctx, [started.id], {
-        timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
-      }));
+    const runs = await followStarted(ctx, [started.id], waitSeconds);
     return await runsAnswer(ctx, runs, { warnings: started.warnings });
   },
 });

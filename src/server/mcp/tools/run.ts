@@ -5,16 +5,8 @@
  */
 import { RunRequestSchema } from "../../../engine/mod.ts";
 import { resolve } from "../../../sys/path.ts";
-import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";
-import {
-  DEFAULT_RUN_WAIT_SECONDS,
-  runsAnswer,
-  RunsResult,
-  STARTS_RUNS,
-  stoppedIfCancelled,
-  waitSecondsInput,
-} from "./_runs.ts";
+import { followStarted, runsAnswer, RunsResult, STARTS_RUNS, waitSecondsInput } from "./_runs.ts";
 
 const input = RunRequestSchema.omit({ background: true }).extend({
   waitSeconds: waitSecondsInput("the runs"),
@@ -39,10 +31,7 @@ export const runTool = defineTool({
     const started = await ctx.engine.start(
       inherits ? request : { ...request, dir: resolve(ctx.dir, request.dir ?? ".") },
     );
-    const runs = await stoppedIfCancelled(ctx, started.ids, () =>
-      followRuns(ctx, started.ids, {
-        timeoutMs: (waitSeconds ?? DEFAULT_RUN_WAIT_SECONDS) * 1000,
-      }));
+    const runs = await followStarted(ctx, started.ids, waitSeconds);
     return await runsAnswer(ctx, runs, {
       ...(started.group === undefined ? {} : { group: started.group }),
       warnings: started.warnings,
