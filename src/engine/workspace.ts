@@ -12,6 +12,7 @@ import { RefusedError } from "../sys/errors.ts";
 import { exists } from "../sys/fs.ts";
 import { join } from "../sys/path.ts";
 import { removeView } from "../vcs/view.ts";
+import { settledIndex } from "../vcs/quick_snapshot.ts";
 import { pausePoint } from "./pause.ts";
 import { findSecrets } from "./secrets.ts";
 import type { IgnoredWatch, TrackedTree } from "./tree.ts";
@@ -55,8 +56,10 @@ export async function prepareWorkspace(
       started.watch.catch(() => undefined);
     });
   } catch (error) {
-    // Nothing keeps running behind a failed preparation (a refused copy, say).
+    // Nothing keeps running behind a failed preparation (a refused copy, say): neither the
+    // watch nor the kept index the snapshot writes in the background.
     await started.watch?.catch(() => undefined);
+    await settledIndex(statePaths(sys.stateDir).run(record.id).index);
     throw error;
   }
   return started.watch === undefined ? prepared : { ...prepared, ignored: await started.watch };
@@ -75,7 +78,9 @@ async function prepareOnly(
   const reuse = isolation !== undefined && record.continues !== undefined &&
     record.changes !== undefined;
   const before = reuse ? record.changes!.before : await tree.snapshot({
-    indexFile: runPaths.index,
+    // The snapshot after continues from this index: only where the worker works in place (an
+    // isolate run's copy has its own).
+    ...(isolation === undefined ? { indexFile: runPaths.index } : {}),
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
     submodules: record.mode === "read" ? "allow" : "refuse",
   });

@@ -22,6 +22,12 @@
  * by stat beside a snapshot (`ignored.ts`); trees with submodules can be refused
  * (`submodules.ts`).
  *
+ * The snapshot before a worker takes a quick path in a plain repository (`quick_snapshot.ts`):
+ * one `git status`, then only the changed files are hashed and only their folders' trees
+ * written (`index_file.ts` reads the user's index and its cache tree, `tree_write.ts` builds the
+ * trees, `bare_dirs.ts` finds the empty untracked folders), with the full path as its fallback
+ * and as the oracle of its tests.
+ *
  * Modules: `git.ts` runs git through the `Runner` with a scrubbed environment; `repo.ts` finds
  * the repository; `store.ts` holds Pitroom's object store and scratch space; `snapshot.ts`,
  * `diff.ts` (+ pure `diff_parse.ts`), `worktree_state.ts` and `revert.ts` do one step each.

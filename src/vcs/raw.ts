@@ -140,12 +140,21 @@ export interface ConversionConfig {
   attributesFile: string | null;
   /** `core.sparseCheckout`: some tracked files are meant to be absent from the disk. */
   sparse: boolean;
+  /**
+   * False when a setting makes git read the disk other than plainly: `core.fileMode` or
+   * `core.symlinks` off, `core.ignoreCase` on, or an object format other than SHA-1. The
+   * snapshot's quick path is only taken when true.
+   */
+  plain: boolean;
 }
 
 const falsy = (value: string) =>
   ["false", "no", "off", "0", ""].includes(value.trim().toLowerCase());
 
-/** Reads `core.autocrlf`, `core.attributesFile` and `core.sparseCheckout` (one git call). */
+/**
+ * Reads `core.autocrlf`, `core.attributesFile`, `core.sparseCheckout` and what decides `plain`
+ * (one git call).
+ */
 export async function conversionConfig(
   sys: GitSys,
   repo: RepoInfo,
@@ -153,18 +162,32 @@ export async function conversionConfig(
 ): Promise<ConversionConfig> {
   const out = await git(
     sys,
-    ["config", "-z", "--get-regexp", "^core\\.(autocrlf|attributesfile|sparsecheckout)$"],
+    [
+      "config",
+      "-z",
+      "--get-regexp",
+      "^(core\\.(autocrlf|attributesfile|sparsecheckout|filemode|symlinks|ignorecase)|extensions\\.objectformat)$",
+    ],
     { cwd: repo.root, env: trackingEnv(repo, store), okCodes: [0, 1] },
   );
-  const found: ConversionConfig = { autocrlf: false, attributesFile: null, sparse: false };
+  const found: ConversionConfig = {
+    autocrlf: false,
+    attributesFile: null,
+    sparse: false,
+    plain: true,
+  };
   for (const record of out.stdout.split("\0")) {
+    if (record === "") continue;
+    // A key written without "=" is a boolean true; git prints it with no newline.
     const cut = record.indexOf("\n");
-    if (cut < 0) continue;
-    const key = record.slice(0, cut);
-    const value = record.slice(cut + 1);
+    const key = cut < 0 ? record : record.slice(0, cut);
+    const value = cut < 0 ? "true" : record.slice(cut + 1);
     if (key === "core.autocrlf") found.autocrlf = !falsy(value);
     else if (key === "core.sparsecheckout") found.sparse = !falsy(value);
     else if (key === "core.attributesfile") found.attributesFile = value;
+    else if (key === "core.filemode" || key === "core.symlinks") found.plain &&= !falsy(value);
+    else if (key === "core.ignorecase") found.plain &&= falsy(value);
+    else if (key === "extensions.objectformat") found.plain &&= value.trim() === "sha1";
   }
   return found;
 }

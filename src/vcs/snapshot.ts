@@ -25,6 +25,7 @@ import {
 } from "./raw.ts";
 import { exists } from "../sys/fs.ts";
 import { initialisedSubmodules, SubmodulesRefused } from "./submodules.ts";
+import { quickSnapshot, settledIndex } from "./quick_snapshot.ts";
 
 /** The state of a work tree at one moment. Plain data: it can be kept in a run record. */
 export interface Snapshot {
@@ -71,6 +72,12 @@ export interface SnapshotOptions extends StoreOptions {
    * @default true
    */
   readHead?: boolean;
+  /**
+   * `false`: the snapshot before a worker always takes the full path (`git add -A` and
+   * `git write-tree`), never the quick one of quick_snapshot.ts; the tests' oracle.
+   * @default true
+   */
+  quick?: boolean;
 }
 
 /** Copies the user's index (keeping its mtime) to `target`; false when there is none. */
@@ -211,6 +218,39 @@ async function dropIgnoredByBase(
   return null;
 }
 
+/** `make()` called once, on first use; its rejection is marked handled (it is awaited later). */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    if (made === undefined) {
+      made = make();
+      made.catch(() => undefined);
+    }
+    return made;
+  };
+}
+
+/**
+ * The quick path (quick_snapshot.ts) on a seed copy of the user's index: in scratch space, or
+ * next to `indexFile`, which it becomes. Null when the full path must run.
+ */
+async function quickBefore(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: SnapshotOptions & {
+    scratch: string;
+    config: () => Promise<ConversionConfig>;
+    beside: () => void;
+  },
+) {
+  const kept = options.indexFile;
+  const seed = kept === undefined ? join(options.scratch, "seed") : `${kept}.seed`;
+  if (!(await seedIndex(repo.indexFile, seed))) return null;
+  const found = await quickSnapshot(sys, repo, { ...options, seed });
+  if (found === null && kept !== undefined) await Deno.remove(seed);
+  return found;
+}
+
 /** Records the whole work tree of `repo` as a tree object in Pitroom's store. */
 export async function snapshot(
   sys: GitSys,
@@ -218,20 +258,31 @@ export async function snapshot(
   options: SnapshotOptions,
 ): Promise<Snapshot> {
   await ensureStore(options);
+  // A kept index the quick path is still writing in the background must be in place first.
+  if (options.indexFile !== undefined) await settledIndex(options.indexFile);
   // Independent git calls run side by side: a snapshot sits on every run's critical path.
-  const heading = options.readHead === false
-    ? Promise.resolve(options.base?.head ?? null)
-    : headCommit(sys, repo);
-  // Awaited below; marked handled now so an early failure is not an unhandled rejection.
-  heading.catch(() => undefined);
-  // Read beside `add -A` when the index will be seeded from the user's (the snapshot before).
-  const config = options.base === undefined ? conversionConfig(sys, repo, options) : null;
-  config?.catch(() => undefined);
+  // Each starts when first asked for (the quick path starts `git status` first).
+  const heading = once(() =>
+    options.readHead === false ? Promise.resolve(options.base?.head ?? null) : headCommit(sys, repo)
+  );
+  const config = once(() => conversionConfig(sys, repo, options));
   return await withScratch(options, async (dir) => {
+    const base = options.base;
+    if (base === undefined && options.quick !== false) {
+      const quick = await quickBefore(sys, repo, {
+        ...options,
+        scratch: dir,
+        config,
+        beside: heading,
+      });
+      if (quick !== null) return { ...quick, head: await heading() };
+    }
+    heading();
+    // Read beside `add -A` when the index will be seeded from the user's (the snapshot before).
+    if (base === undefined) config();
     const index = options.indexFile ?? join(dir, "index");
     const overlay = rawCommonDir(repo, dir);
     overlay.catch(() => undefined);
-    const base = options.base;
     const listed = ["ls-files", "-z", "--others", "--directory", "--exclude-standard"];
     // The ignored listing does not depend on the untracked files `add -A` brings in, so the
     // snapshot before a worker reads it from the user's index (read-only: optional locks are
@@ -243,8 +294,7 @@ export async function snapshot(
     const env = { ...rawEnv(repo, options, await overlay), GIT_INDEX_FILE: index };
     const call = { cwd: repo.root, env };
     // Only the snapshot after continues from a kept index; the one before starts afresh.
-    let reading = config;
-    const settings = () => reading ??= conversionConfig(sys, repo, options);
+    const settings = config;
     const reuse = base !== undefined;
     const added = await addAll(sys, repo, { index, env, reuse, config: settings });
     const fixing = added.seeded
@@ -267,12 +317,12 @@ export async function snapshot(
       return await writeTree();
     });
     if (base !== undefined) {
-      const [tree, head] = await Promise.all([writing, heading]);
+      const [tree, head] = await Promise.all([writing, heading()]);
       return { tree, head, bareDirs: [], ignored: [] };
     }
     const [tree, head, others, ignoredOut] = await Promise.all([
       writing,
-      heading,
+      heading(),
       git(sys, listed, call),
       ignoring!,
     ]);

@@ -1,0 +1,334 @@
+/**
+ * The quick path of the snapshot before a worker: the same `Snapshot` as `git add -A` plus
+ * `git write-tree` on a copy of the user's index would give, without writing a second index.
+ *
+ * One `git status` walk names what differs from the index (modified, deleted, untracked and
+ * ignored paths). Only the changed and new files are hashed into Pitroom's store, and only the
+ * folders that hold them get new trees (`tree_write.ts`); every other folder keeps the id the
+ * index's cache tree holds. The untracked folders that hold no file (`bareDirs`) are found by
+ * the folders' link counts, without a second walk (`bare_dirs.ts`).
+ *
+ * It is taken only where it is the same as the full path by construction: no conversion of
+ * bytes anywhere (no attributes file, no `core.autocrlf`), no sparse checkout, no submodule or
+ * nested repository, no conflict, no symbolic link among the changed files, plain settings,
+ * and an index `parseIndex` reads whole. Anywhere else (and on any surprise) it returns null and
+ * the caller takes the full path, which stays the oracle of tests/vcs/quick_snapshot_test.ts.
+ *
+ * The kept index the snapshot after the worker continues from is written in the background (the
+ * user's index with the changed files added again); `settledIndex` waits for it.
+ */
+import { join } from "../sys/path.ts";
+import { lstatOrNull, removeIfThere } from "../sys/fs.ts";
+import { git, type GitSys, nulList } from "./git.ts";
+import { bareByLinks, bareFromListing } from "./bare_dirs.ts";
+import { type ParsedIndex, parseIndex } from "./index_file.ts";
+import { representable } from "./lossless.ts";
+import {
+  type ConversionConfig,
+  convertsOutsideTree,
+  hashRaw,
+  indexMayNameAttributes,
+} from "./raw.ts";
+import type { RepoInfo } from "./repo.ts";
+import { type StoreOptions, trackingEnv } from "./store.ts";
+import { buildTrees, type FileState, LooseWriter, objectId, writeTrees } from "./tree_write.ts";
+
+/** What the quick path gives: the snapshot's fields but `head`. */
+export interface QuickResult {
+  tree: string;
+  bareDirs: string[];
+  ignored: string[];
+}
+
+/** Kept indexes still being written, by path. */
+const pending = new Map<string, Promise<void>>();
+
+/** Waits until the kept index at `path` (if one is being written) is in place. */
+export async function settledIndex(path: string): Promise<void> {
+  await pending.get(path);
+}
+
+/** Why the quick path was not taken; thrown inside, turned into null at the edge. */
+const not = (why: string): never => {
+  throw new Error(`not quick: ${why}`);
+};
+
+/** What `git status --porcelain=v2 -z -uall --ignored=matching` said. */
+interface StatusSaid {
+  /** Tracked files that differ from the index: the worktree mode, or null when deleted. */
+  changed: Map<string, string | null>;
+  untracked: string[];
+  ignored: string[];
+}
+
+/** Parses status v2 output; anything the quick path does not handle throws. */
+export function parseStatusV2(stdout: string): StatusSaid {
+  const said: StatusSaid = { changed: new Map(), untracked: [], ignored: [] };
+  for (const record of stdout.split("\0")) {
+    if (record === "") continue;
+    const kind = record[0];
+    if (kind === "?") {
+      const path = record.slice(2);
+      if (path.endsWith("/")) not("a nested repository");
+      said.untracked.push(path);
+    } else if (kind === "!") {
+      said.ignored.push(record.slice(2));
+    } else if (kind === "1") {
+      // 1 XY sub mH mI mW hH hI path
+      let at = 0;
+      const fields: string[] = [];
+      for (let n = 0; n < 8; n++) {
+        const space = record.indexOf(" ", at);
+        if (space < 0) not("a torn status line");
+        fields.push(record.slice(at, space));
+        at = space + 1;
+      }
+      const [, xy, sub, , , worktreeMode] = fields as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      if (sub !== "N...") not("a submodule");
+      const path = record.slice(at);
+      const y = xy[1];
+      if (y === ".") continue;
+      if (y === "D") said.changed.set(path, null);
+      else if (y === "M" && (worktreeMode === "100644" || worktreeMode === "100755")) {
+        said.changed.set(path, worktreeMode);
+      } else not(`a change git shows as "${xy}" (${worktreeMode})`);
+    } else {
+      not(`a status record "${kind}"`);
+    }
+  }
+  return said;
+}
+
+const ATTRIBUTES = new TextEncoder().encode("/.gitattributes");
+
+/**
+ * True when an entry of `index` is a `.gitattributes` file (for version 4, whose paths are not
+ * spelt out whole in the file's bytes).
+ */
+function holdsAttributes(index: ParsedIndex): boolean {
+  const name = ATTRIBUTES.length - 1;
+  for (let n = 0; n < index.count; n++) {
+    const end = index.pathAt[n]! + index.pathLength[n]!;
+    const length = index.pathLength[n]! === name ? name : ATTRIBUTES.length;
+    if (index.pathLength[n]! < name) continue;
+    let same = true;
+    for (let i = 1; i <= length && same; i++) {
+      same = index.paths[end - i] === ATTRIBUTES[ATTRIBUTES.length - i];
+    }
+    if (same) return true;
+  }
+  return false;
+}
+
+/** The mode git would give the untracked regular file `path`; symbolic links are not quick. */
+function untrackedMode(root: string, path: string): string {
+  if (!representable(path)) not("a file name Deno cannot be given");
+  let info: Deno.FileInfo | null = null;
+  try {
+    info = Deno.lstatSync(join(root, path));
+  } catch {
+    not("an untracked file gone");
+  }
+  if (!info!.isFile) not("an untracked symbolic link or special file");
+  return ((info!.mode ?? 0) & 0o100) === 0 ? "100644" : "100755";
+}
+
+/** Files up to this size are read and hashed here; larger ones by `git hash-object`. */
+const READ_MAX = 1024 * 1024;
+
+/**
+ * The blob ids of the files at `paths` (regular files, no conversion: the quick path's
+ * condition), each written to Pitroom's store: small ones read and hashed here, the rest (and
+ * names Deno cannot be given) by one `git hash-object`.
+ */
+async function hashFiles(
+  sys: GitSys,
+  repo: RepoInfo,
+  store: StoreOptions & { writer: LooseWriter },
+  paths: readonly string[],
+): Promise<Map<string, string>> {
+  const { writer } = store;
+  const ids = new Map<string, string>();
+  const rest: string[] = [];
+  for (const path of paths) {
+    if (!representable(path)) {
+      rest.push(path);
+      continue;
+    }
+    // Synchronous: a few hundred small reads cost less than as many trips to Deno's thread pool.
+    const file = join(repo.root, path);
+    const info = Deno.lstatSync(file);
+    if (!info.isFile || info.size > READ_MAX) {
+      rest.push(path);
+      continue;
+    }
+    const bytes = Deno.readFileSync(file);
+    const header = `blob ${bytes.length}\0`;
+    const object = new Uint8Array(header.length + bytes.length);
+    for (let i = 0; i < header.length; i++) object[i] = header.charCodeAt(i);
+    object.set(bytes, header.length);
+    const id = objectId(object);
+    ids.set(path, id);
+    writer.write(id, object);
+  }
+  for (const [path, id] of await hashRaw(sys, repo, { ...store, paths: rest, write: true })) {
+    ids.set(path, id);
+  }
+  return ids;
+}
+
+/** Options of `quickSnapshot`. */
+export interface QuickOptions extends StoreOptions {
+  /**
+   * The copy of the user's index (same mtime), read by every git call here. With `indexFile`
+   * it lies outside scratch space: it becomes the kept index.
+   */
+  seed: string;
+  /** Where the snapshot after the worker will find its kept index, if any. */
+  indexFile?: string;
+  /** The repository's settings, read when first asked for. */
+  config: () => Promise<ConversionConfig>;
+  /** Called once `git status` has started: what else may start now. */
+  beside: () => void;
+}
+
+/**
+ * The snapshot before a worker by the quick path, or null where only the full path is sure. A
+ * failure on the way (a file removed while it is read, say) is also null: the full path then
+ * reads the tree afresh and reports any error of its own.
+ */
+export async function quickSnapshot(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: QuickOptions,
+): Promise<QuickResult | null> {
+  try {
+    return await quick(sys, repo, options);
+  } catch {
+    return null;
+  }
+}
+
+async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promise<QuickResult> {
+  const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: options.seed };
+  const call = { cwd: repo.root, env };
+  const status = git(sys, [
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--untracked-files=all",
+    "--ignored=matching",
+    "--no-renames",
+    "--ignore-submodules=none",
+  ], call);
+  status.catch(() => undefined);
+  const bytes = await Deno.readFile(options.seed);
+  if (indexMayNameAttributes(bytes) === true) not("an attributes file");
+  // What else this snapshot needs starts once the walk is under way.
+  const reading = options.config();
+  options.beside();
+  const config = await reading;
+  if (!config.plain || config.sparse) not("settings that are not plain");
+  if (await convertsOutsideTree(sys, repo, config)) not("conversions");
+  const index = parseIndex(bytes);
+  if (index.unsupported !== null) not(index.unsupported);
+  if (index.mode.includes(0o160000)) not("a submodule");
+  if (index.version === 4 && holdsAttributes(index)) not("an attributes file");
+  const said = parseStatusV2((await status).stdout);
+  for (const path of said.untracked) {
+    if (path === ".gitattributes" || path.endsWith("/.gitattributes")) not("an attributes file");
+  }
+  const modes = said.untracked.map((path) => untrackedMode(repo.root, path));
+  const hashing = [...said.changed].filter(([, mode]) => mode !== null).map(([path]) => path);
+  const writer = new LooseWriter(options);
+  const ids = await hashFiles(sys, repo, { ...options, writer }, [...hashing, ...said.untracked]);
+  const changes = new Map<string, FileState>();
+  for (const [path, mode] of said.changed) {
+    changes.set(path, mode === null ? null : { mode, id: ids.get(path)! });
+  }
+  said.untracked.forEach((path, i) => changes.set(path, { mode: modes[i]!, id: ids.get(path)! }));
+  for (const state of changes.values()) {
+    if (state !== null && !/^[0-9a-f]{40}$/.test(state.id)) not("a file that could not be hashed");
+  }
+  const built = buildTrees(index, changes);
+  for (const gone of built.gone) {
+    // The full path lists a folder left with no tracked file among the bare ones.
+    if (!representable(gone) || (await lstatOrNull(join(repo.root, gone)))?.isDirectory) {
+      not("a folder whose files are all gone");
+    }
+  }
+  writeTrees(writer, built);
+  const facts = {
+    root: repo.root,
+    tracked: built.folders,
+    untracked: said.untracked,
+    ignored: said.ignored,
+  };
+  // Link counts say where the untracked folders are; where the file system does not count
+  // subfolders in them, git lists them.
+  const bare = bareByLinks(facts) ?? await bareFromListing(
+    facts,
+    (await git(sys, [
+      "ls-files",
+      "-z",
+      "--others",
+      "--directory",
+      "--exclude-standard",
+    ], call)).stdout,
+  ) ?? not("a folder name Deno cannot read back");
+  // Last: from here on the seed is the kept index being written.
+  if (options.indexFile !== undefined) keepIndex(sys, repo, options, changes, built.root);
+  return { tree: built.root, bareDirs: bare, ignored: said.ignored.sort() };
+}
+
+/**
+ * Writes, in the background, the kept index: the seed (which must lie outside scratch space)
+ * with the changed and new files added and the deleted ones removed, and its cache tree filled,
+ * moved into place when complete. Should that fail (a file turned into a folder, say), the
+ * snapshot's tree itself is read in: no stat data at all, so the next `add -A` reads every file,
+ * slow but exact.
+ */
+function keepIndex(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: QuickOptions,
+  changes: ReadonlyMap<string, FileState>,
+  tree: string,
+): void {
+  const target = options.indexFile!;
+  const draft = options.seed;
+  const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: draft };
+  const paths = [...changes.keys()];
+  const work = (async () => {
+    try {
+      if (paths.length > 0) {
+        // Read from the disk again, so the entries get their stat data: what a worker changed
+        // since is read as it is now, which is what the snapshot after reads anyway.
+        await git(sys, ["update-index", "-z", "--add", "--remove", "--stdin"], {
+          cwd: repo.root,
+          env,
+          stdin: nulList(paths),
+        });
+        // Fills the cache tree again: the snapshot after the worker then writes only the
+        // folders the worker changed.
+        await git(sys, ["write-tree"], { cwd: repo.root, env });
+      }
+    } catch {
+      await removeIfThere(draft);
+      await git(sys, ["read-tree", tree], { cwd: repo.root, env });
+    }
+    await Deno.rename(draft, target);
+  })().catch(async () => {
+    await removeIfThere(draft).catch(() => undefined);
+  }).finally(() => {
+    if (pending.get(target) === work) pending.delete(target);
+  });
+  pending.set(target, work);
+}
