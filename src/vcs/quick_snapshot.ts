@@ -31,7 +31,14 @@ import {
 } from "./raw.ts";
 import type { RepoInfo } from "./repo.ts";
 import { type StoreOptions, trackingEnv } from "./store.ts";
-import { buildTrees, type FileState, LooseWriter, objectId, writeTrees } from "./tree_write.ts";
+import {
+  buildTrees,
+  type FileState,
+  LooseWriter,
+  type ObjectCodec,
+  objectCodec,
+  writeTrees,
+} from "./tree_write.ts";
 
 /** What the quick path gives: the snapshot's fields but `head`. */
 export interface QuickResult {
@@ -151,10 +158,10 @@ const READ_MAX = 1024 * 1024;
 async function hashFiles(
   sys: GitSys,
   repo: RepoInfo,
-  store: StoreOptions & { writer: LooseWriter },
+  store: StoreOptions & { writer: LooseWriter; codec: ObjectCodec },
   paths: readonly string[],
 ): Promise<Map<string, string>> {
-  const { writer } = store;
+  const { writer, codec } = store;
   const ids = new Map<string, string>();
   const rest: string[] = [];
   for (const path of paths) {
@@ -174,7 +181,7 @@ async function hashFiles(
     const object = new Uint8Array(header.length + bytes.length);
     for (let i = 0; i < header.length; i++) object[i] = header.charCodeAt(i);
     object.set(bytes, header.length);
-    const id = objectId(object);
+    const id = codec.id(object);
     ids.set(path, id);
     writer.write(id, object);
   }
@@ -229,6 +236,8 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
     "--ignore-submodules=none",
   ], call);
   status.catch(() => undefined);
+  const loading = objectCodec();
+  loading.catch(() => undefined);
   const bytes = await Deno.readFile(options.seed);
   if (indexMayNameAttributes(bytes) === true) not("an attributes file");
   // What else this snapshot needs starts once the walk is under way.
@@ -247,8 +256,12 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
   }
   const modes = said.untracked.map((path) => untrackedMode(repo.root, path));
   const hashing = [...said.changed].filter(([, mode]) => mode !== null).map(([path]) => path);
-  const writer = new LooseWriter(options);
-  const ids = await hashFiles(sys, repo, { ...options, writer }, [...hashing, ...said.untracked]);
+  const codec = await loading;
+  const writer = new LooseWriter(options, codec);
+  const ids = await hashFiles(sys, repo, { ...options, writer, codec }, [
+    ...hashing,
+    ...said.untracked,
+  ]);
   const changes = new Map<string, FileState>();
   for (const [path, mode] of said.changed) {
     changes.set(path, mode === null ? null : { mode, id: ids.get(path)! });
@@ -257,7 +270,7 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
   for (const state of changes.values()) {
     if (state !== null && !/^[0-9a-f]{40}$/.test(state.id)) not("a file that could not be hashed");
   }
-  const built = buildTrees(index, changes);
+  const built = buildTrees(index, changes, codec);
   for (const gone of built.gone) {
     // The full path lists a folder left with no tracked file among the bare ones.
     if (!representable(gone) || (await lstatOrNull(join(repo.root, gone)))?.isDirectory) {

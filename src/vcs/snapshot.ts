@@ -13,7 +13,7 @@ import { join } from "../sys/path.ts";
 import { git, type GitSys, nulList } from "./git.ts";
 import { listChanges } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
-import { ensureStore, type StoreOptions, trackingEnv, withScratch } from "./store.ts";
+import { ensureStore, scratchBase, type StoreOptions, trackingEnv, withScratch } from "./store.ts";
 import {
   attributesInTree,
   type ConversionConfig,
@@ -23,7 +23,7 @@ import {
   rawEnv,
   rehashConverted,
 } from "./raw.ts";
-import { exists } from "../sys/fs.ts";
+import { exists, removeIfThere } from "../sys/fs.ts";
 import { initialisedSubmodules, SubmodulesRefused } from "./submodules.ts";
 import { quickSnapshot, settledIndex } from "./quick_snapshot.ts";
 
@@ -237,18 +237,22 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 async function quickBefore(
   sys: GitSys,
   repo: RepoInfo,
-  options: SnapshotOptions & {
-    scratch: string;
-    config: () => Promise<ConversionConfig>;
-    beside: () => void;
-  },
+  options: SnapshotOptions & { config: () => Promise<ConversionConfig>; beside: () => void },
 ) {
   const kept = options.indexFile;
-  const seed = kept === undefined ? join(options.scratch, "seed") : `${kept}.seed`;
-  if (!(await seedIndex(repo.indexFile, seed))) return null;
-  const found = await quickSnapshot(sys, repo, { ...options, seed });
-  if (found === null && kept !== undefined) await Deno.remove(seed);
-  return found;
+  // No scratch folder of its own: the seed lies next to the kept index, or in scratch space.
+  const seed = kept === undefined
+    ? join(await scratchBase(options), `seed-${crypto.randomUUID()}`)
+    : `${kept}.seed`;
+  try {
+    if (!(await seedIndex(repo.indexFile, seed))) return null;
+    const found = await quickSnapshot(sys, repo, { ...options, seed });
+    if (found === null || kept === undefined) await removeIfThere(seed);
+    return found;
+  } catch (error) {
+    await removeIfThere(seed);
+    throw error;
+  }
 }
 
 /** Records the whole work tree of `repo` as a tree object in Pitroom's store. */
@@ -266,17 +270,12 @@ export async function snapshot(
     options.readHead === false ? Promise.resolve(options.base?.head ?? null) : headCommit(sys, repo)
   );
   const config = once(() => conversionConfig(sys, repo, options));
+  if (options.base === undefined && options.quick !== false) {
+    const quick = await quickBefore(sys, repo, { ...options, config, beside: heading });
+    if (quick !== null) return { ...quick, head: await heading() };
+  }
   return await withScratch(options, async (dir) => {
     const base = options.base;
-    if (base === undefined && options.quick !== false) {
-      const quick = await quickBefore(sys, repo, {
-        ...options,
-        scratch: dir,
-        config,
-        beside: heading,
-      });
-      if (quick !== null) return { ...quick, head: await heading() };
-    }
     heading();
     // Read beside `add -A` when the index will be seeded from the user's (the snapshot before).
     if (base === undefined) config();

@@ -39,13 +39,19 @@ export async function ensureStore(store: StoreOptions): Promise<void> {
   await Deno.mkdir(store.objectsDir, { recursive: true, mode: 0o700 });
 }
 
+/** The folder scratch space lives in (owner-only), made if it is not there yet. */
+export async function scratchBase(store: StoreOptions): Promise<string> {
+  const base = store.scratchDir ?? join(dirname(store.objectsDir), "tmp");
+  await Deno.mkdir(base, { recursive: true, mode: 0o700 });
+  return base;
+}
+
 /** Runs `fn` with a fresh private scratch directory, removed afterwards whatever happens. */
 export async function withScratch<T>(
   store: StoreOptions,
   fn: (dir: string) => Promise<T>,
 ): Promise<T> {
-  const base = store.scratchDir ?? join(dirname(store.objectsDir), "tmp");
-  await Deno.mkdir(base, { recursive: true, mode: 0o700 });
+  const base = await scratchBase(store);
   const dir = await Deno.makeTempDir({ dir: base, prefix: "vcs-" });
   try {
     return await fn(dir);

@@ -6,8 +6,6 @@
  * hashed here and written to Pitroom's store as loose objects. tests/vcs/quick_snapshot_test.ts
  * checks them against `git write-tree` and `git fsck`.
  */
-import { createHash } from "node:crypto";
-import { deflateSync } from "node:zlib";
 import { join } from "../sys/path.ts";
 import { statOrNullSync } from "../sys/fs.ts";
 import { decodeLossless, encodeLossless } from "./lossless.ts";
@@ -36,9 +34,30 @@ export class TreeShapeError extends Error {}
 
 const SLASH = 0x2f;
 
-/** The id of `object` (header and content). */
-export function objectId(object: Uint8Array): string {
-  return createHash("sha1").update(object).digest("hex");
+/** How objects are named and compressed: SHA-1 and zlib. */
+export interface ObjectCodec {
+  /** The id of `object` (header and content). */
+  id(object: Uint8Array): string;
+  deflate(object: Uint8Array): Uint8Array;
+}
+
+let loading: Promise<ObjectCodec> | undefined;
+
+/**
+ * The codec, from node's crypto and zlib loaded on first use: imported with the module they
+ * would add to every command's start-up time. The snapshot starts loading them beside git.
+ */
+export function objectCodec(): Promise<ObjectCodec> {
+  return loading ??= (async () => {
+    const [{ createHash }, { deflateSync }] = await Promise.all([
+      import("node:crypto"),
+      import("node:zlib"),
+    ]);
+    return {
+      id: (object) => createHash("sha1").update(object).digest("hex"),
+      deflate: (object) => deflateSync(object, { level: 1 }),
+    };
+  })();
 }
 
 function fromHex(hex: string): Uint8Array {
@@ -144,7 +163,11 @@ function startsWith(src: Uint8Array, from: number, to: number, prefix: Uint8Arra
  * The tree of `index` with `changes` (path to its new state) applied. Throws `TreeShapeError`
  * when a path would be a file and a folder at once.
  */
-export function buildTrees(index: ParsedIndex, changes: Map<string, FileState>): BuiltTrees {
+export function buildTrees(
+  index: ParsedIndex,
+  changes: Map<string, FileState>,
+  codec: ObjectCodec,
+): BuiltTrees {
   const { paths, pathAt, pathLength, idLength } = index;
   const changed = [...changes].map(([path, state]) => ({
     path: encodeLossless(path),
@@ -280,7 +303,7 @@ export function buildTrees(index: ParsedIndex, changes: Map<string, FileState>):
     if (tree.length === 0) return null;
     folders.set(depth === 0 ? "" : decodeLossless(prefix.subarray(0, depth - 1)), subfolders);
     const object = tree.object();
-    const id = objectId(object);
+    const id = codec.id(object);
     writes.push({ id, object });
     return id;
   };
@@ -303,22 +326,30 @@ export function buildTrees(index: ParsedIndex, changes: Map<string, FileState>):
  */
 export class LooseWriter {
   readonly #objectsDir: string;
-  readonly #folders = new Set<string>();
+  readonly #codec: ObjectCodec;
+  /** The fan-out folders seen: true for one made here (nothing can be in it yet). */
+  readonly #folders = new Map<string, boolean>();
+  readonly #written = new Set<string>();
 
-  constructor(store: StoreOptions) {
+  constructor(store: StoreOptions, codec: ObjectCodec) {
     this.#objectsDir = store.objectsDir;
+    this.#codec = codec;
   }
 
   write(id: string, object: Uint8Array): void {
+    if (this.#written.has(id)) return;
+    this.#written.add(id);
     const folder = join(this.#objectsDir, id.slice(0, 2));
     const path = join(folder, id.slice(2));
-    if (statOrNullSync(path) !== null) return;
-    if (!this.#folders.has(folder)) {
-      Deno.mkdirSync(folder, { recursive: true, mode: 0o700 });
-      this.#folders.add(folder);
+    let made = this.#folders.get(folder);
+    if (made === undefined) {
+      made = statOrNullSync(folder) === null;
+      if (made) Deno.mkdirSync(folder, { recursive: true, mode: 0o700 });
+      this.#folders.set(folder, made);
     }
+    if (!made && statOrNullSync(path) !== null) return;
     const draft = join(folder, `tmp_obj_${crypto.randomUUID()}`);
-    Deno.writeFileSync(draft, deflateSync(object, { level: 1 }), { mode: 0o444 });
+    Deno.writeFileSync(draft, this.#codec.deflate(object), { mode: 0o444 });
     try {
       Deno.renameSync(draft, path);
     } catch (error) {
