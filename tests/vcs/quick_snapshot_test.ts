@@ -14,6 +14,7 @@ import { conversionConfig } from "../../src/vcs/raw.ts";
 import { realRunner } from "../../src/sys/real.ts";
 import { gitDirFingerprint, put, sh, tempDir, testEnv, testSys } from "./_helpers.ts";
 import { makeDirtyRepo } from "./_dirty_repo.ts";
+import { prng } from "../workers/_fixtures/fuzz.ts";
 
 interface World extends AsyncDisposable {
   home: string;
@@ -344,23 +345,11 @@ Deno.test("quick path: an unchanged symbolic link and one among untouched files 
   await check(w, true);
 });
 
-/** A small seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 Deno.test("quick path: random trees and random work on them match the full path", async () => {
   const names = ["a", "b", "a.b", "a-b", "a0", "x y", "é", "deep"];
   let quickly = 0;
   for (let seed = 1; seed <= 12; seed++) {
-    const next = random(seed);
+    const next = prng(seed);
     const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
     // Folders hold a handful of files each; names that sort around "/" are files and folders.
     const folder = () =>
