@@ -149,11 +149,16 @@ function untrackedMode(root: string, path: string): string {
 
 /** Files up to this size are read and hashed here; larger ones by `git hash-object`. */
 const READ_MAX = 1024 * 1024;
+/**
+ * How much is read here at most (the reads are synchronous: a tree with thousands of new files
+ * must not hold up the process that supervises the other runs); the rest goes to git.
+ */
+const READ_BUDGET = { files: 1000, bytes: 16 * 1024 * 1024 };
 
 /**
  * The blob ids of the files at `paths` (regular files, no conversion: the quick path's
- * condition), each written to Pitroom's store: small ones read and hashed here, the rest (and
- * names Deno cannot be given) by one `git hash-object`.
+ * condition), each written to Pitroom's store: small ones read and hashed here up to a budget,
+ * the rest (and names Deno cannot be given) by one `git hash-object`.
  */
 async function hashFiles(
   sys: GitSys,
@@ -164,8 +169,10 @@ async function hashFiles(
   const { writer, codec } = store;
   const ids = new Map<string, string>();
   const rest: string[] = [];
+  let files = 0;
+  let bytesRead = 0;
   for (const path of paths) {
-    if (!representable(path)) {
+    if (!representable(path) || files >= READ_BUDGET.files || bytesRead >= READ_BUDGET.bytes) {
       rest.push(path);
       continue;
     }
@@ -177,6 +184,8 @@ async function hashFiles(
       continue;
     }
     const bytes = Deno.readFileSync(file);
+    files += 1;
+    bytesRead += bytes.length;
     const header = `blob ${bytes.length}\0`;
     const object = new Uint8Array(header.length + bytes.length);
     for (let i = 0; i < header.length; i++) object[i] = header.charCodeAt(i);

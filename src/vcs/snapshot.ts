@@ -8,6 +8,10 @@
  * and trees go to Pitroom's object store; the user's objects are only read, as an alternate.
  * The snapshot after a worker names the one before as its `base`: new paths the base saw as
  * ignored stay out, and with a shared `indexFile` every file of the base stays tracked.
+ *
+ * The snapshot before a worker first tries the quick path of quick_snapshot.ts (no second
+ * index, the same result by construction where it applies) and takes this full one where it
+ * declines.
  */
 import { join } from "../sys/path.ts";
 import { git, type GitSys, nulList } from "./git.ts";
@@ -293,11 +297,10 @@ export async function snapshot(
     const env = { ...rawEnv(repo, options, await overlay), GIT_INDEX_FILE: index };
     const call = { cwd: repo.root, env };
     // Only the snapshot after continues from a kept index; the one before starts afresh.
-    const settings = config;
     const reuse = base !== undefined;
-    const added = await addAll(sys, repo, { index, env, reuse, config: settings });
+    const added = await addAll(sys, repo, { index, env, reuse, config });
     const fixing = added.seeded
-      ? await rawIds(sys, repo, { ...options, index, env }, settings())
+      ? await rawIds(sys, repo, { ...options, index, env }, config())
       : null;
     if (options.submodules === "refuse") {
       const found = await initialisedSubmodules(sys, repo, { env, addStderr: added.stderr });

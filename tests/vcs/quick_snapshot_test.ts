@@ -466,3 +466,9 @@ Deno.test("quick path: a linked worktree, whose .git is a file", async () => {
   await Deno.mkdir(join(linked, "empty"));
   await check(other, true);
 });
+
+Deno.test("quick path: more new files than it reads itself go to git hash-object", async () => {
+  await using w = await world({ "a.txt": "1\n" });
+  for (let i = 0; i < 1100; i++) await w.put(`many/f${i % 7}/n${i}.txt`, `new file ${i}\n`);
+  await check(w, true);
+});
