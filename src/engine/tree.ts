@@ -25,6 +25,8 @@ export interface TrackedTree {
     options?: {
       base?: TreeSnapshot;
       indexFile?: string;
+      /** The kept index written in the background (settle it: `settledIndex`). */
+      keepInBackground?: boolean;
       submodules?: "allow" | "refuse";
       readHead?: boolean;
     },

@@ -29,6 +29,7 @@ import { resolvePricing } from "./receipts/pricing.ts";
 import { workerCostOf } from "./receipts/receipt.ts";
 import type { TrackedTree } from "./tree.ts";
 import { changedFiles, collectWorkspace, prepareWorkspace, type Workspace } from "./workspace.ts";
+import { settledIndex } from "../vcs/quick_snapshot.ts";
 import { checkAnswer } from "./answer/check.ts";
 import { answerFromCache, cacheable, cacheKey, lookupAnswer } from "./answer/cache.ts";
 
@@ -111,6 +112,8 @@ export async function walkChain(
     return final;
   } finally {
     workspace?.view?.release();
+    // The kept index a snapshot writes in the background ends with the walk, whatever ends it.
+    await settledIndex(runPaths.index);
   }
 }
 

@@ -80,7 +80,7 @@ async function prepareOnly(
   const before = reuse ? record.changes!.before : await tree.snapshot({
     // The snapshot after continues from this index: only where the worker works in place (an
     // isolate run's copy has its own).
-    ...(isolation === undefined ? { indexFile: runPaths.index } : {}),
+    ...(isolation === undefined ? { indexFile: runPaths.index, keepInBackground: true } : {}),
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
     submodules: record.mode === "read" ? "allow" : "refuse",
   });

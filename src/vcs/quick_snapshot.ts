@@ -14,8 +14,9 @@
  * and an index `parseIndex` reads whole. Anywhere else (and on any surprise) it returns null and
  * the caller takes the full path, which stays the oracle of tests/vcs/quick_snapshot_test.ts.
  *
- * The kept index the snapshot after the worker continues from is written in the background (the
- * user's index with the changed files added again); `settledIndex` waits for it.
+ * The kept index the snapshot after the worker continues from (the user's index with the changed
+ * files added again) can be written in the background while the worker starts; `settledIndex`
+ * waits for it.
  */
 import { join } from "../sys/path.ts";
 import { lstatOrNull, removeIfThere } from "../sys/fs.ts";
@@ -209,6 +210,8 @@ export interface QuickOptions extends StoreOptions {
   seed: string;
   /** Where the snapshot after the worker will find its kept index, if any. */
   indexFile?: string;
+  /** Write the kept index in the background (see `SnapshotOptions.keepInBackground`). */
+  keepInBackground?: boolean;
   /** The repository's settings, read when first asked for. */
   config: () => Promise<ConversionConfig>;
   /** Called once `git status` has started: what else may start now. */
@@ -306,12 +309,15 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
     ], call)).stdout,
   ) ?? not("a folder name Deno cannot read back");
   // Last: from here on the seed is the kept index being written.
-  if (options.indexFile !== undefined) keepIndex(sys, repo, options, changes, built.root);
+  if (options.indexFile !== undefined) {
+    const keeping = keepIndex(sys, repo, options, changes, built.root);
+    if (options.keepInBackground !== true) await keeping;
+  }
   return { tree: built.root, bareDirs: bare, ignored: said.ignored.sort() };
 }
 
 /**
- * Writes, in the background, the kept index: the seed (which must lie outside scratch space)
+ * Writes the kept index (in the background: the promise is also in `pending`): the seed (which must lie outside scratch space)
  * with the changed and new files added and the deleted ones removed, and its cache tree filled,
  * moved into place when complete. Should that fail (a file turned into a folder, say), the
  * snapshot's tree itself is read in: no stat data at all, so the next `add -A` reads every file,
@@ -323,7 +329,7 @@ function keepIndex(
   options: QuickOptions,
   changes: ReadonlyMap<string, FileState>,
   tree: string,
-): void {
+): Promise<void> {
   const target = options.indexFile!;
   const draft = options.seed;
   const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: draft };
@@ -353,4 +359,5 @@ function keepIndex(
     if (pending.get(target) === work) pending.delete(target);
   });
   pending.set(target, work);
+  return work;
 }

@@ -77,6 +77,14 @@ export interface SnapshotOptions extends StoreOptions {
    */
   readHead?: boolean;
   /**
+   * `true`: where the quick path keeps `indexFile`, it is written in the background (it is not
+   * needed before the worker has worked) and `settledIndex(indexFile)` waits for it; whoever
+   * asks for this settles it before it is done with the index (the engine does before a run
+   * ends). Otherwise the snapshot returns with the index in place.
+   * @default false
+   */
+  keepInBackground?: boolean;
+  /**
    * `false`: the snapshot before a worker always takes the full path (`git add -A` and
    * `git write-tree`), never the quick one of quick_snapshot.ts; the tests' oracle.
    * @default true
