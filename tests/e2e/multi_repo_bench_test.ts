@@ -5,6 +5,7 @@
  * each question's scenario), and the merged table scores all nine questions by the eval's rules.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { runBenchmark } from "../../benchmarks/multi-repo/run.ts";
 import { moduleCacheEnv, pitroomArgv } from "../support/pitroom.ts";
 import { tempRepo } from "../support/temp.ts";
@@ -55,6 +56,16 @@ Deno.test("multi-repo benchmark: nine questions over three checkouts, scored by 
   assert.equal(result.questions.length, 9);
   const row = result.workers[0]!;
   assert.equal(row.worker, "opencode:fake/bench");
+  // A run that failed says why: its stderr, kept for failed runs (a worker's crash message).
+  const failed = row.answers.filter((a) => a.outcome !== "ok").map((a) => {
+    let stderr = "(no stderr.log)";
+    try {
+      stderr = Deno.readTextFileSync(join(w.stateDir, "runs", a.run, "stderr.log")).slice(-4000);
+    } catch {
+      // Not kept.
+    }
+    return `run ${a.run} (${a.id}) ended ${a.outcome}; its stderr:\n${stderr}`;
+  });
   assert.deepEqual(Object.fromEntries(row.answers.map((a) => [a.id, a.score])), {
     "deno/create-main-worker": 1,
     "deno/cli-modules": 1,
@@ -66,7 +77,7 @@ Deno.test("multi-repo benchmark: nine questions over three checkouts, scored by 
     "go/listen-and-serve": 1,
     "go/server-methods": 1,
     "go/hijacker-files": 0,
-  }, JSON.stringify(row.answers));
+  }, `${JSON.stringify(row.answers)}\n${failed.join("\n")}`);
   assert.deepEqual(row.byKind, {
     definition: { score: 2.5, max: 3 },
     count: { score: 2, max: 3 },
