@@ -140,3 +140,151 @@ Deno.test("PITROOM_WORKER only chooses the worker; the recursion marker has its 
   const inside = await w.run(["ls"], { PITROOM_INSIDE_RUN: "20261201-000000-abcd" });
   oneLineError(inside, 3, /A worker may not start Pitroom/, "inside a run");
 });
+
+/** Runs pitroom with an endless stdin; resolves with what it did and how much it was fed. */
+async function endlessStdin(w: { repo: string; env: Record<string, string> }, args: string[]) {
+  const [cmd, ...rest] = pitroomArgv();
+  const child = new Deno.Command(cmd!, {
+    args: [...rest, ...args],
+    cwd: w.repo,
+    env: { NO_COLOR: "1", ...moduleCacheEnv(), ...w.env },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const chunk = new TextEncoder().encode("y\n".repeat(32 * 1024));
+  let fed = 0;
+  // Until pitroom stops reading (the pipe breaks) or, if it never does, 64 MiB.
+  try {
+    while (fed < 64 * 1024 * 1024) {
+      await writer.write(chunk);
+      fed += chunk.length;
+    }
+    await writer.close();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return {
+    result: { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) },
+    fed,
+  };
+}
+
+Deno.test("a task from an endless stdin or device: reading stops at 256 KiB, one line, exit 2", async () => {
+  await using w = await inRepo();
+  for (
+    const args of [["run", "-"], ["run", "--task-file", "-"], ["run", "--task-file", "/dev/stdin"]]
+  ) {
+    const { result, fed } = await endlessStdin(w, args);
+    oneLineError(
+      result,
+      2,
+      /The task on stdin is longer than 256 KiB.*stopped reading there/,
+      args.join(" "),
+    );
+    assert.ok(fed < 8 * 1024 * 1024, `${args.join(" ")} read ${fed} bytes before it stopped`);
+  }
+  for (const args of [["run", "--task-file", "/dev/zero"], ["crew", "--task-file", "/dev/zero"]]) {
+    oneLineError(
+      await w.run(args),
+      2,
+      /Task file "\/dev\/zero" \(a character device\) is longer than 256 KiB.*stopped reading there/,
+      args.join(" "),
+    );
+  }
+  // The arguments too: three of 100 KiB are one task of 300 KiB.
+  const part = "x".repeat(100 * 1024);
+  oneLineError(
+    await w.run(["run", part, part, part]),
+    2,
+    /The task holds 307202 bytes, more than a task may \(256 KiB\)/,
+    "run with long arguments",
+  );
+  assert.deepEqual(await runsIn(w.stateDir), [], "a long task made a run");
+});
+
+Deno.test("--task-file names what it was given: a FIFO is read as a stream, a huge file is refused unread", async () => {
+  await using w = await inRepo();
+  const fifo = join(w.repo, "tasks.fifo");
+  const mkfifo = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+  assert.equal(mkfifo.code, 0);
+  // A FIFO's writer: one process (the shell opens the FIFO, then becomes cat), killed once
+  // pitroom has ended (it may never open the FIFO).
+  const withWriter = async (content: string, args: string[]) => {
+    const source = join(w.repo, "fifo-source.txt");
+    await Deno.writeTextFile(source, content);
+    const writer = new Deno.Command("sh", {
+      args: ["-c", 'exec cat "$1" > "$0"', fifo, source],
+      stderr: "null",
+    }).spawn();
+    const result = await w.run(args);
+    try {
+      writer.kill("SIGKILL");
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error; // it had ended
+    }
+    await writer.status;
+    return result;
+  };
+  // Blank lines: the run stops at "No task given", having read them.
+  const blank = await withWriter("\n\n", ["run", "--task-file", fifo]);
+  oneLineError(blank, 2, /No task given/, "a FIFO of blank lines");
+  const long = await withWriter("x".repeat(300 * 1024), ["run", "--task-file", fifo]);
+  oneLineError(
+    long,
+    2,
+    /Task file ".*tasks\.fifo" \(a FIFO \(named pipe\)\) is longer than 256 KiB/,
+    "a long FIFO",
+  );
+  // Sparse: 10 GiB long, nothing on disk; read whole, it would take 10 GiB of memory.
+  const huge = join(w.repo, "huge.md");
+  using file = await Deno.open(huge, { write: true, create: true });
+  await file.truncate(10 * 1024 * 1024 * 1024);
+  oneLineError(
+    await w.run(["run", "--task-file", huge]),
+    2,
+    /Task file ".*huge\.md" holds 10737418240 bytes, more than a task may \(256 KiB\)/,
+    "a 10 GiB task file",
+  );
+  oneLineError(await w.run(["run", "--task-file", "/dev/null"]), 2, /No task given/, "/dev/null");
+  // Attached files and plans name the kind too.
+  for (
+    const [args, message] of [
+      [
+        ["run", "-f", fifo, "x"],
+        /Attached file ".*tasks\.fifo" is a FIFO \(named pipe\), not a file/,
+      ],
+      [
+        ["run", "-f", "/dev/zero", "x"],
+        /Attached file "\/dev\/zero" is a character device, not a file/,
+      ],
+      [
+        ["run", "-i", "--plan", "/dev/zero", "--step", "1"],
+        /Plan "\/dev\/zero" is a character device/,
+      ],
+      [
+        ["run", "-i", "--plan", fifo, "--step", "1"],
+        /Plan ".*tasks\.fifo" is a FIFO \(named pipe\)/,
+      ],
+    ] as const
+  ) {
+    oneLineError(await w.run([...args]), 2, message, args.join(" "));
+  }
+  assert.deepEqual(await runsIn(w.stateDir), [], "bad input made a run");
+});
+
+Deno.test("the status line and the hook card stop reading an endless stdin and carry on", async () => {
+  await using w = await inRepo();
+  const status = await endlessStdin(w, ["statusline"]);
+  assert.equal(status.result.code, 0, status.result.stderr);
+  assert.match(status.result.stdout, /pitroom/i);
+  assert.ok(status.fed < 8 * 1024 * 1024, `the status line read ${status.fed} bytes`);
+  const hook = await endlessStdin(w, ["hook-card"]);
+  assert.equal(hook.result.code, 0, hook.result.stderr);
+  assert.equal(hook.result.stdout, "");
+  assert.ok(hook.fed < 32 * 1024 * 1024, `the hook card read ${hook.fed} bytes`);
+});
