@@ -288,3 +288,114 @@ Deno.test("the status line and the hook card stop reading an endless stdin and c
   assert.equal(hook.result.stdout, "");
   assert.ok(hook.fed < 32 * 1024 * 1024, `the hook card read ${hook.fed} bytes`);
 });
+
+Deno.test({
+  name:
+    "a full disk under the state folder: ls, status and show work, the rest is one line and exit 3",
+  ignore: Deno.uid() !== 0,
+  async fn() {
+    await using w = await inRepo();
+    // A state folder with a finished run and one whose supervisor died (ls marks it lost: a write).
+    const made = await w.run(["run", "--task-file", "/dev/null"]);
+    assert.equal(made.code, 2, made.stderr);
+    const done = "20261201-000000-aaaa";
+    const dead = "20261201-000001-bbbb";
+    for (const [id, state] of [[done, "done"], [dead, "running"]] as const) {
+      await Deno.mkdir(join(w.stateDir, "runs", id), { recursive: true });
+      await Deno.writeTextFile(
+        join(w.stateDir, "runs", id, "run.json"),
+        JSON.stringify({
+          schemaVersion: 1,
+          id,
+          state,
+          mode: "read",
+          task: `the ${state} run`,
+          cwd: w.repo,
+          chain: [{ worker: "opencode" }],
+          web: false,
+          timeoutMs: 60_000,
+          createdAt: 1796000000000,
+          attempts: [],
+          progress: {
+            steps: 0,
+            tools: 0,
+            tokens: { input: 0, output: 0, cached: 0, reasoning: 0 },
+          },
+          supervised: true,
+          supervisorPid: 999_999,
+          ...(state === "done"
+            ? { outcome: "ok", exit: 0, endedAt: 1796000001000, answer: "42" }
+            : {}),
+        }),
+      );
+    }
+    // Their markers, as the engine makes them: the newest runs, and the live one.
+    for (const [dir, ids] of [["recent", [done, dead]], ["active", [dead]]] as const) {
+      await Deno.mkdir(join(w.stateDir, dir), { recursive: true });
+      for (const id of ids) await Deno.writeTextFile(join(w.stateDir, dir, id), "");
+    }
+    // In a mount namespace of its own: the state folder on a small tmpfs, filled to the brim.
+    const full = `mount -t tmpfs -o size=1m tmpfs "$S" && cp -r "$FROM/." "$S/" && ` +
+      `(dd if=/dev/zero of="$S/filler" bs=4k 2>/dev/null; true) && ` +
+      `truncate -s "-\${FREE_KB}K" "$S/filler" && exec "$@"`;
+    const inFullDisk = async (
+      args: string[],
+      options: { thenList?: boolean; freeKb?: number } = {},
+    ) => {
+      await using scratch = await tempDir("pitroom-full-");
+      // With `thenList`: the command, then `ls --json` in the same namespace after a `@@@` line.
+      const script = options.thenList
+        ? full.replace('exec "$@"', '"$@" ' + args.join(" ") + '; echo @@@; "$@" ls --json')
+        : full;
+      const out = await new Deno.Command("unshare", {
+        args: ["-m", "sh", "-c", script, "sh", ...pitroomArgv(), ...(options.thenList ? [] : args)],
+        cwd: w.repo,
+        env: {
+          NO_COLOR: "1",
+          ...moduleCacheEnv(),
+          ...w.env,
+          PITROOM_STATE_DIR: scratch.path,
+          S: scratch.path,
+          FROM: w.stateDir,
+          FREE_KB: String(options.freeKb ?? 0),
+        },
+        clearEnv: true,
+        stdin: "null",
+      }).output();
+      const dec = new TextDecoder();
+      return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+    };
+    for (const args of [["ls"], ["status"], ["show", done], ["show", dead]]) {
+      const r = await inFullDisk(args);
+      assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /unexpected error|\n\s+at /, args.join(" "));
+      if (args[0] !== "show") assert.match(r.stdout, new RegExp(`${dead}\\s+lost`), args[0]);
+    }
+    // A run that could not be written leaves nothing behind: ls in the same full disk after it.
+    {
+      // A little room: the record is written, the next write is not.
+      const r = await inFullDisk(["run", "x"], { thenList: true, freeKb: 4 });
+      const [, listed] = r.stdout.split("@@@\n");
+      assert.deepEqual(JSON.parse(listed!).map((x: { id: string }) => x.id).sort(), [done, dead]);
+      const bg = await inFullDisk(["run", "--bg", "x"], { thenList: true, freeKb: 4 });
+      const [, listedBg] = bg.stdout.split("@@@\n");
+      assert.deepEqual(JSON.parse(listedBg!).map((x: { id: string }) => x.id).sort(), [done, dead]);
+    }
+    for (const args of [["run", "x"], ["run", "--bg", "x"], ["history"], ["doctor", "--json"]]) {
+      const r = await inFullDisk(args);
+      if (args[0] === "doctor") {
+        const state = JSON.parse(r.stdout).checks.find((c: { check: string }) =>
+          c.check === "state_dir"
+        );
+        assert.match(state.message, /has no space left/);
+        continue;
+      }
+      oneLineError(
+        r,
+        3,
+        /^pitroom: No space left for the state folder ".*": .*(No space left on device|disk I\/O error|disk is full)/,
+        args.join(" "),
+      );
+    }
+  },
+});
