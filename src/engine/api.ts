@@ -40,6 +40,8 @@ import { exists } from "../sys/fs.ts";
 import { reconcile, reconcileAudit } from "./liveness.ts";
 import { type AuditOutcome, type AuditRequest, runAudit } from "./audit/mod.ts";
 import type { EvalOptions, EvalResult } from "./eval/mod.ts";
+import { isUnwritable } from "../sys/fs.ts";
+import { discardUnstarted } from "./create.ts";
 
 /** What `review` started (and, in the foreground, its finished report). */
 export interface ReviewStarted {
@@ -188,7 +190,13 @@ export class Engine {
       }
     } finally {
       // Whatever was created runs, even when a later task could not be created.
-      if (ids.length > 0) await startSupervisors(sys, ids);
+      if (ids.length > 0) {
+        await startSupervisors(sys, ids).catch(async (error) => {
+          // Nothing could be handed to the host (a full disk): what it never took goes.
+          if (isUnwritable(error)) { for (const id of ids) await discardUnstarted(sys, id); }
+          throw error;
+        });
+      }
     }
     const group = specs[0]!.group;
     return { id: ids[0]!, ids, ...(group === undefined ? {} : { group }), warnings };
@@ -231,6 +239,10 @@ export class Engine {
         ...(this.#options.backends ? { backends: this.#options.backends } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       });
+    } catch (error) {
+      // It could not even start (a full disk): it goes, rather than wait to be found lost.
+      if (isUnwritable(error)) await discardUnstarted(this.#sys, record.id);
+      throw error;
     } finally {
       this.#local.delete(record.id);
       options.signal?.removeEventListener("abort", onAbort);

@@ -18,7 +18,7 @@ import type { RunRequest } from "./request.ts";
 import { resolveTier, type TierName, TIERS } from "./settings.ts";
 import { loadNamed } from "./select.ts";
 import { inRepo } from "./tree.ts";
-import { attach } from "./attach.ts";
+import { attach, checkTaskSize } from "./attach.ts";
 import { checkBudget } from "./budget.ts";
 import { RANK_WINDOW_MS, rankChain, targetRecords } from "./rank.ts";
 
@@ -231,6 +231,8 @@ export async function buildRuns(
   request: RunRequest,
   loaded: LoadedSettings,
 ): Promise<BuiltRuns> {
+  // Every interface's task (the CLI's arguments, stdin, a task file, an MCP call) has one cap.
+  checkTaskSize([...(request.tasks ?? []), ...(request.task === undefined ? [] : [request.task])]);
   let plan: PlanRef | undefined;
   if (request.plan !== undefined || request.step !== undefined) {
     ({ request, plan } = await plannedRequest(sys, request));

@@ -154,7 +154,7 @@ export {
 } from "./doctor.ts";
 export { MIN_GIT, parseGitVersion, type SelfCheck } from "./self_check.ts";
 export type { ModelRow, UsageSummary, WorkerModels } from "./models.ts";
-export { ATTACH_LIMIT_BYTES } from "./attach.ts";
+export { ATTACH_LIMIT_BYTES, TASK_LIMIT_BYTES } from "./attach.ts";
 export type { Applied } from "./apply.ts";
 export type { FeedEvent, Subscription } from "./feed.ts";
 export type { LoadedSettings } from "./load_settings.ts";

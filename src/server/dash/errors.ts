@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import type { ApiError } from "./api_types.ts";
 
 /** The statuses of error answers. */
-export type ErrorStatus = 400 | 403 | 404 | 409 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 500;
 
 /** An error answer. */
 export function apiError(
