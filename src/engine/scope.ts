@@ -28,9 +28,9 @@ export async function scopeOf(
   dir: string,
 ): Promise<Scope> {
   const given = resolve(sys.cwd(), dir);
-  if (!statOrNullSync(given)?.isDirectory) {
-    throw new UsageError(`Directory "${given}" does not exist`);
-  }
+  const info = statOrNullSync(given);
+  if (info === null) throw new UsageError(`Directory "${given}" does not exist`);
+  if (!info.isDirectory) throw new UsageError(`"${given}" is not a directory`);
   const repo = await findRepo(sys, given);
   if (repo !== null) return { root: repo.root, repo: true, dir: given };
   return { root: await Deno.realPath(given), repo: false, dir: given };

@@ -9,7 +9,7 @@ import { reconcile } from "./liveness.ts";
 import { listActive, listRecent, RECENT_KEEP } from "../store/active.ts";
 import { isRunId, statePaths } from "../store/paths.ts";
 import type { RunRecord } from "../store/record.ts";
-import { damagedRunJson, listRunIds, loadRecord, readRecordChecked } from "../store/runs.ts";
+import { damagedRunJson, listRunIds, loadRecord, readRecordCheckedSync } from "../store/runs.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { DamagedRecord } from "../sys/errors.ts";
 import { UsageError } from "../sys/errors.ts";
@@ -28,8 +28,9 @@ async function isDir(path: string): Promise<boolean> {
 /** A run read for selection: its record, or the damage of its run.json (null: not there). */
 type Read = { id: string; record: RunRecord | null; damage: DamagedRecord | null };
 
-async function readOne(sys: Sys, id: string): Promise<Read> {
-  const read = await readRecordChecked(statePaths(sys.stateDir), id);
+/** One run's record for selection (read synchronously: a scan may read every folder). */
+function readOne(sys: Sys, id: string): Read {
+  const read = readRecordCheckedSync(statePaths(sys.stateDir), id);
   if (read.record !== null) return { id, record: read.record, damage: null };
   // A folder without run.json at all is a run being created (or one whose creation died).
   if (read.damage === null || read.damage === "missing") return { id, record: null, damage: null };
@@ -61,7 +62,7 @@ function noRunsHint(scope: Scope | null, others: boolean): { hint: string } {
  */
 async function lastOf(sys: Sys, ids: string[], scope: Scope | null): Promise<string> {
   for (let i = ids.length - 1; i >= 0; i--) {
-    const read = await readOne(sys, ids[i]!);
+    const read = readOne(sys, ids[i]!);
     if (read.record === null && read.damage === null) continue;
     const ours = await belongs(sys, read, scope);
     if (ours === false) continue;
@@ -88,7 +89,7 @@ export async function resolveRun(sys: Sys, typed: string, scope: Scope | null): 
   const ours: Read[] = [];
   const others: Read[] = [];
   for (const id of matches) {
-    const read = await readOne(sys, id);
+    const read = readOne(sys, id);
     if (read.record === null && read.damage === null) continue;
     if ((await belongs(sys, read, scope)) === false) others.push(read);
     else ours.push(read);
@@ -148,7 +149,7 @@ export async function loadGroup(
   const out: RunRecord[] = [];
   const elsewhere = new Set<string>();
   for (const id of await listRunIds(paths)) {
-    const read = await readOne(sys, id);
+    const read = readOne(sys, id);
     if (read.damage !== null) {
       // Named when the history's copy says it is one of this group's here (else nothing can).
       const copy = await historyCopy(sys, id);
@@ -197,7 +198,7 @@ export async function loadCurrent(
   const take = async (id: string): Promise<RunRecord | null> => {
     if (seen.has(id)) return records.get(id) ?? null;
     seen.add(id);
-    const read = await readOne(sys, id);
+    const read = readOne(sys, id);
     if (read.damage !== null) {
       if ((await belongs(sys, read, scope)) !== false) damaged.push(read.damage);
       return null;

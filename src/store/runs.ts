@@ -32,6 +32,27 @@ export async function readRecordChecked(paths: StatePaths, id: string): Promise<
   return parseRecordText(text, id);
 }
 
+/**
+ * `readRecordChecked`, synchronously: for a scan over many folders (resolving `last` among one
+ * repository's runs), where an async op per record would cost several times the read.
+ */
+export function readRecordCheckedSync(paths: StatePaths, id: string): RecordRead {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(paths.run(id).record);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    let there = false;
+    try {
+      there = Deno.statSync(paths.run(id).dir).isDirectory;
+    } catch (statError) {
+      if (!(statError instanceof Deno.errors.NotFound)) throw statError;
+    }
+    return { record: null, damage: there ? "missing" : null };
+  }
+  return parseRecordText(text, id);
+}
+
 /** A `run.json`'s text as a record, or what is wrong with it. */
 export function parseRecordText(text: string, id: string): RecordRead {
   if (text.trim() === "") return { record: null, damage: "empty" };
