@@ -47,7 +47,17 @@ export async function revertFromPatch(
     throw new RefusedError("no_repo", `"${copy.repoRoot}" is no longer a git repository`);
   }
   const store = { objectsDir: paths.repo(await vcs.repoKey(repo.root)).objects };
-  const undone = new Set(await vcs.undoPatch(sys, repo, store, patch.bytes, id));
+  // An applied isolate run: only the files its apply wrote (not those found already so).
+  const applied = copy.mode === "isolate" ? copy.isolation?.applied?.files : undefined;
+  const undone = new Set(
+    await vcs.undoPatch(sys, repo, store, patch.bytes, {
+      runId: id,
+      ...(applied === undefined ? {} : { only: applied }),
+    }),
+  );
+  if (undone.size === 0) {
+    throw new RefusedError("nothing_to_revert", `Run "${id}": its patch holds none of its files`);
+  }
   return {
     ...copy,
     changes: {

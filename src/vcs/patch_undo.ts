@@ -13,6 +13,11 @@ import type { RepoInfo } from "./repo.ts";
 import { type StoreOptions, withScratch } from "./store.ts";
 import { rawCommonDir, rawEnv } from "./raw.ts";
 
+/** A path as a `git apply --include` pattern that matches only itself. */
+function literal(path: string): string {
+  return path.replace(/[\\*?[\]]/g, (c) => `\\${c}`);
+}
+
 /** What git said, in one line. */
 function said(stderr: string): string {
   return stderr.trim().split("\n").slice(0, 2).join(" / ");
@@ -27,18 +32,29 @@ export async function undoPatch(
   repo: RepoInfo,
   store: StoreOptions,
   patch: Uint8Array,
-  runId: string,
+  options: { runId: string; only?: readonly string[] },
 ): Promise<string[]> {
+  const runId = options.runId;
+  // Only these files of the patch (an apply that found some already as the patch leaves them
+  // did not write those: they are the user's).
+  const include = options.only?.map((path) => `--include=${literal(path)}`) ?? [];
   return await withScratch(store, async (dir) => {
     const file = join(dir, "patch.diff");
     await Deno.writeFile(file, patch, { mode: 0o600 });
     const call = { cwd: repo.root, env: rawEnv(repo, store, await rawCommonDir(repo, dir)) };
-    const listed = await git(sys, ["apply", "--numstat", "-z", file], call);
+    const listed = await git(sys, ["apply", "--numstat", "-z", ...include, file], call);
     const paths = listed.stdout.split("\0").map((entry) => entry.split("\t")[2] ?? "")
       .filter((path) => path !== "");
-    const check = await git(sys, ["apply", "-R", "--check", file], { ...call, okCodes: [0, 1] });
+    if (paths.length === 0) return [];
+    const check = await git(sys, ["apply", "-R", "--check", ...include, file], {
+      ...call,
+      okCodes: [0, 1],
+    });
     if (check.code !== 0) {
-      const forward = await git(sys, ["apply", "--check", file], { ...call, okCodes: [0, 1] });
+      const forward = await git(sys, ["apply", "--check", ...include, file], {
+        ...call,
+        okCodes: [0, 1],
+      });
       if (forward.code === 0) {
         throw new RefusedError(
           "already_reverted",
@@ -53,7 +69,7 @@ export async function undoPatch(
         { hint: `inspect its patch with \`pitroom show ${runId} --patch\`` },
       );
     }
-    await git(sys, ["apply", "-R", file], call);
+    await git(sys, ["apply", "-R", ...include, file], call);
     return paths;
   });
 }
