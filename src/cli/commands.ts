@@ -14,7 +14,8 @@ const SCOPE_FLAG: FlagDef = {
   short: "d",
   type: "string",
   value: "DIR",
-  describe: "the repository whose runs `last`, a part of an id and -g mean (default: the current)",
+  describe:
+    "the repository whose runs `last`, id parts and -g mean (default: the current directory's)",
 };
 
 /** `--all` of the lists. */

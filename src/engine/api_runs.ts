@@ -83,13 +83,13 @@ export class RunReads {
 
   /** What the caller typed as a run id (a full id, a unique part in the scope, `last`). */
   resolve(typed: string): Promise<string> {
-    return this.#explaining(async () => resolveRun(this.#sys, typed, await this.scope()));
+    return this.#explaining(() => resolveRun(this.#sys, typed, () => this.scope()));
   }
 
   /** One run's record (reconciled: a run whose supervisor died is `lost`). */
   get(typed: string): Promise<RunRecord> {
     return this.#explaining(async () => {
-      const id = await resolveRun(this.#sys, typed, await this.scope());
+      const id = await resolveRun(this.#sys, typed, () => this.scope());
       const record = await reconcile(this.#sys, await loadRecord(this.#paths, id));
       return await reconcileAudit(this.#sys, record);
     });
@@ -99,7 +99,7 @@ export class RunReads {
   async list(filter: ListFilter = {}): Promise<RunRecord[]> {
     if (filter.runs !== undefined && filter.runs.length > 0) {
       const runs = filter.runs;
-      return await this.#explaining(async () => loadNamed(this.#sys, runs, await this.scope()));
+      return await this.#explaining(() => loadNamed(this.#sys, runs, () => this.scope()));
     }
     const scope = filter.all === true ? null : await this.scope();
     const damaged: DamagedRecord[] = [];

@@ -31,7 +31,14 @@ export async function scopeOf(
   const info = statOrNullSync(given);
   if (info === null) throw new UsageError(`Directory "${given}" does not exist`);
   if (!info.isDirectory) throw new UsageError(`"${given}" is not a directory`);
-  const repo = await findRepo(sys, given);
+  let repo: Awaited<ReturnType<typeof findRepo>>;
+  try {
+    repo = await findRepo(sys, given);
+  } catch (error) {
+    // No git to ask (not installed, not on PATH): no folder is in a repository then.
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    repo = null;
+  }
   if (repo !== null) return { root: repo.root, repo: true, dir: given };
   return { root: await Deno.realPath(given), repo: false, dir: given };
 }

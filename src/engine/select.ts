@@ -25,6 +25,9 @@ async function isDir(path: string): Promise<boolean> {
   }
 }
 
+/** The scope, or what finds it when it is needed (a full id needs none). */
+export type ScopeOf = Scope | null | (() => Promise<Scope | null>);
+
 /** A run read for selection: its record, or the damage of its run.json (null: not there). */
 type Read = { id: string; record: RunRecord | null; damage: DamagedRecord | null };
 
@@ -79,10 +82,12 @@ async function lastOf(sys: Sys, ids: string[], scope: Scope | null): Promise<str
  * Resolves what a user typed to a run id: a full id (any repository's), `last`, or a unique
  * prefix or suffix of an id among the scope's runs.
  */
-export async function resolveRun(sys: Sys, typed: string, scope: Scope | null): Promise<string> {
+export async function resolveRun(sys: Sys, typed: string, scopeOf: ScopeOf): Promise<string> {
   const paths = statePaths(sys.stateDir);
-  // A full id names only itself (ids have one length): no need to list a large folder.
+  // A full id names only itself (ids have one length): no need to list a large folder, nor to
+  // ask git where the caller stands.
   if (isRunId(typed) && (await isDir(paths.run(typed).dir))) return typed;
+  const scope = typeof scopeOf === "function" ? await scopeOf() : scopeOf;
   const ids = await listRunIds(paths);
   if (typed === "last") return await lastOf(sys, ids, scope);
   const matches = ids.filter((id) => id.endsWith(typed) || id.startsWith(typed));
@@ -124,7 +129,7 @@ export async function resolveRun(sys: Sys, typed: string, scope: Scope | null): 
 export async function loadNamed(
   sys: Sys,
   typed: readonly string[],
-  scope: Scope | null,
+  scope: ScopeOf,
 ): Promise<RunRecord[]> {
   const paths = statePaths(sys.stateDir);
   const out: RunRecord[] = [];

@@ -110,6 +110,15 @@ Deno.test("a repository without runs says so, and where the runs are", async () 
   });
 });
 
+Deno.test("without git to ask, no folder is a repository's and a full id needs no git", async () => {
+  await using w = await world();
+  const sys = testSys({ stateDir: w.paths.root, cwd: w.one, env: { PATH: "/nowhere" } });
+  const scope = await scopeOf(sys, ".");
+  assert.deepEqual([scope.repo, scope.root], [false, w.one]);
+  // A full id is answered before anything asks git where the caller stands.
+  assert.equal((await createEngine(sys).get("20261130-111111-bbbb")).id, "20261130-111111-bbbb");
+});
+
 Deno.test("resolveRun() answers a full id without listing the runs folder", async () => {
   await using w = await world();
   const sys = w.sysIn(w.one);
