@@ -106,7 +106,9 @@ export class RunReads {
     const records = filter.group !== undefined
       ? await loadGroup(this.#sys, filter.group, scope, damaged)
       : await loadCurrent(this.#sys, filter.recent ?? 10, scope, damaged);
-    for (const damage of damaged) filter.onDamaged?.(await explained(this.#sys, damage));
+    if (filter.onDamaged !== undefined) {
+      for (const damage of damaged) filter.onDamaged(await explained(this.#sys, damage));
+    }
     return records;
   }
 
