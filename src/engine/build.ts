@@ -184,7 +184,8 @@ async function followUpFrom(
   if (kept !== undefined) {
     throw new UsageError(`--continue keeps the earlier run's settings: leave out --${kept}`);
   }
-  const [prev] = await loadNamed(sys, [typed]);
+  // The engine resolved what was typed (in the caller's scope): a full id names it anywhere.
+  const [prev] = await loadNamed(sys, [typed], null);
   if (prev === undefined) throw new UsageError("No run to continue");
   if (!isFinal(prev.state)) {
     throw new RefusedError("run_live", `Run "${prev.id}" is still ${prev.state}`, {

@@ -61,7 +61,6 @@ export {
   type EngineOptions,
   type EngineWaitOptions,
   type GroupApplied,
-  type ListFilter,
   type ReviewStarted,
   type RunOptions,
   type Selector,
@@ -69,6 +68,8 @@ export {
   type SubscribeOptions,
 } from "./api.ts";
 export type { EngineHistory, HistoryOptions, Period } from "./api_history.ts";
+export type { EventsFound, Found, ListFilter } from "./api_runs.ts";
+export { placeOf, type Scope, scopeName } from "./scope.ts";
 export {
   parseRequest,
   type RunRequest,
