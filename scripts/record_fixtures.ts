@@ -15,7 +15,7 @@
  */
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runProcess } from "../src/engine/process.ts";
+import { runProcess } from "../src/engine/run/process.ts";
 import { realSys } from "../src/sys/real.ts";
 import { BACKENDS } from "../src/workers/registry.ts";
 import { type Backend, type RunSpec, WORKER_NAMES, type WorkerName } from "../src/workers/types.ts";

@@ -11,8 +11,8 @@
  * turns, tools offered, prompt), or the benchmark stops.
  */
 import { join } from "node:path";
-import { workerEnv } from "../../src/engine/env.ts";
-import { buildPrompt } from "../../src/engine/prompt.ts";
+import { workerEnv } from "../../src/confine/env.ts";
+import { buildPrompt } from "../../src/engine/run/prompt.ts";
 import type { Sys } from "../../src/sys/mod.ts";
 import { realRunner, realSys } from "../../src/sys/real.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";

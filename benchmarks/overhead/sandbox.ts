@@ -1,6 +1,6 @@
 /**
  * The sandbox's start-up cost per run: the launch a backend describes, spawned bare, against the
- * same launch wrapped by `sandboxLaunch` (src/sandbox/: bubblewrap with the plan of a read run),
+ * same launch wrapped by `sandboxLaunch` (src/confine/sandbox/: bubblewrap with the plan of a read run),
  * interleaved, medians; plus `true` alone, which is the sandbox's own cost with nothing to start.
  * Target per worker: sandboxed - bare <= 50 ms and sandboxed / bare <= 1.05.
  *
@@ -11,9 +11,9 @@
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { buildPrompt } from "../../src/engine/prompt.ts";
-import { writeLaunchFiles } from "../../src/engine/process.ts";
-import { sandboxLaunch } from "../../src/sandbox/mod.ts";
+import { buildPrompt } from "../../src/engine/run/prompt.ts";
+import { writeLaunchFiles } from "../../src/engine/run/process.ts";
+import { sandboxLaunch } from "../../src/confine/sandbox/mod.ts";
 import { realRunner } from "../../src/sys/real.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";
 import type { Launch, WorkerName } from "../../src/workers/types.ts";

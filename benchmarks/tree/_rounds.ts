@@ -18,8 +18,8 @@ import { settledIndex } from "../../src/vcs/quick_snapshot.ts";
 import { makeCopy } from "../../src/vcs/copy.ts";
 import type { GitSys } from "../../src/vcs/git.ts";
 import { interleave, type Series, series } from "../overhead/_measure.ts";
-import { createRun } from "../../src/engine/create.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { fakeBackend } from "../../tests/support/fake_backend.ts";
 import { testSys } from "../../tests/support/sys.ts";
 

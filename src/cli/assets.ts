@@ -21,7 +21,7 @@ export const EMBEDDED_ASSETS: readonly EmbeddedAsset[] = [
       }),
   },
   {
-    name: "worker prompt templates (src/engine/prompts/)",
+    name: "worker prompt templates (src/engine/run/prompts/)",
     load: () => import("../engine/mod.ts").then((m) => Object.values(m.PROMPT_TEMPLATES)),
   },
   {

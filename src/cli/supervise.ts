@@ -1,5 +1,5 @@
 /**
- * The hidden `__supervise` command: the background host of a state dir (src/engine/host.ts).
+ * The hidden `__supervise` command: the background host of a state dir (src/engine/host/host.ts).
  * SIGTERM or SIGINT stops every run it hosts, then it exits.
  */
 import { runHost } from "../engine/mod.ts";

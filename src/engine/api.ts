@@ -2,47 +2,55 @@
  * `createEngine(sys)`: the front door (see mod.ts for the flow). Every method is the one place
  * its action is done; the CLI, the MCP server and the dashboard call these, nothing below.
  */
+// The features (answer, review, audit) hook into every run the engine starts.
+import "./features.ts";
 import type { PitroomEvent } from "../events/mod.ts";
 import { activeCooldowns, clearCooldowns, type Cooldown } from "../store/cooldown.ts";
 import { type StatePaths, statePaths } from "../store/paths.ts";
-import { isFinal, type RunRecord } from "../store/record.ts";
+import { isFinal, type PlanRef, type RunRecord } from "../store/record.ts";
+import { plannedRequest } from "./plan/request.ts";
 import { readRecord } from "../store/runs.ts";
 import { listActive } from "../store/active.ts";
 import { join } from "../sys/path.ts";
 import { DamagedRecord, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
-import { type Applied, applyRun, discardRun } from "./apply.ts";
-import { buildRuns, createUnique } from "./build.ts";
-import type { NewRun } from "./create.ts";
+import { type Applied, applyRun, discardRun } from "./runs/apply.ts";
+import { buildRuns, createUnique } from "./request/build.ts";
+import type { NewRun } from "./request/create.ts";
 import { type LoadedPlan, loadPlan } from "./plan/load.ts";
 import { addNote, type PlanNote } from "./plan/notes.ts";
 import { type PlanStatus, planStatus } from "./plan/status.ts";
 import { prepareReview } from "./review/prepare.ts";
 import { parseReviewRequest, type ReviewRequest } from "./review/request.ts";
-import { refuseBusyWriter } from "./writer.ts";
-import { revertRun, type RevertRunOptions, stopRun, waitForRuns } from "./control.ts";
-import { type Check, type DoctorOptions, runDoctor } from "./doctor.ts";
-import { type SelfCheck, selfCheck } from "./self_check.ts";
-import { type FeedEvent, type FeedFilter, subscribe as follow, type Subscription } from "./feed.ts";
-import { executeRun } from "./lifecycle.ts";
-import { type LoadedSettings, loadSettings } from "./load_settings.ts";
-import { collectModels, type WorkerModels } from "./models.ts";
-import type { RunReport } from "./report.ts";
-import { parseRequest, type RunRequest } from "./request.ts";
-import { loadCurrent, loadGroup } from "./select.ts";
+import { refuseBusyWriter } from "./tree/writer.ts";
+import { revertRun, type RevertRunOptions, stopRun, waitForRuns } from "./runs/control.ts";
+import { type Check, type DoctorOptions, runDoctor } from "./setup/doctor.ts";
+import { type SelfCheck, selfCheck } from "./setup/self_check.ts";
+import {
+  type FeedEvent,
+  type FeedFilter,
+  subscribe as follow,
+  type Subscription,
+} from "./follow/feed.ts";
+import { executeRun } from "./run/lifecycle.ts";
+import { type LoadedSettings, loadSettings } from "./core/load_settings.ts";
+import { collectModels, type WorkerModels } from "./setup/models.ts";
+import type { RunReport } from "./follow/report.ts";
+import { parseRequest, type RunRequest } from "./request/request.ts";
+import { loadCurrent, loadGroup } from "./runs/select.ts";
 import { type EventsFound, type Found, type ListFilter, RunReads } from "./api_runs.ts";
-import { explained } from "./damage.ts";
-import type { Scope } from "./scope.ts";
-import { startSupervisors } from "./supervisor.ts";
+import { explained } from "./runs/damage.ts";
+import type { Scope } from "./core/scope.ts";
+import { startSupervisors } from "./host/supervisor.ts";
 import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
-import type { SavingsTotals } from "./receipts/totals.ts";
+import type { SavingsTotals } from "../receipts/totals.ts";
 import { exists } from "../sys/fs.ts";
 import { type AuditOutcome, type AuditRequest, runAudit } from "./audit/mod.ts";
 import { parseAuditRequest } from "./audit/request.ts";
 import type { EvalOptions, EvalResult } from "./eval/mod.ts";
 import { isUnwritable } from "../sys/fs.ts";
-import { discardUnstarted } from "./create.ts";
+import { discardUnstarted } from "./request/create.ts";
 
 /** What `review` started (and, in the foreground, its finished report). */
 export interface ReviewStarted {
@@ -196,7 +204,14 @@ export class Engine {
   /** The request with its `continue` resolved in the scope (a full id then names the run). */
   async #resolved(request: RunRequest): Promise<RunRequest> {
     if (request.continue === undefined) return request;
-    return { ...request, continue: await this.#reads.resolve(request.continue) };
+    // Read reconciled: a run whose supervisor died is lost (final), and can be continued.
+    return { ...request, continue: (await this.#reads.get(request.continue)).id };
+  }
+
+  /** A `plan`/`step` request as its task's request (plan/request.ts), with the plan it names. */
+  async #planned(request: RunRequest): Promise<{ request: RunRequest; plan?: PlanRef }> {
+    if (request.plan === undefined && request.step === undefined) return { request };
+    return await plannedRequest(this.#sys, request);
   }
 
   /** Creates the request's runs (a crew: one per task) and hands them to the host; returns at once. */
@@ -210,7 +225,13 @@ export class Engine {
     loaded?: LoadedSettings,
   ): Promise<Started> {
     const sys = this.#sys;
-    const built = await buildRuns(sys, request, loaded ?? await loadSettings(sys));
+    const planned = await this.#planned(request);
+    const built = await buildRuns(
+      sys,
+      planned.request,
+      loaded ?? await loadSettings(sys),
+      planned.plan,
+    );
     const warnings = built.warnings;
     const specs = built.specs.map((spec) => ({ ...spec, ...extra }));
     if (specs.length > 1 && specs[0]!.mode === "write") {
@@ -259,10 +280,12 @@ export class Engine {
     extra: Partial<NewRun>,
     loaded?: LoadedSettings,
   ): Promise<RunReport> {
+    const planned = await this.#planned(checked);
     const { specs, warnings } = await buildRuns(
       this.#sys,
-      checked,
+      planned.request,
       loaded ?? await loadSettings(this.#sys),
+      planned.plan,
     );
     for (const w of warnings) options.onWarning?.(w);
     const spec = { ...specs[0]!, ...extra };
@@ -531,7 +554,7 @@ export class Engine {
       return await revertRun(this.#sys, resolved, options);
     } catch (error) {
       if (!(error instanceof DamagedRecord) || error.file !== "run.json") throw error;
-      const { revertFromPatch } = await import("./revert_patch.ts");
+      const { revertFromPatch } = await import("./runs/revert_patch.ts");
       const damage = await explained(this.#sys, error);
       options.onDamaged?.(damage);
       return await revertFromPatch(this.#sys, damage, options);

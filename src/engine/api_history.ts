@@ -3,9 +3,9 @@
  * and repaired on demand by history/ready.ts; node:sqlite loads only when asked).
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { CleanPlan, CleanResult } from "./clean.ts";
+import type { CleanPlan, CleanResult } from "./runs/clean.ts";
 import type { ImportResult } from "../store/history/import.ts";
-import type { KeptRun } from "./history/lookup.ts";
+import type { KeptRun } from "./runs/history_copy.ts";
 import type { Preparation } from "../store/history/ready.ts";
 import type { SearchFilter, SearchHit, SearchOptions } from "./history/search.ts";
 import type { Stats } from "./history/stats.ts";
@@ -13,8 +13,8 @@ import { statePaths } from "../store/paths.ts";
 import { exists } from "../sys/fs.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import { reconcile } from "./liveness.ts";
-import type { Scope } from "./scope.ts";
+import { reconcile } from "./host/liveness.ts";
+import type { Scope } from "./core/scope.ts";
 
 /** Options of the history's readers. */
 export interface HistoryOptions {
@@ -77,7 +77,7 @@ export class EngineHistory {
    */
   async kept(typed: string, scope: Scope | null): Promise<KeptRun | null> {
     if (!(await exists(statePaths(this.#sys.stateDir).history))) return null;
-    const { keptRun, matchIds } = await import("./history/lookup.ts");
+    const { keptRun, matchIds } = await import("./runs/history_copy.ts");
     return await this.open((db) => {
       const ids = matchIds(db, typed, scope);
       if (ids.length > 1) {
@@ -92,7 +92,7 @@ export class EngineHistory {
 
   /** What `clean` would remove: the run folders older than `days`, and what it keeps. */
   async planClean(days: number): Promise<CleanPlan> {
-    const { planClean } = await import("./clean.ts");
+    const { planClean } = await import("./runs/clean.ts");
     return await planClean(this.#sys, {
       cutoff: this.#sys.clock.now() - days * DAY_MS,
       reconcile: (record) => reconcile(this.#sys, record),
@@ -101,7 +101,7 @@ export class EngineHistory {
 
   /** Removes the planned run folders (the history keeps them). */
   async clean(plan: CleanPlan, options: HistoryOptions = {}): Promise<CleanResult> {
-    const { removeRuns } = await import("./clean.ts");
+    const { removeRuns } = await import("./runs/clean.ts");
     return await this.open((db) => removeRuns(this.#sys, db, plan), options);
   }
 }

@@ -14,12 +14,12 @@ import { loadRecord, readRecordChecked } from "../store/runs.ts";
 import { DamagedRecord, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { EngineHistory } from "./api_history.ts";
-import { explained } from "./damage.ts";
-import type { KeptRun } from "./history/lookup.ts";
-import { reconcile, reconcileAudit } from "./liveness.ts";
-import type { RunReport } from "./report.ts";
-import { placeOf, type Scope, scopeName, scopeOf } from "./scope.ts";
-import { loadCurrent, loadGroup, loadNamed, resolveRun } from "./select.ts";
+import { explained } from "./runs/damage.ts";
+import type { KeptRun } from "./runs/history_copy.ts";
+import { reconcile, reconcileAudit } from "./host/liveness.ts";
+import type { RunReport } from "./follow/report.ts";
+import { placeOf, type Scope, scopeName, scopeOf } from "./core/scope.ts";
+import { loadCurrent, loadGroup, loadNamed, resolveRun } from "./runs/select.ts";
 
 /** Filters of `list`. */
 export interface ListFilter {

@@ -69,14 +69,14 @@ export {
 } from "./api.ts";
 export type { EngineHistory, HistoryOptions, Period } from "./api_history.ts";
 export type { EventsFound, Found, ListFilter } from "./api_runs.ts";
-export { placeOf, type Scope, scopeName } from "./scope.ts";
+export { placeOf, type Scope, scopeName } from "./core/scope.ts";
 export {
   parseRequest,
   type RunRequest,
   runRequestJsonSchema,
   RunRequestSchema,
-} from "./request.ts";
-export { type RunReport, runReportJsonSchema, RunReportSchema } from "./report.ts";
+} from "./request/request.ts";
+export { type RunReport, runReportJsonSchema, RunReportSchema } from "./follow/report.ts";
 export {
   answerSummary,
   type CheckedRefs,
@@ -90,12 +90,11 @@ export {
   type ParsedAnswer,
   type RefCheck,
   type Reference,
-  refsLabel,
   type RefsResult,
   type RefTree,
   refTreeAt,
 } from "./answer/mod.ts";
-export { buildFollowUp, buildPrompt, PROMPT_TEMPLATES, type PromptOptions } from "./prompt.ts";
+export { buildFollowUp, buildPrompt, PROMPT_TEMPLATES, type PromptOptions } from "./run/prompt.ts";
 export {
   parseReviewRequest,
   type ReviewRequest,
@@ -137,7 +136,15 @@ export {
   type QuestionKind,
   questionsJsonSchema,
 } from "./eval/mod.ts";
-export { LiveFold, type Phase, runTime, type RunView, viewOf, workerOf } from "./fold.ts";
+export {
+  LiveFold,
+  type Phase,
+  refsLabel,
+  runTime,
+  type RunView,
+  viewOf,
+  workerOf,
+} from "./follow/fold.ts";
 export {
   describeWatchLines,
   type EndLine,
@@ -145,26 +152,26 @@ export {
   WATCH_LINES,
   type WatchLine,
   type WatchLineOf,
-} from "./watch_lines.ts";
+} from "./follow/watch_lines.ts";
 export {
   type Check,
   CHECK_SECTIONS,
   type CheckSection,
   type CheckStatus,
   PROBE_TASK,
-} from "./doctor.ts";
-export { MIN_GIT, parseGitVersion, type SelfCheck } from "./self_check.ts";
-export type { ModelRow, UsageSummary, WorkerModels } from "./models.ts";
-export { ATTACH_LIMIT_BYTES, TASK_LIMIT_BYTES } from "./attach.ts";
-export type { Applied } from "./apply.ts";
-export type { FeedEvent, Subscription } from "./feed.ts";
-export type { LoadedSettings } from "./load_settings.ts";
-export { formatDuration, parseDuration } from "./duration.ts";
+} from "./setup/doctor.ts";
+export { MIN_GIT, parseGitVersion, type SelfCheck } from "./setup/self_check.ts";
+export type { ModelRow, UsageSummary, WorkerModels } from "./setup/models.ts";
+export { ATTACH_LIMIT_BYTES, TASK_LIMIT_BYTES } from "./request/attach.ts";
+export type { Applied } from "./runs/apply.ts";
+export type { FeedEvent, Subscription } from "./follow/feed.ts";
+export type { LoadedSettings } from "./core/load_settings.ts";
+export { formatDuration, parseDuration } from "./core/duration.ts";
 export { oneLine } from "../sys/text.ts";
-export { parseTarget, targetLabel } from "./chain.ts";
-export { newRunId } from "./ids.ts";
-export { formatUntil } from "./cooldown.ts";
-export { detectWorkers, type WorkerStatus } from "./installed.ts";
+export { parseTarget, targetLabel } from "./core/chain.ts";
+export { newRunId } from "./core/ids.ts";
+export { formatUntil } from "./core/cooldown.ts";
+export { detectWorkers, type WorkerStatus } from "./setup/installed.ts";
 export {
   DEFAULT_MAX_PARALLEL,
   MAX_DURATION,
@@ -172,25 +179,25 @@ export {
   type Setting,
   type Settings,
   TIERS,
-} from "./settings.ts";
-export { runHost } from "./host.ts";
-export { killGroup } from "./process.ts";
+} from "./core/settings.ts";
+export { runHost } from "./host/host.ts";
+export { killGroup } from "./run/process.ts";
 export { isFinal } from "../store/record.ts";
 export { installPaths, isRunId } from "../store/paths.ts";
 export { writeJsonAtomic, writeTextAtomic } from "../store/atomic.ts";
 export { describeEvents, OUTCOME_CLASSES, TOOL_KINDS } from "../events/mod.ts";
-export { RECURSION_MARKER } from "../policy/floor.ts";
+export { RECURSION_MARKER } from "../confine/floor.ts";
 export { WORKER_NAMES } from "../workers/types.ts";
 export { receiptLines } from "../receipts/lines.ts";
 export { formatRatio, formatTokens, formatUsd, grouped, primaryName } from "../receipts/format.ts";
-export { stepEvents } from "./kept.ts";
-export type { KeptRun } from "./history/lookup.ts";
+export { stepEvents } from "./runs/kept.ts";
+export type { KeptRun } from "./runs/history_copy.ts";
 export type { Step } from "../store/history/row.ts";
 export type { Preparation } from "../store/history/ready.ts";
 export type { SearchFilter, SearchHit } from "./history/search.ts";
 export type { Stats, StatsRow } from "./history/stats.ts";
-export type { SavingsRow, SavingsTotals } from "./receipts/totals.ts";
-export type { CleanItem, CleanPlan, KeepReason } from "./clean.ts";
+export type { SavingsRow, SavingsTotals } from "../receipts/totals.ts";
+export type { CleanItem, CleanPlan, KeepReason } from "./runs/clean.ts";
 export type { OutcomeClass, PitroomEvent } from "../events/mod.ts";
 export { renderCard } from "../receipts/card.ts";
 export { renderBadge } from "../receipts/badge.ts";

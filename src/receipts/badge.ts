@@ -4,7 +4,7 @@
  * shields.io's static badge endpoint. Pure.
  */
 import { formatUsd } from "./format.ts";
-import type { SavingsTotals } from "../engine/receipts/totals.ts";
+import type { SavingsTotals } from "./totals.ts";
 
 const LABEL = "pitroom saved";
 const COLOR = "#4c1";

@@ -5,13 +5,8 @@
  */
 import { grouped } from "./format.ts";
 import { formatRatio, formatTokens, formatUsd, primaryName } from "./format.ts";
-import { PRICES_TAKEN } from "../engine/receipts/prices.ts";
-import {
-  rowBurned,
-  rowCompression,
-  type SavingsRow,
-  type SavingsTotals,
-} from "../engine/receipts/totals.ts";
+import { PRICES_TAKEN } from "./prices.ts";
+import { rowBurned, rowCompression, type SavingsRow, type SavingsTotals } from "./totals.ts";
 import { oneLine } from "../sys/text.ts";
 
 /** Card width and height, px. */

@@ -2,10 +2,10 @@
  * A receipt as report lines (pure): what the worker burned and returned, what it cost against
  * the primary, and what that saved, worded as the estimate it is.
  */
-import { burnedTokens } from "../engine/receipts/receipt.ts";
+import { burnedTokens } from "./receipt.ts";
 import type { Receipt } from "../store/record.ts";
 import { formatRatio, formatUsd, primaryName } from "./format.ts";
-import { PRICES_TAKEN } from "../engine/receipts/prices.ts";
+import { PRICES_TAKEN } from "./prices.ts";
 import { grouped } from "./format.ts";
 
 function usd(value: number): string {

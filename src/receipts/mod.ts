@@ -1,6 +1,6 @@
 /**
  * receipts/: receipts and savings as people see them (pure rendering; the figures are computed
- * by engine/receipts/): money, token and ratio formats (format.ts) shared by reports, the status
+ * by engine/run/receipt.ts): money, token and ratio formats (format.ts) shared by reports, the status
  * line and hook cards; a run's receipt as report lines (lines.ts); the shareable savings card
  * (card.ts, SVG) and the savings badge (badge.ts, SVG and shields.io Markdown).
  */

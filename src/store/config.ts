@@ -31,9 +31,9 @@ export interface Config {
   timeout?: string;
   /** Default caps of every run: `{"maxTokens": 2000000, "maxCost": 1, "maxSteps": 200}`. */
   caps?: Record<string, unknown>;
-  /** `"auto"`, `"required"`, `"off"`, or `{"mode": ..., "writable": [folders]}` (src/sandbox/). */
+  /** `"auto"`, `"required"`, `"off"`, or `{"mode": ..., "writable": [folders]}` (src/confine/sandbox/). */
   sandbox?: unknown;
-  /** Desktop notifications when background runs end (off by default; src/engine/notify.ts). */
+  /** Desktop notifications when background runs end (off by default; src/engine/host/notify.ts). */
   notify?: boolean;
   /** A shell command that shows a notification instead (gets PITROOM_NOTIFY_* variables). */
   notifyCommand?: string;

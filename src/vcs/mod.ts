@@ -67,7 +67,6 @@ export {
   type RevertReport,
   writeBlobs,
 } from "./revert.ts";
-export { guardGitEnv, type GuardOptions, type GuardPaths, writeGuard } from "./guard.ts";
 export { checkLinks, type CopyOptions, copyRepo, makeCopy } from "./copy.ts";
 export {
   applyChanges,

@@ -54,7 +54,7 @@ export interface Launch {
   stdin: string | null;
   /**
    * Folders the CLI keeps its own state, sessions and caches in: writable inside the sandbox
-   * (src/sandbox/), made when missing.
+   * (src/confine/sandbox/), made when missing.
    * @default none
    */
   state?: string[];

@@ -1,18 +1,58 @@
 /**
- * The front door stays the only door: a file of `src/cli/` (and, once it exists, `src/server/`)
- * imports nothing under `src/` but `src/engine/mod.ts`, `src/sys/` and its own folder. The
- * imports are read from the source text (static and dynamic `import`, `export ... from`).
+ * The house's plan as a table of parts and nevers, checked against every import of src/ (static
+ * and dynamic `import`, `export ... from`, read from the source text):
+ *
+ * - the faces (`cli/`, `server/`) import the engine's front door (`engine/mod.ts`) and `sys/`
+ *   only (the CLI also starts the servers);
+ * - the lower rooms never import the engine or a face, and `confine/` (everything that limits a
+ *   worker) is reached only from the engine rooms named here, and by the worker backends for
+ *   the floor's data;
+ * - inside the engine the rooms stand in a one-way order (`ENGINE_ORDER`): a room imports its own
+ *   files and the rooms below it, never one beside or above it; the door's files at the top
+ *   (`api*.ts`, `features.ts`, `mod.ts`) may import every room and no room imports them.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
-const DOORS = ["cli", "server"];
-/** What a door folder may import under src/, besides its own folder. */
-const ALLOWED = [/^engine\/mod\.ts$/, /^sys\//];
-/** The CLI also starts the servers (`pitroom mcp`, `pitroom dash`): it may import server/. */
-const ALSO: Record<string, RegExp[]> = { cli: [/^server\//] };
+
+/** The rooms below the engine: what each may import besides itself. */
+const LOWER: Record<string, RegExp[]> = {
+  sys: [],
+  events: [/^sys\//],
+  store: [/^sys\//, /^events\//, /^workers\/types\.ts$/],
+  vcs: [/^sys\//, /^store\//, /^events\//],
+  receipts: [/^sys\//, /^store\//],
+  workers: [/^sys\//, /^store\//, /^events\//, /^vcs\//, /^confine\/floor\.ts$/],
+  confine: [/^sys\//, /^store\//, /^events\//, /^vcs\//, /^workers\/(types|_detect)\.ts$/],
+};
+
+/** The faces: the front door and sys only (the CLI also starts the servers). */
+const FACES: Record<string, RegExp[]> = {
+  cli: [/^engine\/mod\.ts$/, /^sys\//, /^server\//],
+  server: [/^engine\/mod\.ts$/, /^sys\//],
+};
+
+/**
+ * The engine's rooms, lowest first; rooms on one line stand side by side and import none of
+ * each other.
+ */
+const ENGINE_ORDER: string[][] = [
+  ["core"],
+  ["tree"],
+  ["request"],
+  ["run"],
+  ["host"],
+  ["follow"],
+  ["runs"],
+  ["setup"],
+  ["answer", "eval", "history", "plan"],
+  ["audit", "review"],
+];
+
+/** The engine rooms that may reach `confine/` (the door's files may too). */
+const CONFINE_FROM = ["core", "tree", "run", "setup", "review"];
 
 const SPECIFIER =
   /(?:import|export)\s[^"']*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
@@ -28,53 +68,133 @@ async function* files(dir: string): AsyncGenerator<string> {
   for (const e of entries) {
     const path = join(dir, e.name);
     if (e.isDirectory) yield* files(path);
-    else if (e.name.endsWith(".ts")) yield path;
+    else if (/\.tsx?$/.test(e.name)) yield path;
   }
 }
 
-/** The imports of `text` that leave `door` for another part of src/ the rules do not allow. */
-export function forbidden(file: string, text: string, door: string): string[] {
+/** The top folder of a path under src/ (`engine`, `cli`, ...). */
+function partOf(rel: string): string {
+  return rel.split("/")[0]!;
+}
+
+/** The engine room of a path under src/engine/, or "door" for the files at its top. */
+function roomOf(rel: string): string {
+  const parts = rel.split("/");
+  return parts.length > 2 ? parts[1]! : "door";
+}
+
+function rankOf(room: string): number {
+  const rank = ENGINE_ORDER.findIndex((rooms) => rooms.includes(room));
+  if (rank < 0) throw new Error(`engine/${room}/ is not in ENGINE_ORDER`);
+  return rank;
+}
+
+/** Why `from` may not import `to` (both relative to src/), or null when it may. */
+export function broken(from: string, to: string): string | null {
+  const a = partOf(from);
+  const b = partOf(to);
+  if (a === b && a !== "engine") return null;
+  if (a in FACES) {
+    return FACES[a]!.some((re) => re.test(to))
+      ? null
+      : `${a}/ imports the front door and sys/ only`;
+  }
+  if (a in LOWER) {
+    return LOWER[a]!.some((re) => re.test(to)) ? null : `${a}/ may not import ${b}/`;
+  }
+  if (a !== "engine") return `${a}/ is not in the table`;
+  if (b === "confine") {
+    const room = roomOf(from);
+    return room === "door" || CONFINE_FROM.includes(room)
+      ? null
+      : `engine/${room}/ may not reach confine/`;
+  }
+  if (b !== "engine") {
+    return b in LOWER ? null : `the engine may not import ${b}/`;
+  }
+  const ra = roomOf(from);
+  const rb = roomOf(to);
+  if (ra === rb) return null;
+  if (rb === "door") return `engine/${ra}/ may not import the door (${to})`;
+  if (ra === "door") return null;
+  return rankOf(rb) < rankOf(ra) ? null : `engine/${ra}/ may not import engine/${rb}/`;
+}
+
+/** The imports of `file` (absolute) that break the table, as `from -> to: why`. */
+export function forbidden(file: string, text: string): string[] {
   const bad: string[] = [];
+  const from = file.slice(SRC.length);
   for (const m of text.matchAll(SPECIFIER)) {
     const spec = m[1] ?? m[2]!;
     if (!spec.startsWith(".")) continue;
     const target = join(file, "..", spec);
-    if (!target.startsWith(SRC)) continue;
-    const rel = target.slice(SRC.length);
-    if (rel.startsWith(`${door}/`)) continue;
-    if (![...ALLOWED, ...(ALSO[door] ?? [])].some((re) => re.test(rel))) {
-      bad.push(`${file.slice(SRC.length)} -> ${rel}`);
-    }
+    if (!target.startsWith(SRC) || !/\.tsx?$/.test(target)) continue;
+    const to = target.slice(SRC.length);
+    const why = broken(from, to);
+    if (why !== null) bad.push(`${from} -> ${to}: ${why}`);
   }
   return bad;
 }
 
-Deno.test("cli/ and server/ import nothing under src/ but the engine's front door and sys/", async () => {
+Deno.test("every import of src/ keeps the table of parts and nevers", async () => {
   const bad: string[] = [];
-  let seen = 0;
-  for (const door of DOORS) {
-    for await (const file of files(join(SRC, door))) {
-      seen++;
-      bad.push(...forbidden(file, await Deno.readTextFile(file), door));
+  const seen = new Set<string>();
+  for await (const file of files(SRC)) {
+    seen.add(partOf(file.slice(SRC.length)));
+    if (file.slice(SRC.length).startsWith("engine/") && file.split("/").length > 0) {
+      const room = roomOf(file.slice(SRC.length));
+      if (room !== "door") rankOf(room);
     }
+    bad.push(...forbidden(file, await Deno.readTextFile(file)));
   }
-  assert.ok(seen > 0, "no file of cli/ was read");
-  assert.deepEqual(bad, [], `imports past the front door:\n${bad.join("\n")}`);
+  const known = new Set(["engine", ...Object.keys(FACES), ...Object.keys(LOWER)]);
+  assert.deepEqual([...seen].filter((p) => p.endsWith(".ts") ? false : !known.has(p)), []);
+  assert.ok(seen.has("engine") && seen.has("cli"), "src/ was not read");
+  assert.deepEqual(bad, [], `imports against the table:\n${bad.join("\n")}`);
 });
 
-Deno.test("the import rule catches a reach past the door, static or dynamic", () => {
-  const file = join(SRC, "cli", "x.ts");
-  const text = [
-    'import { a } from "../engine/mod.ts";',
-    'import type { B } from "../store/record.ts";',
-    'import { c } from "./y.ts";',
-    'import { d } from "../sys/errors.ts";',
-    'const e = await import("../history/ready.ts");',
-    'export { f } from "../engine/walk.ts";',
-  ].join("\n");
-  assert.deepEqual(forbidden(file, text, "cli").sort(), [
-    "cli/x.ts -> engine/walk.ts",
-    "cli/x.ts -> history/ready.ts",
-    "cli/x.ts -> store/record.ts",
-  ]);
+Deno.test("the table catches a reach past the door, into a room above, beside, or into confine", () => {
+  const file = (rel: string) => join(SRC, rel);
+  const check = (rel: string, lines: string[]) => forbidden(file(rel), lines.join("\n"));
+  assert.deepEqual(
+    check("cli/x.ts", [
+      'import { a } from "../engine/mod.ts";',
+      'import type { B } from "../store/record.ts";',
+      'import { c } from "./y.ts";',
+      'import { d } from "../sys/errors.ts";',
+      'const e = await import("../confine/env.ts");',
+      'export { f } from "../engine/run/walk.ts";',
+    ]).map((line) => line.split(":")[0]),
+    ["cli/x.ts -> store/record.ts", "cli/x.ts -> confine/env.ts", "cli/x.ts -> engine/run/walk.ts"],
+  );
+  assert.deepEqual(
+    check("engine/run/x.ts", [
+      'import { a } from "../core/chain.ts";',
+      'import { b } from "../answer/cache.ts";',
+      'import { c } from "../api.ts";',
+      'import { d } from "../../confine/env.ts";',
+      'import { e } from "./walk.ts";',
+    ]).map((line) => line.split(":")[0]),
+    ["engine/run/x.ts -> engine/answer/cache.ts", "engine/run/x.ts -> engine/api.ts"],
+  );
+  assert.deepEqual(
+    check("engine/plan/x.ts", [
+      'import { a } from "../eval/mod.ts";',
+      'import { b } from "../../confine/secrets.ts";',
+      'import { c } from "../run/walk.ts";',
+    ]).map((line) => line.split(":")[0]),
+    ["engine/plan/x.ts -> engine/eval/mod.ts", "engine/plan/x.ts -> confine/secrets.ts"],
+  );
+  assert.deepEqual(
+    check("store/x.ts", ['import { a } from "../engine/mod.ts";', 'import { b } from "./y.ts";'])
+      .map((line) => line.split(":")[0]),
+    ["store/x.ts -> engine/mod.ts"],
+  );
+  assert.deepEqual(
+    check("workers/x/argv.ts", [
+      'import { a } from "../../confine/floor.ts";',
+      'import { b } from "../../confine/env.ts";',
+    ]).map((line) => line.split(":")[0]),
+    ["workers/x/argv.ts -> confine/env.ts"],
+  );
 });

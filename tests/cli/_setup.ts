@@ -3,7 +3,7 @@
  * real backends (whatever the registry holds today), and run records for usage.
  */
 import { join } from "node:path";
-import { resolveSettings, type Settings } from "../../src/engine/settings.ts";
+import { resolveSettings, type Settings } from "../../src/engine/core/settings.ts";
 import type { Config } from "../../src/store/config.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { emptyProgress, RECORD_SCHEMA, type RunRecord } from "../../src/store/record.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { renderBrief, renderReport } from "../../src/cli/report.ts";
 import { briefLine } from "../../src/cli/watch.ts";
-import { LiveFold } from "../../src/engine/fold.ts";
+import { LiveFold } from "../../src/engine/follow/fold.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 
 function record(overrides: Partial<RunRecord> = {}): RunRecord {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { renderChecks } from "../../src/cli/doctor.ts";
-import { type Check, runDoctor } from "../../src/engine/doctor.ts";
+import { type Check, runDoctor } from "../../src/engine/setup/doctor.ts";
 import { codexBackend } from "../../src/workers/codex/mod.ts";
 import { opencodeBackend } from "../../src/workers/opencode/mod.ts";
 import { startModelServer } from "../support/model_server/fixture.ts";

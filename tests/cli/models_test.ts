@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { renderModels } from "../../src/cli/models.ts";
-import { collectModels, mergeModels } from "../../src/engine/models.ts";
-import { aggregateUsage } from "../../src/engine/usage.ts";
+import { collectModels, mergeModels } from "../../src/engine/setup/models.ts";
+import { aggregateUsage } from "../../src/engine/setup/usage.ts";
 import { pitroom } from "../support/pitroom.ts";
 import { testSys } from "../support/sys.ts";
 import {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { EventTail } from "../../src/engine/feed_tail.ts";
+import { EventTail } from "../../src/engine/follow/feed_tail.ts";
 import { tempDir } from "../support/temp.ts";
 
 const line = (type: string, time: number, fields: Record<string, unknown>) =>

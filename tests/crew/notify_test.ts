@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { crewWorld, task } from "./_world.ts";
-import { groupNotice, QUICK_MS, runNotice } from "../../src/engine/notify.ts";
+import { groupNotice, QUICK_MS, runNotice } from "../../src/engine/runs/notify.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import { isLocked } from "../../src/store/locks.ts";
 import { statePaths } from "../../src/store/paths.ts";

@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/create.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
-import { applyRun, discardRun } from "../../src/engine/apply.ts";
-import { revertRun } from "../../src/engine/control.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
+import { applyRun, discardRun } from "../../src/engine/runs/apply.ts";
+import { revertRun } from "../../src/engine/runs/control.ts";
 import { renderReport } from "../../src/cli/report.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import type { RunSpec } from "../../src/workers/types.ts";

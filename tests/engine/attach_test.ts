@@ -5,7 +5,7 @@ import {
   ATTACH_LIMIT_BYTES,
   checkTaskSize,
   TASK_LIMIT_BYTES,
-} from "../../src/engine/attach.ts";
+} from "../../src/engine/request/attach.ts";
 import { UsageError } from "../../src/sys/errors.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir } from "../support/temp.ts";

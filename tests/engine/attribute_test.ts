@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { attribute, targetNames } from "../../src/engine/attribute.ts";
-import { readsOnly } from "../../src/engine/read_only_command.ts";
+import { attribute, targetNames } from "../../src/engine/tree/attribute.ts";
+import { readsOnly } from "../../src/confine/read_only_command.ts";
 import { event, type PitroomEvent, type ToolKind } from "../../src/events/mod.ts";
 
 function call(

@@ -7,10 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/create.ts";
-import { revertRun } from "../../src/engine/control.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
-import { reconcile } from "../../src/engine/liveness.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { revertRun } from "../../src/engine/runs/control.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
+import { reconcile } from "../../src/engine/host/liveness.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import { loadRecord } from "../../src/store/runs.ts";

@@ -5,7 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { applyBudget, isFreeTarget, spentSince, startOfDay } from "../../src/engine/budget.ts";
+import {
+  applyBudget,
+  isFreeTarget,
+  spentSince,
+  startOfDay,
+} from "../../src/engine/request/budget.ts";
 import { createEngine } from "../../src/engine/mod.ts";
 import { Exit, RefusedError } from "../../src/sys/errors.ts";
 import { engineWorld } from "../support/engine_world.ts";

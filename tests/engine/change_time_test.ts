@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { attribute } from "../../src/engine/attribute.ts";
-import { changeTime } from "../../src/engine/worker_changes.ts";
+import { attribute } from "../../src/engine/tree/attribute.ts";
+import { changeTime } from "../../src/engine/tree/worker_changes.ts";
 import { event } from "../../src/events/mod.ts";
 import { tempDir } from "../support/temp.ts";
 

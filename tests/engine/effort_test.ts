@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkEffort } from "../../src/engine/effort.ts";
+import { checkEffort } from "../../src/engine/request/effort.ts";
 import { UsageError } from "../../src/sys/errors.ts";
 import type { ModelInfo } from "../../src/workers/types.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/create.ts";
-import { cooldownUntil, nextLocalMidnight } from "../../src/engine/cooldown.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
-import { handoverNote } from "../../src/engine/walk.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { cooldownUntil, nextLocalMidnight } from "../../src/engine/core/cooldown.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
+import { handoverNote } from "../../src/engine/run/walk.ts";
 import { event } from "../../src/events/mod.ts";
 import { UsageError } from "../../src/sys/errors.ts";
 import { activeCooldowns, putCooldown } from "../../src/store/cooldown.ts";

@@ -5,8 +5,8 @@
  * find a new one set after it. The fake clock counts the timers still waiting.
  */
 import assert from "node:assert/strict";
-import { createRun } from "../../src/engine/create.ts";
-import { subscribe } from "../../src/engine/feed.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { subscribe } from "../../src/engine/follow/feed.ts";
 import { FakeClock } from "../support/clock.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir } from "../support/temp.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ensureFirstStart } from "../../src/engine/first_start.ts";
+import { ensureFirstStart } from "../../src/engine/run/first_start.ts";
 import type { Launch } from "../../src/workers/types.ts";
 import { launchOpencode } from "../../src/workers/opencode/argv.ts";
 import { testSys } from "../support/sys.ts";

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/create.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import type { Runner } from "../../src/sys/mod.ts";
 import { fakeBackend } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/create.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import { KEEP_FILE_MAX } from "../../src/vcs/mod.ts";
 import type { FakeStep } from "../support/fake_backend.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/create.ts";
-import { revertRun } from "../../src/engine/control.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { revertRun } from "../../src/engine/runs/control.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { listRunIds, readRecord } from "../../src/store/runs.ts";
 import type { RunSpec } from "../../src/workers/types.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { WorkerEvent } from "../../src/events/mod.ts";
-import { gather, type Gathered } from "../../src/engine/progress.ts";
+import { gather, type Gathered } from "../../src/engine/run/progress.ts";
 import { emptyProgress } from "../../src/store/record.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";
 import type { WorkerName } from "../../src/workers/types.ts";

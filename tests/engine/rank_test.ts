@@ -5,7 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { rankChain, scoreOf, type TargetRecord, targetRecords } from "../../src/engine/rank.ts";
+import {
+  rankChain,
+  scoreOf,
+  type TargetRecord,
+  targetRecords,
+} from "../../src/engine/request/rank.ts";
 import { createEngine } from "../../src/engine/mod.ts";
 import { indexRun } from "../../src/store/history/mod.ts";
 import type { Target } from "../../src/store/record.ts";

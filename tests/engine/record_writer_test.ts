@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RecordWriter } from "../../src/engine/record_writer.ts";
+import { RecordWriter } from "../../src/engine/run/record_writer.ts";
 import { FakeClock } from "../support/clock.ts";
 
 function osError(code: string): Error {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadCurrent } from "../../src/engine/select.ts";
+import { loadCurrent } from "../../src/engine/runs/select.ts";
 import { createRunDir, writeRecord } from "../../src/store/runs.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { RunRecord } from "../../src/store/record.ts";

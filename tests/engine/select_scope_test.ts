@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createEngine } from "../../src/engine/mod.ts";
-import { loadCurrent, resolveRun } from "../../src/engine/select.ts";
-import { scopeOf } from "../../src/engine/scope.ts";
+import { loadCurrent, resolveRun } from "../../src/engine/runs/select.ts";
+import { scopeOf } from "../../src/engine/core/scope.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import { createRunDir, writeRecord } from "../../src/store/runs.ts";

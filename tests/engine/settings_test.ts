@@ -4,7 +4,7 @@ import {
   resolveSettings,
   resolveTier,
   type SettingsInput,
-} from "../../src/engine/settings.ts";
+} from "../../src/engine/core/settings.ts";
 import type { Config } from "../../src/store/config.ts";
 
 function input(

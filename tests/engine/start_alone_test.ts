@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createEngine } from "../../src/engine/mod.ts";
-import { START_ALONE_MAX_MS, startAlone } from "../../src/engine/start_alone.ts";
+import { START_ALONE_MAX_MS, startAlone } from "../../src/engine/run/start_alone.ts";
 import { tryLock } from "../../src/store/locks.ts";
 import type { Backend } from "../../src/workers/types.ts";
 import { FakeClock } from "../support/clock.ts";

@@ -34,7 +34,7 @@ export interface Escape {
   command: string;
   expect: Expect;
   /**
-   * What must happen when the command runs in the sandbox as well (src/sandbox/). Unless given,
+   * What must happen when the command runs in the sandbox as well (src/confine/sandbox/). Unless given,
    * a refusal may also be the sandbox's ("Read-only file system"), with nothing changed.
    */
   sandboxed?: Expect;

@@ -6,8 +6,8 @@
  * and a fingerprint of everything the guard promises to keep.
  */
 import { join } from "node:path";
-import { workerEnv } from "../../src/engine/env.ts";
-import { sandboxLaunch } from "../../src/sandbox/mod.ts";
+import { workerEnv } from "../../src/confine/env.ts";
+import { sandboxLaunch } from "../../src/confine/sandbox/mod.ts";
 import { codexLaunch } from "../../src/workers/codex/argv.ts";
 import { findOnPath } from "../../src/workers/_detect.ts";
 import { moduleCacheEnv, pitroomArgv } from "../support/pitroom.ts";
@@ -159,7 +159,7 @@ export interface EscapeWorld extends AsyncDisposable {
   plain(scene: Scene, command: string): Promise<Ran>;
   /** True when `program` is installed (on the caller's PATH); `root` when running as root. */
   has(program: string): boolean;
-  /** True when `guarded` runs commands in the sandbox (src/sandbox/) too. */
+  /** True when `guarded` runs commands in the sandbox (src/confine/sandbox/) too. */
   readonly sandboxed: boolean;
   /** What an escape could change outside the scene's repositories: $HOME, /etc, /tmp, processes. */
   outside(scene: Scene, options?: { settle?: boolean }): Promise<Record<string, string>>;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
-import { codexEnvKeys, scrubEnv, workerEnv } from "../../src/engine/env.ts";
+import { codexEnvKeys, scrubEnv, workerEnv } from "../../src/confine/env.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir } from "../support/temp.ts";
 

@@ -3,7 +3,7 @@
  * worker gets, in a fresh copy of a repository with the user's own work in every state. Each is
  * refused with nothing the guard keeps changed, or it is a known gap (README: what the guard
  * does not cover) and this suite shows that it is real. The whole table runs twice: in the
- * sandbox a worker gets (src/sandbox/), where most gaps close, and with the guard alone, as on a
+ * sandbox a worker gets (src/confine/sandbox/), where most gaps close, and with the guard alone, as on a
  * machine without a sandbox.
  */
 import assert from "node:assert/strict";

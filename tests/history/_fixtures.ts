@@ -3,7 +3,7 @@
  * events file (compressed, as a finished run leaves it) and its patch.
  */
 import { event, type OutcomeClass, type PitroomEvent } from "../../src/events/mod.ts";
-import { newRunId } from "../../src/engine/ids.ts";
+import { newRunId } from "../../src/engine/core/ids.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import {
   emptyProgress,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { createRun } from "../../src/engine/create.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { withHistory } from "../../src/store/history/ready.ts";
 import { searchRuns } from "../../src/engine/history/search.ts";
 import { statePaths } from "../../src/store/paths.ts";

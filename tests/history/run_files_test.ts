@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { showCommand } from "../../src/cli/show.ts";
-import { createRun } from "../../src/engine/create.ts";
+import { createRun } from "../../src/engine/request/create.ts";
 import { readEventsChecked, readEventsFile } from "../../src/store/events_file.ts";
 import type { PitroomEvent } from "../../src/events/mod.ts";
 import { DamagedRecord } from "../../src/sys/errors.ts";
-import { finishFiles } from "../../src/engine/finish.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
+import { finishFiles } from "../../src/engine/run/finish.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";

@@ -7,8 +7,10 @@ import { parsePlan } from "../../src/engine/plan/parse.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import { tempDir } from "../support/temp.ts";
 import { testSys } from "../support/sys.ts";
-import { buildRuns } from "../../src/engine/build.ts";
-import { loadSettings } from "../../src/engine/load_settings.ts";
+import { buildRuns } from "../../src/engine/request/build.ts";
+import { plannedRequest } from "../../src/engine/plan/request.ts";
+import type { RunRequest } from "../../src/engine/request/request.ts";
+import { loadSettings } from "../../src/engine/core/load_settings.ts";
 import { renderPlanStatus } from "../../src/cli/plan.ts";
 
 const PLAN = "# P\n\n## Task 1: One\n\nx\n\n## Task 2: Two\n\n**Worker:** capable\n";
@@ -171,7 +173,11 @@ Deno.test("a plan run takes its task's tier; an unconfigured tier falls back wit
   await Deno.writeTextFile(join(dir.path, "plan.md"), PLAN);
   const sys = testSys({ stateDir: join(dir.path, "state"), cwd: dir.path });
   const loaded = await loadSettings(sys);
-  const built = await buildRuns(sys, { plan: "plan.md", step: 2, task: "notes here" }, loaded);
+  const build = async (request: RunRequest) => {
+    const planned = await plannedRequest(sys, request);
+    return await buildRuns(sys, planned.request, loaded, planned.plan);
+  };
+  const built = await build({ plan: "plan.md", step: 2, task: "notes here" });
   assert.match(built.warnings.join("\n"), /Tier "capable" is not configured: using the default/);
   const spec = built.specs[0]!;
   assert.equal(spec.plan?.tier, "capable");
@@ -179,11 +185,11 @@ Deno.test("a plan run takes its task's tier; an unconfigured tier falls back wit
   assert.equal(spec.group, "plan-plan");
   assert.match(spec.task, /Task 2 of 2/);
   assert.match(spec.task, /notes here/);
-  const given = await buildRuns(sys, { plan: "plan.md", step: 1, worker: "codex" }, loaded);
+  const given = await build({ plan: "plan.md", step: 1, worker: "codex" });
   assert.equal(given.specs[0]!.chain[0]!.worker, "codex");
   assert.equal(given.specs[0]!.plan?.tier, undefined);
   await assert.rejects(
-    () => buildRuns(sys, { plan: "plan.md", step: 1, continue: "last" }, loaded),
+    () => build({ plan: "plan.md", step: 1, continue: "last" }),
     /--continue keeps the earlier run's plan and step/,
   );
 });

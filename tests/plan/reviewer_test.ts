@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { resolveSettings } from "../../src/engine/settings.ts";
+import { resolveSettings } from "../../src/engine/core/settings.ts";
 import type { Config } from "../../src/store/config.ts";
 import { chooseReviewer } from "../../src/engine/review/worker.ts";
 import { COMMANDS } from "../../src/cli/commands.ts";

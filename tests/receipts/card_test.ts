@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { modelName, periodText, renderCard } from "../../src/receipts/card.ts";
 import { renderBadge } from "../../src/receipts/badge.ts";
 import { formatRatio, formatTokens, formatUsd } from "../../src/receipts/format.ts";
-import type { SavingsRow, SavingsTotals } from "../../src/engine/receipts/totals.ts";
+import type { SavingsRow, SavingsTotals } from "../../src/receipts/totals.ts";
 import { allElements, parseXml, texts } from "./_xml.ts";
 
 const DAY = 86_400_000;

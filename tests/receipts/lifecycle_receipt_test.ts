@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/create.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { readRecord } from "../../src/store/runs.ts";
 import { fakeBackend } from "../support/fake_backend.ts";

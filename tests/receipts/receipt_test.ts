@@ -1,15 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { receiptFor } from "../../src/engine/receipts/mod.ts";
-import {
-  isFreeModel,
-  listPrice,
-  MODEL_PRICES,
-  tableKey,
-} from "../../src/engine/receipts/prices.ts";
-import { resolvePricing } from "../../src/engine/receipts/pricing.ts";
-import { costOf, makeReceipt, returnedTokensOf } from "../../src/engine/receipts/receipt.ts";
-import { resolveSettings } from "../../src/engine/settings.ts";
+import { receiptFor } from "../../src/engine/run/receipt.ts";
+import { isFreeModel, listPrice, MODEL_PRICES, tableKey } from "../../src/receipts/prices.ts";
+import { resolvePricing } from "../../src/receipts/pricing.ts";
+import { costOf, makeReceipt, returnedTokensOf } from "../../src/receipts/receipt.ts";
+import { resolveSettings } from "../../src/engine/core/settings.ts";
 import type { Config } from "../../src/store/config.ts";
 import { emptyProgress, RECORD_SCHEMA, type RunRecord } from "../../src/store/record.ts";
 import { testSys } from "../support/sys.ts";

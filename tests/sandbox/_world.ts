@@ -4,8 +4,8 @@
  * real engine; plus the process table, read with `ps`, for processes named by a marker.
  */
 import { join } from "node:path";
-import { createRun } from "../../src/engine/create.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import type { Mode } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";

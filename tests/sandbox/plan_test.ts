@@ -13,8 +13,8 @@ import {
   type SandboxPlan,
   sandboxSetting,
   seatbeltProfile,
-} from "../../src/sandbox/mod.ts";
-import { tmpPathsIn } from "../../src/sandbox/plan.ts";
+} from "../../src/confine/sandbox/mod.ts";
+import { tmpPathsIn } from "../../src/confine/sandbox/plan.ts";
 import { realRunner } from "../../src/sys/real.ts";
 import { git, tempDir, tempRepo } from "../support/temp.ts";
 

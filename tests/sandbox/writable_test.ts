@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { sandboxLaunch, writableFolders } from "../../src/sandbox/mod.ts";
+import { sandboxLaunch, writableFolders } from "../../src/confine/sandbox/mod.ts";
 import { testSys } from "../support/sys.ts";
 import { exists } from "../../src/sys/fs.ts";
 import { pitroom } from "../support/pitroom.ts";

@@ -4,7 +4,7 @@
  * use it with the scripted model server's worker env.
  */
 import type { WorkerEvent } from "../../src/events/mod.ts";
-import { runProcess } from "../../src/engine/process.ts";
+import { runProcess } from "../../src/engine/run/process.ts";
 import { realSys } from "../../src/sys/real.ts";
 import type { Backend, Outcome, ProcessEnd, RunSpec } from "../../src/workers/types.ts";
 

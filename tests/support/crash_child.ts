@@ -3,10 +3,10 @@
  * fake worker, stopping at a phase through `PITROOM_TEST_PAUSE` so the test can kill it there
  * with SIGKILL. Usage: `deno run -P=pitroom crash_child.ts '<json>'` with the fields of `ChildJob`.
  */
-import { createRun } from "../../src/engine/create.ts";
-import { executeRun } from "../../src/engine/lifecycle.ts";
-import { applyRun } from "../../src/engine/apply.ts";
-import { revertRun } from "../../src/engine/control.ts";
+import { createRun } from "../../src/engine/request/create.ts";
+import { executeRun } from "../../src/engine/run/lifecycle.ts";
+import { applyRun } from "../../src/engine/runs/apply.ts";
+import { revertRun } from "../../src/engine/runs/control.ts";
 import type { Mode } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "./fake_backend.ts";
 import { testSys } from "./sys.ts";

@@ -6,10 +6,10 @@ import {
   guardFiles,
   guardGitEnv,
   writeGuard,
-} from "../../src/vcs/guard.ts";
+} from "../../src/confine/guard/mod.ts";
 import { statePaths } from "../../src/store/paths.ts";
-import { anyCase } from "../../src/vcs/guard_sh.ts";
-import { DENIED_GIT_SUBCOMMANDS, GIT_FORMS, PUBLISHING } from "../../src/policy/floor.ts";
+import { anyCase } from "../../src/confine/guard/sh.ts";
+import { DENIED_GIT_SUBCOMMANDS, GIT_FORMS, PUBLISHING } from "../../src/confine/floor.ts";
 import { git, tempDir, tempRepo } from "../support/temp.ts";
 
 async function world() {

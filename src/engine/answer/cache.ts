@@ -18,6 +18,8 @@ import type { RunRecord } from "../../store/record.ts";
 import { readRecord } from "../../store/runs.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
+import type { Final } from "../core/final.ts";
+import type { Workspace } from "../tree/workspace.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -105,4 +107,17 @@ export function answerFromCache(record: RunRecord, earlier: RunRecord): string {
   if (earlier.refs !== undefined) record.refs = structuredClone(earlier.refs);
   if (earlier.sections !== undefined) record.sections = structuredClone(earlier.sections);
   return earlier.answer ?? "";
+}
+
+/** The earlier answer of the same question on the same tree, when the cache may give it. */
+export async function cachedAnswer(
+  sys: Sys,
+  record: RunRecord,
+  workspace: Workspace,
+): Promise<Final | null> {
+  if (!cacheable(record)) return null;
+  record.cacheKey = await cacheKey(record, workspace.before.tree);
+  const earlier = await lookupAnswer(sys, record, record.cacheKey);
+  if (earlier === null) return null;
+  return { outcome: "ok", answer: answerFromCache(record, earlier) };
 }

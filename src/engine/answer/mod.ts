@@ -17,7 +17,6 @@ export {
   extractReferences,
   type RefCheck,
   type Reference,
-  refsLabel,
   type RefsResult,
   type RefTree,
 } from "./refs.ts";

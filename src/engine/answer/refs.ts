@@ -284,8 +284,3 @@ export async function checkReferences(answer: string, tree: RefTree): Promise<Ch
     checks,
   };
 }
-
-/** `5/5`: the refs of a run as the watch line and the report show them. */
-export function refsLabel(refs: Pick<RefsResult, "verified" | "total">): string {
-  return `${refs.verified}/${refs.total}`;
-}

@@ -9,8 +9,8 @@ import { RefusedError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
-import { resolveChain, targetLabel } from "../chain.ts";
-import type { Settings } from "../settings.ts";
+import { resolveChain, targetLabel } from "../core/chain.ts";
+import type { Settings } from "../core/settings.ts";
 
 /** The target that gave a run's answer (its last attempt). */
 export function answererOf(record: RunRecord): Target {

@@ -11,12 +11,12 @@
 import { statePaths } from "../../store/paths.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { loadRecord } from "../../store/runs.ts";
-import { resolveRun } from "../select.ts";
+import { resolveRun } from "../runs/select.ts";
 import type { Sys } from "../../sys/mod.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import type { PitroomEvent } from "../../events/mod.ts";
-import { executeRun } from "../lifecycle.ts";
-import { startSupervisors } from "../supervisor.ts";
+import { executeRun } from "../run/lifecycle.ts";
+import { startSupervisors } from "../host/supervisor.ts";
 import { type AuditRequest, parseAuditRequest } from "./request.ts";
 import { createAudit } from "./start.ts";
 

@@ -10,9 +10,9 @@ import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
-import { checkBudget } from "../budget.ts";
-import { createUnique } from "../build.ts";
-import { loadSettings } from "../load_settings.ts";
+import { checkBudget } from "../request/budget.ts";
+import { createUnique } from "../request/build.ts";
+import { loadSettings } from "../core/load_settings.ts";
 import { auditChain } from "./choose.ts";
 import { auditPrompt } from "./prompt.ts";
 

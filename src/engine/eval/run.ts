@@ -7,8 +7,8 @@
  */
 import type { RunRecord } from "../../store/record.ts";
 import type { Sys } from "../../sys/mod.ts";
-import { burnedTokens } from "../receipts/receipt.ts";
-import type { RunRequest } from "../request.ts";
+import { burnedTokens } from "../../receipts/receipt.ts";
+import type { RunRequest } from "../request/request.ts";
 import { type Answered, evalTask, parseAnswered } from "./answer.ts";
 import {
   type BoundQuestion,

@@ -3,7 +3,7 @@
  * prints and the card and badge show). Every money figure is an estimate.
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import type { SavingsRow, SavingsTotals } from "../receipts/totals.ts";
+import type { SavingsRow, SavingsTotals } from "../../receipts/totals.ts";
 import { logFailure } from "../../store/log.ts";
 import type { Sys } from "../../sys/mod.ts";
 

@@ -6,7 +6,7 @@
 import type { PlanRef } from "../../store/record.ts";
 import { UsageError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
-import type { RunRequest } from "../request.ts";
+import type { RunRequest } from "../request/request.ts";
 import { implementerBrief } from "./brief.ts";
 import { findTask, loadPlan } from "./load.ts";
 

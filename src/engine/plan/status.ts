@@ -8,7 +8,7 @@ import { statePaths } from "../../store/paths.ts";
 import { isFinal, type ReviewVerdict, type RunRecord } from "../../store/record.ts";
 import { listRunIds, readRecord } from "../../store/runs.ts";
 import type { Sys } from "../../sys/mod.ts";
-import { reconcile } from "../liveness.ts";
+import { reconcile } from "../host/liveness.ts";
 import { type LoadedPlan, loadPlan } from "./load.ts";
 import { type PlanNote, readNotes } from "./notes.ts";
 

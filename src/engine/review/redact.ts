@@ -5,7 +5,7 @@
  * keys and tokens, and `password = ...`-style assignments anywhere in the text become
  * `[REDACTED ...]`. The count says how many of each were taken out.
  */
-import { isSecretPath } from "../secrets.ts";
+import { isSecretPath } from "../../confine/secrets.ts";
 
 /** What redaction took out. */
 export interface Redaction {

@@ -4,8 +4,8 @@
  * worker, its fallbacks and the cheap tier. When every configured worker is the implementer's
  * backend the review runs there with a warning: a second model is what a review is for.
  */
-import { parseChain } from "../chain.ts";
-import { resolveTier, type Settings, type TierName } from "../settings.ts";
+import { parseChain } from "../core/chain.ts";
+import { resolveTier, type Settings, type TierName } from "../core/settings.ts";
 
 /** The reviewer a request gets: a worker chain or a tier, and what the caller should hear. */
 export interface ReviewerChoice {

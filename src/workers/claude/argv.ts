@@ -6,7 +6,7 @@
  * `--dangerously-skip-permissions`, and no mode that would ask (headless, an ask is denied).
  */
 import type { Launch, Mode, RunSpec } from "../types.ts";
-import { deniedCommandPrefixes } from "../../policy/floor.ts";
+import { deniedCommandPrefixes } from "../../confine/floor.ts";
 
 /** Tools a read-only worker gets: read and search, plus a shell limited to read-only commands. */
 export const READ_TOOLS = ["Read", "Grep", "Glob", "Bash"] as const;

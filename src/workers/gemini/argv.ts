@@ -18,7 +18,7 @@
 import { delimiter, join } from "../../sys/path.ts";
 import type { Launch, LaunchFile, Mode, RunSpec } from "../types.ts";
 import { effortHome, type ReadUserFile, readUserFile } from "./effort.ts";
-import { deniedCommandPrefixes } from "../../policy/floor.ts";
+import { deniedCommandPrefixes } from "../../confine/floor.ts";
 
 /** Tools that change files. */
 export const EDIT_TOOLS: readonly string[] = ["replace", "write_file"];

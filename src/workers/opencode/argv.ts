@@ -16,7 +16,7 @@ import {
   DENIED_PUBLISHING,
   deniedGitPrefixes,
   RECURSION_PROGRAM,
-} from "../../policy/floor.ts";
+} from "../../confine/floor.ts";
 
 /** A permission value: one action, or a map from pattern to action (last match wins). */
 export type PermissionRule = "allow" | "deny" | Record<string, "allow" | "deny">;

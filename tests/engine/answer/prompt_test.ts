@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildFollowUp, buildPrompt, PROMPT_TEMPLATES } from "../../../src/engine/prompt.ts";
+import { buildFollowUp, buildPrompt, PROMPT_TEMPLATES } from "../../../src/engine/run/prompt.ts";
 import { parseAnswer } from "../../../src/engine/answer/format.ts";
 
 const COMMON = [

@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun, type NewRun } from "../../../src/engine/create.ts";
-import { executeRun } from "../../../src/engine/lifecycle.ts";
-import { LiveFold } from "../../../src/engine/fold.ts";
+import { createRun, type NewRun } from "../../../src/engine/request/create.ts";
+import { executeRun } from "../../../src/engine/run/lifecycle.ts";
+import { LiveFold } from "../../../src/engine/follow/fold.ts";
 import type { RunSpec } from "../../../src/workers/types.ts";
 import { engineWorld } from "../../support/engine_world.ts";
 import type { FakeStep } from "../../support/fake_backend.ts";

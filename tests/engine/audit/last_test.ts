@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createRun } from "../../../src/engine/create.ts";
-import { resolveRun } from "../../../src/engine/select.ts";
-import { scopeOf } from "../../../src/engine/scope.ts";
+import { createRun } from "../../../src/engine/request/create.ts";
+import { resolveRun } from "../../../src/engine/runs/select.ts";
+import { scopeOf } from "../../../src/engine/core/scope.ts";
 import { UsageError } from "../../../src/sys/errors.ts";
 import { testSys } from "../../support/sys.ts";
 import { tempDir } from "../../support/temp.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createRun } from "../../../src/engine/create.ts";
+import { createRun } from "../../../src/engine/request/create.ts";
 import { createEngine } from "../../../src/engine/mod.ts";
 import { statePaths } from "../../../src/store/paths.ts";
 import { loadRecord, writeRecord } from "../../../src/store/runs.ts";

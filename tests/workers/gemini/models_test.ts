@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals, ok, throws } from "node:assert/strict";
-import { checkEffort } from "../../../src/engine/effort.ts";
+import { checkEffort } from "../../../src/engine/request/effort.ts";
 import { geminiBackend } from "../../../src/workers/gemini/mod.ts";
 import { realRunner } from "../../../src/sys/real.ts";
 

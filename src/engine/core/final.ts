@@ -1,0 +1,14 @@
+/**
+ * How a run's worker chain ended (the run outcome): what the walk hands the lifecycle, and what
+ * the workspace and the features' hooks read and amend.
+ */
+import type { OutcomeClass } from "../../events/mod.ts";
+import type { Changes } from "../../store/record.ts";
+
+/** How the chain ended. */
+export interface Final {
+  outcome: OutcomeClass;
+  message?: string;
+  answer?: string;
+  changes?: Changes;
+}

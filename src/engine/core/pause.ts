@@ -1,0 +1,24 @@
+/**
+ * A seam for crash tests: with `PITROOM_TEST_PAUSE=<phase>` set, Pitroom stops at that phase,
+ * writes its pid to `<stateDir>/paused-<phase>` and waits there until it is killed. The crash
+ * tests kill it (or its supervisor, or its worker) at exactly that point. Without the variable
+ * this costs one lookup. Workers never see the variable (PITROOM_* is scrubbed from them).
+ */
+import { join } from "../../sys/path.ts";
+import type { Sys } from "../../sys/mod.ts";
+
+/** The phases a crash test can stop Pitroom at. */
+export type PausePhase =
+  | "snapshot"
+  | "running"
+  | "collecting"
+  | "applying"
+  | "capturing"
+  | "reverting";
+
+/** Waits forever at `phase` when the test variable names it; returns at once otherwise. */
+export async function pausePoint(sys: Sys, phase: PausePhase): Promise<void> {
+  if (sys.env.get("PITROOM_TEST_PAUSE") !== phase) return;
+  await Deno.writeTextFile(join(sys.stateDir, `paused-${phase}`), String(sys.pid));
+  for (;;) await sys.sleep(3_600_000);
+}

@@ -1,0 +1,239 @@
+/**
+ * The live fold (pure): a run's state built from its events (steps, tool calls, last action,
+ * tokens, fallbacks, where it stands) and the watch lines a change produces (watch_lines.ts).
+ * `watch`, `status`, and later the dashboard and MCP progress all show this view.
+ */
+import type { PitroomEvent } from "../../events/mod.ts";
+import type { RunRecord, Target, Tokens } from "../../store/record.ts";
+import { targetLabel } from "../core/chain.ts";
+import { formatDuration } from "../core/duration.ts";
+import { oneLine } from "../../sys/text.ts";
+import { type EndLine, type WatchLine, watchLine, type WatchLineOf } from "./watch_lines.ts";
+
+/** Where a run stands, as the fold sees it. */
+export type Phase = "queued" | "running" | "done" | "problem";
+
+/** One fallback the run took. */
+export interface FallbackStep {
+  from: string;
+  to: string;
+  reason: string;
+}
+
+/** A run as the fold sees it. */
+export interface RunView {
+  id: string;
+  task: string;
+  mode: string;
+  worker: string;
+  phase: Phase;
+  position?: number;
+  steps: number;
+  tools: number;
+  last?: string;
+  tokens: Tokens;
+  fallbacks: FallbackStep[];
+  startedAt?: number;
+  /** True once a `started` (or `queued`) line said where the run is. */
+  announced: boolean;
+  /** The final line, once the run ended. */
+  end?: EndLine;
+  /** Wall time of an ended run. */
+  ms?: number;
+  /** An ended run's exit code. */
+  exit?: number;
+  /** An ended run's outcome (`ok`, `failed`, `timeout`, `stopped`, ...). */
+  outcome?: string;
+}
+
+/** Who worked on a run: the last attempt's target (else the chain's first). */
+export function workerOf(record: RunRecord): string {
+  const target = record.attempts.at(-1) ?? record.chain[0];
+  return target ? targetLabel(target) : "-";
+}
+
+/** The wall time of a run so far. */
+export function runTime(record: RunRecord, now: number): number {
+  const start = record.startedAt ?? record.createdAt;
+  return (record.endedAt ?? now) - start;
+}
+
+/** A run's view from its record alone (what `status` shows without following events). */
+export function viewOf(record: RunRecord): RunView {
+  const p = record.progress;
+  return {
+    id: record.id,
+    task: oneLine(record.task, 60),
+    mode: record.mode,
+    worker: workerOf(record),
+    phase: record.state === "queued"
+      ? "queued"
+      : record.state === "running"
+      ? "running"
+      : record.state === "done"
+      ? "done"
+      : "problem",
+    steps: p.steps,
+    tools: p.tools,
+    ...(p.last === undefined ? {} : { last: p.last }),
+    tokens: { ...p.tokens },
+    fallbacks: record.attempts.slice(0, -1).map((a, i) => ({
+      from: targetLabel(a),
+      to: targetLabel(record.attempts[i + 1]!),
+      reason: a.outcome ?? "failed",
+    })),
+    announced: false,
+    ...(record.startedAt === undefined ? {} : { startedAt: record.startedAt }),
+  };
+}
+
+/** The runs of a watch and the lines their events make. */
+export class LiveFold {
+  #runs = new Map<string, RunView>();
+
+  /** Adds a run (its record as it joined). */
+  add(record: RunRecord): RunView {
+    const known = this.#runs.get(record.id);
+    if (known) return known;
+    const view: RunView = {
+      ...viewOf(record),
+      steps: 0,
+      tools: 0,
+      tokens: { input: 0, output: 0, cached: 0, reasoning: 0 },
+      fallbacks: [],
+      phase: record.state === "queued" ? "queued" : "running",
+    };
+    delete view.last;
+    this.#runs.set(record.id, view);
+    return view;
+  }
+
+  /** Every run, in id (start) order. */
+  runs(): RunView[] {
+    return [...this.#runs.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** One run. */
+  get(id: string): RunView | undefined {
+    return this.#runs.get(id);
+  }
+
+  /**
+   * Folds one event into its run; returns the line it makes now, if any (`progress` lines are
+   * for the caller to throttle). Final events make no line here: see `end()`.
+   */
+  apply(id: string, ev: PitroomEvent): WatchLine | null {
+    const v = this.#runs.get(id);
+    if (v === undefined || v.end) return null;
+    switch (ev.type) {
+      case "run.queued":
+        v.position = ev.position;
+        return watchLine("queued", { run: id, position: ev.position, task: v.task });
+      case "run.started": {
+        v.worker = targetLabel({
+          worker: ev.worker as Target["worker"],
+          ...(ev.model ? { model: ev.model } : {}),
+        });
+        v.phase = "running";
+        v.startedAt ??= ev.time;
+        if (v.announced) return null;
+        v.announced = true;
+        return watchLine("started", { run: id, mode: v.mode, task: v.task });
+      }
+      case "run.fallback":
+        v.fallbacks.push({ from: ev.from, to: ev.to, reason: ev.reason });
+        return watchLine("fallback", { run: id, from: ev.from, to: ev.to, reason: ev.reason });
+      case "run.progress":
+        v.tokens = { ...ev.tokens };
+        return null;
+      case "worker.step":
+        v.steps++;
+        return this.progress(id);
+      case "worker.tool_call":
+        v.tools++;
+        v.last = oneLine(`${ev.kind} ${ev.target}`, 80);
+        return this.progress(id);
+      default:
+        return null;
+    }
+  }
+
+  /** The run's progress line as it stands. */
+  progress(id: string): WatchLineOf<"progress"> | null {
+    const v = this.#runs.get(id);
+    if (v === undefined) return null;
+    return watchLine("progress", {
+      run: id,
+      steps: v.steps,
+      tools: v.tools,
+      ...(v.last ? { last: v.last } : {}),
+    });
+  }
+
+  /** Ends a run from its final record; returns its final line. */
+  end(record: RunRecord, now: number): EndLine {
+    const v = this.add(record);
+    const ms = Math.max(0, runTime(record, now));
+    const changes = record.changes?.reverted
+      ? []
+      : (record.changes?.files ?? []).map((f) => f.path);
+    const common = {
+      run: record.id,
+      time: formatDuration(ms),
+      worker: workerOf(record),
+      summary: oneLine(
+        record.sections?.summary || (record.answer ?? record.message ?? ""),
+        200,
+      ),
+      ...(record.refs ? { refs: refsLabel(record.refs) } : {}),
+      ...(changes.length > 0 ? { changes } : {}),
+    };
+    const line: EndLine = record.outcome === "ok"
+      ? watchLine("done", common)
+      : watchLine("problem", {
+        ...common,
+        outcome: record.state === "lost" ? "lost" : record.outcome ?? "failed",
+        exit: record.exit ?? 1,
+      });
+    v.worker = line.worker;
+    v.phase = line.event;
+    v.ms = ms;
+    v.exit = record.exit ?? 1;
+    v.outcome = line.event === "done" ? "ok" : line.outcome;
+    v.end = line;
+    return line;
+  }
+
+  /** The lines that describe where every run stands now (after a replay). */
+  snapshot(): WatchLine[] {
+    const lines: WatchLine[] = [];
+    for (const v of this.runs()) {
+      if (v.end) lines.push(v.end);
+      else if (v.phase === "queued") {
+        lines.push(watchLine("queued", {
+          run: v.id,
+          ...(v.position === undefined ? {} : { position: v.position }),
+          task: v.task,
+        }));
+      } else {
+        v.announced = true;
+        lines.push(watchLine("started", { run: v.id, mode: v.mode, task: v.task }));
+        if (v.steps + v.tools > 0) lines.push(this.progress(v.id)!);
+      }
+    }
+    return lines;
+  }
+
+  /** `all-done` once every run has ended, else null. */
+  allDone(): WatchLineOf<"all-done"> | null {
+    const runs = this.runs();
+    if (runs.length === 0 || runs.some((v) => !v.end)) return null;
+    const ok = runs.filter((v) => v.end?.event === "done").length;
+    return watchLine("all-done", { runs: runs.length, ok, failed: runs.length - ok });
+  }
+}
+
+/** `5/5`: the refs of a run as the watch line and the report show them. */
+export function refsLabel(refs: { verified: number; total: number }): string {
+  return `${refs.verified}/${refs.total}`;
+}

@@ -1,0 +1,62 @@
+/**
+ * Caps on one run: at most this many tokens, this much money, this many steps. A worker that
+ * reaches one is stopped like `pitroom stop` would (its group is killed), what it did is kept,
+ * and the run says which cap it hit. Pure apart from nothing: the walk checks on each progress.
+ */
+import { grouped } from "../../receipts/format.ts";
+import type { Progress } from "../../store/record.ts";
+import { burnedTokens } from "../../receipts/receipt.ts";
+import { UsageError } from "../../sys/errors.ts";
+
+/** The caps of a run; each is optional. */
+export interface Caps {
+  /** Tokens burned: input (fresh and cached), output and reasoning. */
+  maxTokens?: number;
+  /** USD the worker cost (reported by its CLI, else priced). */
+  maxCost?: number;
+  /** Steps (model turns) the worker took. */
+  maxSteps?: number;
+}
+
+const NAMES = ["maxTokens", "maxCost", "maxSteps"] as const;
+
+/** The caps from the config's `caps` object and the flags (flags win); bad values refused. */
+export function capsFrom(
+  config: Record<string, unknown> | undefined,
+  flags: Partial<Record<(typeof NAMES)[number], number | undefined>>,
+  warnings: string[],
+): Caps {
+  const caps: Caps = {};
+  for (const name of NAMES) {
+    const typed = flags[name];
+    if (typed !== undefined) {
+      if (!(typed > 0)) throw new UsageError(`--${flagName(name)} must be more than 0`);
+      caps[name] = typed;
+      continue;
+    }
+    const value = config?.[name];
+    if (value === undefined) continue;
+    if (typeof value === "number" && value > 0) caps[name] = value;
+    else warnings.push(`Config key "caps.${name}" should be a number above 0: ignored`);
+  }
+  return caps;
+}
+
+function flagName(name: (typeof NAMES)[number]): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** Which cap `progress` reached, as words for the report; null when none. */
+export function capHit(caps: Caps, progress: Progress, cost: number | undefined): string | null {
+  const burned = burnedTokens(progress.tokens);
+  if (caps.maxTokens !== undefined && burned >= caps.maxTokens) {
+    return `the --max-tokens cap (${grouped(burned)} of ${grouped(caps.maxTokens)} tokens)`;
+  }
+  if (caps.maxCost !== undefined && cost !== undefined && cost >= caps.maxCost) {
+    return `the --max-cost cap ($${cost.toFixed(4)} of $${caps.maxCost})`;
+  }
+  if (caps.maxSteps !== undefined && progress.steps >= caps.maxSteps) {
+    return `the --max-steps cap (${progress.steps} of ${caps.maxSteps} steps)`;
+  }
+  return null;
+}

@@ -1,0 +1,161 @@
+/**
+ * One attempt: one target of the chain runs the task. Describes the launch through the backend,
+ * runs it through the process shell, tees the raw stream, parses it into the event union, keeps
+ * progress, and classifies the end.
+ */
+import { join } from "../../sys/path.ts";
+import { event, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
+import type { RunPaths } from "../../store/paths.ts";
+import type { Progress } from "../../store/record.ts";
+import type { Sys } from "../../sys/mod.ts";
+import type { Backend, Mode, Outcome, ProcessEnd } from "../../workers/types.ts";
+import { gather, type Gathered } from "./progress.ts";
+import { runProcess } from "./process.ts";
+import { workerEnv } from "../../confine/env.ts";
+import { sandboxAttempt } from "../../confine/sandboxing.ts";
+import { ensureFirstStart } from "./first_start.ts";
+import { startAlone, type StartGate } from "./start_alone.ts";
+
+/** What an attempt needs. */
+export interface AttemptInput {
+  backend: Backend;
+  runId: string;
+  attempt: number;
+  mode: Mode;
+  prompt: string;
+  cwd: string;
+  model?: string;
+  effort?: string;
+  web: boolean;
+  sessionId?: string;
+  timeoutMs: number;
+  /** Usage a CLI with cumulative session counts (codex) reported before this run. */
+  priorUsage?: Record<string, number>;
+  stop?: AbortSignal;
+  progress: Progress;
+  /** An isolate run: its `--link` folders, and whether links leading out are allowed. */
+  isolation?: { links: readonly string[]; allowLinks: boolean };
+}
+
+/** What an attempt produced. */
+export interface AttemptResult {
+  outcome: Outcome;
+  end: ProcessEnd;
+  events: WorkerEvent[];
+  answer?: string;
+  sessionId?: string;
+  /** The session's cumulative usage at the end, for CLIs that count per session. */
+  sessionTotals?: Record<string, number>;
+  /** The sandbox the worker ran in (`none` without one). */
+  sandbox: string;
+  /** What the report should say about how the worker ran (no sandbox, links leading out). */
+  notes: string[];
+}
+
+/** Callbacks an attempt reports through. */
+export interface AttemptSink {
+  /** Every event of the union, in order (the caller writes the events file). */
+  emit(ev: PitroomEvent): void;
+  /** Progress changed (the caller throttles record writes). */
+  progressed(progress: Progress): void;
+  spawned(pid: number): void;
+}
+
+/** Runs one attempt to its end. */
+export async function runAttempt(
+  sys: Sys,
+  paths: RunPaths,
+  input: AttemptInput,
+  sink: AttemptSink,
+): Promise<AttemptResult> {
+  const privateDir = join(paths.private, `attempt-${input.attempt}`);
+  await Deno.mkdir(privateDir, { recursive: true, mode: 0o700 });
+  const { baseEnv, pathPrefix } = await workerEnv(sys, {
+    worker: input.backend.name,
+    runId: input.runId,
+  });
+  const described = input.backend.launch({
+    mode: input.mode,
+    prompt: input.prompt,
+    cwd: input.cwd,
+    privateDir,
+    web: input.web,
+    baseEnv,
+    pathPrefix,
+    ...(input.model === undefined ? {} : { model: input.model }),
+    ...(input.effort === undefined ? {} : { effort: input.effort }),
+    ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+  });
+  await ensureFirstStart(sys, described);
+  const { launch, use, notes } = await sandboxAttempt(sys, described, {
+    mode: input.mode,
+    privateDir,
+    ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
+  });
+  const state = input.backend.newState();
+  if (input.priorUsage) state.scratch.priorUsage = input.priorUsage;
+  const events: WorkerEvent[] = [];
+  const gathered: Gathered = { progress: input.progress, texts: [] };
+  const stream = await Deno.open(paths.stream, { create: true, append: true, mode: 0o600 });
+  const stderrLog = await Deno.open(paths.stderr, { create: true, append: true, mode: 0o600 });
+  const encoder = new TextEncoder();
+  const take = (evs: WorkerEvent[]) => {
+    for (const raw of evs) {
+      const ev = relativeTarget(raw, input.cwd);
+      events.push(ev);
+      sink.emit(ev);
+      if (gather(gathered, ev)) sink.progressed(gathered.progress);
+    }
+  };
+  let end: ProcessEnd;
+  let gate: StartGate | null = null;
+  try {
+    gate = await startAlone(sys, described.startAlone);
+    end = await runProcess(sys, launch, {
+      timeoutMs: input.timeoutMs,
+      ...(input.stop === undefined ? {} : { stop: input.stop }),
+      onSpawn: (pid) => sink.spawned(pid),
+      onStdoutLine(line) {
+        gate?.release();
+        stream.writeSync(encoder.encode(line + "\n"));
+        take(input.backend.parse(line, state, sys.clock.now()));
+      },
+      onStderrLine(line) {
+        stderrLog.writeSync(encoder.encode(line + "\n"));
+        take(input.backend.parseStderr(line, state, sys.clock.now()));
+      },
+    });
+  } finally {
+    gate?.release();
+    stream.close();
+    stderrLog.close();
+  }
+  const outcome = input.backend.classify(end, events);
+  const answer = gathered.answer ?? (outcome.class === "ok" ? gathered.texts.at(-1) : undefined);
+  if (outcome.class !== "ok") {
+    sink.emit(event("worker.error", sys.clock.now(), { message: outcome.message }));
+  }
+  return {
+    outcome,
+    end,
+    events,
+    sandbox: use.kind,
+    notes,
+    ...(answer === undefined ? {} : { answer }),
+    ...(gathered.sessionId === undefined ? {} : { sessionId: gathered.sessionId }),
+    ...(isCounts(state.scratch.usageTotals) ? { sessionTotals: state.scratch.usageTotals } : {}),
+  };
+}
+
+function isCounts(value: unknown): value is Record<string, number> {
+  return typeof value === "object" && value !== null &&
+    Object.values(value).every((v) => typeof v === "number");
+}
+
+/** Shows paths inside the run's directory relative to it (`src/a.ts`, not `/home/.../src/a.ts`). */
+function relativeTarget(ev: WorkerEvent, cwd: string): WorkerEvent {
+  if (ev.type !== "worker.tool_call") return ev;
+  const prefix = cwd.endsWith("/") ? cwd : cwd + "/";
+  if (!ev.target.includes(prefix)) return ev;
+  return { ...ev, target: ev.target.split(prefix).join("") };
+}

@@ -1,0 +1,187 @@
+/**
+ * The run lifecycle, from a queued record to a final one: lock the run, take a slot (FIFO),
+ * snapshot the tree, walk the worker chain attempt by attempt, collect the changes (undoing a
+ * read run's), write the final record and free everything. The same function serves a
+ * foreground run and a background supervisor.
+ */
+import { event, type PitroomEvent } from "../../events/mod.ts";
+import { statePaths } from "../../store/paths.ts";
+import type { RunRecord } from "../../store/record.ts";
+import { loadRecord, writeRecord } from "../../store/runs.ts";
+import { acquireSlot } from "../../store/slots.ts";
+import { tryLock, tryLockSoon } from "../../store/locks.ts";
+import { clearActive } from "../../store/active.ts";
+import { writeTextAtomic } from "../../store/atomic.ts";
+import { logFailure } from "../../store/log.ts";
+import { isNoSpace, isOsError } from "../../sys/fs.ts";
+import type { Sys } from "../../sys/mod.ts";
+import { Exit, PitroomError } from "../../sys/errors.ts";
+import type { Backend, WorkerName } from "../../workers/types.ts";
+import { exitFor, stateFor } from "../core/exit.ts";
+import type { Final } from "../core/final.ts";
+import { walkChain } from "./walk.ts";
+import { writerBusyMessage } from "../tree/writer.ts";
+import { trackTree } from "../tree/tree.ts";
+import { EventLog } from "./event_log.ts";
+import { finishFiles } from "./finish.ts";
+import { receiptFor } from "./receipt.ts";
+import { indexRun } from "../../store/history/mod.ts";
+import { runHooks } from "./hooks.ts";
+
+/** Options of `executeRun`. */
+export interface ExecuteOptions {
+  maxParallel: number;
+  /** Per-worker caps on runs at once (`{"gemini": 2}`); the run counts as its first worker. */
+  limits?: Record<string, number>;
+  /** Aborting stops the run (`pitroom stop`, Ctrl-C). */
+  stop?: AbortSignal;
+  /** Looks up a backend (tests hand in a scripted one). Defaults to the registry. */
+  backends?: (name: WorkerName) => Backend;
+  /** Every event, as it is written (foreground progress). */
+  onEvent?(ev: PitroomEvent): void;
+  /**
+   * Runs an audit's correction round in this process too (a foreground `pitroom audit`);
+   * otherwise what follows a run (a sampled audit, a correction round) goes to the host.
+   * @default false
+   */
+  followInline?: boolean;
+  /**
+   * Minimum time between progress writes of `run.json`.
+   * @default 250
+   */
+  progressEveryMs?: number;
+}
+
+/** Executes a created run to its end and returns the final record. */
+export async function executeRun(
+  sys: Sys,
+  id: string,
+  options: ExecuteOptions,
+): Promise<RunRecord> {
+  const paths = statePaths(sys.stateDir);
+  const runPaths = paths.run(id);
+  using lock = await tryLockSoon(runPaths.supervisorLock, { clock: sys.clock });
+  if (lock === null) throw new Error(`run ${id} already has a supervisor`);
+  const record = await loadRecord(paths, id);
+  record.supervisorPid = sys.pid;
+  record.supervised = true;
+  await writeRecord(paths, record);
+
+  const log = await EventLog.open(runPaths.events, options.onEvent);
+  const emit = (ev: PitroomEvent) => log.write(ev);
+  let slot: { release(): Promise<void> } | null = null;
+  let writer: { release(): void } | null = null;
+  let holder = "";
+  let final: Final;
+  try {
+    slot = await acquireSlot(paths, {
+      maxParallel: options.maxParallel,
+      clock: sys.clock,
+      ...(options.limits ? { limits: options.limits } : {}),
+      ...(record.chain[0] ? { limitKey: record.chain[0].worker } : {}),
+      queueKey: `${String(record.createdAt).padStart(15, "0")}-${id}`,
+      ...(options.stop ? { signal: options.stop } : {}),
+      onQueued: (position) => emit(event("run.queued", sys.clock.now(), { run: id, position })),
+    });
+    record.state = "running";
+    record.startedAt = sys.clock.now();
+    await writeRecord(paths, record);
+
+    const tree = await trackTree(sys, paths, record.cwd);
+    if (tree !== null && record.mode === "write") {
+      const repoPaths = paths.repo(tree.key);
+      writer = await tryLock(repoPaths.writerLock);
+      if (writer !== null) await writeTextAtomic(repoPaths.writer, id);
+      else holder = await Deno.readTextFile(repoPaths.writer).catch(() => "");
+    }
+    if (tree === null && record.mode !== "read") {
+      final = { outcome: "refused", message: `"${record.cwd}" is not in a git repository` };
+    } else if (tree !== null && record.mode === "write" && writer === null) {
+      final = { outcome: "refused", message: writerBusyMessage(tree.root, holder) };
+    } else {
+      final = await walkChain(sys, record, tree, options, emit);
+    }
+  } catch (error) {
+    if (options.stop?.aborted) {
+      final = { outcome: "stopped", message: "Stopped before it started" };
+    } else if (error instanceof PitroomError && error.exit === Exit.refused) {
+      final = { outcome: "refused", message: error.message };
+    } else if (isNoSpace(error)) {
+      // Pitroom's own write failed, not the worker: a refusal (exit 3), said in one line.
+      final = {
+        outcome: "refused",
+        message: `No space left on the disk: ${(error as Error).message}`,
+      };
+    } else {
+      final = {
+        outcome: "failed",
+        message: `Pitroom failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  } finally {
+    writer?.release();
+  }
+  let done: RunRecord;
+  try {
+    done = await finish(sys, record, final, emit);
+  } finally {
+    // Freed once the run is final, so no more than maxParallel runs are ever seen running.
+    await slot?.release();
+    log.close();
+  }
+  // The run is final: an audit (or its correction round) follows without holding its slot.
+  await runHooks().afterRun(sys, done, {
+    ...(options.followInline ? { inline: (next) => executeRun(sys, next, options) } : {}),
+  });
+  return done;
+}
+
+async function finish(
+  sys: Sys,
+  record: RunRecord,
+  final: Final,
+  emit: (ev: PitroomEvent) => void,
+): Promise<RunRecord> {
+  const paths = statePaths(sys.stateDir);
+  record.state = stateFor(final.outcome);
+  record.outcome = final.outcome;
+  record.exit = exitFor(final.outcome);
+  record.endedAt = sys.clock.now();
+  if (final.message !== undefined && final.outcome !== "ok") record.message = final.message;
+  if (final.answer !== undefined) record.answer = final.answer;
+  if (final.changes !== undefined) record.changes = final.changes;
+  else if (record.mode === "read") delete record.changes;
+  // A cached answer cost nothing now: what it cost and saved stays on the run that made it.
+  const receipt = record.cached !== undefined
+    ? undefined
+    : await receiptFor(sys, record).catch(async (error) => {
+      // The prices come from the config file: one the file system refuses leaves no receipt.
+      if (!isOsError(error)) throw error;
+      await logFailure(sys, "runs.log", { what: `pricing run ${record.id} (no receipt)`, error });
+      return undefined;
+    });
+  if (receipt !== undefined) record.receipt = receipt;
+  const hooks = runHooks();
+  hooks.concludeAnswer(record);
+  await writeRecord(paths, record);
+  await hooks.recordReview(sys, record).catch(async (error) => {
+    // The reviewed run's folder the file system refuses: the review keeps its verdict anyway.
+    if (!isOsError(error)) throw error;
+    await logFailure(sys, "runs.log", { what: `copying review ${record.id}'s verdict`, error });
+  });
+  emit(event("run.finished", record.endedAt, {
+    run: record.id,
+    state: record.state,
+    outcome: final.outcome,
+    exit: record.exit,
+    ...(record.message ? { message: record.message } : {}),
+    ...(record.changes ? { changed: record.changes.files.map((f) => f.path) } : {}),
+  }));
+  await hooks.rememberAnswer(sys, record).catch((error) =>
+    logFailure(sys, "runs.log", { what: `remembering the answer of run ${record.id}`, error })
+  );
+  await finishFiles(paths.run(record.id), final.outcome === "ok");
+  await indexRun(sys, record);
+  await clearActive(paths, record.id);
+  return record;
+}

@@ -1,0 +1,316 @@
+/**
+ * Walking a run's worker chain: skip targets that are cooling down (the last one is always
+ * tried), run each attempt, put a rate-limited or out-of-quota target into cooldown, and move
+ * on for the fallback classes. A target that already did work hands the next one a summary of
+ * its steps and, in write mode, the files it changed (its edits stay). The workspace the
+ * attempts work in is prepared and collected by `workspace.ts`; a run that ended well is then
+ * verified.
+ */
+import { event, type OutcomeClass, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
+import { activeCooldowns, cooldownKey, putCooldown } from "../../store/cooldown.ts";
+import { statePaths } from "../../store/paths.ts";
+import type { Attempt, RunRecord, Target } from "../../store/record.ts";
+import { writeRecord } from "../../store/runs.ts";
+import { logFailure } from "../../store/log.ts";
+import type { Sys } from "../../sys/mod.ts";
+import { PitroomError } from "../../sys/errors.ts";
+import type { Backend, WorkerName } from "../../workers/types.ts";
+import { BACKENDS } from "../../workers/registry.ts";
+import { runAttempt } from "./attempt.ts";
+import { targetLabel } from "../core/chain.ts";
+import { cooldownUntil } from "../core/cooldown.ts";
+import { FALLBACK_CLASSES } from "../core/exit.ts";
+import { promptFor } from "./prompt.ts";
+import { RecordWriter } from "./record_writer.ts";
+import { runVerify } from "./verify.ts";
+import { capHit } from "../request/caps.ts";
+import { type Config, loadConfig } from "../../store/config.ts";
+import { resolvePricing } from "../../receipts/pricing.ts";
+import { workerCostOf } from "../../receipts/receipt.ts";
+import type { TrackedTree } from "../tree/tree.ts";
+import {
+  changedFiles,
+  collectWorkspace,
+  prepareWorkspace,
+  type Workspace,
+} from "../tree/workspace.ts";
+import { settledIndex } from "../../vcs/quick_snapshot.ts";
+import type { Final } from "../core/final.ts";
+import { runHooks } from "./hooks.ts";
+
+/** What walking needs from the lifecycle. */
+export interface WalkOptions {
+  backends?: (name: WorkerName) => Backend;
+  stop?: AbortSignal;
+  /** @default 250 */
+  progressEveryMs?: number;
+}
+
+/** A summary of what an interrupted attempt did, for the next target. */
+export function handoverNote(
+  from: Target,
+  reason: OutcomeClass,
+  events: readonly WorkerEvent[],
+  changedFiles: readonly string[],
+): string | null {
+  const steps = events.flatMap((e) =>
+    e.type === "worker.tool_call"
+      ? [`- ${e.kind} ${e.target}${e.status === "ok" ? "" : ` (${e.status})`}`]
+      : []
+  );
+  const texts = events.flatMap((e) => (e.type === "worker.text" ? [e.text.trim()] : [])).filter(
+    Boolean,
+  );
+  if (steps.length === 0 && texts.length === 0 && changedFiles.length === 0) return null;
+  const lines = [
+    `Another worker (${targetLabel(from)}) started this task and was interrupted (${
+      reason.replace(/_/g, " ")
+    }).`,
+    "Continue from where it stopped; do not redo what is already done.",
+  ];
+  if (steps.length) lines.push("", "Its steps so far:", ...steps.slice(-40));
+  if (texts.length) lines.push("", "Its last notes:", texts.at(-1)!.slice(0, 2000));
+  if (changedFiles.length) {
+    lines.push(
+      "",
+      "It already changed these files (the changes are in place; check them):",
+      ...changedFiles.map((f) => `- ${f}`),
+    );
+  }
+  return lines.join("\n");
+}
+
+/** Walks the chain and returns how the run ended. */
+export async function walkChain(
+  sys: Sys,
+  record: RunRecord,
+  tree: TrackedTree | null,
+  options: WalkOptions,
+  emit: (ev: PitroomEvent) => void,
+): Promise<Final> {
+  const runPaths = statePaths(sys.stateDir).run(record.id);
+  await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
+  // The snapshot, and the watch of the ignored files (kept for a read run) beside the rest.
+  const workspace = tree ? await prepareWorkspace(sys, record, tree) : null;
+  try {
+    const hooks = runHooks();
+    const cached = workspace ? await hooks.cachedAnswer(sys, record, workspace) : null;
+    const final = cached ?? await walkPrepared(sys, record, workspace, options, emit);
+    if (workspace) {
+      await hooks.checkAnswer(sys, record, workspace, final).catch(async (error) => {
+        // A check that cannot run leaves the answer as it is, said so, never lost.
+        await logFailure(sys, "runs.log", {
+          what: `checking the answer of run ${record.id}`,
+          error,
+        });
+        const why = error instanceof Error ? error.message : String(error);
+        (record.notes ??= []).push(`The answer's references were not checked: ${why}`);
+      });
+    }
+    return final;
+  } finally {
+    workspace?.view?.release();
+    // The kept index a snapshot writes in the background ends with the walk, whatever ends it.
+    await settledIndex(runPaths.index);
+  }
+}
+
+async function walkPrepared(
+  sys: Sys,
+  record: RunRecord,
+  workspace: Workspace | null,
+  options: WalkOptions,
+  emit: (ev: PitroomEvent) => void,
+): Promise<Final> {
+  const paths = statePaths(sys.stateDir);
+  const runPaths = paths.run(record.id);
+  const cwd = workspace?.cwd ?? record.cwd;
+  const followUp = record.continues !== undefined;
+  let prompt = promptFor(record);
+  await Deno.writeTextFile(runPaths.prompt, prompt, { mode: 0o600 });
+  const deadline = (record.startedAt ?? sys.clock.now()) + record.timeoutMs;
+  let last: Final = { outcome: "failed", message: "No worker ran" };
+  const writer = new RecordWriter(() => writeRecord(paths, record), {
+    everyMs: options.progressEveryMs ?? 250,
+    clock: sys.clock,
+    onFailure: (error) =>
+      logFailure(sys, "runs.log", { what: `writing the progress of run ${record.id}`, error }),
+  });
+  // The config as it was when the run was created (older records: the config file now).
+  const config = record.settings?.config ?? (await loadConfig(sys.configPath)).config;
+  const defaultModels = config.models ?? {};
+  const meter = record.caps?.maxCost === undefined ? undefined : costMeter(sys, config, record);
+  const cooling = new Map(
+    (await activeCooldowns(paths, sys.clock.now())).map((c) => [c.target, c]),
+  );
+
+  for (let i = 0; i < record.chain.length; i++) {
+    const target = record.chain[i]!;
+    const isLast = i === record.chain.length - 1;
+    const cool = cooling.get(cooldownKey(target.worker, target.model));
+    if (cool && !isLast) {
+      (record.skipped ??= []).push({ ...target, until: cool.until });
+      emit(
+        event("run.skipped", sys.clock.now(), {
+          run: record.id,
+          target: targetLabel(target),
+          until: cool.until,
+        }),
+      );
+      continue;
+    }
+    let backend: Backend;
+    try {
+      backend = options.backends ? options.backends(target.worker) : BACKENDS[target.worker];
+    } catch (error) {
+      last = {
+        outcome: "refused",
+        message: error instanceof Error ? error.message : String(error),
+      };
+      if (isLast) break;
+      continue;
+    }
+    const attempt: Attempt = {
+      worker: target.worker,
+      startedAt: sys.clock.now(),
+      ...(target.model ? { model: target.model } : {}),
+    };
+    record.attempts.push(attempt);
+    await writeRecord(paths, record);
+    emit(event("run.started", sys.clock.now(), {
+      run: record.id,
+      worker: target.worker,
+      mode: record.mode,
+      attempt: record.attempts.length,
+      ...(target.model ? { model: target.model } : {}),
+    }));
+    let result;
+    // A cap reached stops this attempt like `pitroom stop` would, and ends the chain.
+    const capStop = new AbortController();
+    let capped: string | null = null;
+    const stop = options.stop ? AbortSignal.any([options.stop, capStop.signal]) : capStop.signal;
+    const model = target.model ?? defaultModels[target.worker];
+    try {
+      result = await runAttempt(sys, runPaths, {
+        backend,
+        runId: record.id,
+        attempt: record.attempts.length,
+        mode: record.mode,
+        prompt,
+        cwd,
+        web: record.web,
+        timeoutMs: Math.max(1, deadline - sys.clock.now()),
+        progress: record.progress,
+        ...(target.model ? { model: target.model } : {}),
+        ...(record.effort ? { effort: record.effort } : {}),
+        ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
+        ...(record.continues?.sessionTotals ? { priorUsage: record.continues.sessionTotals } : {}),
+        ...(record.isolation
+          ? {
+            isolation: { links: record.isolation.links, allowLinks: record.allowLinks === true },
+          }
+          : {}),
+        stop,
+      }, {
+        emit,
+        progressed(p) {
+          if (record.caps && capped === null) {
+            capped = capHit(record.caps, p, meter?.(model));
+            if (capped !== null) capStop.abort(new Error("cap"));
+          }
+          if (!writer.soon()) return;
+          emit(event("run.progress", sys.clock.now(), {
+            run: record.id,
+            steps: p.steps,
+            tools: p.tools,
+            ...(p.denied ? { denied: p.denied } : {}),
+            tokens: p.tokens,
+            ...(p.last ? { last: p.last } : {}),
+          }));
+        },
+        spawned(pid) {
+          attempt.workerPid = pid;
+          writer.now();
+        },
+      });
+    } catch (error) {
+      // A backend refusing to describe the launch (an effort it cannot set, say) is a refusal
+      // for this target, not a crash of the run.
+      if (!(error instanceof PitroomError)) throw error;
+      attempt.endedAt = sys.clock.now();
+      attempt.outcome = "refused";
+      attempt.message = error.message;
+      last = { outcome: "refused", message: error.message };
+      if (isLast) break;
+      continue;
+    }
+    await writer.settle();
+    const outcome = capped === null ? result.outcome : {
+      class: "capped" as const,
+      message: `Stopped at ${capped}; what the worker did is kept`,
+    };
+    attempt.endedAt = sys.clock.now();
+    attempt.outcome = outcome.class;
+    attempt.message = outcome.message;
+    if (result.sessionId) attempt.sessionId = result.sessionId;
+    if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
+    attempt.sandbox = result.sandbox;
+    for (const note of result.notes) {
+      if (!(record.notes ??= []).includes(note)) record.notes.push(note);
+    }
+    last = {
+      outcome: outcome.class,
+      message: outcome.message,
+      ...(result.answer === undefined ? {} : { answer: result.answer }),
+    };
+    if (outcome.class === "rate_limited" || outcome.class === "quota") {
+      const now = sys.clock.now();
+      await putCooldown(paths, {
+        target: cooldownKey(target.worker, target.model),
+        until: cooldownUntil(outcome, now),
+        reason: outcome.class,
+        message: outcome.message,
+        run: record.id,
+        since: now,
+      });
+    }
+    const next = record.chain.slice(i + 1).find((t, k) => {
+      const c = cooling.get(cooldownKey(t.worker, t.model));
+      return !c || i + 1 + k === record.chain.length - 1;
+    });
+    if (!FALLBACK_CLASSES.has(outcome.class) || next === undefined || followUp) break;
+    const changed = workspace && record.mode !== "read" ? await changedFiles(workspace) : [];
+    const note = handoverNote(target, outcome.class, result.events, changed);
+    if (note) prompt = promptFor(record, { context: note });
+    emit(event("run.fallback", sys.clock.now(), {
+      run: record.id,
+      from: targetLabel(target),
+      to: targetLabel(next),
+      reason: outcome.class,
+      message: outcome.message,
+    }));
+  }
+  await writeRecord(paths, record);
+  const collected = await collectWorkspace(sys, record, workspace, last);
+  if (record.verifyCommand === undefined || collected.outcome !== "ok") return collected;
+  record.verify = await runVerify(sys, record.verifyCommand, {
+    cwd,
+    timeoutMs: Math.max(60_000, deadline - sys.clock.now()),
+    ...(options.stop ? { stop: options.stop } : {}),
+  });
+  if (record.verify.ok) return collected;
+  const how = record.verify.timedOut
+    ? "ran out of time"
+    : `exited with ${record.verify.code ?? "a signal"}`;
+  return {
+    ...collected,
+    outcome: "verify_failed",
+    message: `Verify \`${record.verifyCommand}\` ${how}`,
+  };
+}
+
+/** What the run's worker has cost so far at `model`'s price (reported by the CLI, else priced). */
+function costMeter(sys: Sys, config: Config, record: RunRecord) {
+  const pricing = resolvePricing(config, sys.env, []);
+  return (model: string | undefined) => workerCostOf(record, model, pricing).workerCost;
+}

@@ -1,0 +1,88 @@
+/**
+ * Which worker CLIs are installed: each backend's `detect`, the binary's full path, and how the
+ * version compares with the one Pitroom is tested with.
+ */
+import type { Runner } from "../../sys/mod.ts";
+import { BACKENDS } from "../../workers/registry.ts";
+import {
+  type Backend,
+  type Installed,
+  WORKER_NAMES,
+  type WorkerName,
+} from "../../workers/types.ts";
+import { findOnPath } from "../../workers/_detect.ts";
+export { findOnPath };
+
+/** The versions Pitroom is tested with. */
+const PINNED_VERSIONS: Readonly<Record<WorkerName, string>> = {
+  opencode: "1.18.33",
+  codex: "0.169.0",
+  claude: "2.1.328",
+  gemini: "0.61.0",
+};
+
+/** How to install each worker CLI. */
+const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
+  opencode: "npm i -g opencode-ai",
+  codex: "npm i -g @openai/codex",
+  claude: "npm i -g @anthropic-ai/claude-code",
+  gemini: "npm i -g @google/gemini-cli",
+};
+
+/** What Pitroom found out about one worker. */
+export interface WorkerStatus {
+  worker: WorkerName;
+  /** The installed CLI, or null. */
+  installed: Installed | null;
+  /** The binary's full path, when it can be found on PATH. */
+  path: string | null;
+  /** The version Pitroom is tested with. */
+  pinned: string;
+  /** True when installed and the version is the pinned one. */
+  pinnedMatch: boolean;
+  installHint: string;
+}
+
+async function detectOne(
+  backend: Backend,
+  runner: Runner,
+  env: Record<string, string>,
+): Promise<Installed | null> {
+  try {
+    return await backend.detect(runner, env);
+  } catch (error) {
+    // A CLI missing from PATH is "not installed", however the backend looked for it.
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
+/** Options of `detectWorkers`. */
+export interface DetectOptions {
+  /** The backends to ask (one left undefined counts as not installed). @default the registry */
+  backends?: Readonly<Record<WorkerName, Backend | undefined>>;
+  /** Only these workers. @default all */
+  only?: readonly WorkerName[];
+}
+
+/** Detects every worker (in registry order), asking the installed CLIs in parallel. */
+export function detectWorkers(
+  runner: Runner,
+  env: Record<string, string>,
+  options: DetectOptions = {},
+): Promise<WorkerStatus[]> {
+  const backends = options.backends ?? BACKENDS;
+  const names = WORKER_NAMES.filter((n) => options.only === undefined || options.only.includes(n));
+  return Promise.all(names.map(async (worker): Promise<WorkerStatus> => {
+    const backend = backends[worker];
+    const installed = backend === undefined ? null : await detectOne(backend, runner, env);
+    return {
+      worker,
+      installed,
+      path: installed === null ? null : findOnPath(installed.binary, env),
+      pinned: PINNED_VERSIONS[worker],
+      pinnedMatch: installed?.version === PINNED_VERSIONS[worker],
+      installHint: INSTALL_HINTS[worker],
+    };
+  }));
+}

@@ -1,0 +1,158 @@
+/**
+ * The engine's view of the working tree: snapshots before and after a worker, the diff between
+ * them, and the exact undo. Backed by vcs/ with Pitroom's own object store per repository.
+ */
+import type { StatePaths } from "../../store/paths.ts";
+import type { ChangedFile, TreeSnapshot } from "../../store/record.ts";
+import type { Sys } from "../../sys/mod.ts";
+import * as vcs from "../../vcs/mod.ts";
+import * as viewMod from "../../vcs/view.ts";
+import { dirname, join } from "../../sys/path.ts";
+
+/** How many read views of a repository are kept for reuse. */
+const VIEWS_KEPT = 4;
+
+/** A repository as the engine tracks it. */
+export interface TrackedTree {
+  root: string;
+  key: string;
+  /**
+   * Snapshots the tree; `base` is the snapshot before the worker, when there is one, and
+   * `indexFile` a throwaway index in the run folder shared by a run's snapshots. `readHead:
+   * false` skips reading HEAD (the result's `head` is the base's) when only the tree is wanted.
+   */
+  snapshot(
+    options?: {
+      base?: TreeSnapshot;
+      indexFile?: string;
+      /** The kept index written in the background (settle it: `settledIndex`). */
+      keepInBackground?: boolean;
+      submodules?: "allow" | "refuse";
+      readHead?: boolean;
+    },
+  ): Promise<TreeSnapshot>;
+  diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
+  /** The patch of `before`..`after` limited to `paths` (empty when there are none). */
+  patch(before: TreeSnapshot, after: string, paths: readonly string[]): Promise<Uint8Array>;
+  /** Undoes `before`..`after` (only the paths in `only`, when given). */
+  revert(
+    before: TreeSnapshot,
+    after: string,
+    runId: string,
+    options?: { only?: ReadonlySet<string> },
+  ): Promise<void>;
+  /** Makes a private copy at `dest` checked out at `at` (isolate mode) and opens it. */
+  copy(dest: string, at: TreeSnapshot, links: readonly string[]): Promise<TrackedTree>;
+  /** Opens a copy made earlier (a follow-up reuses its run's copy). */
+  openCopy(dest: string): TrackedTree;
+  /** Every file path of a snapshot's tree. */
+  files(at: TreeSnapshot): Promise<string[]>;
+  /**
+   * Opens the shared, write-protected read view of `at` without `drop` (made when missing),
+   * as a tracked tree with a `release()` to call when the run is done with it.
+   */
+  view(
+    at: TreeSnapshot,
+    drop: readonly string[],
+  ): Promise<TrackedTree & { release(): void; tree: string }>;
+  /**
+   * Records the stat of the ignored files of `at` (kept, when `keep`, to be undone later) and
+   * returns the check to run after the worker.
+   */
+  watchIgnored(at: TreeSnapshot, keep: boolean): Promise<IgnoredWatch>;
+  /** Applies `before`..`after` (a copy's work) to this tree, checked first. */
+  apply(
+    before: TreeSnapshot,
+    after: string,
+    options: { allowDelete: boolean; runId: string },
+  ): Promise<vcs.ApplyReport>;
+}
+
+/** The ignored files of a tree as they were before a worker. */
+export interface IgnoredWatch {
+  /** What changed among them since. */
+  changes(): Promise<vcs.IgnoredChanges>;
+  /** Undoes `changes` where the files were kept; lists the rest. */
+  restore(changes: vcs.IgnoredChanges): Promise<vcs.IgnoredRestore>;
+}
+
+/** True when `dir` is inside a git work tree. */
+export async function inRepo(sys: Pick<Sys, "runner" | "env">, dir: string): Promise<boolean> {
+  return (await vcs.findRepo(sys, dir)) !== null;
+}
+
+/** Opens the repository containing `dir`, or null when it is not in one. */
+export async function trackTree(
+  sys: Pick<Sys, "runner" | "env" | "randomHex" | "clock">,
+  paths: StatePaths,
+  dir: string,
+): Promise<TrackedTree | null> {
+  const repo = await vcs.findRepo(sys, dir);
+  if (repo === null) return null;
+  const key = await vcs.repoKey(repo.root);
+  return tracked(sys, repo, key, { objectsDir: paths.repo(key).objects });
+}
+
+/** A repository (the user's, or a copy of it) over Pitroom's object store for `key`. */
+function tracked(
+  sys: Pick<Sys, "runner" | "env" | "randomHex" | "clock">,
+  repo: vcs.RepoInfo,
+  key: string,
+  store: vcs.StoreOptions,
+): TrackedTree {
+  return {
+    root: repo.root,
+    key,
+    snapshot: (options = {}) => vcs.snapshot(sys, repo, { ...store, ...options }),
+    async diff(before, after) {
+      const range = { ...store, before, after };
+      const set = await vcs.diffSnapshots(sys, repo, range);
+      const patch = await vcs.patchBetween(sys, repo, range);
+      const files: ChangedFile[] = set.files.map((f) => ({
+        path: f.path,
+        status: f.status,
+        added: f.added,
+        removed: f.removed,
+        binary: f.binary,
+      }));
+      return { patch, files };
+    },
+    async patch(before, after, paths) {
+      if (paths.length === 0) return new Uint8Array();
+      return await vcs.patchBetween(sys, repo, { ...store, before, after, paths });
+    },
+    async revert(before, after, runId, options = {}) {
+      await vcs.revert(sys, repo, { ...store, before, after, runId, ...options });
+    },
+    async copy(dest, at, links) {
+      const copy = await vcs.makeCopy(sys, repo, { ...store, dest, snapshot: at, links });
+      return tracked(sys, copy, key, store);
+    },
+    files: (at) => viewMod.treeFiles(sys, repo, store, at.tree),
+    async view(at, drop) {
+      const viewsDir = join(dirname(store.objectsDir), "views");
+      const view = await viewMod.openView(sys, repo, { ...store, viewsDir, snapshot: at, drop });
+      // Keep a few recent views; one in use by another run is never removed.
+      await viewMod.pruneViews(sys, viewsDir, VIEWS_KEPT).catch(() => 0);
+      return { ...tracked(sys, view.repo, key, store), release: view.release, tree: view.tree };
+    },
+    openCopy(dest) {
+      return tracked(sys, vcs.copyRepo(dest, repo.objectFormat), key, store);
+    },
+    async watchIgnored(at, keep) {
+      const record = await vcs.recordIgnored(sys, repo, { ...store, ignored: at.ignored, keep });
+      return {
+        changes: () => vcs.ignoredChanges(sys, repo, { ...store, record }),
+        restore: (changes) =>
+          vcs.restoreIgnored(changes, {
+            root: repo.root,
+            record,
+            write: (files) => vcs.writeBlobs(sys, repo, { ...store, files }),
+          }),
+      };
+    },
+    async apply(before, after, options) {
+      return await vcs.applyChanges(sys, repo, { ...store, before, after, ...options });
+    },
+  };
+}

@@ -1,0 +1,251 @@
+/**
+ * The workspace a run's attempts work in: prepared before the first attempt (a snapshot of the
+ * tree; for an isolate run the private copy; for a read run in a tree with secret-looking files,
+ * a write-protected view without them), and collected after the last one (a write run's changes
+ * recorded, a read run's undone, the patch written).
+ */
+import { writePatch } from "../../store/patch_file.ts";
+import type { Changes, RunRecord } from "../../store/record.ts";
+import { statePaths } from "../../store/paths.ts";
+import { writeRecord } from "../../store/runs.ts";
+import type { Sys } from "../../sys/mod.ts";
+import { RefusedError } from "../../sys/errors.ts";
+import { exists } from "../../sys/fs.ts";
+import { join } from "../../sys/path.ts";
+import { removeView } from "../../vcs/view.ts";
+import { settledIndex } from "../../vcs/quick_snapshot.ts";
+import { pausePoint } from "../core/pause.ts";
+import { findSecrets } from "../../confine/secrets.ts";
+import type { IgnoredWatch, TrackedTree } from "./tree.ts";
+import { checkIgnored } from "./ignored_check.ts";
+import type { Final } from "../core/final.ts";
+import { splitChanges } from "./worker_changes.ts";
+
+/** Where the worker works and the snapshot its changes are measured against. */
+export interface Workspace {
+  /** The tree before the worker (the user's; for isolate runs, the state the copy was made at). */
+  before: Changes["before"];
+  /** The tree the worker changes: the user's, or the private copy. */
+  work: TrackedTree;
+  /** The worker's directory inside `work`. */
+  cwd: string;
+  /** The throwaway index of the snapshots of `work`. */
+  index: string;
+  /** The user's ignored files as they were before the worker. */
+  ignored?: IgnoredWatch;
+  /** A read run's write-protected view without secret-looking files, when it reads one. */
+  view?: TrackedTree & { release(): void; tree: string };
+}
+
+/**
+ * Snapshots the tree before the worker and, for an isolate run, makes the private copy (or opens
+ * the copy of the run it continues). The record names both before anything else happens, so a
+ * crash at any later point can still be reverted, applied or discarded.
+ */
+export async function prepareWorkspace(
+  sys: Sys,
+  record: RunRecord,
+  tree: TrackedTree,
+): Promise<Workspace> {
+  const started: { watch?: Promise<IgnoredWatch> } = {};
+  let prepared: Workspace;
+  try {
+    prepared = await prepareOnly(sys, record, tree, (before) => {
+      // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside
+      // the rest of the preparation (the secrets listing, a copy or a view), before the worker.
+      started.watch = tree.watchIgnored(before, record.mode === "read");
+      started.watch.catch(() => undefined);
+    });
+  } catch (error) {
+    // Nothing keeps running behind a failed preparation (a refused copy, say): neither the
+    // watch nor the kept index the snapshot writes in the background.
+    await started.watch?.catch(() => undefined);
+    await settledIndex(statePaths(sys.stateDir).run(record.id).index);
+    throw error;
+  }
+  return started.watch === undefined ? prepared : { ...prepared, ignored: await started.watch };
+}
+
+/** `prepareWorkspace` without the watch, which `watch` starts once the snapshot is taken. */
+async function prepareOnly(
+  sys: Sys,
+  record: RunRecord,
+  tree: TrackedTree,
+  watch: (before: Changes["before"]) => void,
+): Promise<Workspace> {
+  const paths = statePaths(sys.stateDir);
+  const runPaths = paths.run(record.id);
+  const isolation = record.isolation;
+  const reuse = isolation !== undefined && record.continues !== undefined &&
+    record.changes !== undefined;
+  const before = reuse ? record.changes!.before : await tree.snapshot({
+    // The snapshot after continues from this index: only where the worker works in place (an
+    // isolate run's copy has its own).
+    ...(isolation === undefined ? { indexFile: runPaths.index, keepInBackground: true } : {}),
+    // A snapshot cannot see into submodules: write and isolate runs refuse them.
+    submodules: record.mode === "read" ? "allow" : "refuse",
+  });
+  watch(before);
+  record.repoRoot = tree.root;
+  record.changes = { before, after: before.tree, files: [] };
+  await writeRecord(paths, record);
+  await pausePoint(sys, "snapshot");
+  const inside = async () => relativeInside(tree.root, await Deno.realPath(record.cwd));
+  if (isolation === undefined) {
+    const plain = { before, work: tree, cwd: record.cwd, index: runPaths.index };
+    if (record.mode === "read") return await readFromView(sys, record, tree, plain, inside);
+    const secrets = findSecrets(await tree.files(before), before.ignored);
+    if (secrets.any) {
+      record.notes = [
+        `The tree holds secret-looking files (${
+          secrets.examples.join(", ")
+        }): a write run works in place and can read them; an isolate run (-i) leaves ignored ones out`,
+      ];
+    }
+    return plain;
+  }
+  const rel = await inside();
+  const cwd = rel === "" ? isolation.copyRoot : join(isolation.copyRoot, rel);
+  const index = join(runPaths.private, "copy-index");
+  if (reuse) {
+    if (!(await exists(join(isolation.copyRoot, ".git")))) {
+      throw new RefusedError(
+        "copy_gone",
+        `The private copy of run "${record.continues!.run}" is gone (discarded or cleaned)`,
+        { hint: "start a new isolate run instead" },
+      );
+    }
+    return { before, work: tree.openCopy(isolation.copyRoot), cwd, index };
+  }
+  const secrets = findSecrets(await tree.files(before), []);
+  if (secrets.tracked.length > 0) {
+    record.notes = [
+      `The copy holds tracked secret-looking files (${
+        secrets.examples.join(", ")
+      }): the worker can read them (ignored ones like .env are left out)`,
+    ];
+  }
+  const work = await tree.copy(isolation.copyRoot, before, isolation.links);
+  return { before, work, cwd, index };
+}
+
+/**
+ * A read run in a tree that holds secret-looking files (`.env`, keys, credentials, ignored ones
+ * included) reads a shared, write-protected view of the snapshot without them instead.
+ */
+async function readFromView(
+  sys: Sys,
+  record: RunRecord,
+  tree: TrackedTree,
+  plain: Workspace,
+  inside: () => Promise<string>,
+): Promise<Workspace> {
+  const secrets = findSecrets(await tree.files(plain.before), plain.before.ignored);
+  if (!secrets.any) return plain;
+  const rel = await inside();
+  const view = await tree.view(plain.before, secrets.tracked);
+  record.notes = [
+    `Secret-looking files (${
+      secrets.examples.join(", ")
+    }) were kept out: the worker read a write-protected copy of the tree without them`,
+  ];
+  await writeRecord(statePaths(sys.stateDir), record);
+  return { ...plain, cwd: rel === "" ? view.root : join(view.root, rel), view };
+}
+
+/** `path` relative to `root` ("" for the root itself); `path` must be inside it. */
+function relativeInside(root: string, path: string): string {
+  if (path === root) return "";
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  if (!path.startsWith(prefix)) throw new Error(`"${path}" is not inside "${root}"`);
+  return path.slice(prefix.length);
+}
+
+/** True when a read view still holds its tree; a changed view is removed (others share it). */
+async function viewIntact(
+  sys: Sys,
+  record: RunRecord,
+  view: NonNullable<Workspace["view"]>,
+  before: Changes["before"],
+): Promise<boolean> {
+  const index = join(statePaths(sys.stateDir).run(record.id).private, "view-index");
+  const base = { tree: view.tree, head: before.head, bareDirs: [], ignored: before.ignored };
+  const seen = await view.snapshot({ base, indexFile: index, readHead: false });
+  if (seen.tree === view.tree) return true;
+  view.release();
+  await removeView(sys, view.root);
+  return false;
+}
+
+function afterSnapshot(work: TrackedTree, before: Changes["before"], index: string) {
+  // Only the tree is used: HEAD is not read again.
+  return work.snapshot({ base: before, indexFile: index, readHead: false });
+}
+
+/** The paths the attempts so far changed in the workspace (for the next target's handover). */
+export async function changedFiles(workspace: Workspace): Promise<string[]> {
+  const { work, before, index } = workspace;
+  const after = (await afterSnapshot(work, before, index)).tree;
+  return (await work.diff(before, after)).files.map((f) => f.path);
+}
+
+/**
+ * Compares the workspace with its snapshot once the chain is done: a write or isolate run's
+ * changes are recorded (and the patch written), a read run's are undone exactly.
+ */
+export async function collectWorkspace(
+  sys: Sys,
+  record: RunRecord,
+  prepared: Workspace | null,
+  last: Final,
+): Promise<Final> {
+  if (prepared === null) return last;
+  await pausePoint(sys, "collecting");
+  const { before, work } = prepared;
+  const runPaths = statePaths(sys.stateDir).run(record.id);
+  const viewChanged = prepared.view !== undefined &&
+    !(await viewIntact(sys, record, prepared.view, before));
+  const after = (await afterSnapshot(work, before, prepared.index)).tree;
+  const ignoredViolation = await checkIgnored(record, prepared.ignored);
+  if (after === before.tree && ignoredViolation !== null) {
+    return { ...last, outcome: "read_only_violation", message: ignoredViolation };
+  }
+  if (after === before.tree && viewChanged) {
+    return {
+      ...last,
+      outcome: "read_only_violation",
+      message: "The worker changed its read-only view of the tree (the view was removed)",
+    };
+  }
+  if (after === before.tree) {
+    return record.mode === "read" ? last : { ...last, changes: { before, after, files: [] } };
+  }
+  const diff = await work.diff(before, after);
+  const changes: Changes = { before, after, files: diff.files };
+  if (record.mode !== "isolate") {
+    // The user's own edits while the worker worked are listed apart, not as the worker's.
+    Object.assign(changes, await splitChanges(sys, record, diff.files, { root: work.root }));
+  }
+  const patch = changes.others === undefined
+    ? diff.patch
+    : await work.patch(before, after, changes.files.map((f) => f.path));
+  changes.patchDigest = await writePatch(runPaths.patch, patch);
+  if (record.mode !== "read") return { ...last, changes };
+  if (changes.files.length === 0) {
+    // Only the user's edits changed the tree: no violation of the worker's (ignored files aside).
+    return ignoredViolation === null
+      ? { ...last, changes }
+      : { ...last, outcome: "read_only_violation", message: ignoredViolation, changes };
+  }
+  await pausePoint(sys, "reverting");
+  await work.revert(before, after, record.id, { only: new Set(changes.files.map((f) => f.path)) });
+  changes.reverted = true;
+  return {
+    outcome: "read_only_violation",
+    message: `The worker changed ${changes.files.length} file(s) in a read-only run: undone${
+      ignoredViolation === null ? "" : `. ${ignoredViolation}`
+    }`,
+    changes,
+    ...(last.answer === undefined ? {} : { answer: last.answer }),
+  };
+}

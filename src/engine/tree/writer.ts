@@ -1,0 +1,30 @@
+/**
+ * One write run per repository: its writer lock (a kernel flock in the state dir) and the
+ * refusal a second write run gets, checked before a run is created (so a refusal makes no run)
+ * and again when a queued write run starts.
+ */
+import { isLocked } from "../../store/locks.ts";
+import type { StatePaths } from "../../store/paths.ts";
+import type { Sys } from "../../sys/mod.ts";
+import { RefusedError } from "../../sys/errors.ts";
+import { trackTree } from "./tree.ts";
+
+/** The refusal of a write run while run `holder` ("" when unknown) writes in `root`. */
+export function writerBusyMessage(root: string, holder: string): string {
+  return `Another write run${
+    holder ? ` (${holder})` : ""
+  } is working in "${root}": wait for it to finish (\`pitroom wait ${holder || "RUN"}\`)`;
+}
+
+/** Refuses (before any record exists) a write run in `cwd` while another one writes there. */
+export async function refuseBusyWriter(sys: Sys, paths: StatePaths, cwd: string): Promise<void> {
+  const tree = await trackTree(sys, paths, cwd);
+  if (tree === null) return;
+  const repoPaths = paths.repo(tree.key);
+  if (!(await isLocked(repoPaths.writerLock))) return;
+  const holder = await Deno.readTextFile(repoPaths.writer).then((t) => t.trim(), (error) => {
+    if (error instanceof Deno.errors.NotFound) return "";
+    throw error;
+  });
+  throw new RefusedError("writer_busy", writerBusyMessage(tree.root, holder));
+}
