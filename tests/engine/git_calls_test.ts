@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { createRun } from "../../src/engine/request/create.ts";
 import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import type { Runner } from "../../src/sys/mod.ts";
+// The answer's checks run as a hook the door registers: registered here too.
+import "../../src/engine/features.ts";
 import { fakeBackend } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir, tempRepo } from "../support/temp.ts";

@@ -2,6 +2,8 @@
  * An engine test's world: a repository the test made (`tempRepo`), a temp state dir, a test Sys
  * working in the repository and a fake backend playing `steps`; disposing removes both folders.
  */
+// Runs executed straight through the lifecycle get the features' hooks, as the door's do.
+import "../../src/engine/features.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "./fake_backend.ts";
