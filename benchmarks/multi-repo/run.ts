@@ -14,7 +14,8 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { EvalResult, EvalRow, QuestionKind } from "../../src/engine/mod.ts";
+import type { EvalResult } from "../../src/engine/mod.ts";
+import type { EvalRow, QuestionKind } from "../../src/engine/eval/mod.ts";
 import { median } from "../../src/engine/eval/mod.ts";
 import { renderEval } from "../../src/cli/eval.ts";
 

@@ -77,65 +77,21 @@ export {
   RunRequestSchema,
 } from "./request/request.ts";
 export { type RunReport, runReportJsonSchema, RunReportSchema } from "./follow/report.ts";
+export { answerSummary } from "./answer/mod.ts";
+export { PROMPT_TEMPLATES } from "./run/prompt.ts";
 export {
-  answerSummary,
-  type CheckedRefs,
-  checkReferences,
-  EVIDENCE_KINDS,
-  type EvidenceFlag,
-  type EvidenceKind,
-  extractReferences,
-  type Finding,
-  parseAnswer,
-  type ParsedAnswer,
-  type RefCheck,
-  type Reference,
-  type RefsResult,
-  type RefTree,
-  refTreeAt,
-} from "./answer/mod.ts";
-export { buildFollowUp, buildPrompt, PROMPT_TEMPLATES, type PromptOptions } from "./run/prompt.ts";
-export {
-  parseReviewRequest,
   type ReviewRequest,
   reviewRequestJsonSchema,
   ReviewRequestSchema,
 } from "./review/request.ts";
-export {
-  countFindings,
-  type Finding as ReviewFinding,
-  needsFixes,
-  parseVerdict,
-  SEVERITIES,
-  type Severity,
-  type Verdict,
-} from "./review/verdict.ts";
-export { redactContent, redactDiff, type Redaction } from "./review/redact.ts";
-export { parsePlan, type Plan, PLAN_TIERS, type PlanTask, type PlanTier } from "./plan/parse.ts";
-export { type LoadedPlan, planGroup } from "./plan/load.ts";
-export type { PlanNote } from "./plan/notes.ts";
+export { type Verdict } from "./review/verdict.ts";
+
 export type { PlanStatus, ReviewRow, TaskRow } from "./plan/status.ts";
-export {
-  IMPLEMENTER_STATUSES,
-  type ImplementerReport,
-  type ImplementerStatus,
-  parseImplementerReport,
-} from "./plan/status_line.ts";
-export { TEMPLATE_DIR, type TemplateName, TEMPLATES } from "./plan/templates.ts";
-export {
-  type AuditOutcome,
-  type AuditRequest,
-  auditRequestJsonSchema,
-  AuditRequestSchema,
-} from "./audit/mod.ts";
+
+export { TEMPLATES } from "./plan/templates.ts";
+export { AuditRequestSchema } from "./audit/mod.ts";
 export { auditPrompt, fixPrompt } from "./audit/prompt.ts";
-export {
-  type EvalResult,
-  type EvalRow,
-  QUESTION_KINDS,
-  type QuestionKind,
-  questionsJsonSchema,
-} from "./eval/mod.ts";
+export { type EvalResult, QUESTION_KINDS } from "./eval/mod.ts";
 export {
   LiveFold,
   type Phase,
@@ -145,24 +101,11 @@ export {
   viewOf,
   workerOf,
 } from "./follow/fold.ts";
-export {
-  describeWatchLines,
-  type EndLine,
-  isWatchLine,
-  WATCH_LINES,
-  type WatchLine,
-  type WatchLineOf,
-} from "./follow/watch_lines.ts";
-export {
-  type Check,
-  CHECK_SECTIONS,
-  type CheckSection,
-  type CheckStatus,
-  PROBE_TASK,
-} from "./setup/doctor.ts";
-export { MIN_GIT, parseGitVersion, type SelfCheck } from "./setup/self_check.ts";
+export { describeWatchLines, type WatchLine, type WatchLineOf } from "./follow/watch_lines.ts";
+export { type Check, CHECK_SECTIONS, type CheckSection } from "./setup/doctor.ts";
+export { type SelfCheck } from "./setup/self_check.ts";
 export type { ModelRow, UsageSummary, WorkerModels } from "./setup/models.ts";
-export { ATTACH_LIMIT_BYTES, TASK_LIMIT_BYTES } from "./request/attach.ts";
+export { TASK_LIMIT_BYTES } from "./request/attach.ts";
 export type { Applied } from "./runs/apply.ts";
 export type { FeedEvent, Subscription } from "./follow/feed.ts";
 export type { LoadedSettings } from "./core/load_settings.ts";
@@ -185,7 +128,7 @@ export { killGroup } from "./run/process.ts";
 export { isFinal } from "../store/record.ts";
 export { installPaths, isRunId } from "../store/paths.ts";
 export { writeJsonAtomic, writeTextAtomic } from "../store/atomic.ts";
-export { describeEvents, OUTCOME_CLASSES, TOOL_KINDS } from "../events/mod.ts";
+export { describeEvents, OUTCOME_CLASSES } from "../events/mod.ts";
 export { RECURSION_MARKER } from "../confine/floor.ts";
 export { WORKER_NAMES } from "../workers/types.ts";
 export { receiptLines } from "../receipts/lines.ts";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { moduleCacheEnv, pitroom, REPO_ROOT } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
 import { EXPECTED_PERMISSIONS, permissionMismatches } from "../../src/sys/permissions.ts";
-import { MIN_GIT, parseGitVersion } from "../../src/engine/mod.ts";
+import { MIN_GIT, parseGitVersion } from "../../src/engine/setup/self_check.ts";
 
 function env(dir: string, extra: Record<string, string> = {}) {
   return {

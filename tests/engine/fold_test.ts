@@ -2,13 +2,12 @@ import assert from "node:assert/strict";
 import { event } from "../../src/events/mod.ts";
 import {
   describeWatchLines,
-  isWatchLine,
   LiveFold,
   parseRequest,
   runRequestJsonSchema,
   viewOf,
-  WATCH_LINES,
 } from "../../src/engine/mod.ts";
+import { isWatchLine, WATCH_LINES } from "../../src/engine/follow/watch_lines.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 
 const ID = "20260930-102812-a65d";

@@ -4,7 +4,7 @@
  * the line, comma-separated, or as `- path` lines under it). A reply without one is a failure,
  * scored 0.
  */
-import type { QuestionKind } from "./questions.ts";
+import { normalizePath, type QuestionKind } from "./questions.ts";
 
 /** What a reply answered. */
 export type Answered =
@@ -24,16 +24,6 @@ const FORMAT: Record<QuestionKind, string> = {
 /** The task an eval gives a worker: the question and the answer format its kind needs. */
 export function evalTask(question: string, kind: QuestionKind): string {
   return `${question.trim()}\n\n${FORMAT[kind]}`;
-}
-
-/** A path as compared: no `./`, no backticks or quotes, forward slashes, relative to `dir`. */
-export function normalizePath(path: string, dir?: string): string {
-  let p = path.trim().replace(/^[`'"(<]+|[`'")>,.;]+$/g, "").replace(/\\/g, "/");
-  if (dir !== undefined && p.startsWith(`${dir.replace(/\/$/, "")}/`)) {
-    p = p.slice(dir.replace(/\/$/, "").length + 1);
-  }
-  while (p.startsWith("./")) p = p.slice(2);
-  return p.replace(/\/{2,}/g, "/");
 }
 
 const ANSWER_LINE = /^[\s*_>`-]*ANSWER[*_`]*\s*:\s*(.*)$/i;

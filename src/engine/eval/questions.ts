@@ -10,7 +10,6 @@ import { git } from "../../vcs/git.ts";
 import { UsageError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { dirname, resolve } from "../../sys/path.ts";
-import { normalizePath } from "./answer.ts";
 
 const grep = z.object({
   grep: z.string().min(1).describe("an extended regular expression for `git grep -E`"),
@@ -43,6 +42,16 @@ const QuestionSchema = z.discriminatedUnion("kind", [
 ]);
 
 /** The schema of a questions file. */
+/** A path as compared: no `./`, no backticks or quotes, forward slashes, relative to `dir`. */
+export function normalizePath(path: string, dir?: string): string {
+  let p = path.trim().replace(/^[`'"(<]+|[`'")>,.;]+$/g, "").replace(/\\/g, "/");
+  if (dir !== undefined && p.startsWith(`${dir.replace(/\/$/, "")}/`)) {
+    p = p.slice(dir.replace(/\/$/, "").length + 1);
+  }
+  while (p.startsWith("./")) p = p.slice(2);
+  return p.replace(/\/{2,}/g, "/");
+}
+
 export const QuestionsFileSchema = z.object({
   schemaVersion: z.literal(1).optional(),
   dir: z.string().optional().describe(
