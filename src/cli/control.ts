@@ -4,7 +4,7 @@
 import { createEngine } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
-import { safe } from "./safe.ts";
+import { safe, shortList } from "./safe.ts";
 import { UsageError } from "../sys/errors.ts";
 
 /** Stops runs: the named ones or a group's live ones (queued runs too), side by side. */
@@ -31,9 +31,13 @@ export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
 /** Reverts a run's changes (with `--all` also those no tool call of its worker made). */
 export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
   const all = flags.all === true;
-  const record = await createEngine(sys).revert(args[0]!, { all });
+  const record = await createEngine(sys).revert(args[0]!, { all, force: flags.force === true });
   const others = record.changes?.others ?? [];
-  const files = [...(record.changes?.files ?? []), ...(all ? others : [])];
+  const unrevertable = record.changes?.left ?? [];
+  const stayed = new Set(unrevertable.map((f) => f.path));
+  const files = [...(record.changes?.files ?? []), ...(all ? others : [])].filter((f) =>
+    !stayed.has(f.path)
+  );
   const left = all ? [] : others;
   const repo = record.repoRoot ?? record.cwd;
   if (flags.json) {
@@ -42,22 +46,35 @@ export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
       repo,
       reverted: files.map((f) => f.path),
       leftAlone: left.map((f) => f.path),
+      ...(unrevertable.length > 0 ? { notReverted: unrevertable } : {}),
     });
-    return 0;
+    return unrevertable.length > 0 ? 3 : 0;
   }
   // Named always: `revert last` typed inside another repository reverts this one.
   sys.out.stdout(
     `reverted ${files.length} file(s) of ${record.id} in ${safe(repo)}:\n${
-      files.map((f) => `  ${safe(f.path)}\n`).join("")
+      shortList(files.map((f) => f.path))
     }`,
   );
   if (left.length > 0) {
     sys.out.stdout(
       `left alone ${left.length} file(s) changed while the run worked, not by a tool the worker called:\n${
-        left.map((f) => `  ${safe(f.path)}\n`).join("")
+        shortList(left.map((f) => f.path))
       }`,
     );
     sys.out.stderr(`undo those too with \`pitroom revert ${record.id} --all\`\n`);
+  }
+  if (unrevertable.length > 0) {
+    sys.out.stdout(
+      `not reverted: ${unrevertable.length} file(s) where the worker's changes cannot be taken out without yours:\n${
+        unrevertable.map((f) =>
+          `  ${safe(f.path)}: ${safe(f.why)}${
+            f.kept ? ` (versions kept in ${safe(f.kept)})` : ""
+          }\n`
+        ).join("")
+      }`,
+    );
+    return 3;
   }
   return 0;
 };

@@ -20,6 +20,9 @@ import { auditLines } from "./audit_lines.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
 
+/** One changed file of a report. */
+type ChangedFile = NonNullable<RunReport["changes"]>["files"][number];
+
 /** Lines of an answer shown before it is clipped. */
 export const ANSWER_LINES = 200;
 /** Changed files listed before the list is clipped. */
@@ -167,15 +170,18 @@ export function renderReport(
     lines.push("", `${verb} ${changes.files.length} file(s), +${added} -${removed}:`);
     const shown = changes.files.map((f) => safe(f.path));
     const width = Math.max(...shown.map((path) => path.length));
-    const fileLines = changes.files.map((f, i) => {
-      const stat = f.binary ? "binary" : `+${f.added} -${f.removed}`;
-      return `  ${STATUS_LETTER[f.status]} ${shown[i]!.padEnd(width)}  ${stat}`;
-    });
+    const fileLines = changes.files.map((f, i) =>
+      `  ${STATUS_LETTER[f.status]} ${shown[i]!.padEnd(width)}  ${fileStat(f)}`
+    );
     lines.push(...clipped(fileLines, FILE_LINES, full, "files", record.id));
     const isolation = record.mode === "isolate" ? record.isolation : undefined;
     if (isolation?.applying) {
       lines.push("", "its apply was cut short: your tree holds part of its changes");
       lines.push(`finish it:    pitroom apply ${record.id}`);
+      lines.push(`or take it back: pitroom revert ${record.id}`);
+    } else if (changes.reverting) {
+      lines.push("", "its revert was cut short: your tree holds part of its changes");
+      lines.push(`finish it:    pitroom revert ${record.id}`);
     } else if (isolation?.applied && changes.reverted) {
       lines.push(
         "",
@@ -195,7 +201,7 @@ export function renderReport(
   } else if (record.mode !== "read" && record.state === "done") {
     lines.push("", "changed no files");
   }
-  lines.push(...otherLines(record));
+  lines.push(...otherLines(record), ...leftLines(record));
   return lines.join("\n") + "\n";
 }
 
@@ -220,6 +226,27 @@ function answerCheckLines(record: RunRecord, now: number): string[] {
   return lines;
 }
 
+/** A changed file's line counts (or "binary"), and its mode change when there is one. */
+export function fileStat(f: ChangedFile): string {
+  const mode = f.mode ? `mode ${f.mode.from} -> ${f.mode.to}` : "";
+  if (mode !== "" && !f.binary && f.added === 0 && f.removed === 0) return mode;
+  const stat = f.binary ? "binary" : `+${f.added} -${f.removed}`;
+  return mode === "" ? stat : `${stat}, ${mode}`;
+}
+
+/** Files a revert left as they were: the worker's changes could not be taken out alone. */
+function leftLines(record: RunReport): string[] {
+  const left = record.changes?.left ?? [];
+  if (left.length === 0) return [];
+  return [
+    "",
+    "not reverted (the worker's changes cannot be taken out without yours):",
+    ...left.map((f) =>
+      `  ${safe(f.path)}: ${safe(f.why)}${f.kept ? `; versions kept in ${safe(f.kept)}` : ""}`
+    ),
+  ];
+}
+
 /** The files changed while a write run worked that no tool call of its worker could have made. */
 function otherLines(record: RunRecord): string[] {
   const others = record.changes?.others ?? [];
@@ -230,7 +257,7 @@ function otherLines(record: RunRecord): string[] {
   return [
     "",
     `changed while the run worked, not by a tool the worker called${how}:`,
-    ...others.map((f) => `  ${STATUS_LETTER[f.status]} ${f.path}`),
+    ...others.map((f) => `  ${STATUS_LETTER[f.status]} ${safe(f.path)}`),
   ];
 }
 

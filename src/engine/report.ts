@@ -25,6 +25,8 @@ const changedFile = z.object({
   added: z.number(),
   removed: z.number(),
   binary: z.boolean(),
+  mode: z.object({ from: z.string(), to: z.string() }).optional()
+    .describe("the git mode before and after, when it changed"),
 });
 
 const finding = z.object({
@@ -107,6 +109,15 @@ export const RunReportSchema = z.object({
     others: z.array(changedFile).optional(),
     reverted: z.boolean().optional(),
     othersReverted: z.boolean().optional(),
+    moved: z.object({
+      head: z.object({ from: z.string().nullable(), to: z.string().nullable() }).optional(),
+      index: z.boolean().optional(),
+    }).optional().describe("HEAD or the index moved while the run worked: revert needs --force"),
+    reverting: z.object({ at: z.number() }).optional().describe("a revert cut short"),
+    left: z.array(z.object({ path: z.string(), why: z.string(), kept: z.string().optional() }))
+      .optional().describe(
+        "files the last revert left: the worker's changes could not be taken out alone",
+      ),
   }).optional(),
   notes: z.array(z.string()).optional(),
   receipt: z.object({ tokens, saved: z.number(), primary: z.string() }).optional(),

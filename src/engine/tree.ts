@@ -66,6 +66,36 @@ export interface TrackedTree {
     after: string,
     options: { allowDelete: boolean; runId: string },
   ): Promise<vcs.ApplyReport>;
+  /** Plans applying `before`..`after` (a copy's work) to this tree, checked first. */
+  planApply(
+    before: TreeSnapshot,
+    after: string,
+    options: { allowDelete: boolean; runId: string },
+  ): Promise<vcs.ApplyPlan>;
+  /** Plans undoing `before`..`after` (only the paths in `only`, when given). */
+  planRevert(
+    before: TreeSnapshot | string,
+    after: string,
+    options?: { only?: ReadonlySet<string> },
+  ): Promise<vcs.RevertPlan>;
+  /** The writes that turn `before` into `after` (no folders). */
+  planBetween(before: TreeSnapshot | string, after: string): Promise<vcs.TreePlan>;
+  /** Carries out a plan of writes, each file atomically (see vcs/carry_out.ts). */
+  carryOut(
+    plan: vcs.TreePlan,
+    options: { tag: string; afterEach?: (count: number) => Promise<void> },
+  ): Promise<vcs.CarryReport>;
+  /** What the paths hold now, and whether the executable bit counts. */
+  states(paths: readonly string[]): Promise<{ now: Map<string, vcs.PathState>; fileMode: boolean }>;
+  /** Three-way merges (results written to Pitroom's store). */
+  merge(
+    inputs: readonly vcs.MergeInput[],
+    labels: [string, string, string],
+  ): Promise<vcs.MergeResult[]>;
+  /** The bytes of a blob of Pitroom's store (or the user's). */
+  blob(id: string): Promise<Uint8Array>;
+  /** Writes the files at `paths` into Pitroom's store; their entries (absent: null). */
+  keep(paths: readonly string[]): Promise<Map<string, vcs.Entry | null>>;
 }
 
 /** The ignored files of a tree as they were before a worker. */
@@ -114,6 +144,9 @@ function tracked(
         added: f.added,
         removed: f.removed,
         binary: f.binary,
+        ...(f.oldMode !== null && f.newMode !== null && f.oldMode !== f.newMode
+          ? { mode: { from: f.oldMode, to: f.newMode } }
+          : {}),
       }));
       return { patch, files };
     },
@@ -154,5 +187,29 @@ function tracked(
     async apply(before, after, options) {
       return await vcs.applyChanges(sys, repo, { ...store, before, after, ...options });
     },
+    planApply: (before, after, options) =>
+      vcs.planApply(sys, repo, { ...store, before, after, ...options }),
+    planRevert: (before, after, options = {}) =>
+      vcs.planRevert(sys, repo, { ...store, before, after, ...options }),
+    async planBetween(before, after) {
+      const changes = await vcs.listChanges(sys, repo, { ...store, before, after });
+      return {
+        writes: changes.map((c) => ({
+          path: c.path,
+          from: vcs.entryOf(c.oldMode, c.oldBlob),
+          to: vcs.entryOf(c.newMode, c.newBlob),
+        })),
+        prune: [],
+        made: [],
+      };
+    },
+    carryOut: (plan, options) => vcs.carryOut(sys, repo, plan, { ...store, ...options }),
+    async states(paths) {
+      const now = await vcs.readPathStates(sys, repo, { ...store, paths: [...paths] });
+      return { now, fileMode: await vcs.tracksFileMode(sys, repo, store) };
+    },
+    merge: (inputs, labels) => vcs.mergeEntries(sys, repo, { ...store, inputs, labels }),
+    blob: (id) => vcs.readBlob(sys, repo, { ...store, blob: id }),
+    keep: (paths) => vcs.keepFiles(sys, repo, { ...store, paths }),
   };
 }

@@ -19,6 +19,7 @@ import type { IgnoredWatch, TrackedTree } from "./tree.ts";
 import { checkIgnored } from "./ignored_check.ts";
 import type { Final } from "./walk.ts";
 import { splitChanges } from "./worker_changes.ts";
+import { undoReadRun } from "./revert.ts";
 
 /** Where the worker works and the snapshot its changes are measured against. */
 export interface Workspace {
@@ -237,8 +238,7 @@ export async function collectWorkspace(
       : { ...last, outcome: "read_only_violation", message: ignoredViolation, changes };
   }
   await pausePoint(sys, "reverting");
-  await work.revert(before, after, record.id, { only: new Set(changes.files.map((f) => f.path)) });
-  changes.reverted = true;
+  await undoReadRun(sys, record, work, changes);
   return {
     outcome: "read_only_violation",
     message: `The worker changed ${changes.files.length} file(s) in a read-only run: undone${

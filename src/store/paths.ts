@@ -43,6 +43,10 @@ export interface RunPaths {
   eventsGz: string;
   stderr: string;
   patch: string;
+  /** Every write into the user's tree for this run (apply, revert), as store/journal.ts keeps it. */
+  journal: string;
+  /** What revert could not separate: the files' versions, kept for the user. */
+  kept: string;
   prompt: string;
   /** Private dirs of the attempts (profiles, homes, throwaway index). */
   private: string;
@@ -83,6 +87,8 @@ export function statePaths(root: string): StatePaths {
         eventsGz: join(dir, "events.jsonl.gz"),
         stderr: join(dir, "stderr.log"),
         patch: join(dir, "patch.diff"),
+        journal: join(dir, "journal.jsonl"),
+        kept: join(dir, "kept"),
         prompt: join(dir, "prompt.txt"),
         private: join(dir, "private"),
         index: join(dir, "private", "index"),

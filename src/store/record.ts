@@ -57,6 +57,8 @@ export interface ChangedFile {
   added: number;
   removed: number;
   binary: boolean;
+  /** The git mode before and after, when it changed (`100644` -> `100755`). */
+  mode?: { from: string; to: string };
 }
 
 /** A snapshot of the working tree (plain data from vcs/). */
@@ -81,10 +83,28 @@ export interface Changes {
    * tool call of the worker could have changed; revert leaves them alone unless `--all`.
    */
   others?: ChangedFile[];
-  /** True once `pitroom revert` (or the read-only guard) undid them. */
+  /** True once `pitroom revert` (or the read-only guard) undid them (mirrors the journal). */
   reverted?: boolean;
-  /** True once `pitroom revert --all` undid `others` too. */
+  /** True once `pitroom revert --all` undid `others` too (mirrors the journal). */
   othersReverted?: boolean;
+  /**
+   * What moved in the repository while the run worked (a commit, a branch switch, a stash, a
+   * reset): HEAD's commit, or the index's entries. Revert refuses then unless forced.
+   */
+  moved?: { head?: { from: string | null; to: string | null }; index?: boolean };
+  /** A revert under way, or cut short (mirrors the journal). */
+  reverting?: { at: number };
+  /** Files the last revert left as they were, why, and where their versions are kept. */
+  left?: LeftFile[];
+}
+
+/** A file revert left as it was: the worker's changes could not be taken out of it alone. */
+export interface LeftFile {
+  path: string;
+  /** Why, in a few words ("the changes overlap"). */
+  why: string;
+  /** The folder of the run holding its versions (the file now, and without the worker's edit). */
+  kept?: string;
 }
 
 /** What `--verify` found. */
@@ -141,8 +161,8 @@ export interface Isolation {
    * that step, merged files included).
    */
   applied?: { at: number; files: string[]; before?: TreeSnapshot; after?: string };
-  /** An apply under way (or cut short): the user's tree just before it wrote anything. */
-  applying?: { at: number; before: TreeSnapshot };
+  /** An apply under way, or cut short (mirrors the journal; `before` on older records). */
+  applying?: { at: number; before?: TreeSnapshot };
   /** When `pitroom discard` removed the copy (the patch is kept). */
   discarded?: { at: number };
 }

@@ -113,6 +113,22 @@ export async function git(
   return { code: out.code, stdout, stderr: out.stderr };
 }
 
+/** Runs `git <args>` and returns what it printed on stdout as bytes; throws `GitError` on failure. */
+export async function gitBytes(
+  sys: GitSys,
+  args: string[],
+  options: GitCallOptions,
+): Promise<Uint8Array> {
+  const env = { ...gitBaseEnv(sys.env), ...options.env };
+  const out = await sys.runner.run(["git", ...FIXED_CONFIG, ...args], {
+    cwd: options.cwd,
+    env,
+    ...(options.stdin === undefined ? {} : { stdinBytes: options.stdin }),
+  });
+  if (!(options.okCodes ?? [0]).includes(out.code)) throw new GitError(args, out.code, out.stderr);
+  return out.stdoutBytes ?? new TextEncoder().encode(out.stdout);
+}
+
 /** Encodes paths as git's `-z` / `--stdin` NUL-terminated list (bytes as they were read). */
 export function nulList(items: readonly string[]): Uint8Array {
   return encodeLossless(items.map((item) => `${item}\0`).join(""));

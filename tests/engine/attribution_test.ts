@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createRun } from "../../src/engine/create.ts";
-import { revertRun } from "../../src/engine/control.ts";
+import { revertRun } from "../../src/engine/revert.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import { reconcile } from "../../src/engine/liveness.ts";
 import { statePaths } from "../../src/store/paths.ts";

@@ -5,8 +5,9 @@
  */
 import { createRun } from "../../src/engine/create.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
-import { applyRun } from "../../src/engine/apply.ts";
-import { revertRun } from "../../src/engine/control.ts";
+import { applyRun, discardRun } from "../../src/engine/apply.ts";
+import { createEngine } from "../../src/engine/api.ts";
+import { revertRun } from "../../src/engine/revert.ts";
 import type { Mode } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "./fake_backend.ts";
 import { testSys } from "./sys.ts";
@@ -17,12 +18,16 @@ export interface ChildJob {
   repo: string;
   /** The phase to stop at (none: run to the end). */
   pause?: string;
-  action: "run" | "apply" | "revert";
+  action: "run" | "apply" | "revert" | "discard" | "applyGroup";
   mode?: Mode;
   steps?: FakeStep[];
   runId?: string;
   /** Revert with `all` (the files no tool call of the worker made too). */
   all?: boolean;
+  /** Revert with `force` (HEAD or the index moved during the run). */
+  force?: boolean;
+  /** The group `applyGroup` applies. */
+  group?: string;
 }
 
 const job = JSON.parse(Deno.args[0]!) as ChildJob;
@@ -45,6 +50,11 @@ if (job.action === "run") {
   console.log(JSON.stringify({ state: final.state }));
 } else if (job.action === "apply") {
   await applyRun(sys, job.runId!, { allowDelete: true });
+} else if (job.action === "discard") {
+  await discardRun(sys, job.runId!);
+} else if (job.action === "applyGroup") {
+  const result = await createEngine(sys).applyGroup(job.group!, { allowDelete: true });
+  if (result.failed) throw result.failed.error;
 } else {
-  await revertRun(sys, job.runId!, { all: job.all ?? false });
+  await revertRun(sys, job.runId!, { all: job.all ?? false, force: job.force ?? false });
 }
