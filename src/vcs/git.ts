@@ -75,13 +75,17 @@ export function gitBaseEnv(env: Env): Record<string, string> {
 }
 
 /**
- * Config every call carries: no fsmonitor hook or daemon, no split index (whose shared part
- * would be written next to the user's index), no automatic gc or maintenance, and paths
- * printed as they are.
+ * Config every call carries: no fsmonitor hook or daemon, no hooks at all (git calls
+ * `post-index-change` on every index written, Pitroom's throwaway ones too, and a
+ * `core.hooksPath` inside the tree is something a worker can write: it must never run outside
+ * the worker's sandbox), no split index (whose shared part would be written next to the user's
+ * index), no automatic gc or maintenance, and paths printed as they are.
  */
 const FIXED_CONFIG = [
   "-c",
   "core.fsmonitor=false",
+  "-c",
+  "core.hooksPath=/dev/null",
   "-c",
   "core.splitIndex=false",
   "-c",
