@@ -201,7 +201,7 @@ export function renderReport(
   } else if (record.mode !== "read" && record.state === "done") {
     lines.push("", "changed no files");
   }
-  lines.push(...otherLines(record), ...leftLines(record));
+  lines.push(...otherLines(record), ...movedLines(record), ...leftLines(record));
   return lines.join("\n") + "\n";
 }
 
@@ -232,6 +232,22 @@ export function fileStat(f: ChangedFile): string {
   if (mode !== "" && !f.binary && f.added === 0 && f.removed === 0) return mode;
   const stat = f.binary ? "binary" : `+${f.added} -${f.removed}`;
   return mode === "" ? stat : `${stat}, ${mode}`;
+}
+
+/** What moved in the repository while a write run worked, and that revert needs --force. */
+function movedLines(record: RunReport): string[] {
+  const moved = record.changes?.moved;
+  if (moved === undefined) return [];
+  const short = (commit: string | null) => commit?.slice(0, 12) ?? "no commit";
+  const what = [
+    moved.head ? `HEAD moved (${short(moved.head.from)} -> ${short(moved.head.to)})` : "",
+    moved.index ? "the index or the stash changed" : "",
+  ].filter(Boolean).join(" and ");
+  return [
+    "",
+    `while it worked, ${what}: a commit, a branch switch, a stash or a reset`,
+    `revert checks that first: pitroom revert ${record.id} --force`,
+  ];
 }
 
 /** Files a revert left as they were: the worker's changes could not be taken out alone. */

@@ -17,14 +17,14 @@ import { type JournalOp, liveOps, readJournal } from "../store/journal.ts";
 import { indexRun } from "../store/history/mod.ts";
 import type { Sys } from "../sys/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
-import { dirname, join } from "../sys/path.ts";
-import { type PlannedWrite, progressOf, type TreePlan, undoing } from "../vcs/mod.ts";
-import { representable } from "../vcs/lossless.ts";
+import { type TreePlan, undoing } from "../vcs/mod.ts";
 import { reconcile } from "./liveness.ts";
 import { pausePoint } from "./pause.ts";
-import { type TrackedTree, trackTree } from "./tree.ts";
+import { movedSince, type TrackedTree, trackTree } from "./tree.ts";
 import { splitChanges } from "./worker_changes.ts";
 import { carryNew, cutShort, finishOp, lastOp, opsOf, reverseOf } from "./journaled.ts";
+import { runPatch } from "./run_patch.ts";
+import { leftRefusal, mergeChanged, settle, takeOutSegments } from "./revert_merge.ts";
 
 /** Options of `revertRun`. */
 export interface RevertRunOptions {
@@ -39,105 +39,6 @@ export interface RevertRunOptions {
 
 /** Which files a revert of a write or read run takes out. */
 type Scope = "worker" | "others" | "all";
-
-/** The refusal of a revert that can take nothing out: every file is left, named. */
-function leftRefusal(id: string, left: readonly LeftFile[]): RefusedError {
-  const shown = left.slice(0, 10).map((f) => `"${f.path}" (${f.why})`).join(", ");
-  const more = left.length > 10 ? ` and ${left.length - 10} more` : "";
-  return new RefusedError(
-    "revert_left",
-    `Cannot revert ${left.length} file(s) of run "${id}": the worker's changes cannot be taken out of them without yours: ${shown}${more}`,
-    {
-      hint: `their versions are in ${
-        left[0]?.kept ? `"${dirname(left[0].kept)}"` : "the run folder"
-      }; see \`pitroom show ${id} --patch\``,
-    },
-  );
-}
-
-/** A name for a path's kept versions inside `kept/` (a made-up one when the name is not UTF-8). */
-function keptName(path: string, i: number): string {
-  return representable(path) && !path.split("/").includes("..") ? path : `file-${i + 1}`;
-}
-
-/**
- * Keeps a file's versions in the run folder: as it is now, without the worker's change, and the
- * merge with its conflicts when there is one.
- */
-async function keepVersions(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
-  file: { path: string; now: Uint8Array | null; without: string | null; text?: Uint8Array },
-  i: number,
-): Promise<string> {
-  const dir = join(statePaths(sys.stateDir).run(record.id).kept, keptName(file.path, i));
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  if (file.now !== null) await Deno.writeFile(join(dir, "now"), file.now, { mode: 0o600 });
-  const without = file.without === null ? null : await tree.blob(file.without);
-  if (without !== null) await Deno.writeFile(join(dir, "without-worker"), without, { mode: 0o600 });
-  if (file.text) await Deno.writeFile(join(dir, "conflicts"), file.text, { mode: 0o600 });
-  return dir;
-}
-
-/**
- * Turns writes whose paths hold neither side (changed since) into three-way merges: the merged
- * file is written instead; a merge that cannot be made leaves the file, its versions kept.
- */
-export async function mergeChanged(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
-  writes: readonly PlannedWrite[],
-  since = "changed since the run",
-): Promise<{ writes: PlannedWrite[]; left: LeftFile[] }> {
-  if (writes.length === 0) return { writes: [], left: [] };
-  const current = await tree.keep(writes.map((w) => w.path));
-  const results = await tree.merge(
-    writes.map((w) => ({
-      path: w.path,
-      base: w.from,
-      ours: current.get(w.path) ?? null,
-      theirs: w.to,
-    })),
-    ["yours", "with the worker's change", "without it"],
-  );
-  const out: PlannedWrite[] = [];
-  const left: LeftFile[] = [];
-  for (const [i, result] of results.entries()) {
-    const write = writes[i]!;
-    if ("merged" in result) {
-      out.push({ path: write.path, from: current.get(write.path) ?? null, to: result.merged });
-      continue;
-    }
-    const abs = join(tree.root, write.path);
-    const now = representable(write.path) ? await Deno.readFile(abs).catch(() => null) : null;
-    const kept = await keepVersions(sys, record, tree, {
-      path: write.path,
-      now,
-      without: write.to?.blob ?? null,
-      ...(result.text ? { text: result.text } : {}),
-    }, i);
-    left.push({ path: write.path, why: `${since}: ${result.conflict}`, kept });
-  }
-  return { writes: out, left };
-}
-
-/** The plan that takes `writes` out of the tree now: merges where files changed since. */
-async function settle(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
-  plan: TreePlan,
-): Promise<{ plan: TreePlan; left: LeftFile[] }> {
-  const { now, fileMode } = await tree.states(plan.writes.map((w) => w.path));
-  const progress = progressOf(plan, now, { fileMode });
-  const merged = await mergeChanged(sys, record, tree, progress.neither, "changed since the apply");
-  return {
-    plan: { ...plan, writes: [...progress.done, ...progress.todo, ...merged.writes] },
-    left: merged.left,
-  };
-}
 
 /** Mirrors the journal's reverts into the record (for display). */
 function mirror(record: RunRecord, ops: readonly JournalOp[], left?: LeftFile[]): void {
@@ -166,6 +67,14 @@ function mirror(record: RunRecord, ops: readonly JournalOp[], left?: LeftFile[])
   }
 }
 
+/** Writes a captured run's patch (the worker's part of shared files only). */
+async function runPatchOf(sys: Sys, record: RunRecord, tree: TrackedTree): Promise<void> {
+  const changes = record.changes!;
+  const whole = await tree.patch(changes.before, changes.after, changes.files.map((f) => f.path));
+  const patch = await runPatch(tree, changes, whole);
+  await Deno.writeFile(statePaths(sys.stateDir).run(record.id).patch, patch, { mode: 0o600 });
+}
+
 async function save(sys: Sys, record: RunRecord): Promise<void> {
   await writeRecord(statePaths(sys.stateDir), record);
 }
@@ -190,11 +99,21 @@ async function captureLost(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
   const after = (await tree.snapshot({ base: changes.before })).tree;
   const diff = await tree.diff(changes.before, after);
   await pausePoint(sys, "capturing");
-  const split = await splitChanges(sys, record, diff.files, { root: tree.root });
+  const between = await tree.planBetween(changes.before, after);
+  const entries = new Map(between.writes.map((w) => [w.path, { from: w.from, to: w.to }]));
+  const split = await splitChanges(sys, record, diff.files, { root: tree.root, entries });
   changes.after = after;
   changes.files = split.files;
   if (split.others) changes.others = split.others;
   else delete changes.others;
+  if (split.shared) changes.shared = split.shared;
+  else delete changes.shared;
+  if (record.mode === "write") {
+    // Since the run began: whether during it or after its supervisor died cannot be told.
+    const moved = movedSince(changes.before, await tree.position());
+    if (moved !== undefined) changes.moved = moved;
+  }
+  await runPatchOf(sys, record, tree);
   await save(sys, record);
 }
 
@@ -207,7 +126,7 @@ function movedRefusal(id: string, changes: Changes): RefusedError {
         moved.head.to?.slice(0, 12) ?? "no commit"
       } (a commit, a branch switch or a reset)`
       : "",
-    moved.index ? "the index changed (git add, stash, reset or commit)" : "",
+    moved.index ? "the index or the stash changed (git add, stash, reset or commit)" : "",
   ].filter(Boolean).join(" and ");
   return new RefusedError(
     "tree_moved",
@@ -272,23 +191,33 @@ async function revertInPlace(
   }
   if (changes.moved !== undefined && !options.force) throw movedRefusal(id, changes);
   await pausePoint(sys, "reverting");
-  const planned = await tree.planRevert(changes.before, changes.after, { only: chosen });
-  const merged = await mergeChanged(sys, record, tree, planned.changed.map(undoing));
-  const plan: TreePlan = { ...planned.plan, writes: [...planned.plan.writes, ...merged.writes] };
   const scope: Scope = worker && alsoOthers ? "all" : worker ? "worker" : "others";
+  // A file the user changed too: only the worker's segments are taken out (not with --all,
+  // which takes the whole file back to the state the run began in).
+  const shared = scope === "worker" ? (changes.shared ?? []).filter((f) => chosen.has(f.path)) : [];
+  const sharedPaths = new Set(shared.map((f) => f.path));
+  const only = new Set([...chosen].filter((path) => !sharedPaths.has(path)));
+  const planned = await tree.planRevert(changes.before, changes.after, { only });
+  const merged = await mergeChanged(sys, record, tree, planned.changed.map(undoing));
+  const split = await takeOutSegments(sys, record, tree, shared);
+  const plan: TreePlan = {
+    ...planned.plan,
+    writes: [...planned.plan.writes, ...merged.writes, ...split.writes],
+  };
+  const left = [...merged.left, ...split.left];
   if (plan.writes.length === 0) {
-    changes.left = merged.left;
+    changes.left = left;
     await save(sys, record);
-    throw leftRefusal(id, merged.left);
+    throw leftRefusal(id, left);
   }
   changes.reverting = { at: sys.clock.now() };
   await save(sys, record);
   await journaled(
     sys,
     record,
-    () => carryNew(sys, record, tree, { action: "revert", scope, plan, left: merged.left }),
+    () => carryNew(sys, record, tree, { action: "revert", scope, plan, left }),
   );
-  mirror(record, await readJournal(journal), merged.left);
+  mirror(record, await readJournal(journal), left);
   await save(sys, record);
   await indexRun(sys, record);
   return record;

@@ -3,11 +3,12 @@
  * them, and the exact undo. Backed by vcs/ with Pitroom's own object store per repository.
  */
 import type { StatePaths } from "../store/paths.ts";
-import type { ChangedFile, TreeSnapshot } from "../store/record.ts";
-import type { Sys } from "../sys/mod.ts";
+import type { ChangedFile, Changes, TreeSnapshot } from "../store/record.ts";
+import type { Clock, Sys } from "../sys/mod.ts";
 import * as vcs from "../vcs/mod.ts";
 import * as viewMod from "../vcs/view.ts";
 import { dirname, join } from "../sys/path.ts";
+import { TreeWatch } from "./tree_watch.ts";
 
 /** How many read views of a repository are kept for reuse. */
 const VIEWS_KEPT = 4;
@@ -32,6 +33,12 @@ export interface TrackedTree {
     },
   ): Promise<TreeSnapshot>;
   diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
+  /** One file's patch and line counts from one entry to another (a shared file's segment). */
+  patchOf(
+    path: string,
+    before: vcs.Entry | null,
+    after: vcs.Entry | null,
+  ): Promise<vcs.EntryPatch>;
   /** The patch of `before`..`after` limited to `paths` (empty when there are none). */
   patch(before: TreeSnapshot, after: string, paths: readonly string[]): Promise<Uint8Array>;
   /** Undoes `before`..`after` (only the paths in `only`, when given). */
@@ -92,6 +99,14 @@ export interface TrackedTree {
     inputs: readonly vcs.MergeInput[],
     labels: [string, string, string],
   ): Promise<vcs.MergeResult[]>;
+  /** Starts watching this tree's folders (those of HEAD) for a write run; engine/tree_watch.ts. */
+  startWatch(file: string, clock: Clock): Promise<TreeWatch>;
+  /** Widens a watch to what the snapshot `before` holds beyond HEAD, and leaves out its ignored. */
+  widenWatch(watch: TreeWatch, before: TreeSnapshot): Promise<void>;
+  /** HEAD's commit and a digest of the index's entries and stash now (did the repository move). */
+  position(): Promise<{ head: string | null; index: string | null }>;
+  /** The digest of `position` alone (no git process). */
+  indexDigest(): Promise<string>;
   /** The bytes of a blob of Pitroom's store (or the user's). */
   blob(id: string): Promise<Uint8Array>;
   /** Writes the files at `paths` into Pitroom's store; their entries (absent: null). */
@@ -150,6 +165,8 @@ function tracked(
       }));
       return { patch, files };
     },
+    patchOf: (path, before, after) =>
+      vcs.patchOfEntries(sys, repo, { ...store, path, before, after }),
     async patch(before, after, paths) {
       if (paths.length === 0) return new Uint8Array();
       return await vcs.patchBetween(sys, repo, { ...store, before, after, paths });
@@ -209,7 +226,54 @@ function tracked(
       return { now, fileMode: await vcs.tracksFileMode(sys, repo, store) };
     },
     merge: (inputs, labels) => vcs.mergeEntries(sys, repo, { ...store, inputs, labels }),
+    async startWatch(file, clock) {
+      await vcs.ensureStore(store);
+      const folders = await vcs.treeFolders(sys, repo, { ...store, treeish: "HEAD" });
+      return await TreeWatch.start({
+        root: repo.root,
+        objectsDir: store.objectsDir,
+        file,
+        clock,
+        folders: ["", ...folders],
+        ignoredFolder: (path) => vcs.ignoredPath(sys, repo, { ...store, path }),
+        storeLarge: (bytes) => vcs.storeBlob(sys, repo, { ...store, bytes }),
+      });
+    },
+    async widenWatch(watch, before) {
+      watch.ignore(before.ignored);
+      const head = before.head;
+      const added = head === null
+        ? await vcs.treeFolders(sys, repo, { ...store, treeish: before.tree })
+        : (await vcs.addedPaths(sys, repo, { ...store, from: `${head}^{tree}`, to: before.tree }))
+          .flatMap((path) => {
+            const cut = path.lastIndexOf("/");
+            return cut < 0 ? [] : [path.slice(0, cut)];
+          });
+      const parents = new Set<string>();
+      for (const folder of [...added, ...before.bareDirs]) {
+        for (let dir = folder; dir !== ""; dir = dir.includes("/") ? dirname(dir) : "") {
+          parents.add(dir);
+        }
+      }
+      watch.add([...parents]);
+    },
+    async position() {
+      const [head, index] = await Promise.all([vcs.headCommit(sys, repo), vcs.indexDigest(repo)]);
+      return { head, index };
+    },
+    indexDigest: () => vcs.indexDigest(repo),
     blob: (id) => vcs.readBlob(sys, repo, { ...store, blob: id }),
     keep: (paths) => vcs.keepFiles(sys, repo, { ...store, paths }),
   };
+}
+
+/** What moved in the repository since `before`: HEAD's commit, the index's entries or stash. */
+export function movedSince(
+  before: Changes["before"],
+  now: { head: string | null; index: string | null },
+): Changes["moved"] {
+  const head = now.head !== before.head ? { from: before.head, to: now.head } : undefined;
+  const index = before.index !== undefined && now.index !== null && now.index !== before.index;
+  if (head === undefined && !index) return undefined;
+  return { ...(head ? { head } : {}), ...(index ? { index: true } : {}) };
 }

@@ -81,6 +81,8 @@ export const EVENTS = {
      * when the line announcing the call was read; the event's time is when it was reported done.
      */
     started: opt(num),
+    /** When the call ended, where the CLI tells it (before it was reported). */
+    ended: opt(num),
   },
   "worker.denied": { tool: str, message: str },
   "worker.tokens": {

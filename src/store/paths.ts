@@ -51,6 +51,8 @@ export interface RunPaths {
   /** Private dirs of the attempts (profiles, homes, throwaway index). */
   private: string;
   index: string;
+  /** A write run's file versions while it worked (engine/tree_watch.ts). */
+  versions: string;
 }
 
 /** Computes the layout under `root`. */
@@ -92,6 +94,7 @@ export function statePaths(root: string): StatePaths {
         prompt: join(dir, "prompt.txt"),
         private: join(dir, "private"),
         index: join(dir, "private", "index"),
+        versions: join(dir, "private", "versions.jsonl"),
       };
     },
     repo(key) {

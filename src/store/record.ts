@@ -59,12 +59,34 @@ export interface ChangedFile {
   binary: boolean;
   /** The git mode before and after, when it changed (`100644` -> `100755`). */
   mode?: { from: string; to: string };
+  /**
+   * Write mode: the user changed this file too while the run worked (`split`: only the worker's
+   * segments are its own; `unsure`: an edit of each came too close together to tell apart).
+   */
+  shared?: "split" | "unsure";
+}
+
+/** A file both the worker and the user changed during a write run. */
+export interface SharedFile {
+  path: string;
+  /** The worker's changes: each from the version just before its edit to the one it left. */
+  segments: { before: FileEntry | null; after: FileEntry | null }[];
+  /** True when some change to it cannot be told the worker's or the user's. */
+  unsure?: true;
+}
+
+/** A file as a tree records it (git mode and blob id). */
+export interface FileEntry {
+  mode: string;
+  blob: string;
 }
 
 /** A snapshot of the working tree (plain data from vcs/). */
 export interface TreeSnapshot {
   tree: string;
   head: string | null;
+  /** A digest of the user's index entries then (write runs: to tell when the index moved). */
+  index?: string;
   /** Untracked directories with no tracked file then (revert keeps them). */
   bareDirs: string[];
   /** What git ignored then (files, and directories with a trailing slash). */
@@ -80,9 +102,12 @@ export interface Changes {
   files: ChangedFile[];
   /**
    * Write mode: files changed while the run worked (or, for a lost run, since it began) that no
-   * tool call of the worker could have changed; revert leaves them alone unless `--all`.
+   * tool call of the worker could have changed; revert leaves them alone unless `--all`. A file
+   * both changed is in `files` and here, marked `shared`.
    */
   others?: ChangedFile[];
+  /** Write mode: the files both the worker and the user changed, with the worker's segments. */
+  shared?: SharedFile[];
   /** True once `pitroom revert` (or the read-only guard) undid them (mirrors the journal). */
   reverted?: boolean;
   /** True once `pitroom revert --all` undid `others` too (mirrors the journal). */

@@ -40,7 +40,7 @@
  */
 export { GitError, type GitSys } from "./git.ts";
 export { findRepo, type RepoInfo, repoKey, requireRepo } from "./repo.ts";
-export { type StoreOptions } from "./store.ts";
+export { ensureStore, type StoreOptions } from "./store.ts";
 export { type Snapshot, snapshot, type SnapshotOptions } from "./snapshot.ts";
 export { SubmodulesRefused } from "./submodules.ts";
 export {
@@ -58,8 +58,10 @@ export {
 export {
   type ChangeSet,
   diffSnapshots,
+  type EntryPatch,
   listChanges,
   patchBetween,
+  patchOfEntries,
   type RangeOptions,
   type SnapshotRef,
   treeOf,
@@ -86,6 +88,9 @@ export {
   type TreePlan,
 } from "./tree_plan.ts";
 export { mergeEntries, type MergeInput, type MergeResult } from "./merge.ts";
+export { addedPaths, ignoredPath, treeFolders } from "./folders.ts";
+export { indexDigest } from "./moved.ts";
+export { headCommit } from "./snapshot.ts";
 export {
   type Entry,
   entryOf,
@@ -93,6 +98,7 @@ export {
   type PathState,
   readBlob,
   readPathStates,
+  storeBlob,
   tracksFileMode,
 } from "./worktree_state.ts";
 export { guardGitEnv, type GuardOptions, type GuardPaths, writeGuard } from "./guard.ts";

@@ -129,6 +129,20 @@ export async function keepFiles(
   return out;
 }
 
+/** Writes `bytes` as a blob into Pitroom's store; its id. */
+export async function storeBlob(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { bytes: Uint8Array },
+): Promise<string> {
+  const out = await git(sys, ["hash-object", "-w", "--no-filters", "--stdin"], {
+    cwd: repo.root,
+    env: trackingEnv(repo, options),
+    stdin: options.bytes,
+  });
+  return out.stdout.trim();
+}
+
 /** The bytes of a blob (in Pitroom's store or the user's). */
 export async function readBlob(
   sys: GitSys,

@@ -201,7 +201,7 @@ Deno.test("a user's edits during a background write run are listed apart and sur
   assert.deepEqual(await userState(w.repo), before);
 });
 
-Deno.test("a user's edit on top of the worker's, during a background run, is left to the user", async () => {
+Deno.test("a user's edit right on top of the worker's, during a background run: shared, and revert leaves it, named", async () => {
   await using w = await world();
   const before = await userState(w.repo);
   const run = await backgroundRun(w);
@@ -210,10 +210,23 @@ Deno.test("a user's edit on top of the worker's, during a background run, is lef
   await Deno.writeTextFile(join(w.marks, "go"), "");
   await run.child.status;
   await run.text;
-  const record = await loadRecord(statePaths(w.state), run.id);
-  assert.deepEqual(record.changes!.files.map((f) => f.path), ["w.txt"]);
-  assert.deepEqual(record.changes!.others!.map((f) => f.path), ["a.txt"]);
-  await revertRun(w.sys, run.id);
+  const paths = statePaths(w.state);
+  const record = await loadRecord(paths, run.id);
+  assert.deepEqual(record.changes!.files.map((f) => [f.path, f.shared]), [
+    ["a.txt", "split"],
+    ["w.txt", undefined],
+  ]);
+  assert.deepEqual(record.changes!.others!.map((f) => [f.path, f.shared]), [["a.txt", "split"]]);
+  // The patch holds the worker's line, not the user's.
+  const patch = await Deno.readTextFile(paths.run(run.id).patch);
+  assert.match(patch, /-one\n\+worker\n/);
+  assert.doesNotMatch(patch, /and mine/);
+  // The user's line sits right under the worker's: revert cannot take one without the other.
+  const reverted = await revertRun(w.sys, run.id);
+  assert.deepEqual(reverted.changes!.left!.map((f) => f.path), ["a.txt"]);
+  const kept = reverted.changes!.left![0]!.kept!;
+  assert.equal(await Deno.readTextFile(join(kept, "now")), "worker\nand mine\n");
+  assert.equal(await Deno.readTextFile(join(kept, "without-worker")), "one\n");
   const want = { ...before, files: { ...before.files, "a.txt": text("worker\nand mine\n") } };
   assert.deepEqual(await userState(w.repo), want);
 });
