@@ -285,6 +285,20 @@ Deno.test("kill -9 in a group's apply: apply -g again finishes the run it cut an
   assert.ok((await loadRecord(statePaths(w.state), first)).isolation?.applied);
 });
 
+Deno.test("after an apply cut short, discard works (no loop back to apply) and revert rolls the apply back", async () => {
+  await using w = await world();
+  const id = await runWorker(w, "isolate", workerSteps());
+  const pre = await treeOf(w.repo);
+  await killAt(w, { action: "apply", runId: id }, "wrote:3");
+  const cut = await loadRecord(statePaths(w.state), id);
+  assert.ok(cut.isolation?.applying, "the record says the apply was cut short");
+  const discarded = await discardRun(w.sys, id);
+  assert.ok(discarded.isolation?.discarded);
+  assert.equal(await exists(discarded.isolation!.copyRoot), false);
+  await assert.rejects(revertRun(w.sys, id).then(() => revertRun(w.sys, id)), /reverted already/);
+  assert.deepEqual(await treeOf(w.repo), pre);
+});
+
 for (const pause of ["wrote:0", "wrote:1", `wrote:${MANY >> 1}`, "journaled"]) {
   Deno.test(`kill -9 in a write run's revert at ${pause}: the next revert finishes, the user's edits kept`, async () => {
     await using w = await world();
