@@ -21,7 +21,7 @@ import { reconcile } from "./liveness.ts";
 import { type TrackedTree, trackTree } from "./tree.ts";
 import { pausePoint } from "./pause.ts";
 import { indexRun } from "../store/history/mod.ts";
-import { carryNew, cutShort, finishOp, lastOp, opsOf } from "./journaled.ts";
+import { carryNew, cutShort, finishOp, lastOp, opsOf, type RunTree } from "./journaled.ts";
 
 /** A finished isolate run, checked; refuses live runs and runs of other modes. */
 async function isolateRun(sys: Sys, id: string): Promise<RunRecord> {
@@ -59,7 +59,7 @@ async function userTree(sys: Sys, record: RunRecord): Promise<TrackedTree> {
  * Makes sure the record holds the copy's final state: a run whose supervisor died before it
  * collected is snapshotted from its copy now (and its patch written).
  */
-async function collectLost(sys: Sys, record: RunRecord, tree: TrackedTree): Promise<void> {
+async function collectLost({ sys, record, tree }: RunTree): Promise<void> {
   const changes = record.changes;
   const isolation = record.isolation!;
   if (changes === undefined || changes.after !== changes.before.tree) return;
@@ -123,7 +123,8 @@ export async function applyRun(
   const paths = statePaths(sys.stateDir);
   const record = await isolateRun(sys, id);
   const tree = await userTree(sys, record);
-  await collectLost(sys, record, tree);
+  const at = { sys, record, tree };
+  await collectLost(at);
   const changes = record.changes;
   if (changes === undefined || changes.files.length === 0) {
     throw new RefusedError("nothing_to_apply", `Run "${id}" changed no file`);
@@ -139,11 +140,11 @@ export async function applyRun(
     );
   }
   await writeTextAtomic(repoPaths.writer, `apply ${id}`);
-  const last = lastOp(await opsOf(sys, record, tree));
+  const last = lastOp(await opsOf(at));
   let report: ApplyReport | undefined;
   if (cutShort(last) && last.action === "apply") {
     // An apply cut short: finished from its own plan (its merges were decided then).
-    const done = await finishOp(sys, record, tree, last);
+    const done = await finishOp(at, last);
     if (done !== null) report = finishedReport(last, done);
   }
   if (report === undefined) {
@@ -157,7 +158,7 @@ export async function applyRun(
       await writeRecord(paths, record);
       await pausePoint(sys, "applying");
       try {
-        await carryNew(sys, record, tree, {
+        await carryNew(at, {
           action: "apply",
           plan: planned.plan,
           ...(report.merged.length > 0 ? { merged: report.merged } : {}),
@@ -194,7 +195,7 @@ export async function discardRun(sys: Sys, id: string): Promise<RunRecord> {
     ? null
     : await trackTree(sys, paths, record.repoRoot).catch(() => null);
   // A lost run's work is collected into its patch before the copy goes.
-  if (tree !== null) await collectLost(sys, record, tree);
+  if (tree !== null) await collectLost({ sys, record, tree });
   if (await exists(isolation.copyRoot)) {
     await removeIfThere(aside);
     await Deno.rename(isolation.copyRoot, aside);

@@ -96,8 +96,14 @@ export interface Window {
   to: number;
 }
 
-/** Whose a change within `lo`..`hi` is, given the worker's windows on the file. */
-export function ownerOf(lo: number, hi: number, windows: readonly Window[]): Owner {
+/** When a change happened: at the earliest `lo`, at the latest `hi` (ms). */
+export interface Span {
+  lo: number;
+  hi: number;
+}
+
+/** Whose a change within its span is, given the worker's windows on the file. */
+export function ownerOf({ lo, hi }: Span, windows: readonly Window[]): Owner {
   if (windows.some((w) => lo >= w.from && hi <= w.to)) return "worker";
   if (windows.every((w) => hi < w.from || lo > w.to)) return "user";
   return "unsure";
@@ -105,6 +111,18 @@ export function ownerOf(lo: number, hi: number, windows: readonly Window[]): Own
 
 /** Whose a change is. */
 export type Owner = "worker" | "user" | "unsure";
+
+/**
+ * Whose the change is that the watch did not see (the file's last change, after its last version
+ * seen; a lost run's watch died with its supervisor): judged by when it ended, as a file without
+ * versions is. When that is outside every window, it is not the worker's (a change of the
+ * worker's hidden under it stays in the file, it is never reverted as the user's); inside one, it
+ * is the worker's only if all of it may be.
+ */
+export function tailOwnerOf(span: Span, windows: readonly Window[]): Owner {
+  if (!windows.some((w) => span.hi >= w.from && span.hi <= w.to)) return "user";
+  return ownerOf(span, windows) === "worker" ? "worker" : "unsure";
+}
 
 /** The worker's changes to a file, from the version just before each to the one it left. */
 export interface Segment {
@@ -123,25 +141,25 @@ const same = (a: FileEntry | null, b: FileEntry | null) =>
   a === null ? b === null : b !== null && a.blob === b.blob && a.mode === b.mode;
 
 /**
- * Splits one file's changes from `before` to `after`: its observed `versions` in order, then,
- * when the last of them is not `after`, a change within `tail` (the watch missed it).
+ * Splits one file's changes from `before` to `after`: its `versions` seen in order, then,
+ * when the last of them is not `after`, a change within `tail` the watch did not see
+ * (`tailOwnerOf`).
  */
 export function splitFile(
-  before: FileEntry | null,
-  after: FileEntry | null,
-  versions: readonly Version[],
-  windows: readonly Window[],
-  tail: { lo: number; hi: number },
+  change: { before: FileEntry | null; after: FileEntry | null },
+  seen: { versions: readonly Version[]; windows: readonly Window[]; tail: Span },
 ): FileSplit {
+  const { before, after } = change;
+  const { versions, windows, tail } = seen;
   const changes: { from: FileEntry | null; to: FileEntry | null; owner: Owner }[] = [];
   let last = before;
-  const push = (to: FileEntry | null, lo: number, hi: number) => {
+  const push = (to: FileEntry | null, owner: Owner) => {
     if (same(to, last)) return;
-    changes.push({ from: last, to, owner: ownerOf(lo, hi, windows) });
+    changes.push({ from: last, to, owner });
     last = to;
   };
-  for (const version of versions) push(version.entry, version.lo, version.hi);
-  if (!same(last, after)) push(after, tail.lo, tail.hi);
+  for (const v of versions) push(v.entry, ownerOf(v, windows));
+  if (!same(last, after)) push(after, tailOwnerOf(tail, windows));
   const owners = new Set(changes.map((c) => c.owner));
   const segments: Segment[] = [];
   for (const change of changes) {

@@ -28,6 +28,13 @@ import {
 import { pausePoint } from "./pause.ts";
 import type { TrackedTree } from "./tree.ts";
 
+/** A run and the user's tree its operations write into. */
+export interface RunTree {
+  sys: Sys;
+  record: RunRecord;
+  tree: TrackedTree;
+}
+
 /** A new operation: what it does and its plan. */
 export type NewOp = Omit<JournalOp, "n" | "at" | "ended" | "voided">;
 
@@ -38,9 +45,7 @@ function tagOf(record: RunRecord, n: number): string {
 
 /** Carries out `plan` as the operation `op`: pause points for crash tests between files. */
 async function carry(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
+  { sys, record, tree }: RunTree,
   op: { n: number; plan: TreePlan },
 ): Promise<CarryReport> {
   return await tree.carryOut(op.plan, {
@@ -50,7 +55,7 @@ async function carry(
 }
 
 /** A run's journal, with a record from before the journal read as operations (written once). */
-export async function opsOf(sys: Sys, record: RunRecord, tree: TrackedTree): Promise<JournalOp[]> {
+export async function opsOf({ sys, record, tree }: RunTree): Promise<JournalOp[]> {
   const path = statePaths(sys.stateDir).run(record.id).journal;
   const ops = await readJournal(path);
   if (ops.length > 0) return ops;
@@ -66,7 +71,7 @@ export async function opsOf(sys: Sys, record: RunRecord, tree: TrackedTree): Pro
   if (legacy.length === 0) return [];
   for (const [i, op] of legacy.entries()) {
     await beginOp(path, { ...op, n: i + 1, at: sys.clock.now() });
-    await endOp(path, i + 1, sys.clock.now());
+    await endOp(path, { n: i + 1, at: sys.clock.now() });
   }
   return await readJournal(path);
 }
@@ -85,11 +90,10 @@ export function cutShort(op: JournalOp | undefined): op is JournalOp {
 
 /** Journals and carries out a new operation; returns it (ended) and what was written. */
 export async function carryNew(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
+  at: RunTree,
   op: NewOp,
 ): Promise<{ op: JournalOp; report: CarryReport }> {
+  const { sys, record } = at;
   const path = statePaths(sys.stateDir).run(record.id).journal;
   const n = nextOpNumber(await readJournal(path));
   const begun: JournalOp = { ...op, n, at: sys.clock.now() };
@@ -97,14 +101,14 @@ export async function carryNew(
   await pausePoint(sys, "wrote:0");
   let report: CarryReport;
   try {
-    report = await carry(sys, record, tree, begun);
+    report = await carry(at, begun);
   } catch (error) {
     // Refused before anything was written: the operation is void.
-    if (error instanceof PlanBlocked) await voidOp(path, n, sys.clock.now());
+    if (error instanceof PlanBlocked) await voidOp(path, { n, at: sys.clock.now() });
     throw error;
   }
   const ended = sys.clock.now();
-  await endOp(path, n, ended);
+  await endOp(path, { n, at: ended });
   await pausePoint(sys, "journaled");
   return { op: { ...begun, ended }, report };
 }
@@ -114,23 +118,19 @@ export async function carryNew(
  * is given up (voided) and null returned: the caller plans afresh. When it had written some
  * files, the refusal stands: its opposite command takes those back.
  */
-export async function finishOp(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
-  op: JournalOp,
-): Promise<CarryReport | null> {
+export async function finishOp(at: RunTree, op: JournalOp): Promise<CarryReport | null> {
+  const { sys, record, tree } = at;
   const path = statePaths(sys.stateDir).run(record.id).journal;
   try {
-    const report = await carry(sys, record, tree, op);
-    await endOp(path, op.n, sys.clock.now());
+    const report = await carry(at, op);
+    await endOp(path, { n: op.n, at: sys.clock.now() });
     await pausePoint(sys, "journaled");
     return report;
   } catch (error) {
     if (!(error instanceof PlanBlocked)) throw error;
     const { now, fileMode } = await tree.states(op.plan.writes.map((w) => w.path));
     if (progressOf(op.plan, now, { fileMode }).done.length > 0) throw error;
-    await voidOp(path, op.n, sys.clock.now());
+    await voidOp(path, { n: op.n, at: sys.clock.now() });
     return null;
   }
 }

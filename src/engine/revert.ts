@@ -17,12 +17,21 @@ import { type JournalOp, liveOps, readJournal } from "../store/journal.ts";
 import { indexRun } from "../store/history/mod.ts";
 import type { Sys } from "../sys/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
+import { removeIfThere } from "../sys/fs.ts";
 import { type TreePlan, undoing } from "../vcs/mod.ts";
 import { reconcile } from "./liveness.ts";
 import { pausePoint } from "./pause.ts";
-import { movedSince, type TrackedTree, trackTree } from "./tree.ts";
+import { type TrackedTree, trackTree } from "./tree.ts";
 import { splitChanges } from "./worker_changes.ts";
-import { carryNew, cutShort, finishOp, lastOp, opsOf, reverseOf } from "./journaled.ts";
+import {
+  carryNew,
+  cutShort,
+  finishOp,
+  lastOp,
+  opsOf,
+  reverseOf,
+  type RunTree,
+} from "./journaled.ts";
 import { runPatch } from "./run_patch.ts";
 import { leftRefusal, mergeChanged, settle, takeOutSegments } from "./revert_merge.ts";
 
@@ -94,14 +103,15 @@ async function journaled<T>(sys: Sys, record: RunRecord, fn: () => Promise<T>): 
  * Captures a lost write run's changes now: the supervisor died before collecting, so only what
  * the worker's recorded calls could have changed before its last recorded activity is its own.
  */
-async function captureLost(sys: Sys, record: RunRecord, tree: TrackedTree): Promise<void> {
+async function captureLost({ sys, record, tree }: RunTree): Promise<void> {
   const changes = record.changes!;
   const after = (await tree.snapshot({ base: changes.before })).tree;
   const diff = await tree.diff(changes.before, after);
   await pausePoint(sys, "capturing");
-  const between = await tree.planBetween(changes.before, after);
-  const entries = new Map(between.writes.map((w) => [w.path, { from: w.from, to: w.to }]));
-  const split = await splitChanges(sys, record, diff.files, { root: tree.root, entries });
+  const split = await splitChanges(sys, record, diff.files, {
+    root: tree.root,
+    entries: diff.entries,
+  });
   changes.after = after;
   changes.files = split.files;
   if (split.others) changes.others = split.others;
@@ -110,8 +120,10 @@ async function captureLost(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
   else delete changes.shared;
   if (record.mode === "write") {
     // Since the run began: whether during it or after its supervisor died cannot be told.
-    const moved = movedSince(changes.before, await tree.position());
+    const kept = statePaths(sys.stateDir).run(record.id).userIndex;
+    const moved = await tree.moved(changes.before, kept);
     if (moved !== undefined) changes.moved = moved;
+    await removeIfThere(kept);
   }
   await runPatchOf(sys, record, tree);
   await save(sys, record);
@@ -139,20 +151,16 @@ function movedRefusal(id: string, changes: Changes): RefusedError {
 }
 
 /** Reverts a write or read run in place; see the module comment. */
-async function revertInPlace(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
-  options: RevertRunOptions,
-): Promise<RunRecord> {
+async function revertInPlace(at: RunTree, options: RevertRunOptions): Promise<RunRecord> {
+  const { sys, record, tree } = at;
   const id = record.id;
   const changes = record.changes!;
   const journal = statePaths(sys.stateDir).run(id).journal;
-  let ops = await opsOf(sys, record, tree);
+  let ops = await opsOf(at);
   const last = lastOp(ops);
   if (cutShort(last) && last.action === "revert") {
     // A revert cut short: finish it first (its merges were decided then).
-    if (await finishOp(sys, record, tree, last) !== null) {
+    if (await finishOp(at, last) !== null) {
       mirror(record, await readJournal(journal), last.left ?? []);
       await save(sys, record);
       await indexRun(sys, record);
@@ -160,7 +168,7 @@ async function revertInPlace(
     }
     ops = await readJournal(journal);
   }
-  if (record.state === "lost" && liveOps(ops).length === 0) await captureLost(sys, record, tree);
+  if (record.state === "lost" && liveOps(ops).length === 0) await captureLost(at);
   const reverts = liveOps(ops).filter((op) => op.action === "revert" && op.ended !== undefined);
   const done = (scope: Scope) => reverts.some((op) => op.scope === scope || op.scope === "all");
   const others = changes.others ?? [];
@@ -198,8 +206,8 @@ async function revertInPlace(
   const sharedPaths = new Set(shared.map((f) => f.path));
   const only = new Set([...chosen].filter((path) => !sharedPaths.has(path)));
   const planned = await tree.planRevert(changes.before, changes.after, { only });
-  const merged = await mergeChanged(sys, record, tree, planned.changed.map(undoing));
-  const split = await takeOutSegments(sys, record, tree, shared);
+  const merged = await mergeChanged(at, planned.changed.map(undoing));
+  const split = await takeOutSegments(at, shared);
   const plan: TreePlan = {
     ...planned.plan,
     writes: [...planned.plan.writes, ...merged.writes, ...split.writes],
@@ -215,7 +223,7 @@ async function revertInPlace(
   await journaled(
     sys,
     record,
-    () => carryNew(sys, record, tree, { action: "revert", scope, plan, left }),
+    () => carryNew(at, { action: "revert", scope, plan, left }),
   );
   mirror(record, await readJournal(journal), left);
   await save(sys, record);
@@ -224,17 +232,14 @@ async function revertInPlace(
 }
 
 /** Reverts an applied isolate run: takes back what its applies wrote; see the module comment. */
-async function revertApplied(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
-): Promise<RunRecord> {
+async function revertApplied(at: RunTree): Promise<RunRecord> {
+  const { sys, record } = at;
   const id = record.id;
   const journal = statePaths(sys.stateDir).run(id).journal;
-  let ops = await opsOf(sys, record, tree);
+  let ops = await opsOf(at);
   const last = lastOp(ops);
   if (cutShort(last) && last.action === "revert") {
-    if (await finishOp(sys, record, tree, last) !== null) {
+    if (await finishOp(at, last) !== null) {
       mirror(record, await readJournal(journal), last.left ?? []);
       await save(sys, record);
       await indexRun(sys, record);
@@ -258,7 +263,7 @@ async function revertApplied(
     );
   }
   await pausePoint(sys, "reverting");
-  const { plan, left } = await settle(sys, record, tree, reverseOf(applies));
+  const { plan, left } = await settle(at, reverseOf(applies));
   if (plan.writes.length === 0 && left.length > 0) {
     record.changes!.left = left;
     await save(sys, record);
@@ -266,7 +271,7 @@ async function revertApplied(
   }
   record.changes!.reverting = { at: sys.clock.now() };
   await save(sys, record);
-  await journaled(sys, record, () => carryNew(sys, record, tree, { action: "revert", plan, left }));
+  await journaled(sys, record, () => carryNew(at, { action: "revert", plan, left }));
   mirror(record, await readJournal(journal), left);
   await save(sys, record);
   await indexRun(sys, record);
@@ -298,25 +303,21 @@ export async function revertRun(
   if (tree === null) {
     throw new RefusedError("no_repo", `"${record.repoRoot}" is no longer a git repository`);
   }
-  if (record.mode === "isolate") return await revertApplied(sys, record, tree);
-  return await revertInPlace(sys, record, tree, options);
+  const at = { sys, record, tree };
+  if (record.mode === "isolate") return await revertApplied(at);
+  return await revertInPlace(at, options);
 }
 
 /**
  * Undoes a read run's changes right after it (the read-only guard), journaled like a revert, so
  * a kill half-way is finished by `pitroom revert`.
  */
-export async function undoReadRun(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
-  changes: Changes,
-): Promise<void> {
+export async function undoReadRun(at: RunTree, changes: Changes): Promise<void> {
   const chosen = new Set(changes.files.map((f) => f.path));
-  const planned = await tree.planRevert(changes.before, changes.after, { only: chosen });
-  const merged = await mergeChanged(sys, record, tree, planned.changed.map(undoing));
+  const planned = await at.tree.planRevert(changes.before, changes.after, { only: chosen });
+  const merged = await mergeChanged(at, planned.changed.map(undoing));
   const plan: TreePlan = { ...planned.plan, writes: [...planned.plan.writes, ...merged.writes] };
-  await carryNew(sys, record, tree, { action: "revert", scope: "worker", plan, left: merged.left });
+  await carryNew(at, { action: "revert", scope: "worker", plan, left: merged.left });
   changes.reverted = true;
   if (merged.left.length > 0) changes.left = merged.left;
 }

@@ -7,13 +7,12 @@
  * the user's lines and the worker's.
  */
 import { statePaths } from "../store/paths.ts";
-import type { LeftFile, RunRecord, SharedFile } from "../store/record.ts";
-import type { Sys } from "../sys/mod.ts";
+import type { LeftFile, SharedFile } from "../store/record.ts";
 import { RefusedError } from "../sys/errors.ts";
 import { dirname, join } from "../sys/path.ts";
 import { type PlannedWrite, progressOf, type TreePlan } from "../vcs/mod.ts";
-import { representable } from "../vcs/lossless.ts";
-import type { TrackedTree } from "./tree.ts";
+import { encodeLossless, representable } from "../vcs/lossless.ts";
+import type { RunTree } from "./journaled.ts";
 
 /** The refusal of a revert that can take nothing out: every file is left, named. */
 export function leftRefusal(id: string, left: readonly LeftFile[]): RefusedError {
@@ -30,9 +29,12 @@ export function leftRefusal(id: string, left: readonly LeftFile[]): RefusedError
   );
 }
 
-/** A name for a path's kept versions inside `kept/` (a made-up one when the name is not UTF-8). */
-function keptName(path: string, i: number): string {
-  return representable(path) && !path.split("/").includes("..") ? path : `file-${i + 1}`;
+/** A name for a path's kept versions inside `kept/` (made up from it when it is not UTF-8). */
+function keptName(path: string): string {
+  if (representable(path) && !path.split("/").includes("..")) return path;
+  let hash = 0x811c9dc5;
+  for (const byte of encodeLossless(path)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return `file-${hash.toString(16).padStart(8, "0")}`;
 }
 
 /**
@@ -40,13 +42,10 @@ function keptName(path: string, i: number): string {
  * merge with its conflicts when there is one.
  */
 async function keepVersions(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
+  { sys, record, tree }: RunTree,
   file: { path: string; now: Uint8Array | null; without: string | null; text?: Uint8Array },
-  i: number,
 ): Promise<string> {
-  const dir = join(statePaths(sys.stateDir).run(record.id).kept, keptName(file.path, i));
+  const dir = join(statePaths(sys.stateDir).run(record.id).kept, keptName(file.path));
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   if (file.now !== null) await Deno.writeFile(join(dir, "now"), file.now, { mode: 0o600 });
   const without = file.without === null ? null : await tree.blob(file.without);
@@ -60,13 +59,13 @@ async function keepVersions(
  * file is written instead; a merge that cannot be made leaves the file, its versions kept.
  */
 export async function mergeChanged(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
+  at: RunTree,
   writes: readonly PlannedWrite[],
-  since = "changed since the run",
+  options: { since?: string } = {},
 ): Promise<{ writes: PlannedWrite[]; left: LeftFile[] }> {
   if (writes.length === 0) return { writes: [], left: [] };
+  const { tree } = at;
+  const since = options.since ?? "changed since the run";
   const current = await tree.keep(writes.map((w) => w.path));
   const results = await tree.merge(
     writes.map((w) => ({
@@ -87,12 +86,12 @@ export async function mergeChanged(
     }
     const abs = join(tree.root, write.path);
     const now = representable(write.path) ? await Deno.readFile(abs).catch(() => null) : null;
-    const kept = await keepVersions(sys, record, tree, {
+    const kept = await keepVersions(at, {
       path: write.path,
       now,
       without: write.to?.blob ?? null,
       ...(result.text ? { text: result.text } : {}),
-    }, i);
+    });
     left.push({ path: write.path, why: `${since}: ${result.conflict}`, kept });
   }
   return { writes: out, left };
@@ -105,35 +104,30 @@ export async function mergeChanged(
  * merge conflicts, is left as it is, its versions kept.
  */
 export async function takeOutSegments(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
+  at: RunTree,
   shared: readonly SharedFile[],
 ): Promise<{ writes: PlannedWrite[]; left: LeftFile[] }> {
   if (shared.length === 0) return { writes: [], left: [] };
+  const { tree } = at;
   const current = await tree.keep(shared.map((f) => f.path));
   const writes: PlannedWrite[] = [];
   const left: LeftFile[] = [];
-  const keep = async (file: SharedFile, i: number, why: string, text?: Uint8Array) => {
+  const keep = async (file: SharedFile, why: string, text?: Uint8Array) => {
     const abs = join(tree.root, file.path);
     const now = representable(file.path) ? await Deno.readFile(abs).catch(() => null) : null;
     const without = file.segments[0]?.before?.blob ?? null;
-    const kept = await keepVersions(sys, record, tree, {
+    const kept = await keepVersions(at, {
       path: file.path,
       now,
       without,
       ...(text ? { text } : {}),
-    }, i);
+    });
     left.push({ path: file.path, why, kept });
   };
-  for (const [i, file] of shared.entries()) {
+  for (const file of shared) {
     const now = current.get(file.path) ?? null;
     if (file.unsure) {
-      await keep(
-        file,
-        i,
-        "you and the worker changed it too close together to tell the edits apart",
-      );
+      await keep(file, "you and the worker changed it too close together to tell the edits apart");
       continue;
     }
     let result: PlannedWrite["to"] = now;
@@ -152,7 +146,7 @@ export async function takeOutSegments(
       }
       result = merge.merged;
     }
-    if (conflict !== null) await keep(file, i, conflict.why, conflict.text);
+    if (conflict !== null) await keep(file, conflict.why, conflict.text);
     else if (!sameEntry(result, now)) writes.push({ path: file.path, from: now, to: result });
   }
   return { writes, left };
@@ -164,14 +158,12 @@ function sameEntry(a: PlannedWrite["to"], b: PlannedWrite["to"]): boolean {
 
 /** The plan that takes `writes` out of the tree now: merges where files changed since. */
 export async function settle(
-  sys: Sys,
-  record: RunRecord,
-  tree: TrackedTree,
+  at: RunTree,
   plan: TreePlan,
 ): Promise<{ plan: TreePlan; left: LeftFile[] }> {
-  const { now, fileMode } = await tree.states(plan.writes.map((w) => w.path));
+  const { now, fileMode } = await at.tree.states(plan.writes.map((w) => w.path));
   const progress = progressOf(plan, now, { fileMode });
-  const merged = await mergeChanged(sys, record, tree, progress.neither, "changed since the apply");
+  const merged = await mergeChanged(at, progress.neither, { since: "changed since the apply" });
   return {
     plan: { ...plan, writes: [...progress.done, ...progress.todo, ...merged.writes] },
     left: merged.left,

@@ -32,7 +32,8 @@ export interface TrackedTree {
       readHead?: boolean;
     },
   ): Promise<TreeSnapshot>;
-  diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
+  /** The changed files with their line counts, the patch, and each path's entry before and after. */
+  diff(before: TreeSnapshot, after: string): Promise<TreeDiff>;
   /** One file's patch and line counts from one entry to another (a shared file's segment). */
   patchOf(
     path: string,
@@ -103,14 +104,25 @@ export interface TrackedTree {
   startWatch(file: string, clock: Clock): Promise<TreeWatch>;
   /** Widens a watch to what the snapshot `before` holds beyond HEAD, and leaves out its ignored. */
   widenWatch(watch: TreeWatch, before: TreeSnapshot): Promise<void>;
-  /** HEAD's commit and a digest of the index's entries and stash now (did the repository move). */
-  position(): Promise<{ head: string | null; index: string | null }>;
-  /** The digest of `position` alone (no git process). */
-  indexDigest(): Promise<string>;
+  /**
+   * Notes where the index and the stash stand (the index copied to `keep`, no git process);
+   * the mark goes into the snapshot before, for `moved`.
+   */
+  markIndex(keep: string): Promise<string>;
+  /** What moved since `before` (HEAD's commit; the index or stash, by the mark and its copy). */
+  moved(before: TreeSnapshot, kept: string): Promise<Changes["moved"]>;
   /** The bytes of a blob of Pitroom's store (or the user's). */
   blob(id: string): Promise<Uint8Array>;
   /** Writes the files at `paths` into Pitroom's store; their entries (absent: null). */
   keep(paths: readonly string[]): Promise<Map<string, vcs.Entry | null>>;
+}
+
+/** What changed between two snapshots. */
+export interface TreeDiff {
+  patch: Uint8Array;
+  files: ChangedFile[];
+  /** Each changed path's entry before and after (null: no file). */
+  entries: Map<string, { from: vcs.Entry | null; to: vcs.Entry | null }>;
 }
 
 /** The ignored files of a tree as they were before a worker. */
@@ -163,7 +175,11 @@ function tracked(
           ? { mode: { from: f.oldMode, to: f.newMode } }
           : {}),
       }));
-      return { patch, files };
+      const entries = new Map(set.files.map((f) => [f.path, {
+        from: vcs.entryOf(f.oldMode, f.oldBlob),
+        to: vcs.entryOf(f.newMode, f.newBlob),
+      }]));
+      return { patch, files, entries };
     },
     patchOf: (path, before, after) =>
       vcs.patchOfEntries(sys, repo, { ...store, path, before, after }),
@@ -220,7 +236,7 @@ function tracked(
         made: [],
       };
     },
-    carryOut: (plan, options) => vcs.carryOut(sys, repo, plan, { ...store, ...options }),
+    carryOut: (plan, options) => vcs.carryOut(sys, repo, { ...store, ...options, plan }),
     async states(paths) {
       const now = await vcs.readPathStates(sys, repo, { ...store, paths: [...paths] });
       return { now, fileMode: await vcs.tracksFileMode(sys, repo, store) };
@@ -257,23 +273,17 @@ function tracked(
       }
       watch.add([...parents]);
     },
-    async position() {
-      const [head, index] = await Promise.all([vcs.headCommit(sys, repo), vcs.indexDigest(repo)]);
-      return { head, index };
+    markIndex: (keep) => vcs.markIndex(repo, keep),
+    async moved(before, kept) {
+      const [head, index] = await Promise.all([
+        vcs.headCommit(sys, repo),
+        before.index === undefined ? false : vcs.indexMoved(repo, { mark: before.index, kept }),
+      ]);
+      const headMoved = head !== before.head ? { from: before.head, to: head } : undefined;
+      if (headMoved === undefined && !index) return undefined;
+      return { ...(headMoved ? { head: headMoved } : {}), ...(index ? { index: true } : {}) };
     },
-    indexDigest: () => vcs.indexDigest(repo),
     blob: (id) => vcs.readBlob(sys, repo, { ...store, blob: id }),
     keep: (paths) => vcs.keepFiles(sys, repo, { ...store, paths }),
   };
-}
-
-/** What moved in the repository since `before`: HEAD's commit, the index's entries or stash. */
-export function movedSince(
-  before: Changes["before"],
-  now: { head: string | null; index: string | null },
-): Changes["moved"] {
-  const head = now.head !== before.head ? { from: before.head, to: now.head } : undefined;
-  const index = before.index !== undefined && now.index !== null && now.index !== before.index;
-  if (head === undefined && !index) return undefined;
-  return { ...(head ? { head } : {}), ...(index ? { index: true } : {}) };
 }

@@ -17,6 +17,7 @@
  */
 import type { Clock } from "../sys/mod.ts";
 import { dirname, join } from "../sys/path.ts";
+import { statOrNullSync } from "../sys/fs.ts";
 import { isUnderIgnored } from "../vcs/snapshot.ts";
 import { LooseWriter, type ObjectCodec, objectCodec } from "../vcs/tree_write.ts";
 import { changeTime } from "./worker_changes.ts";
@@ -135,12 +136,20 @@ export class TreeWatch {
     const fresh = folders.filter((folder) => !this.#watched.has(folder));
     if (fresh.length === 0 || this.#stopped) return;
     const at = this.#options.clock.now();
+    const absolute = (folder: string) =>
+      folder === "" ? this.#options.root : join(this.#options.root, folder);
     let watcher: Deno.FsWatcher;
     try {
-      const abs = fresh.map((folder) =>
-        folder === "" ? this.#options.root : join(this.#options.root, folder)
-      );
-      watcher = Deno.watchFs(abs, { recursive });
+      try {
+        watcher = Deno.watchFs(fresh.map(absolute), { recursive });
+      } catch (error) {
+        if (!missing(error)) throw error;
+        // A folder of HEAD that is not on disk (deleted, or outside a sparse cone): the others.
+        const there = fresh.filter((folder) => statOrNullSync(absolute(folder))?.isDirectory);
+        if (there.length === fresh.length || there.length === 0) throw error;
+        fresh.splice(0, fresh.length, ...there);
+        watcher = Deno.watchFs(fresh.map(absolute), { recursive });
+      }
     } catch (error) {
       // Past the kernel's watch limit (or a folder gone meanwhile): nothing there is watched.
       this.#note({ t: "lost", at, why: `the tree could not be watched: ${String(error)}` });

@@ -166,7 +166,10 @@ export async function splitChanges(
       lo: last === undefined ? record.startedAt ?? record.createdAt : last.hi,
       hi: at,
     };
-    const result = splitFile(entry.from, entry.to, history, windows, tail);
+    const result = splitFile(
+      { before: entry.from, after: entry.to },
+      { versions: history, windows, tail },
+    );
     if (result.kind === "worker") worker.add(file.path);
     else if (result.kind === "user") worker.delete(file.path);
     else {

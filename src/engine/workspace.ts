@@ -9,13 +9,13 @@ import { statePaths } from "../store/paths.ts";
 import { writeRecord } from "../store/runs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
-import { exists } from "../sys/fs.ts";
+import { exists, removeIfThere } from "../sys/fs.ts";
 import { join } from "../sys/path.ts";
 import { removeView } from "../vcs/view.ts";
 import { settledIndex } from "../vcs/quick_snapshot.ts";
 import { pausePoint } from "./pause.ts";
 import { findSecrets } from "./secrets.ts";
-import { type IgnoredWatch, movedSince, type TrackedTree } from "./tree.ts";
+import type { IgnoredWatch, TrackedTree } from "./tree.ts";
 import { checkIgnored } from "./ignored_check.ts";
 import type { Final } from "./walk.ts";
 import { splitChanges } from "./worker_changes.ts";
@@ -94,7 +94,7 @@ async function prepareOnly(
   // Where the index and the stash stand (HEAD: the snapshot's), to tell a commit or a stash
   // during the run.
   const position = isolation === undefined && record.mode === "write"
-    ? tree.indexDigest()
+    ? tree.markIndex(runPaths.userIndex)
     : undefined;
   position?.catch(() => undefined);
   const before = reuse ? record.changes!.before : await tree.snapshot({
@@ -104,7 +104,9 @@ async function prepareOnly(
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
     submodules: record.mode === "read" ? "allow" : "refuse",
   });
-  if (versions !== undefined) await tree.widenWatch(versions, before);
+  // The untracked folders join the watch beside the secrets listing, before the worker starts.
+  const widened = versions === undefined ? undefined : tree.widenWatch(versions, before);
+  widened?.catch(() => undefined);
   if (position !== undefined) before.index = await position;
   started.watch(before);
   record.repoRoot = tree.root;
@@ -121,7 +123,8 @@ async function prepareOnly(
       ...(versions === undefined ? {} : { versions }),
     };
     if (record.mode === "read") return await readFromView(sys, record, tree, plain, inside);
-    const secrets = findSecrets(await tree.files(before), before.ignored);
+    const [files] = await Promise.all([tree.files(before), widened]);
+    const secrets = findSecrets(files, before.ignored);
     if (secrets.any) {
       record.notes = [
         `The tree holds secret-looking files (${
@@ -235,8 +238,9 @@ export async function collectWorkspace(
     !(await viewIntact(sys, record, prepared.view, before));
   const after = (await afterSnapshot(work, before, prepared.index)).tree;
   const moved = record.mode === "write" && record.isolation === undefined
-    ? movedSince(before, await work.position())
+    ? await work.moved(before, runPaths.userIndex)
     : undefined;
+  await removeIfThere(runPaths.userIndex);
   const ignoredViolation = await checkIgnored(record, prepared.ignored);
   if (after === before.tree && ignoredViolation !== null) {
     return { ...last, outcome: "read_only_violation", message: ignoredViolation };
@@ -258,12 +262,11 @@ export async function collectWorkspace(
   if (record.mode !== "isolate") {
     // The user's own edits while the worker worked are listed apart, not as the worker's; a file
     // both changed is split by its versions.
-    const between = await work.planBetween(before, after);
-    const entries = new Map(between.writes.map((w) => [w.path, { from: w.from, to: w.to }]));
-    Object.assign(
-      changes,
-      await splitChanges(sys, record, diff.files, { root: work.root, entries }),
-    );
+    const split = await splitChanges(sys, record, diff.files, {
+      root: work.root,
+      entries: diff.entries,
+    });
+    Object.assign(changes, split);
   }
   const patch = await runPatch(work, changes, diff.patch);
   await Deno.writeFile(runPaths.patch, patch, { mode: 0o600 });
@@ -275,7 +278,7 @@ export async function collectWorkspace(
       : { ...last, outcome: "read_only_violation", message: ignoredViolation, changes };
   }
   await pausePoint(sys, "reverting");
-  await undoReadRun(sys, record, work, changes);
+  await undoReadRun({ sys, record, tree: work }, changes);
   return {
     outcome: "read_only_violation",
     message: `The worker changed ${changes.files.length} file(s) in a read-only run: undone${

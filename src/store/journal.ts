@@ -121,14 +121,14 @@ export async function beginOp(
   await append(path, { op: "begin", ...op });
 }
 
-/** Records that operation `n` ended: every file of its plan holds what the plan wants. */
-export async function endOp(path: string, n: number, at: number): Promise<void> {
-  await append(path, { op: "end", n, at });
+/** Records that operation `n` ended at `at`: every file of its plan holds what the plan wants. */
+export async function endOp(path: string, op: { n: number; at: number }): Promise<void> {
+  await append(path, { op: "end", ...op });
 }
 
-/** Records that operation `n` was given up before it wrote anything. */
-export async function voidOp(path: string, n: number, at: number): Promise<void> {
-  await append(path, { op: "void", n, at });
+/** Records that operation `n` was given up at `at`, before it wrote anything. */
+export async function voidOp(path: string, op: { n: number; at: number }): Promise<void> {
+  await append(path, { op: "void", ...op });
 }
 
 /** The operations that count (those given up aside). */

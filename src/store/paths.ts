@@ -51,8 +51,13 @@ export interface RunPaths {
   /** Private dirs of the attempts (profiles, homes, throwaway index). */
   private: string;
   index: string;
-  /** A write run's file versions while it worked (engine/tree_watch.ts). */
+  /**
+   * A write run's file versions while it worked (engine/tree_watch.ts); outside `private`, so a
+   * lost run's capture still finds them.
+   */
   versions: string;
+  /** A copy of the user's index when a write run began (did it move?), until it is collected. */
+  userIndex: string;
 }
 
 /** Computes the layout under `root`. */
@@ -94,7 +99,8 @@ export function statePaths(root: string): StatePaths {
         prompt: join(dir, "prompt.txt"),
         private: join(dir, "private"),
         index: join(dir, "private", "index"),
-        versions: join(dir, "private", "versions.jsonl"),
+        versions: join(dir, "versions.jsonl"),
+        userIndex: join(dir, "user-index"),
       };
     },
     repo(key) {

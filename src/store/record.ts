@@ -85,7 +85,7 @@ export interface FileEntry {
 export interface TreeSnapshot {
   tree: string;
   head: string | null;
-  /** A digest of the user's index entries then (write runs: to tell when the index moved). */
+  /** Where the user's index and stash stood then (write runs: to tell when they moved). */
   index?: string;
   /** Untracked directories with no tracked file then (revert keeps them). */
   bareDirs: string[];

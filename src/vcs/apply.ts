@@ -238,6 +238,6 @@ export async function applyChanges(
   options: ApplyOptions,
 ): Promise<ApplyReport> {
   const { plan, report } = await planApply(sys, repo, options);
-  await carryOut(sys, repo, plan, { ...options, tag: "apply" });
+  await carryOut(sys, repo, { ...options, plan, tag: "apply" });
   return report;
 }

@@ -28,6 +28,8 @@ import { readPathStates, tracksFileMode } from "./worktree_state.ts";
 
 /** Options of `carryOut`. */
 export interface CarryOptions extends StoreOptions {
+  /** The plan to carry out. */
+  plan: TreePlan;
   /** A short name for this plan, in the names of its temporary files. */
   tag: string;
   /** Called after each path written or removed, with how many are done so far. */
@@ -265,9 +267,9 @@ async function removeLeftovers(root: string, placer: Placer, writes: readonly Pl
 export async function carryOut(
   sys: GitSys,
   repo: RepoInfo,
-  plan: TreePlan,
   options: CarryOptions,
 ): Promise<CarryReport> {
+  const plan = options.plan;
   const paths = plan.writes.map((w) => w.path);
   const now = await readPathStates(sys, repo, { ...options, paths });
   const fileMode = await tracksFileMode(sys, repo, options);

@@ -89,7 +89,7 @@ export {
 } from "./tree_plan.ts";
 export { mergeEntries, type MergeInput, type MergeResult } from "./merge.ts";
 export { addedPaths, ignoredPath, treeFolders } from "./folders.ts";
-export { indexDigest } from "./moved.ts";
+export { indexMoved, markIndex } from "./moved.ts";
 export { headCommit } from "./snapshot.ts";
 export {
   type Entry,

@@ -157,7 +157,8 @@ export async function revert(
 ): Promise<RevertReport> {
   const { plan, changed, skipped } = await planRevert(sys, repo, options);
   if (changed.length > 0) throw new ChangedSinceError(changed.map((c) => c.path), options.runId);
-  const carried = await carryOut(sys, repo, plan, {
+  const carried = await carryOut(sys, repo, {
+    plan,
     ...options,
     tag: options.tag ?? "revert",
   });
@@ -198,5 +199,6 @@ export async function writeBlobs(
       to: { mode: file.mode, blob: file.blob },
     };
   });
-  await carryOut(sys, repo, { writes, prune: [], made: [] }, { ...options, tag: "restore" });
+  const plan = { writes, prune: [], made: [] };
+  await carryOut(sys, repo, { ...options, plan, tag: "restore" });
 }

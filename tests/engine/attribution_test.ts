@@ -132,7 +132,7 @@ function keptUserWork(before: Awaited<ReturnType<typeof userState>>) {
   return want;
 }
 
-Deno.test("a lost write run's revert undoes the worker's calls only, never the user's later work", async () => {
+Deno.test("a lost write run's revert undoes the worker's calls only, never the user's later work, even in a file both changed", async () => {
   await using w = await world();
   const before = await userState(w.repo);
   const run = await backgroundRun(w);
@@ -143,12 +143,18 @@ Deno.test("a lost write run's revert undoes the worker's calls only, never the u
   await Deno.writeTextFile(join(w.repo, "w.txt"), "w\nand mine\n");
 
   const record = await revertRun(w.sys, run.id);
-  assert.deepEqual(record.changes!.files.map((f) => f.path), ["a.txt"]);
+  // w.txt is the worker's and the user's (its watch kept the worker's version before it died):
+  // taking the worker's out would delete the user's lines too, so revert leaves it, named.
+  assert.deepEqual(record.changes!.files.map((f) => [f.path, f.shared]), [
+    ["a.txt", undefined],
+    ["w.txt", "split"],
+  ]);
   assert.deepEqual(record.changes!.others!.map((f) => f.path).sort(), [
     "keep.txt",
     "mine.txt",
     "w.txt",
   ]);
+  assert.deepEqual(record.changes!.left!.map((f) => f.path), ["w.txt"]);
   const want = keptUserWork(before);
   want.files["w.txt"] = text("w\nand mine\n");
   assert.deepEqual(await userState(w.repo), want);

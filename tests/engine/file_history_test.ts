@@ -23,60 +23,73 @@ const v = (blob: string | null, lo: number, hi = lo): Version => ({
   hi,
 });
 const window = (from: number, to: number) => ({ from, to });
+/** `splitFile` of a file from `before` to `after`, seen as `versions`, the worker's `windows`. */
+const splitOf = (
+  before: FileEntry | null,
+  after: FileEntry | null,
+  versions: Version[],
+  windows: { from: number; to: number }[],
+  tail = { lo: 0, hi: 0 },
+) => splitFile({ before, after }, { versions, windows, tail });
 
 Deno.test("ownerOf() gives a change inside a window to the worker, one outside to the user, one across an edge to neither", () => {
   const windows = [window(100, 200)];
-  assert.equal(ownerOf(120, 130, windows), "worker");
-  assert.equal(ownerOf(10, 20, windows), "user");
-  assert.equal(ownerOf(250, 260, windows), "user");
-  assert.equal(ownerOf(90, 110, windows), "unsure");
-  assert.equal(ownerOf(190, 210, windows), "unsure");
+  assert.equal(ownerOf({ lo: 120, hi: 130 }, windows), "worker");
+  assert.equal(ownerOf({ lo: 10, hi: 20 }, windows), "user");
+  assert.equal(ownerOf({ lo: 250, hi: 260 }, windows), "user");
+  assert.equal(ownerOf({ lo: 90, hi: 110 }, windows), "unsure");
+  assert.equal(ownerOf({ lo: 190, hi: 210 }, windows), "unsure");
 });
 
 Deno.test("splitFile(): the user's edit before the worker's edit makes a shared file, one segment from the user's version", () => {
-  const split = splitFile(e("B"), e("W"), [v("U", 10), v("W", 150)], [window(140, 160)], {
+  const result = splitOf(e("B"), e("W"), [v("U", 10), v("W", 150)], [window(140, 160)], {
     lo: 0,
     hi: 0,
   });
-  assert.equal(split.kind, "shared");
-  assert.deepEqual(split.segments, [{ before: e("U"), after: e("W") }]);
+  assert.equal(result.kind, "shared");
+  assert.deepEqual(result.segments, [{ before: e("U"), after: e("W") }]);
 });
 
 Deno.test("splitFile(): the worker's two edits around the user's make two segments; one alone is the worker's", () => {
   const windows = [window(100, 110), window(300, 310)];
-  const split = splitFile(e("B"), e("W2"), [v("W1", 105), v("U", 200), v("W2", 305)], windows, {
+  const result = splitOf(e("B"), e("W2"), [v("W1", 105), v("U", 200), v("W2", 305)], windows, {
     lo: 0,
     hi: 0,
   });
-  assert.equal(split.kind, "shared");
-  assert.deepEqual(split.segments, [
+  assert.equal(result.kind, "shared");
+  assert.deepEqual(result.segments, [
     { before: e("B"), after: e("W1") },
     { before: e("U"), after: e("W2") },
   ]);
-  const only = splitFile(e("B"), e("W1"), [v("W1", 105)], windows, { lo: 0, hi: 0 });
+  const only = splitOf(e("B"), e("W1"), [v("W1", 105)], windows, { lo: 0, hi: 0 });
   assert.deepEqual(only, { kind: "worker", segments: [{ before: e("B"), after: e("W1") }] });
-  const mine = splitFile(e("B"), null, [v(null, 200)], windows, { lo: 0, hi: 0 });
+  const mine = splitOf(e("B"), null, [v(null, 200)], windows, { lo: 0, hi: 0 });
   assert.equal(mine.kind, "user");
 });
 
 Deno.test("splitFile(): consecutive changes of the worker (a format after an edit) make one segment", () => {
-  const split = splitFile(e("B"), e("F"), [v("U", 10), v("W", 105), v("F", 108)], [
+  const result = splitOf(e("B"), e("F"), [v("U", 10), v("W", 105), v("F", 108)], [
     window(100, 110),
   ], { lo: 0, hi: 0 });
-  assert.deepEqual(split.segments, [{ before: e("U"), after: e("F") }]);
+  assert.deepEqual(result.segments, [{ before: e("U"), after: e("F") }]);
 });
 
 Deno.test("splitFile(): a change across a window's edge, or a missed one, is unsure, never the worker's alone", () => {
   // The user's edit and the worker's read as one version: its span starts before the call.
-  const across = splitFile(e("B"), e("UW"), [v("UW", 90, 105)], [window(100, 110)], {
+  const across = splitOf(e("B"), e("UW"), [v("UW", 90, 105)], [window(100, 110)], {
     lo: 0,
     hi: 0,
   });
   assert.equal(across.kind, "unsure");
   // The watch saw the user's version, not the worker's: the last change spans both.
-  const missed = splitFile(e("B"), e("W"), [v("U", 10)], [window(100, 110)], { lo: 10, hi: 105 });
+  const missed = splitOf(e("B"), e("W"), [v("U", 10)], [window(100, 110)], { lo: 10, hi: 105 });
   assert.equal(missed.kind, "unsure");
   assert.deepEqual(missed.segments, [{ before: e("U"), after: e("W") }]);
+  // A change the watch did not see (it died with a lost run's supervisor) that ended after every
+  // window is not the worker's, whatever came before it unseen.
+  const after = splitOf(e("B"), e("U"), [v("W", 105)], [window(100, 110)], { lo: 105, hi: 500 });
+  assert.equal(after.kind, "shared");
+  assert.deepEqual(after.segments, [{ before: e("B"), after: e("W") }]);
 });
 
 Deno.test("windowsFor(): an edit's window runs from its start to its end, a command's from its start to the last activity", () => {

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { revertRun } from "../../src/engine/revert.ts";
+import { reconcile } from "../../src/engine/liveness.ts";
 import { renderReport } from "../../src/cli/report.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { loadRecord } from "../../src/store/runs.ts";
@@ -220,4 +221,28 @@ Deno.test("files dated in the future: the worker's edit and the user's hand-date
   await revertRun(w.sys, id);
   assert.equal(await w.read("src/greet.ts"), edit(GREET, "line 12", "line 12 mine"));
   assert.equal(await w.read("other.txt"), "other, mine\n");
+});
+
+Deno.test("a lost write run (its Pitroom killed) is still split by the versions its watch kept", async () => {
+  await using w = await world();
+  const run = startRun(w);
+  await waitMark(w, "ready");
+  const mine = edit(GREET, "line 2", "line 2 mine");
+  await w.write("src/greet.ts", mine);
+  await workerEdits(w);
+  const runs = statePaths(w.state).runs;
+  let id = "";
+  await waitFor(async () => {
+    for await (const entry of Deno.readDir(runs)) id = entry.name;
+    const events = await Deno.readTextFile(statePaths(w.state).run(id).events).catch(() => "");
+    return events.includes('"kind":"edit"');
+  }, { timeoutMs: 30_000, what: "the worker's edit in the events file" });
+  run.child.kill("SIGKILL");
+  await run.child.status;
+  await run.text;
+  const lost = await reconcile(w.sys, await loadRecord(statePaths(w.state), id));
+  assert.equal(lost.state, "lost");
+  const reverted = await revertRun(w.sys, id);
+  assert.equal(reverted.changes!.files.find((f) => f.path === "src/greet.ts")?.shared, "split");
+  assert.equal(await w.read("src/greet.ts"), mine);
 });

@@ -93,7 +93,7 @@ Deno.test("carryOut() puts each file in place by a rename: a reader never sees a
       sizes.add(info?.size ?? -1);
     }
   })();
-  await carryOut(s.sys, s.repo, plan, { ...s.store, tag: "t" });
+  await carryOut(s.sys, s.repo, { plan: plan, ...s.store, tag: "t" });
   done = true;
   await watching;
   assert.deepEqual([...sizes].filter((n) => n !== old.length && n !== big.length), []);
@@ -110,7 +110,7 @@ Deno.test("carryOut() keeps an existing file's permission bits and follows git's
     await Deno.remove(join(s.root, "b.txt"));
   });
   await Deno.chmod(join(s.root, "a.sh"), 0o640);
-  const report = await carryOut(s.sys, s.repo, plan, { ...s.store, tag: "t" });
+  const report = await carryOut(s.sys, s.repo, { plan: plan, ...s.store, tag: "t" });
   assert.deepEqual(report.written.sort(), ["a.sh", "b.txt", "new.txt"]);
   assert.equal((await Deno.lstat(join(s.root, "a.sh"))).mode! & 0o777, 0o750);
   assert.equal(await Deno.readTextFile(join(s.root, "a.sh")), "two\n");
@@ -127,7 +127,7 @@ Deno.test("carryOut() writes nothing when a path changed under the plan or somet
   });
   await Deno.writeTextFile(join(s.root, "b.txt"), "the user's\n");
   const before = await treeFingerprint(s.root);
-  await assert.rejects(carryOut(s.sys, s.repo, plan, { ...s.store, tag: "t" }), (error) => {
+  await assert.rejects(carryOut(s.sys, s.repo, { plan: plan, ...s.store, tag: "t" }), (error) => {
     assert.ok(error instanceof PlanBlocked);
     assert.deepEqual(error.paths, ["b.txt"]);
     return true;
@@ -138,7 +138,7 @@ Deno.test("carryOut() writes nothing when a path changed under the plan or somet
   await put(s.root, "c.txt/mine", "mine\n");
   const blocked = await treeFingerprint(s.root);
   await assert.rejects(
-    carryOut(s.sys, s.repo, plan, { ...s.store, tag: "t" }),
+    carryOut(s.sys, s.repo, { plan: plan, ...s.store, tag: "t" }),
     /in the way: "c.txt"/,
   );
   assert.deepEqual(await treeFingerprint(s.root), blocked);
@@ -160,7 +160,8 @@ Deno.test("a plan cut short is finished by carrying it out again, undone by its 
   const before = await treeFingerprint(s.root);
   const stop = new Error("killed");
   await assert.rejects(
-    carryOut(s.sys, s.repo, plan, {
+    carryOut(s.sys, s.repo, {
+      plan: plan,
       ...s.store,
       tag: "t",
       afterEach: (count) => count === 3 ? Promise.reject(stop) : Promise.resolve(),
@@ -174,16 +175,17 @@ Deno.test("a plan cut short is finished by carrying it out again, undone by its 
   assert.equal(progress.done.length, 3);
   assert.equal(progress.neither.length, 0);
   // The reverse takes back the three written, leaves the rest, and prunes the folder it made.
-  const back = await carryOut(s.sys, s.repo, reversePlan(plan), { ...s.store, tag: "t" });
+  const back = await carryOut(s.sys, s.repo, { plan: reversePlan(plan), ...s.store, tag: "t" });
   assert.equal(back.written.length, 3);
   assert.deepEqual(await treeFingerprint(s.root), before);
   // Carried out again from the start and cut again, then finished.
-  await carryOut(s.sys, s.repo, plan, {
+  await carryOut(s.sys, s.repo, {
+    plan: plan,
     ...s.store,
     tag: "t",
     afterEach: (count) => count === 2 ? Promise.reject(stop) : Promise.resolve(),
   }).catch(() => undefined);
-  const rest = await carryOut(s.sys, s.repo, plan, { ...s.store, tag: "t" });
+  const rest = await carryOut(s.sys, s.repo, { plan: plan, ...s.store, tag: "t" });
   assert.equal(rest.already.length, 2);
   assert.equal(rest.written.length, paths.length - 2);
   assert.equal(await Deno.readTextFile(join(s.root, "dir/new.txt")), "new\n");
@@ -201,7 +203,7 @@ Deno.test("carryOut() works with scratch space on another file system (a copy be
       await Deno.writeTextFile(join(s.root, "a.txt"), "two\n");
       await put(s.root, "sub/b.txt", "bee\n");
     });
-    await carryOut(s.sys, s.repo, plan, { ...s.store, scratchDir: shm, tag: "t" });
+    await carryOut(s.sys, s.repo, { plan: plan, ...s.store, scratchDir: shm, tag: "t" });
     assert.equal(await Deno.readTextFile(join(s.root, "a.txt")), "two\n");
     assert.equal(await Deno.readTextFile(join(s.root, "sub/b.txt")), "bee\n");
     const names = [...Deno.readDirSync(s.root)].map((e) => e.name).sort();
