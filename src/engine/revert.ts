@@ -15,6 +15,8 @@ import { type Changes, isFinal, type LeftFile, type RunRecord } from "../store/r
 import { loadRecord, writeRecord } from "../store/runs.ts";
 import { type JournalOp, liveOps, readJournal } from "../store/journal.ts";
 import { indexRun } from "../store/history/mod.ts";
+import { tryLock } from "../store/locks.ts";
+import { writeTextAtomic } from "../store/atomic.ts";
 import type { Sys } from "../sys/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
 import { removeIfThere } from "../sys/fs.ts";
@@ -303,6 +305,19 @@ export async function revertRun(
   if (tree === null) {
     throw new RefusedError("no_repo", `"${record.repoRoot}" is no longer a git repository`);
   }
+  // Holding the repository's writer lock: no write run works, and no apply or revert of another
+  // run writes, while this one does.
+  const repoPaths = paths.repo(tree.key);
+  using writer = await tryLock(repoPaths.writerLock);
+  if (writer === null) {
+    const holder = await Deno.readTextFile(repoPaths.writer).catch(() => "");
+    throw new RefusedError(
+      "repo_busy",
+      `Another run (${holder.trim() || "unknown"}) is writing in "${tree.root}"`,
+      { hint: `revert once it is done: \`pitroom revert ${id}\`` },
+    );
+  }
+  await writeTextAtomic(repoPaths.writer, `revert ${id}`);
   const at = { sys, record, tree };
   if (record.mode === "isolate") return await revertApplied(at);
   return await revertInPlace(at, options);

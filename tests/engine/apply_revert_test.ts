@@ -127,3 +127,23 @@ Deno.test("something in the way stops an apply before it writes anything, named;
   assert.equal(await read(t, "a.txt"), "one\n");
   await assert.rejects(Deno.stat(join(t.repo.path, "z.txt")), Deno.errors.NotFound);
 });
+
+Deno.test("revert waits its turn: while a write run (or an apply) holds the repository, it is refused", async () => {
+  await using t = await setup(() => [
+    { writeFile: "a.txt", content: "worker\n" },
+    { answer: "done" },
+  ]);
+  const record = await run(t);
+  await applyRun(t.sys, record.id, { allowDelete: false });
+  const { trackTree } = await import("../../src/engine/tree.ts");
+  const { tryLock } = await import("../../src/store/locks.ts");
+  const tree = (await trackTree(t.sys, t.paths, t.repo.path))!;
+  const held = await tryLock(t.paths.repo(tree.key).writerLock);
+  assert.ok(held !== null);
+  await Deno.writeTextFile(t.paths.repo(tree.key).writer, "20261204-101010-abcd");
+  await assert.rejects(revertRun(t.sys, record.id), /20261204-101010-abcd\) is writing/);
+  assert.equal(await read(t, "a.txt"), "worker\n");
+  held[Symbol.dispose]();
+  await revertRun(t.sys, record.id);
+  assert.equal(await read(t, "a.txt"), "one\n");
+});
