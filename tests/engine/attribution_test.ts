@@ -103,6 +103,13 @@ async function backgroundRun(w: World, extra: FakeStep[] = []) {
   });
   const id = await onlyRun(w);
   await recorded(w, id, "w.txt");
+  // The run's watch of the tree has kept the worker's versions (a kill before that leaves a lost
+  // run without them: attributed by the calls alone, a case of its own).
+  const versions = statePaths(w.state).run(id).versions;
+  await waitFor(async () => {
+    const text = await Deno.readTextFile(versions).catch(() => "");
+    return text.includes('"p":"a.txt"') && text.includes('"p":"w.txt"');
+  }, { timeoutMs: 30_000, what: "the watch's versions of the worker's files" });
   return { ...run, id };
 }
 

@@ -237,6 +237,11 @@ Deno.test("a lost write run (its Pitroom killed) is still split by the versions 
     const events = await Deno.readTextFile(statePaths(w.state).run(id).events).catch(() => "");
     return events.includes('"kind":"edit"');
   }, { timeoutMs: 30_000, what: "the worker's edit in the events file" });
+  // The watch has kept the version the worker's edit left (the user's, then the worker's).
+  await waitFor(async () => {
+    const text = await Deno.readTextFile(statePaths(w.state).run(id).versions).catch(() => "");
+    return text.split("\n").filter((l) => l.includes('"p":"src/greet.ts"')).length >= 2;
+  }, { timeoutMs: 30_000, what: "the watch's version of the worker's edit" });
   run.child.kill("SIGKILL");
   await run.child.status;
   await run.text;
