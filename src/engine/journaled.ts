@@ -18,6 +18,7 @@ import {
 import { statePaths } from "../store/paths.ts";
 import type { RunRecord } from "../store/record.ts";
 import type { Sys } from "../sys/mod.ts";
+import { RefusedError } from "../sys/errors.ts";
 import {
   type CarryReport,
   PlanBlocked,
@@ -129,10 +130,28 @@ export async function finishOp(at: RunTree, op: JournalOp): Promise<CarryReport 
   } catch (error) {
     if (!(error instanceof PlanBlocked)) throw error;
     const { now, fileMode } = await tree.states(op.plan.writes.map((w) => w.path));
-    if (progressOf(op.plan, now, { fileMode }).done.length > 0) throw error;
+    if (progressOf(op.plan, now, { fileMode }).done.length > 0) throw cutAndChanged(at, op, error);
     await voidOp(path, { n: op.n, at: sys.clock.now() });
     return null;
   }
+}
+
+/** The refusal of an operation cut short that files changed since keep from being finished. */
+function cutAndChanged({ record }: RunTree, op: JournalOp, blocked: PlanBlocked): RefusedError {
+  const id = record.id;
+  const paths = [...blocked.paths, ...blocked.inTheWay];
+  const shown = paths.slice(0, 10).map((p) => `"${p}"`).join(", ");
+  const more = paths.length > 10 ? ` and ${paths.length - 10} more` : "";
+  const hint = op.action === "apply"
+    ? `take back what it wrote with \`pitroom revert ${id}\` (your changes are merged, or kept)`
+    : record.mode === "isolate"
+    ? `put back what it took out with \`pitroom apply ${id}\``
+    : `see what it would write with \`pitroom show ${id} --patch\`; put those files back as it left them, then revert again`;
+  return new RefusedError(
+    "cut_short_changed",
+    `The ${op.action} of run "${id}" was cut short and ${paths.length} of its file(s) changed since, so it cannot be finished: ${shown}${more}`,
+    { hint, cause: blocked },
+  );
 }
 
 /**

@@ -299,6 +299,34 @@ Deno.test("after an apply cut short, discard works (no loop back to apply) and r
   assert.deepEqual(await treeOf(w.repo), pre);
 });
 
+Deno.test("an apply cut short, then the user edits a file it wrote: apply says so and revert merges the user's edit back", async () => {
+  await using w = await world();
+  const id = await runWorker(w, "isolate", workerSteps());
+  const pre = await treeOf(w.repo);
+  await killAt(w, { action: "apply", runId: id }, "wrote:4");
+  const written = join(w.repo, "f/00.txt");
+  assert.equal(await Deno.readTextFile(written), "file 0\nworker\n");
+  await Deno.writeTextFile(written, "mine\nfile 0\nworker\n");
+  await assert.rejects(
+    applyRun(w.sys, id, { allowDelete: true }),
+    (error: Error & { hint?: string }) => {
+      assert.match(
+        error.message,
+        /apply of run ".*" was cut short and 1 of its file\(s\) changed since.*"f\/00\.txt"/,
+      );
+      assert.match(error.hint ?? "", new RegExp(`pitroom revert ${id}`));
+      return true;
+    },
+  );
+  await revertRun(w.sys, id);
+  assert.equal(await Deno.readTextFile(written), "mine\nfile 0\n");
+  const back = await treeOf(w.repo);
+  back.delete("f/00.txt");
+  const want = new Map(pre);
+  want.delete("f/00.txt");
+  assert.deepEqual(back, want);
+});
+
 for (const pause of ["wrote:0", "wrote:1", `wrote:${MANY >> 1}`, "journaled"]) {
   Deno.test(`kill -9 in a write run's revert at ${pause}: the next revert finishes, the user's edits kept`, async () => {
     await using w = await world();
