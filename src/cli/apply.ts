@@ -3,7 +3,8 @@
  * isolate run's patch. A group is applied in the order its runs were started, stopping at the
  * first run that does not apply.
  */
-import { type Applied, createEngine, type RunReport } from "../engine/mod.ts";
+import { type Applied, type Engine, placeOf, type RunReport } from "../engine/mod.ts";
+import { engineFor } from "./engine_for.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
@@ -18,13 +19,14 @@ function names(paths: readonly string[]): string {
 
 function describeApplied(applied: Applied): string {
   const { record, report } = applied;
+  const where = safe(placeOf(record));
   const written = report.applied.length + report.merged.length;
   if (written === 0 && report.already.length > 0) {
-    return `${record.id} is in your tree already: ${report.already.length} file(s) as its patch leaves them: ${
+    return `${record.id} is in your tree already (${where}): ${report.already.length} file(s) as its patch leaves them: ${
       names(report.already)
     }\n`;
   }
-  const lines = [`applied ${record.id}: ${written} file(s)`];
+  const lines = [`applied ${record.id} in ${where}: ${written} file(s)`];
   const byPath = new Map((record.changes?.files ?? []).map((f) => [f.path, f]));
   const line = (path: string, merged: boolean) => {
     const file = byPath.get(path);
@@ -50,11 +52,17 @@ function describeApplied(applied: Applied): string {
 
 function appliedJson(applied: Applied) {
   const { record, report } = applied;
-  return { id: record.id, ...report };
+  return { id: record.id, repo: placeOf(record), ...report };
 }
 
-async function applyGroup(sys: Sys, group: string, allowDelete: boolean, json: boolean) {
-  const result = await createEngine(sys).applyGroup(group, { allowDelete });
+async function applyGroup(
+  engine: Engine,
+  sys: Sys,
+  group: string,
+  options: { allowDelete: boolean; json: boolean },
+) {
+  const { allowDelete, json } = options;
+  const result = await engine.applyGroup(group, { allowDelete });
   const { applied: done, failed, notApplied: rest, live } = result;
   if (json) {
     printJson(sys, {
@@ -87,9 +95,12 @@ export const applyCommand: CommandRun = async ({ sys, flags, args }) => {
   const json = flags.json === true;
   if (flags.group !== undefined) {
     if (args.length > 0) throw new UsageError("Give runs or -g GROUP, not both");
-    return await applyGroup(sys, flags.group as string, allowDelete, json);
+    return await applyGroup(engineFor(sys, flags), sys, flags.group as string, {
+      allowDelete,
+      json,
+    });
   }
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
   const runs = await engine.list({ runs: args.length > 0 ? args : ["last"] });
   const results: Applied[] = [];
   for (const run of runs) {
@@ -105,7 +116,7 @@ export const applyCommand: CommandRun = async ({ sys, flags, args }) => {
 
 /** Removes isolate runs' copies, keeping their patches. */
 export const discardCommand: CommandRun = async ({ sys, flags, args }) => {
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
   const runs = await engine.list({ runs: args.length > 0 ? args : ["last"] });
   const out: RunReport[] = [];
   for (const run of runs) {
@@ -113,7 +124,9 @@ export const discardCommand: CommandRun = async ({ sys, flags, args }) => {
     out.push(record);
     if (!flags.json) {
       sys.out.stdout(
-        `discarded the copy of ${record.id}; its patch stays (\`pitroom show ${record.id} --patch\`)\n`,
+        `discarded the copy of ${record.id} (of ${
+          safe(placeOf(record))
+        }); its patch stays (\`pitroom show ${record.id} --patch\`)\n`,
       );
       if (record.isolation?.applying) {
         sys.out.stderr(
@@ -125,7 +138,12 @@ export const discardCommand: CommandRun = async ({ sys, flags, args }) => {
   if (flags.json) {
     printJson(
       sys,
-      out.map((r) => ({ id: r.id, discarded: true, patch: r.changes?.files.length ?? 0 })),
+      out.map((r) => ({
+        id: r.id,
+        repo: placeOf(r),
+        discarded: true,
+        patch: r.changes?.files.length ?? 0,
+      })),
     );
   }
   return 0;

@@ -4,6 +4,7 @@
  * a write-protected view without them), and collected after the last one (a write run's changes
  * recorded, a read run's undone, the patch written).
  */
+import { writePatch } from "../store/patch_file.ts";
 import type { Changes, RunRecord } from "../store/record.ts";
 import { statePaths } from "../store/paths.ts";
 import { writeRecord } from "../store/runs.ts";
@@ -269,7 +270,7 @@ export async function collectWorkspace(
     Object.assign(changes, split);
   }
   const patch = await runPatch(work, changes, diff.patch);
-  await Deno.writeFile(runPaths.patch, patch, { mode: 0o600 });
+  changes.patchDigest = await writePatch(runPaths.patch, patch);
   if (record.mode !== "read") return { ...last, changes };
   if (changes.files.length === 0) {
     // Only the user's edits changed the tree: no violation of the worker's (ignored files aside).
