@@ -11,6 +11,7 @@ import { isFinal, type RunRecord } from "../store/record.ts";
 import { loadRecord, writeRecord } from "../store/runs.ts";
 import { tryLock } from "../store/locks.ts";
 import { writeTextAtomic } from "../store/atomic.ts";
+import { writePatch } from "../store/patch_file.ts";
 import { type JournalOp, liveOps, readJournal } from "../store/journal.ts";
 import { RefusedError } from "../sys/errors.ts";
 import { exists, removeIfThere } from "../sys/fs.ts";
@@ -69,8 +70,8 @@ async function collectLost({ sys, record, tree }: RunTree): Promise<void> {
   if (after === changes.before.tree) return;
   const diff = await copy.diff(changes.before, after);
   const paths = statePaths(sys.stateDir);
-  await Deno.writeFile(paths.run(record.id).patch, diff.patch, { mode: 0o600 });
-  record.changes = { before: changes.before, after, files: diff.files };
+  const patchDigest = await writePatch(paths.run(record.id).patch, diff.patch);
+  record.changes = { before: changes.before, after, files: diff.files, patchDigest };
   await writeRecord(paths, record);
 }
 

@@ -15,8 +15,8 @@ import { type Changes, isFinal, type LeftFile, type RunRecord } from "../store/r
 import { loadRecord, writeRecord } from "../store/runs.ts";
 import { type JournalOp, liveOps, readJournal } from "../store/journal.ts";
 import { indexRun } from "../store/history/mod.ts";
-import { tryLock } from "../store/locks.ts";
-import { writeTextAtomic } from "../store/atomic.ts";
+import { holdWriter } from "./writer.ts";
+import { writePatch } from "../store/patch_file.ts";
 import type { Sys } from "../sys/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
 import { removeIfThere } from "../sys/fs.ts";
@@ -83,7 +83,7 @@ async function runPatchOf(sys: Sys, record: RunRecord, tree: TrackedTree): Promi
   const changes = record.changes!;
   const whole = await tree.patch(changes.before, changes.after, changes.files.map((f) => f.path));
   const patch = await runPatch(tree, changes, whole);
-  await Deno.writeFile(statePaths(sys.stateDir).run(record.id).patch, patch, { mode: 0o600 });
+  changes.patchDigest = await writePatch(statePaths(sys.stateDir).run(record.id).patch, patch);
 }
 
 async function save(sys: Sys, record: RunRecord): Promise<void> {
@@ -307,17 +307,13 @@ export async function revertRun(
   }
   // Holding the repository's writer lock: no write run works, and no apply or revert of another
   // run writes, while this one does.
-  const repoPaths = paths.repo(tree.key);
-  using writer = await tryLock(repoPaths.writerLock);
-  if (writer === null) {
-    const holder = await Deno.readTextFile(repoPaths.writer).catch(() => "");
-    throw new RefusedError(
-      "repo_busy",
-      `Another run (${holder.trim() || "unknown"}) is writing in "${tree.root}"`,
-      { hint: `revert once it is done: \`pitroom revert ${id}\`` },
-    );
-  }
-  await writeTextAtomic(repoPaths.writer, `revert ${id}`);
+  using _writer = await holdWriter(
+    sys,
+    paths,
+    tree,
+    `revert ${id}`,
+    `revert once it is done: \`pitroom revert ${id}\``,
+  );
   const at = { sys, record, tree };
   if (record.mode === "isolate") return await revertApplied(at);
   return await revertInPlace(at, options);

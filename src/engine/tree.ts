@@ -86,6 +86,11 @@ export interface TrackedTree {
     after: string,
     options?: { only?: ReadonlySet<string> },
   ): Promise<vcs.RevertPlan>;
+  /**
+   * Plans undoing a run's patch (its files from what they hold now), checked first: refused
+   * when they changed since or the patch is undone already (vcs/patch_undo.ts).
+   */
+  planPatchUndo(patch: Uint8Array, options: vcs.PatchUndoOptions): Promise<vcs.TreePlan>;
   /** The writes that turn `before` into `after` (no folders). */
   planBetween(before: TreeSnapshot | string, after: string): Promise<vcs.TreePlan>;
   /** Carries out a plan of writes, each file atomically (see vcs/carry_out.ts). */
@@ -224,6 +229,7 @@ function tracked(
       vcs.planApply(sys, repo, { ...store, before, after, ...options }),
     planRevert: (before, after, options = {}) =>
       vcs.planRevert(sys, repo, { ...store, before, after, ...options }),
+    planPatchUndo: (patch, options) => vcs.planPatchUndo(sys, repo, store, patch, options),
     async planBetween(before, after) {
       const changes = await vcs.listChanges(sys, repo, { ...store, before, after });
       return {

@@ -10,6 +10,8 @@ import { applyRun } from "../../src/engine/apply.ts";
 import { revertRun } from "../../src/engine/revert.ts";
 import { renderReport } from "../../src/cli/report.ts";
 import { loadRecord } from "../../src/store/runs.ts";
+import { statePaths } from "../../src/store/paths.ts";
+import { createEngine } from "../../src/engine/api.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
 import { engineWorld } from "../support/engine_world.ts";
@@ -146,4 +148,29 @@ Deno.test("revert waits its turn: while a write run (or an apply) holds the repo
   held[Symbol.dispose]();
   await revertRun(t.sys, record.id);
   assert.equal(await read(t, "a.txt"), "one\n");
+});
+
+Deno.test("an applied run whose run.json is damaged is reverted all the same, keeping the user's later edit", async () => {
+  await using t = await setup(() => [
+    { writeFile: "long.txt", content: text([...LINES.slice(0, 29), "worker end"]) },
+    { writeFile: "new.txt", content: "new\n" },
+    { answer: "done" },
+  ]);
+  const record = await run(t);
+  await applyRun(t.sys, record.id, { allowDelete: false });
+  // The user edits a file the apply wrote, and then run.json is cut short.
+  const mine = text(["user start", ...LINES.slice(1, 29), "worker end"]);
+  await Deno.writeTextFile(join(t.repo.path, "long.txt"), mine);
+  const file = statePaths(t.sys.stateDir).run(record.id).record;
+  const whole = await Deno.readTextFile(file);
+  await Deno.writeTextFile(file, whole.slice(0, 40));
+  const engine = createEngine(t.sys);
+  const damaged: string[] = [];
+  const back = await engine.revert(record.id, { onDamaged: (d) => damaged.push(d.file) });
+  assert.deepEqual(damaged, ["run.json"]);
+  assert.deepEqual(back.changes?.files.map((f) => f.path).sort(), ["long.txt", "new.txt"]);
+  assert.equal(await read(t, "long.txt"), text(["user start", ...LINES.slice(1)]));
+  await assert.rejects(Deno.stat(join(t.repo.path, "new.txt")), Deno.errors.NotFound);
+  await assert.rejects(engine.revert(record.id), /undone already/);
+  assert.equal(await Deno.readTextFile(file), whole.slice(0, 40));
 });

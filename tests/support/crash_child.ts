@@ -7,7 +7,6 @@ import { createRun } from "../../src/engine/create.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import { applyRun, discardRun } from "../../src/engine/apply.ts";
 import { createEngine } from "../../src/engine/api.ts";
-import { revertRun } from "../../src/engine/revert.ts";
 import type { Mode } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "./fake_backend.ts";
 import { testSys } from "./sys.ts";
@@ -56,5 +55,6 @@ if (job.action === "run") {
   const result = await createEngine(sys).applyGroup(job.group!, { allowDelete: true });
   if (result.failed) throw result.failed.error;
 } else {
-  await revertRun(sys, job.runId!, { all: job.all ?? false, force: job.force ?? false });
+  // Through the engine's front door: a run whose run.json is damaged is reverted from its patch.
+  await createEngine(sys).revert(job.runId!, { all: job.all ?? false, force: job.force ?? false });
 }
