@@ -57,7 +57,9 @@ export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
   const files = [...(record.changes?.files ?? []), ...(all ? others : [])].filter((f) =>
     !stayed.has(f.path)
   );
-  const left = all ? [] : others;
+  // A file the user changed too is reverted (the worker's lines) and keeps the user's lines.
+  const left = all ? [] : others.filter((f) => f.shared === undefined);
+  const keptYours = all ? [] : others.filter((f) => f.shared !== undefined && !stayed.has(f.path));
   const repo = placeOf(record);
   if (flags.json) {
     printJson(sys, {
@@ -66,6 +68,7 @@ export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
       ...(from ? { fromPatch: true } : {}),
       reverted: files.map((f) => f.path),
       leftAlone: left.map((f) => f.path),
+      ...(keptYours.length > 0 ? { keptYours: keptYours.map((f) => f.path) } : {}),
       ...(unrevertable.length > 0 ? { notReverted: unrevertable } : {}),
     });
     return unrevertable.length > 0 ? 3 : 0;
@@ -76,6 +79,13 @@ export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
       shortList(files.map((f) => f.path))
     }`,
   );
+  if (keptYours.length > 0) {
+    sys.out.stdout(
+      `kept your own edits in ${keptYours.length} of them (you changed them too while the run worked):\n${
+        shortList(keptYours.map((f) => f.path))
+      }`,
+    );
+  }
   if (left.length > 0) {
     sys.out.stdout(
       `left alone ${left.length} file(s) changed while the run worked, not by a tool the worker called:\n${

@@ -171,7 +171,7 @@ export function renderReport(
     const shown = changes.files.map((f) => safe(f.path));
     const width = Math.max(...shown.map((path) => path.length));
     const fileLines = changes.files.map((f, i) =>
-      `  ${STATUS_LETTER[f.status]} ${shown[i]!.padEnd(width)}  ${fileStat(f)}`
+      `  ${STATUS_LETTER[f.status]} ${shown[i]!.padEnd(width)}  ${fileStat(f)}${sharedMark(f)}`
     );
     lines.push(...clipped(fileLines, FILE_LINES, full, "files", record.id));
     const isolation = record.mode === "isolate" ? record.isolation : undefined;
@@ -263,17 +263,38 @@ function leftLines(record: RunReport): string[] {
   ];
 }
 
+/** What a file the user changed too is, beside the worker's line counts. */
+function sharedMark(f: ChangedFile): string {
+  if (f.shared === "split") return "  (you changed it too: these are the worker's lines only)";
+  if (f.shared === "unsure") {
+    return "  (you changed it too, too close to the worker's edit to tell)";
+  }
+  return "";
+}
+
 /** The files changed while a write run worked that no tool call of its worker could have made. */
 function otherLines(record: RunRecord): string[] {
   const others = record.changes?.others ?? [];
   if (others.length === 0) return [];
+  if (others.every((f) => f.shared !== undefined) && !record.changes?.othersReverted) {
+    // Only the user's own lines in files the worker changed too: revert keeps them.
+    return [
+      "",
+      "your own edits while the run worked, in files the worker changed too; revert keeps them:",
+      ...others.map((f) => `  ${STATUS_LETTER[f.status]} ${safe(f.path)}`),
+    ];
+  }
   const how = record.changes?.othersReverted
     ? " (undone)"
     : `; revert leaves them (pitroom revert ${record.id} --all takes them too)`;
   return [
     "",
     `changed while the run worked, not by a tool the worker called${how}:`,
-    ...others.map((f) => `  ${STATUS_LETTER[f.status]} ${safe(f.path)}`),
+    ...others.map((f) =>
+      `  ${STATUS_LETTER[f.status]} ${safe(f.path)}${
+        f.shared === undefined ? "" : "  (your edits in a file the worker changed too)"
+      }`
+    ),
   ];
 }
 

@@ -22,11 +22,21 @@ export function leftRefusal(id: string, left: readonly LeftFile[]): RefusedError
     "revert_left",
     `Cannot revert ${left.length} file(s) of run "${id}": the worker's changes cannot be taken out of them without yours: ${shown}${more}`,
     {
-      hint: `their versions are in ${
-        left[0]?.kept ? `"${dirname(left[0].kept)}"` : "the run folder"
+      hint: `${left.length === 1 ? "its" : "their"} versions are in ${
+        left.length === 1 && left[0]!.kept
+          ? `"${left[0]!.kept}"`
+          : left[0]?.kept
+          ? `"${keptRoot(left[0].kept, left[0].path)}"`
+          : "the run folder"
       }; see \`pitroom show ${id} --patch\``,
     },
   );
+}
+
+/** The run's `kept/` folder, from one file's kept folder (`kept/<name>`). */
+function keptRoot(kept: string, path: string): string {
+  const name = keptName(path);
+  return kept.endsWith(`/${name}`) ? kept.slice(0, -name.length - 1) : dirname(kept);
 }
 
 /** A name for a path's kept versions inside `kept/` (made up from it when it is not UTF-8). */
@@ -139,7 +149,9 @@ export async function takeOutSegments(
       );
       if (merge === undefined || "conflict" in merge) {
         conflict = {
-          why: `your edits and the worker's overlap: ${merge?.conflict ?? "no merge"}`,
+          why: merge?.conflict === "the changes overlap" || merge === undefined
+            ? "your edits and the worker's overlap"
+            : `your edits and the worker's: ${merge.conflict}`,
           ...(merge?.text ? { text: merge.text } : {}),
         };
         break;

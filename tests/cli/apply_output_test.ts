@@ -15,13 +15,13 @@ import { tempRepo } from "../support/temp.ts";
 const MANY = 60;
 
 Deno.test("apply lists at most 20 files, a second apply says it is in the tree with a count, a mode change shows as one", async () => {
-  const files: Record<string, string> = { "run.sh": "echo hi\n" };
+  const files: Record<string, string> = { "bin/run.sh": "echo hi\n" };
   for (let i = 0; i < MANY; i++) files[`f/${String(i).padStart(2, "0")}.txt`] = `file ${i}\n`;
-  const steps: FakeStep[] = Object.keys(files).filter((p) => p !== "run.sh").map((path) => ({
+  const steps: FakeStep[] = Object.keys(files).filter((p) => p !== "bin/run.sh").map((path) => ({
     writeFile: path,
     content: "changed\n",
   }));
-  steps.push({ run: "chmod +x run.sh" }, { answer: "done" });
+  steps.push({ run: "chmod +x bin/run.sh" }, { answer: "done" });
   await using t = await engineWorld(await tempRepo(files), () => steps);
   const record = await createRun(t.sys, {
     task: "change many files",
@@ -36,14 +36,18 @@ Deno.test("apply lists at most 20 files, a second apply says it is in the tree w
 
   const show = cli();
   assert.equal(await main(["show", run.id, "--full"], show), 0);
-  assert.match(show.stdoutText(), /^ {2}M run\.sh +mode 100644 -> 100755$/m);
+  assert.match(show.stdoutText(), /^ {2}M bin\/run\.sh +mode 100644 -> 100755$/m);
 
   const first = cli();
   assert.equal(await main(["apply", run.id], first), 0);
   const applied = first.stdoutText();
-  assert.match(applied, new RegExp(`^applied ${run.id}: ${MANY + 1} file\\(s\\)$`, "m"));
+  assert.match(
+    applied,
+    new RegExp(`^applied ${run.id} in ${t.repo.path}: ${MANY + 1} file\\(s\\)$`, "m"),
+  );
   assert.match(applied, /^ {2}\.\.\. and 41 more/m);
   assert.ok(applied.split("\n").length <= 24, applied);
+  assert.match(applied, /^ {2}modified {2}bin\/run\.sh \(mode 100644 -> 100755\)$/m);
 
   const again = cli();
   assert.equal(await main(["apply", run.id], again), 0);
@@ -51,7 +55,9 @@ Deno.test("apply lists at most 20 files, a second apply says it is in the tree w
   assert.match(
     text,
     new RegExp(
-      `^${run.id} is in your tree already: ${MANY + 1} file\\(s\\) as its patch leaves them: `,
+      `^${run.id} is in your tree already \\(${t.repo.path}\\): ${
+        MANY + 1
+      } file\\(s\\) as its patch leaves them: `,
     ),
   );
   assert.match(text, /and 41 more\n$/);

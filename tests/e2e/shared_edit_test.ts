@@ -68,8 +68,20 @@ Deno.test("the user's edit while the OpenCode worker waits, then its edit of the
   assert.match(patch.stdout, /^-export const line8 = 8;$/m);
   assert.match(patch.stdout, /^\+export const line8 = 80;$/m);
   assert.doesNotMatch(patch.stdout, /mine/);
+  // The report marks the file and lists the user's edits in it apart, as kept by revert.
+  const shown = await w.run(["show", id]);
+  assert.match(
+    shown.stdout,
+    /M src\/greet\.ts +\+1 -1 +\(you changed it too: these are the worker's lines only\)/,
+  );
+  assert.match(
+    shown.stdout,
+    /your own edits while the run worked, in files the worker changed too; revert keeps them:\n +M src\/greet\.ts/,
+  );
   const reverted = await w.run(["revert", id]);
   assert.equal(reverted.code, 0, reverted.stdout + reverted.stderr);
+  assert.match(reverted.stdout, /kept your own edits in 1 of them/);
+  assert.doesNotMatch(reverted.stdout, /left alone/);
   assert.equal(await w.read("src/greet.ts"), mine);
 });
 

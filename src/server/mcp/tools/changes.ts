@@ -143,6 +143,9 @@ export const revertTool = defineTool({
     repo: z.string(),
     reverted: z.array(z.string()),
     leftAlone: z.array(z.string()),
+    keptYours: z.array(z.string()).optional().describe(
+      "files the user changed too while it worked: the worker's lines went, the user's stay",
+    ),
     notReverted: z.array(
       z.object({ path: z.string(), why: z.string(), kept: z.string().optional() }),
     )
@@ -161,7 +164,10 @@ export const revertTool = defineTool({
     const stayed = new Set(notReverted.map((f) => f.path));
     const reverted = [...(record.changes?.files ?? []), ...(all ? others : [])].map((f) => f.path)
       .filter((path) => !stayed.has(path));
-    const leftAlone = all ? [] : others.map((f) => f.path);
+    const leftAlone = all ? [] : others.filter((f) => f.shared === undefined).map((f) => f.path);
+    const keptYours = all
+      ? []
+      : others.filter((f) => f.shared !== undefined && !stayed.has(f.path)).map((f) => f.path);
     const repo = placeOf(record);
     const lines = [
       `reverted ${reverted.length} file(s) of ${record.id} in ${repo}: ${names(reverted)}`,
@@ -172,6 +178,9 @@ export const revertTool = defineTool({
           notReverted.map((f) => `${f.path} (${f.why})`).join(", ")
         }; their versions are kept in the run folder`,
       );
+    }
+    if (keptYours.length > 0) {
+      lines.push(`kept the user's own edits in: ${names(keptYours)}`);
     }
     if (leftAlone.length > 0) {
       lines.push(
@@ -185,6 +194,7 @@ export const revertTool = defineTool({
         repo,
         reverted,
         leftAlone,
+        ...(keptYours.length > 0 ? { keptYours } : {}),
         ...(notReverted.length > 0 ? { notReverted } : {}),
       },
       text: lines.join("\n"),
