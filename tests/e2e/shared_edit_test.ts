@@ -54,8 +54,8 @@ async function finished(w: World, id: string) {
   return record;
 }
 
-Deno.test("the user's edit while the OpenCode worker waits, then its edit of the same file: only its line is its own", async () => {
-  await using w = await world({ shared: SCENARIO }, { files: { "src/greet.ts": GREET } });
+/** The user's edit while the worker waits, then its edit of the same file. */
+async function userEditFirst(w: World) {
   const id = await startShared(w);
   const mine = edit(GREET, "line2 = 2", "line2 = 2; // mine");
   await Deno.writeTextFile(join(w.repo, "src/greet.ts"), mine);
@@ -83,10 +83,10 @@ Deno.test("the user's edit while the OpenCode worker waits, then its edit of the
   assert.match(reverted.stdout, /kept your own edits in 1 of them/);
   assert.doesNotMatch(reverted.stdout, /left alone/);
   assert.equal(await w.read("src/greet.ts"), mine);
-});
+}
 
-Deno.test("a branch switch while the OpenCode worker waits: named, and revert needs --force, then keeps the branch", async () => {
-  await using w = await world({ shared: SCENARIO }, { files: { "src/greet.ts": GREET } });
+/** A branch switch while the worker waits. */
+async function branchSwitch(w: World) {
   await git(w.repo, "checkout", "-q", "-b", "feat");
   const onFeat = edit(GREET, "line3 = 3", "line3 = 33");
   await Deno.writeTextFile(join(w.repo, "src/greet.ts"), onFeat);
@@ -105,4 +105,12 @@ Deno.test("a branch switch while the OpenCode worker waits: named, and revert ne
   assert.equal(forced.code, 0, forced.stdout + forced.stderr);
   assert.equal(await w.read("src/greet.ts"), onFeat);
   assert.equal((await git(w.repo, "rev-parse", "--abbrev-ref", "HEAD")).trim(), "feat");
+}
+
+// The two cases side by side, each in its own world: most of each is the worker waiting on its
+// model (the 5 s the user has to act), so together they take about as long as one.
+Deno.test("the user's edit while the OpenCode worker waits, then its edit of the same file: only its line is its own; a branch switch meanwhile: named, revert needs --force, then keeps the branch", async () => {
+  await using a = await world({ shared: SCENARIO }, { files: { "src/greet.ts": GREET } });
+  await using b = await world({ shared: SCENARIO }, { files: { "src/greet.ts": GREET } });
+  await Promise.all([userEditFirst(a), branchSwitch(b)]);
 });
