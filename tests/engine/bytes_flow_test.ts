@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createRun } from "../../src/engine/create.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import { applyRun } from "../../src/engine/apply.ts";
-import { revertRun } from "../../src/engine/control.ts";
+import { revertRun } from "../../src/engine/revert.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
 import { engineWorld } from "../support/engine_world.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { applyRun, discardRun } from "../../src/engine/apply.ts";
-import { revertRun } from "../../src/engine/control.ts";
+import { revertRun } from "../../src/engine/revert.ts";
 import { reconcile } from "../../src/engine/liveness.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { RunRecord } from "../../src/store/record.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createRun } from "../../src/engine/create.ts";
-import { revertRun } from "../../src/engine/control.ts";
+import { revertRun } from "../../src/engine/revert.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { listRunIds, readRecord } from "../../src/store/runs.ts";
