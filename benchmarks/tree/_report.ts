@@ -46,7 +46,8 @@ export function formatReport(result: TreeBenchResult): string {
     `spread (min-max): status ${spread(s.status.samplesMs)}, snapshot new store ` +
     `${spread(s.snapshotNewStore.samplesMs)}, fresh index ${spread(s.snapshotFresh.samplesMs)}, ` +
     `repeat ${spread(s.snapshotRepeat.samplesMs)}, write run ${spread(s.writeRun.samplesMs)}, ` +
-    `read run ${spread(s.readRun.samplesMs)}, ` +
+    `read run ${spread(s.readRun.samplesMs)}, edit run ${spread(s.editRun.samplesMs)}, ` +
+    `watch ${spread(s.watch.samplesMs)}, ` +
     `worktree add ${spread(s.worktreeAdd.samplesMs)}, copy ${spread(s.copy.samplesMs)}`,
   ].join("\n");
 }

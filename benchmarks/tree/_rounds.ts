@@ -4,7 +4,9 @@
  * Pitroom store, a run's first one with a fresh index seeded from the user's, and the repeat
  * after a worker that changed nothing, which starts from the kept index);
  * a whole write run and a whole read run around a worker that does nothing (the engine's own
- * cost of each mode: snapshots, ignored-file watch, secrets check, collection);
+ * cost of each mode: snapshots, ignored-file watch, secrets check, collection), a write run
+ * whose worker edits 20 files (each change read and kept by the run's watch of the tree; the run
+ * is reverted afterwards, untimed), and that watch alone started and ended with no change;
  * `git worktree add --detach`; and `makeCopy` at the round's snapshot. Each worktree is moved
  * aside and pruned from the repository at once (untimed), so the user-like repository stays as
  * it was; worktrees and copies are deleted after the last round.
@@ -20,7 +22,11 @@ import type { GitSys } from "../../src/vcs/git.ts";
 import { interleave, type Series, series } from "../overhead/_measure.ts";
 import { createRun } from "../../src/engine/request/create.ts";
 import { executeRun } from "../../src/engine/run/lifecycle.ts";
-import { fakeBackend } from "../../tests/support/fake_backend.ts";
+import { fakeBackend, type FakeStep } from "../../tests/support/fake_backend.ts";
+import { revertRun } from "../../src/engine/runs/revert.ts";
+import { TreeWatch } from "../../src/engine/tree/tree_watch.ts";
+import { realClock } from "../../src/sys/real.ts";
+import { treeFolders } from "../../src/vcs/folders.ts";
 import { testSys } from "../../tests/support/sys.ts";
 
 /** The series of one benchmark run. */
@@ -42,6 +48,10 @@ export interface RoundSeries {
   writeRun: Series;
   /** The same as a read run: the ignored files are kept, and the run is checked unchanged. */
   readRun: Series;
+  /** A write run whose worker edits 20 tracked files (reverted after, untimed). */
+  editRun: Series;
+  /** The run's watch of the tree alone: started on HEAD's folders and ended, nothing changed. */
+  watch: Series;
   worktreeAdd: Series;
   copy: Series;
 }
@@ -109,6 +119,7 @@ async function timedRun(
   stateDir: string,
   env: Record<string, string>,
   mode: "read" | "write",
+  steps: FakeStep[] = [],
 ): Promise<number> {
   const sys = testSys({ stateDir, cwd: root, env });
   const record = await createRun(sys, {
@@ -118,14 +129,33 @@ async function timedRun(
     chain: [{ worker: "opencode" }],
     timeoutMs: 300_000,
   });
-  const backend = fakeBackend(() => [{ answer: "Done" }]);
+  const backend = fakeBackend(() => [...steps, { answer: "Done" }]);
   const { ms, value } = await timed(() =>
     executeRun(sys, record.id, { maxParallel: 20, backends: () => backend })
   );
   if (value.outcome !== "ok") {
     throw new Error(`the ${mode} run ended ${value.outcome}: ${value.message ?? ""}`);
   }
+  if (steps.length > 0) {
+    if (value.changes?.files.length !== steps.length) {
+      throw new Error(`the run changed ${value.changes?.files.length} files, not ${steps.length}`);
+    }
+    await revertRun(sys, record.id);
+  }
   return ms;
+}
+
+/** The worker's edits of the edit run: a line appended to each of 20 tracked files. */
+async function editSteps(sys: GitSys, root: string): Promise<FakeStep[]> {
+  const listed = await run(sys, root, ["ls-files", "-z"]);
+  const paths = listed.split("\0").filter((p) => p.endsWith(".ts") || p.endsWith(".txt"))
+    .slice(0, 20);
+  const steps: FakeStep[] = [];
+  for (const path of paths) {
+    const text = await Deno.readTextFile(join(root, path));
+    steps.push({ writeFile: path, content: `${text}// edited by the worker\n` });
+  }
+  return steps;
 }
 
 /** Runs the rounds and returns the series of each measurement. */
@@ -143,6 +173,7 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
   const store = () => ({ objectsDir: join(state, "repos", "bench", "objects") });
   const index = () => join(state, "run", "index");
   const runState = join(options.work, "runs-state");
+  const edits = await editSteps(sys, repo.root);
 
   const measurements = {
     status: async () => {
@@ -187,6 +218,21 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
     },
     writeRun: () => timedRun(repo.root, runState, options.env, "write"),
     readRun: () => timedRun(repo.root, runState, options.env, "read"),
+    editRun: () => timedRun(repo.root, runState, options.env, "write", edits),
+    watch: async () => {
+      const { ms } = await timed(async () => {
+        const folders = await treeFolders(sys, repo, { ...store(), treeish: "HEAD^{tree}" });
+        const watch = await TreeWatch.start({
+          root: repo.root,
+          objectsDir: store().objectsDir,
+          file: join(state, "run", "versions.jsonl"),
+          clock: realClock,
+          folders: ["", ...folders],
+        });
+        await watch.close();
+      });
+      return ms;
+    },
     worktreeAdd: async () => {
       const dir = join(state, "worktree");
       const { ms } = await timed(() =>
@@ -232,6 +278,8 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
     snapshotRepeat: series(samples.snapshotRepeat),
     writeRun: series(samples.writeRun),
     readRun: series(samples.readRun),
+    editRun: series(samples.editRun),
+    watch: series(samples.watch),
     worktreeAdd: series(samples.worktreeAdd),
     copy: series(samples.copy),
   };

@@ -12,15 +12,23 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DEFAULT_SHAPE, type Generated, generateRepo } from "./_generate.ts";
+import { DEFAULT_SHAPE, type Generated, generateRepo, type RepoShape } from "./_generate.ts";
 import { measureRounds, type RoundSeries } from "./_rounds.ts";
 import { formatReport } from "./_report.ts";
 
 /**
  * Snapshot at most 1.5x `git status`; copy at most 1.0x `git worktree add`; a read run at most
- * 1.1x a write run (both around a worker that does nothing).
+ * 1.1x a write run (both around a worker that does nothing); the watch of a write run's tree at
+ * most 0.25x a write run; a write run whose worker edits 20 files at most 1.8x one that changes
+ * nothing (1.64-1.66x before the watch existed: the fake worker's own processes).
  */
-export const TARGETS = { snapshot: 1.5, copy: 1.0, readRun: 1.1 } as const;
+export const TARGETS = {
+  snapshot: 1.5,
+  copy: 1.0,
+  readRun: 1.1,
+  editRun: 1.8,
+  watch: 0.25,
+} as const;
 
 /** One measured side against its baseline. */
 export interface Comparison {
@@ -74,16 +82,17 @@ function benchEnv(home: string): Record<string, string> {
   };
 }
 
-/** The generated repository in `dir`: reused when its marker matches, else made afresh. */
+/** The generated repository of `shape` in `dir`: reused when its marker matches, else made afresh. */
 async function repository(
   dir: string,
   env: Record<string, string>,
+  shape: RepoShape,
   log: (line: string) => void,
 ): Promise<Generated> {
   const marker = join(dir, ".git", MARKER);
   try {
     const kept = JSON.parse(await Deno.readTextFile(marker)) as Generated;
-    if (JSON.stringify(kept.shape) === JSON.stringify(DEFAULT_SHAPE)) {
+    if (JSON.stringify(kept.shape) === JSON.stringify(shape)) {
       log(`reusing the repository in ${dir}`);
       return kept;
     }
@@ -94,8 +103,8 @@ async function repository(
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   });
   await Deno.mkdir(dir, { recursive: true });
-  log(`generating ${DEFAULT_SHAPE.files} files in ${dir}`);
-  const made = await generateRepo(dir, env, DEFAULT_SHAPE);
+  log(`generating ${shape.files} files in ${dir}`);
+  const made = await generateRepo(dir, env, shape);
   await Deno.writeTextFile(marker, JSON.stringify(made) + "\n");
   log(`generated in ${Math.round(made.ms / 1000)} s`);
   return made;
@@ -134,6 +143,8 @@ async function bench(argv: string[]): Promise<number> {
       repo: { type: "string" },
       json: { type: "boolean", default: false },
       "no-copy": { type: "boolean", default: false },
+      files: { type: "string" },
+      dirs: { type: "string" },
       out: { type: "string", default: DEFAULT_OUT },
     },
   });
@@ -147,7 +158,12 @@ async function bench(argv: string[]): Promise<number> {
     await Deno.mkdir(home);
     const env = benchEnv(home);
     const root = values.repo === undefined ? join(scratch, "repo") : values.repo;
-    const made = await repository(root, env, log);
+    const shape: RepoShape = {
+      ...DEFAULT_SHAPE,
+      ...(values.files === undefined ? {} : { files: positive("files", values.files) }),
+      ...(values.dirs === undefined ? {} : { dirs: positive("dirs", values.dirs) }),
+    };
+    const made = await repository(root, env, shape, log);
     const work = join(scratch, "work");
     await Deno.mkdir(work);
     log(`${rounds} rounds after ${warmup} warm-up`);
@@ -212,6 +228,20 @@ async function bench(argv: string[]): Promise<number> {
           "write run",
           series.writeRun.medianMs,
           TARGETS.readRun,
+        ),
+        compare(
+          "write run, 20 files edited (each read and kept by the watch)",
+          series.editRun.medianMs,
+          "write run",
+          series.writeRun.medianMs,
+          TARGETS.editRun,
+        ),
+        compare(
+          "the tree's watch alone (start and end)",
+          series.watch.medianMs,
+          "write run",
+          series.writeRun.medianMs,
+          TARGETS.watch,
         ),
         ...(values["no-copy"] ? [] : [
           compare(

@@ -11,25 +11,41 @@ import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
 import { safe } from "./safe.ts";
 
+/** At most 20 names (made safe) on one line, then how many more. */
+function names(paths: readonly string[]): string {
+  const more = paths.length > 20 ? ` and ${paths.length - 20} more` : "";
+  return `${paths.slice(0, 20).map(safe).join(", ")}${more}`;
+}
+
 function describeApplied(applied: Applied): string {
   const { record, report } = applied;
-  const lines = [
-    `applied ${record.id} in ${safe(placeOf(record))}: ${
-      report.applied.length + report.merged.length
-    } file(s)`,
+  const where = safe(placeOf(record));
+  const written = report.applied.length + report.merged.length;
+  if (written === 0 && report.already.length > 0) {
+    return `${record.id} is in your tree already (${where}): ${report.already.length} file(s) as its patch leaves them: ${
+      names(report.already)
+    }\n`;
+  }
+  const lines = [`applied ${record.id} in ${where}: ${written} file(s)`];
+  const byPath = new Map((record.changes?.files ?? []).map((f) => [f.path, f]));
+  const line = (path: string, merged: boolean) => {
+    const file = byPath.get(path);
+    const mode = file?.mode ? ` (mode ${file.mode.from} -> ${file.mode.to})` : "";
+    return `  ${file?.status ?? "changed"}  ${safe(path)}${mode}${
+      merged ? " (merged with your later edits)" : ""
+    }`;
+  };
+  const all = [
+    ...report.applied.map((path) => line(path, false)),
+    ...report.merged.map((path) => line(path, true)),
   ];
-  const status = new Map((record.changes?.files ?? []).map((f) => [f.path, f.status]));
-  for (const path of report.applied) {
-    lines.push(`  ${status.get(path) ?? "changed"}  ${safe(path)}`);
-  }
-  for (const path of report.merged) {
-    lines.push(`  ${status.get(path) ?? "changed"}  ${safe(path)} (merged with your later edits)`);
-  }
+  lines.push(...all.slice(0, 20));
+  if (all.length > 20) lines.push(`  ... and ${all.length - 20} more (\`--json\` lists them all)`);
   if (report.already.length > 0) {
-    lines.push(`  already there: ${report.already.map(safe).join(", ")}`);
+    lines.push(`  already there: ${report.already.length} file(s): ${names(report.already)}`);
   }
   if (report.skipped.length > 0) {
-    lines.push(`  submodule changes left alone: ${report.skipped.map(safe).join(", ")}`);
+    lines.push(`  submodule changes left alone: ${names(report.skipped)}`);
   }
   return lines.join("\n") + "\n";
 }
@@ -112,6 +128,11 @@ export const discardCommand: CommandRun = async ({ sys, flags, args }) => {
           safe(placeOf(record))
         }); its patch stays (\`pitroom show ${record.id} --patch\`)\n`,
       );
+      if (record.isolation?.applying) {
+        sys.out.stderr(
+          `its apply was cut short: finish it with \`pitroom apply ${record.id}\` or take it back with \`pitroom revert ${record.id}\`\n`,
+        );
+      }
     }
   }
   if (flags.json) {

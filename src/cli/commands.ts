@@ -480,11 +480,16 @@ export const COMMANDS: readonly CommandDef[] = [
         type: "boolean",
         describe: "also undo files changed while the run worked, not by a tool the worker called",
       },
+      {
+        name: "force",
+        type: "boolean",
+        describe: "revert although HEAD or the index moved while the run worked",
+      },
       JSON_FLAG,
       SCOPE_FLAG,
     ],
     args: [{ ...RUN_SELECTION, required: true }],
-    examples: ["pitroom revert 3f2a", "pitroom revert 3f2a --all"],
+    examples: ["pitroom revert 3f2a", "pitroom revert 3f2a --all", "pitroom revert 3f2a --force"],
     load: () => import("./control.ts").then((m) => m.revertCommand),
   },
   {

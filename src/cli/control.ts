@@ -5,7 +5,7 @@ import { placeOf, type RunReport } from "../engine/mod.ts";
 import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, sayDamaged } from "./output.ts";
-import { safe } from "./safe.ts";
+import { safe, shortList } from "./safe.ts";
 import { type DamagedRecord, UsageError } from "../sys/errors.ts";
 
 /** Stops runs: the named ones or a group's live ones (queued runs too), side by side. */
@@ -43,6 +43,7 @@ export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
   try {
     record = await engineFor(sys, flags).revert(args[0]!, {
       all,
+      force: flags.force === true,
       onDamaged: (d) => damaged.push(d),
     });
   } finally {
@@ -51,8 +52,14 @@ export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
   }
   const from = damaged.length > 0 ? " from its patch" : "";
   const others = record.changes?.others ?? [];
-  const files = [...(record.changes?.files ?? []), ...(all ? others : [])];
-  const left = all ? [] : others;
+  const unrevertable = record.changes?.left ?? [];
+  const stayed = new Set(unrevertable.map((f) => f.path));
+  const files = [...(record.changes?.files ?? []), ...(all ? others : [])].filter((f) =>
+    !stayed.has(f.path)
+  );
+  // A file the user changed too is reverted (the worker's lines) and keeps the user's lines.
+  const left = all ? [] : others.filter((f) => f.shared === undefined);
+  const keptYours = all ? [] : others.filter((f) => f.shared !== undefined && !stayed.has(f.path));
   const repo = placeOf(record);
   if (flags.json) {
     printJson(sys, {
@@ -61,22 +68,43 @@ export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
       ...(from ? { fromPatch: true } : {}),
       reverted: files.map((f) => f.path),
       leftAlone: left.map((f) => f.path),
+      ...(keptYours.length > 0 ? { keptYours: keptYours.map((f) => f.path) } : {}),
+      ...(unrevertable.length > 0 ? { notReverted: unrevertable } : {}),
     });
-    return 0;
+    return unrevertable.length > 0 ? 3 : 0;
   }
   // Named always: a full id reaches a run of another repository.
   sys.out.stdout(
     `reverted ${files.length} file(s) of ${record.id} in ${safe(repo)}${from}:\n${
-      files.map((f) => `  ${safe(f.path)}\n`).join("")
+      shortList(files.map((f) => f.path))
     }`,
   );
+  if (keptYours.length > 0) {
+    sys.out.stdout(
+      `kept your own edits in ${keptYours.length} of them (you changed them too while the run worked):\n${
+        shortList(keptYours.map((f) => f.path))
+      }`,
+    );
+  }
   if (left.length > 0) {
     sys.out.stdout(
       `left alone ${left.length} file(s) changed while the run worked, not by a tool the worker called:\n${
-        left.map((f) => `  ${safe(f.path)}\n`).join("")
+        shortList(left.map((f) => f.path))
       }`,
     );
     sys.out.stderr(`undo those too with \`pitroom revert ${record.id} --all\`\n`);
+  }
+  if (unrevertable.length > 0) {
+    sys.out.stdout(
+      `not reverted: ${unrevertable.length} file(s) where the worker's changes cannot be taken out without yours:\n${
+        unrevertable.map((f) =>
+          `  ${safe(f.path)}: ${safe(f.why)}${
+            f.kept ? ` (versions kept in ${safe(f.kept)})` : ""
+          }\n`
+        ).join("")
+      }`,
+    );
+    return 3;
   }
   return 0;
 };

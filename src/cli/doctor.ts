@@ -1,5 +1,5 @@
 /**
- * `pitroom doctor [--probe]`: the engine's setup checks (engine/doctor.ts) in sections (setup,
+ * `pitroom doctor [--probe]`: the engine's setup checks (engine/setup/doctor.ts) in sections (setup,
  * workers, chain and tiers, integrations: MCP registrations, skills and what is installed twice,
  * use so far), then the exact commands to run next; or JSON. Exit 3 when no worker is installed or a check failed.
  */

@@ -23,7 +23,7 @@ export async function main(argv: string[], sys: Sys): Promise<number> {
 }
 
 async function dispatch(argv: string[], sys: Sys): Promise<number> {
-  // The recursion guard: every worker's environment carries the marker (engine/env.ts).
+  // The recursion guard: every worker's environment carries the marker (confine/env.ts).
   const marked = sys.env.get(RECURSION_MARKER);
   if (marked !== undefined) {
     throw new RefusedError("recursion", `A worker may not start Pitroom (this is run "${marked}")`);

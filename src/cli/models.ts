@@ -1,7 +1,7 @@
 /**
  * `pitroom models [WORKER] [--all]`: per installed worker, the models it offers merged with the
  * models you configured, their effort levels (default marked), your costs and your usage from
- * past runs (engine/models.ts collects them; this renders).
+ * past runs (engine/setup/models.ts collects them; this renders).
  */
 import {
   createEngine,

@@ -20,6 +20,9 @@ import { auditLines } from "./audit_lines.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
 
+/** One changed file of a report. */
+type ChangedFile = NonNullable<RunReport["changes"]>["files"][number];
+
 /** Lines of an answer shown before it is clipped. */
 export const ANSWER_LINES = 200;
 /** Changed files listed before the list is clipped. */
@@ -167,15 +170,18 @@ export function renderReport(
     lines.push("", `${verb} ${changes.files.length} file(s), +${added} -${removed}:`);
     const shown = changes.files.map((f) => safe(f.path));
     const width = Math.max(...shown.map((path) => path.length));
-    const fileLines = changes.files.map((f, i) => {
-      const stat = f.binary ? "binary" : `+${f.added} -${f.removed}`;
-      return `  ${STATUS_LETTER[f.status]} ${shown[i]!.padEnd(width)}  ${stat}`;
-    });
+    const fileLines = changes.files.map((f, i) =>
+      `  ${STATUS_LETTER[f.status]} ${shown[i]!.padEnd(width)}  ${fileStat(f)}${sharedMark(f)}`
+    );
     lines.push(...clipped(fileLines, FILE_LINES, full, "files", record.id));
     const isolation = record.mode === "isolate" ? record.isolation : undefined;
     if (isolation?.applying) {
       lines.push("", "its apply was cut short: your tree holds part of its changes");
       lines.push(`finish it:    pitroom apply ${record.id}`);
+      lines.push(`or take it back: pitroom revert ${record.id}`);
+    } else if (changes.reverting) {
+      lines.push("", "its revert was cut short: your tree holds part of its changes");
+      lines.push(`finish it:    pitroom revert ${record.id}`);
     } else if (isolation?.applied && changes.reverted) {
       lines.push(
         "",
@@ -195,7 +201,7 @@ export function renderReport(
   } else if (record.mode !== "read" && record.state === "done") {
     lines.push("", "changed no files");
   }
-  lines.push(...otherLines(record));
+  lines.push(...otherLines(record), ...movedLines(record), ...leftLines(record));
   return lines.join("\n") + "\n";
 }
 
@@ -220,17 +226,75 @@ function answerCheckLines(record: RunRecord, now: number): string[] {
   return lines;
 }
 
+/** A changed file's line counts (or "binary"), and its mode change when there is one. */
+export function fileStat(f: ChangedFile): string {
+  const mode = f.mode ? `mode ${f.mode.from} -> ${f.mode.to}` : "";
+  if (mode !== "" && !f.binary && f.added === 0 && f.removed === 0) return mode;
+  const stat = f.binary ? "binary" : `+${f.added} -${f.removed}`;
+  return mode === "" ? stat : `${stat}, ${mode}`;
+}
+
+/** What moved in the repository while a write run worked, and that revert needs --force. */
+function movedLines(record: RunReport): string[] {
+  const moved = record.changes?.moved;
+  if (moved === undefined) return [];
+  const short = (commit: string | null) => commit?.slice(0, 12) ?? "no commit";
+  const what = [
+    moved.head ? `HEAD moved (${short(moved.head.from)} -> ${short(moved.head.to)})` : "",
+    moved.index ? "the index or the stash changed" : "",
+  ].filter(Boolean).join(" and ");
+  return [
+    "",
+    `while it worked, ${what}: a commit, a branch switch, a stash or a reset`,
+    `revert checks that first: pitroom revert ${record.id} --force`,
+  ];
+}
+
+/** Files a revert left as they were: the worker's changes could not be taken out alone. */
+function leftLines(record: RunReport): string[] {
+  const left = record.changes?.left ?? [];
+  if (left.length === 0) return [];
+  return [
+    "",
+    "not reverted (the worker's changes cannot be taken out without yours):",
+    ...left.map((f) =>
+      `  ${safe(f.path)}: ${safe(f.why)}${f.kept ? `; versions kept in ${safe(f.kept)}` : ""}`
+    ),
+  ];
+}
+
+/** What a file the user changed too is, beside the worker's line counts. */
+function sharedMark(f: ChangedFile): string {
+  if (f.shared === "split") return "  (you changed it too: these are the worker's lines only)";
+  if (f.shared === "unsure") {
+    return "  (you changed it too, too close to the worker's edit to tell)";
+  }
+  return "";
+}
+
 /** The files changed while a write run worked that no tool call of its worker could have made. */
 function otherLines(record: RunRecord): string[] {
   const others = record.changes?.others ?? [];
   if (others.length === 0) return [];
+  if (others.every((f) => f.shared !== undefined) && !record.changes?.othersReverted) {
+    // Only the user's own lines in files the worker changed too: revert keeps them.
+    return [
+      "",
+      "your own edits while the run worked, in files the worker changed too; revert keeps them:",
+      ...others.map((f) => `  ${STATUS_LETTER[f.status]} ${safe(f.path)}`),
+    ];
+  }
   const how = record.changes?.othersReverted
     ? " (undone)"
     : `; revert leaves them (pitroom revert ${record.id} --all takes them too)`;
   return [
     "",
     `changed while the run worked, not by a tool the worker called${how}:`,
-    ...others.map((f) => `  ${STATUS_LETTER[f.status]} ${f.path}`),
+    ...others.map((f) =>
+      `  ${STATUS_LETTER[f.status]} ${safe(f.path)}${
+        f.shared === undefined ? "" : "  (your edits in a file the worker changed too)"
+      }`
+    ),
   ];
 }
 

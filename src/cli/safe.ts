@@ -35,3 +35,9 @@ export function safeText(text: string): string {
 export function safeLine(text: string, max: number): string {
   return safe(oneLine(text, max));
 }
+
+/** At most `max` paths (made safe), one an indented line, then how many more. */
+export function shortList(paths: readonly string[], max = 20): string {
+  const shown = paths.slice(0, max).map((path) => `  ${safe(path)}\n`).join("");
+  return paths.length > max ? `${shown}  ... and ${paths.length - max} more\n` : shown;
+}

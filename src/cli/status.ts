@@ -1,5 +1,5 @@
 /**
- * `pitroom status` and `pitroom ls`: each run's live view (engine/fold.ts) as a table, or the
+ * `pitroom status` and `pitroom ls`: each run's live view (engine/follow/fold.ts) as a table, or the
  * reports as JSON (each with its `repo`). They show the runs of the repository they are run in
  * (`-d DIR` for another), the runs `last` and parts of ids pick from; `--all` shows every
  * repository's, with a REPO column. A damaged record met is named in a line on stderr and the

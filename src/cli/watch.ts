@@ -1,7 +1,7 @@
 /**
  * `pitroom watch [RUN... | -g NAME] [--json | --brief] [--interval S] [--timeout DUR]`: follows
  * runs live through the event feed until every one has ended. `--json` prints one line per
- * change (engine/watch_lines.ts, listed by `pitroom help events`), `--brief` one card line when a run starts and one when
+ * change (engine/follow/watch_lines.ts, listed by `pitroom help events`), `--brief` one card line when a run starts and one when
  * it ends (for an agent's monitor tool), and a terminal gets a table redrawn as things change.
  */
 import { safe, safeLine } from "./safe.ts";

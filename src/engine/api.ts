@@ -24,7 +24,8 @@ import { type PlanStatus, planStatus } from "./plan/status.ts";
 import { prepareReview } from "./review/prepare.ts";
 import { parseReviewRequest, type ReviewRequest } from "./review/request.ts";
 import { refuseBusyWriter } from "./tree/writer.ts";
-import { revertRun, type RevertRunOptions, stopRun, waitForRuns } from "./runs/control.ts";
+import { stopRun, waitForRuns } from "./runs/control.ts";
+import { revertRun, type RevertRunOptions } from "./runs/revert.ts";
 import { type Check, type DoctorOptions, runDoctor } from "./setup/doctor.ts";
 import { type SelfCheck, selfCheck } from "./setup/self_check.ts";
 import {

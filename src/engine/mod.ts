@@ -17,12 +17,14 @@
  * in the caller's process instead (today's `pitroom run`).
  *
  * Executing a run (`executeRun`, lifecycle.ts): take the run's lock, wait for a slot (FIFO,
- * per-worker limits), prepare the tree (snapshot; an isolate copy; a read view without secrets),
+ * per-worker limits), prepare the tree (snapshot; for a write run, a watch of the tree that keeps
+ * each changed file's versions, tree_watch.ts; an isolate copy; a read view without secrets),
  * then one attempt per target of the chain: the backend describes the launch, the process shell
  * spawns it with the guard first on PATH, the raw stream is teed to the run folder and parsed
  * into the event union, caps stop a runaway worker, the backend classifies the end; rate limits
  * and quotas put the target in cooldown and move on. Afterwards the changes are recorded (or a
- * read run's undone), `verify` runs, the answer is checked (answer/: its sections, its
+ * read run's undone; a file the user changed too is split by its versions, file_history.ts),
+ * `verify` runs, the answer is checked (answer/: its sections, its
  * `path:line` references, evidence flags), the receipt is priced, the history indexes the run.
  * The worker's prompt is built from templates (prompt.ts, prompts/); a read run asked again on
  * the same tree state may get an earlier answer that held up from the answer cache
@@ -40,7 +42,9 @@
  * Acting on runs: `stop` works from any process (a host run gets a stop request in the host's
  * inbox, another process's foreground run SIGTERM, this process's own foreground run its abort
  * controller: no code path signals the caller's pid); `apply`/`applyGroup`/`discard` act on
- * isolate patches and copies, `revert` undoes a run's changes exactly.
+ * isolate patches and copies, `revert` undoes a run's changes exactly (revert.ts). Every write
+ * into the user's tree is a journaled plan (journaled.ts over vcs/carry_out.ts): finished by the
+ * same command after a crash, taken back by its opposite.
  *
  * Plans and reviews (plan/, review/): `run` with `plan`/`step` gives the worker the implementer
  * brief of a plan task and joins the plan's group; `review(request)` builds a redacted package

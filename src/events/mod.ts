@@ -76,6 +76,13 @@ export const EVENTS = {
     target: str,
     status: oneOf(["ok", "error", "denied"] as const),
     error: opt(str),
+    /**
+     * When the call started (ms since the epoch), where the CLI tells it: its own start time, or
+     * when the line announcing the call was read; the event's time is when it was reported done.
+     */
+    started: opt(num),
+    /** When the call ended, where the CLI tells it (before it was reported). */
+    ended: opt(num),
   },
   "worker.denied": { tool: str, message: str },
   "worker.tokens": {

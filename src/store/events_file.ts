@@ -1,6 +1,6 @@
 /**
  * Reading a run's events file in either form: `events.jsonl` while the run runs,
- * `events.jsonl.gz` once it finished (see engine/finish.ts). A damaged file (a gzip stream cut
+ * `events.jsonl.gz` once it finished (see engine/run/finish.ts). A damaged file (a gzip stream cut
  * short or altered, a line that is not an event's JSON) is read up to the damage and says what
  * is wrong, so a reader keeps what it can and names the file instead of failing on it.
  */

@@ -43,10 +43,21 @@ export interface RunPaths {
   eventsGz: string;
   stderr: string;
   patch: string;
+  /** Every write into the user's tree for this run (apply, revert), as store/journal.ts keeps it. */
+  journal: string;
+  /** What revert could not separate: the files' versions, kept for the user. */
+  kept: string;
   prompt: string;
   /** Private dirs of the attempts (profiles, homes, throwaway index). */
   private: string;
   index: string;
+  /**
+   * A write run's file versions while it worked (engine/tree/tree_watch.ts); outside `private`, so a
+   * lost run's capture still finds them.
+   */
+  versions: string;
+  /** A copy of the user's index when a write run began (did it move?), until it is collected. */
+  userIndex: string;
 }
 
 /** Computes the layout under `root`. */
@@ -83,9 +94,13 @@ export function statePaths(root: string): StatePaths {
         eventsGz: join(dir, "events.jsonl.gz"),
         stderr: join(dir, "stderr.log"),
         patch: join(dir, "patch.diff"),
+        journal: join(dir, "journal.jsonl"),
+        kept: join(dir, "kept"),
         prompt: join(dir, "prompt.txt"),
         private: join(dir, "private"),
         index: join(dir, "private", "index"),
+        versions: join(dir, "versions.jsonl"),
+        userIndex: join(dir, "user-index"),
       };
     },
     repo(key) {

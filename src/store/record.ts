@@ -57,12 +57,36 @@ export interface ChangedFile {
   added: number;
   removed: number;
   binary: boolean;
+  /** The git mode before and after, when it changed (`100644` -> `100755`). */
+  mode?: { from: string; to: string };
+  /**
+   * Write mode: the user changed this file too while the run worked (`split`: only the worker's
+   * segments are its own; `unsure`: an edit of each came too close together to tell apart).
+   */
+  shared?: "split" | "unsure";
+}
+
+/** A file both the worker and the user changed during a write run. */
+export interface SharedFile {
+  path: string;
+  /** The worker's changes: each from the version just before its edit to the one it left. */
+  segments: { before: FileEntry | null; after: FileEntry | null }[];
+  /** True when some change to it cannot be told the worker's or the user's. */
+  unsure?: true;
+}
+
+/** A file as a tree records it (git mode and blob id). */
+export interface FileEntry {
+  mode: string;
+  blob: string;
 }
 
 /** A snapshot of the working tree (plain data from vcs/). */
 export interface TreeSnapshot {
   tree: string;
   head: string | null;
+  /** Where the user's index and stash stood then (write runs: to tell when they moved). */
+  index?: string;
   /** Untracked directories with no tracked file then (revert keeps them). */
   bareDirs: string[];
   /** What git ignored then (files, and directories with a trailing slash). */
@@ -78,15 +102,36 @@ export interface Changes {
   files: ChangedFile[];
   /**
    * Write mode: files changed while the run worked (or, for a lost run, since it began) that no
-   * tool call of the worker could have changed; revert leaves them alone unless `--all`.
+   * tool call of the worker could have changed; revert leaves them alone unless `--all`. A file
+   * both changed is in `files` and here, marked `shared`.
    */
   others?: ChangedFile[];
+  /** Write mode: the files both the worker and the user changed, with the worker's segments. */
+  shared?: SharedFile[];
   /** The digest of the run's `patch.diff` (`sha256:<hex>`), to tell a damaged one. */
   patchDigest?: string;
-  /** True once `pitroom revert` (or the read-only guard) undid them. */
+  /** True once `pitroom revert` (or the read-only guard) undid them (mirrors the journal). */
   reverted?: boolean;
-  /** True once `pitroom revert --all` undid `others` too. */
+  /** True once `pitroom revert --all` undid `others` too (mirrors the journal). */
   othersReverted?: boolean;
+  /**
+   * What moved in the repository while the run worked (a commit, a branch switch, a stash, a
+   * reset): HEAD's commit, or the index's entries. Revert refuses then unless forced.
+   */
+  moved?: { head?: { from: string | null; to: string | null }; index?: boolean };
+  /** A revert under way, or cut short (mirrors the journal). */
+  reverting?: { at: number };
+  /** Files the last revert left as they were, why, and where their versions are kept. */
+  left?: LeftFile[];
+}
+
+/** A file revert left as it was: the worker's changes could not be taken out of it alone. */
+export interface LeftFile {
+  path: string;
+  /** Why, in a few words ("the changes overlap"). */
+  why: string;
+  /** The folder of the run holding its versions (the file now, and without the worker's edit). */
+  kept?: string;
 }
 
 /** What `--verify` found. */
@@ -143,8 +188,8 @@ export interface Isolation {
    * that step, merged files included).
    */
   applied?: { at: number; files: string[]; before?: TreeSnapshot; after?: string };
-  /** An apply under way (or cut short): the user's tree just before it wrote anything. */
-  applying?: { at: number; before: TreeSnapshot };
+  /** An apply under way, or cut short (mirrors the journal; `before` on older records). */
+  applying?: { at: number; before?: TreeSnapshot };
   /** When `pitroom discard` removed the copy (the patch is kept). */
   discarded?: { at: number };
 }

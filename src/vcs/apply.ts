@@ -2,24 +2,29 @@
  * Applies the changes between two snapshots (an isolated copy's work) to the user's work tree,
  * checked before anything is written.
  *
- * Each changed path is sorted by what the user's tree holds now:
+ * `planApply` sorts each changed path by what the user's tree holds now:
  * - already as in `after` (applied before, or an apply that was cut short): left alone;
- * - still as in `before`: written from `after`'s blob (the exact revert machinery, reversed);
- * - changed since `before`: the patch of that file must still apply (`git apply --check`, so
- *   an edit elsewhere in the file is fine); if any does not, nothing is applied.
- * Deletions are refused unless allowed. Because every path is judged on its own, running apply
- * again after a crash finishes the job. The user's index is never read or written.
+ * - still as in `before`: written from `after`'s blob;
+ * - changed since `before`: merged three ways (the user's file, `before`, `after`), so an edit
+ *   elsewhere in the file is fine; if any such merge conflicts, nothing is applied.
+ * Deletions are refused unless allowed. The plan holds the exact bytes each path gets (a merge's
+ * result is written to Pitroom's store first, as is the user's file it merges into), so the
+ * engine can journal it, finish it after a crash and take it back exactly. `applyChanges` plans
+ * and carries out in one step. The user's index is never read or written.
  */
-import { join } from "../sys/path.ts";
 import { PitroomError, RefusedError } from "../sys/errors.ts";
-import { git, GitError, type GitSys } from "./git.ts";
-import { listChanges, patchBetween, type SnapshotRef, treeOf } from "./diff.ts";
+import { GitError, type GitSys } from "./git.ts";
+import { listChanges, type SnapshotRef } from "./diff.ts";
 import type { RepoInfo } from "./repo.ts";
-import { revert } from "./revert.ts";
-import { type StoreOptions, withScratch } from "./store.ts";
-import { rawCommonDir, rawEnv } from "./raw.ts";
+import type { StoreOptions } from "./store.ts";
+import { hashRaw } from "./raw.ts";
+import { carryOut, missingFolders } from "./carry_out.ts";
+import { mergeEntries } from "./merge.ts";
+import { foldersToPrune } from "./revert.ts";
+import type { PlannedWrite, TreePlan } from "./tree_plan.ts";
 import {
   changedSince,
+  type Entry,
   entryOf,
   GITLINK,
   readPathStates,
@@ -38,11 +43,11 @@ export interface ApplyOptions extends StoreOptions {
   runId?: string;
 }
 
-/** What an apply did, paths relative to the repository root. */
+/** What an apply did (or will do), paths relative to the repository root. */
 export interface ApplyReport {
   /** Written from the patch onto unchanged files. */
   applied: string[];
-  /** Patched by `git apply` into files the user changed elsewhere since. */
+  /** Merged into files the user changed elsewhere since. */
   merged: string[];
   /** Already as the patch leaves them. */
   already: string[];
@@ -112,14 +117,20 @@ export function missingObject(error: unknown): error is GitError {
       .test(error.stderr);
 }
 
-/** Applies `before`..`after` to the work tree of `repo`; see the module comment. */
-export async function applyChanges(
+/** What applying means for the tree now: the plan and how each path is sorted. */
+export interface ApplyPlan {
+  plan: TreePlan;
+  report: ApplyReport;
+}
+
+/** Plans applying `before`..`after` to the work tree of `repo`; see the module comment. */
+export async function planApply(
   sys: GitSys,
   repo: RepoInfo,
   options: ApplyOptions,
-): Promise<ApplyReport> {
+): Promise<ApplyPlan> {
   try {
-    return await applyChecked(sys, repo, options);
+    return await planChecked(sys, repo, options);
   } catch (error) {
     if (!missingObject(error)) throw error;
     const head = typeof options.before === "string" ? null : options.before.head;
@@ -127,16 +138,17 @@ export async function applyChanges(
   }
 }
 
-async function applyChecked(
+async function planChecked(
   sys: GitSys,
   repo: RepoInfo,
   options: ApplyOptions,
-): Promise<ApplyReport> {
+): Promise<ApplyPlan> {
   const report: ApplyReport = { applied: [], merged: [], already: [], deleted: [], skipped: [] };
   const store: StoreOptions = {
     objectsDir: options.objectsDir,
     ...(options.scratchDir ? { scratchDir: options.scratchDir } : {}),
   };
+  const empty: TreePlan = { writes: [], prune: [], made: [] };
   const all = await listChanges(sys, repo, {
     ...store,
     before: options.before,
@@ -147,7 +159,7 @@ async function applyChecked(
     if (sub) report.skipped.push(c.path);
     return !sub;
   });
-  if (changes.length === 0) return report;
+  if (changes.length === 0) return { plan: empty, report };
   const deletes = changes.filter((c) => c.newMode === null).map((c) => c.path);
   if (deletes.length > 0 && !options.allowDelete) throw new DeletesRefused(deletes, options.runId);
 
@@ -161,46 +173,71 @@ async function applyChecked(
   report.already = paths.filter((p) => !notYet.has(p));
   const clean = paths.filter((p) => notYet.has(p) && !moved.has(p));
   const touched = paths.filter((p) => notYet.has(p) && moved.has(p));
-
-  await withScratch(store, async (dir) => {
-    const patchFile = join(dir, "touched.diff");
-    // Byte for byte, as the patch was made: no filter or line-ending rule on either side.
-    const call = {
-      cwd: repo.root,
-      env: rawEnv(repo, store, await rawCommonDir(repo, dir)),
-      okCodes: [0, 1, 128],
+  const writes: PlannedWrite[] = clean.map((path) => ({
+    path,
+    from: original.get(path) ?? null,
+    to: wanted.get(path) ?? null,
+  }));
+  if (touched.length > 0) {
+    // The user's files are kept in Pitroom's store first: the plan can always give them back.
+    const files = touched.filter((p) => now.get(p)?.kind === "entry");
+    const stored = await hashRaw(sys, repo, {
+      ...store,
+      paths: files.filter((p) => (now.get(p) as { entry: Entry }).entry.mode !== "120000"),
+      write: true,
+    });
+    const current = (path: string): Entry | null => {
+      const state = now.get(path);
+      if (state?.kind !== "entry") return null;
+      const blob = stored.get(path) ?? state.entry.blob;
+      return { mode: state.entry.mode, blob };
     };
-    const applyArgs = ["apply", "--whitespace=nowarn", patchFile];
-    if (touched.length > 0) {
-      const patch = await patchBetween(sys, repo, {
-        ...store,
-        before: options.before,
-        after: options.after,
-        paths: touched,
-      });
-      await Deno.writeFile(patchFile, patch);
-      const check = await git(sys, ["apply", "--check", ...applyArgs.slice(1)], call);
-      if (check.code !== 0) {
-        const said = check.stderr.trim().split("\n")[0]?.replace(/^error: /, "") ?? "";
-        throw new ApplyConflictError(touched, options.runId, said);
-      }
+    const merges = await mergeEntries(sys, repo, {
+      ...store,
+      inputs: touched.map((path) => ({
+        path,
+        base: original.get(path) ?? null,
+        ours: current(path),
+        theirs: wanted.get(path) ?? null,
+      })),
+      labels: ["yours", "before the run", "the run"],
+    });
+    const failed = merges.filter((m) => "conflict" in m);
+    if (failed.length > 0) {
+      const first = failed[0]!;
+      throw new ApplyConflictError(
+        failed.map((m) => m.path),
+        options.runId,
+        "conflict" in first ? `${first.path}: ${first.conflict}` : "",
+      );
     }
-    // Everything is checked: now write. Unchanged files first, from the exact blobs.
-    if (clean.length > 0) {
-      await revert(sys, repo, {
-        ...store,
-        before: options.after,
-        after: treeOf(options.before),
-        only: new Set(clean),
-        ...(options.runId ? { runId: options.runId } : {}),
-      });
-      report.applied = clean;
-      report.deleted = clean.filter((p) => wanted.get(p) === null);
+    for (const merge of merges) {
+      if (!("merged" in merge)) continue;
+      writes.push({ path: merge.path, from: current(merge.path), to: merge.merged });
     }
-    if (touched.length > 0) {
-      await git(sys, applyArgs, { ...call, okCodes: [0] });
-      report.merged = touched;
-    }
-  });
+  }
+  report.applied = clean;
+  report.merged = touched;
+  report.deleted = clean.filter((p) => wanted.get(p) === null);
+  const removed = writes.filter((w) => w.to === null).map((w) => w.path);
+  const added = writes.filter((w) => w.from === null).map((w) => w.path);
+  return {
+    plan: {
+      writes,
+      prune: await foldersToPrune(sys, repo, { ...store, before: options.after, removed }),
+      made: await missingFolders(repo.root, added),
+    },
+    report,
+  };
+}
+
+/** Plans and carries out applying `before`..`after` to the work tree of `repo`. */
+export async function applyChanges(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: ApplyOptions,
+): Promise<ApplyReport> {
+  const { plan, report } = await planApply(sys, repo, options);
+  await carryOut(sys, repo, { ...options, plan, tag: "apply" });
   return report;
 }

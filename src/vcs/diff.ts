@@ -133,3 +133,59 @@ export async function patchBetween(
     return await Deno.readFile(file);
   });
 }
+
+/** One file's change from one entry to another: its patch (as `patchBetween`) and line counts. */
+export interface EntryPatch {
+  patch: Uint8Array;
+  added: number;
+  removed: number;
+  binary: boolean;
+}
+
+/** The tree holding only `path` as `entry` (the empty tree when null). */
+async function treeWith(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & {
+    dir: string;
+    path: string;
+    entry: { mode: string; blob: string } | null;
+    name: string;
+  },
+): Promise<string> {
+  const call = {
+    cwd: repo.root,
+    env: { ...trackingEnv(repo, options), GIT_INDEX_FILE: join(options.dir, options.name) },
+  };
+  await git(sys, ["read-tree", "--empty"], call);
+  if (options.entry !== null) {
+    const record = `${options.entry.mode} ${options.entry.blob}\t${options.path}`;
+    await git(sys, ["update-index", "-z", "--index-info"], { ...call, stdin: nulList([record]) });
+  }
+  return (await git(sys, ["write-tree"], call)).stdout.trim();
+}
+
+/** The patch of one file from `before` to `after` (entries; null: no file). */
+export async function patchOfEntries(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & {
+    path: string;
+    before: { mode: string; blob: string } | null;
+    after: { mode: string; blob: string } | null;
+  },
+): Promise<EntryPatch> {
+  return await withScratch(options, async (dir) => {
+    const a = await treeWith(sys, repo, { ...options, dir, entry: options.before, name: "a" });
+    const b = await treeWith(sys, repo, { ...options, dir, entry: options.after, name: "b" });
+    const patch = await patchBetween(sys, repo, { ...options, before: a, after: b });
+    const set = await diffSnapshots(sys, repo, { ...options, before: a, after: b });
+    const file = set.files[0];
+    return {
+      patch,
+      added: file?.added ?? 0,
+      removed: file?.removed ?? 0,
+      binary: file?.binary ?? false,
+    };
+  });
+}

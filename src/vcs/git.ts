@@ -75,13 +75,17 @@ export function gitBaseEnv(env: Env): Record<string, string> {
 }
 
 /**
- * Config every call carries: no fsmonitor hook or daemon, no split index (whose shared part
- * would be written next to the user's index), no automatic gc or maintenance, and paths
- * printed as they are.
+ * Config every call carries: no fsmonitor hook or daemon, no hooks at all (git calls
+ * `post-index-change` on every index written, Pitroom's throwaway ones too, and a
+ * `core.hooksPath` inside the tree is something a worker can write: it must never run outside
+ * the worker's sandbox), no split index (whose shared part would be written next to the user's
+ * index), no automatic gc or maintenance, and paths printed as they are.
  */
 const FIXED_CONFIG = [
   "-c",
   "core.fsmonitor=false",
+  "-c",
+  "core.hooksPath=/dev/null",
   "-c",
   "core.splitIndex=false",
   "-c",
@@ -111,6 +115,22 @@ export async function git(
   // Paths are bytes: read losslessly (see lossless.ts).
   const stdout = out.stdoutBytes === undefined ? out.stdout : decodeLossless(out.stdoutBytes);
   return { code: out.code, stdout, stderr: out.stderr };
+}
+
+/** Runs `git <args>` and returns what it printed on stdout as bytes; throws `GitError` on failure. */
+export async function gitBytes(
+  sys: GitSys,
+  args: string[],
+  options: GitCallOptions,
+): Promise<Uint8Array> {
+  const env = { ...gitBaseEnv(sys.env), ...options.env };
+  const out = await sys.runner.run(["git", ...FIXED_CONFIG, ...args], {
+    cwd: options.cwd,
+    env,
+    ...(options.stdin === undefined ? {} : { stdinBytes: options.stdin }),
+  });
+  if (!(options.okCodes ?? [0]).includes(out.code)) throw new GitError(args, out.code, out.stderr);
+  return out.stdoutBytes ?? new TextEncoder().encode(out.stdout);
 }
 
 /** Encodes paths as git's `-z` / `--stdin` NUL-terminated list (bytes as they were read). */

@@ -31,10 +31,16 @@
  * Modules: `git.ts` runs git through the `Runner` with a scrubbed environment; `repo.ts` finds
  * the repository; `store.ts` holds Pitroom's object store and scratch space; `snapshot.ts`,
  * `diff.ts` (+ pure `diff_parse.ts`), `worktree_state.ts` and `revert.ts` do one step each.
+ *
+ * Every write into the user's tree is a plan (`tree_plan.ts`: each path's entry before and after,
+ * made and checked in full first) that `carry_out.ts` carries out file by file, each file
+ * atomically (a rename), so a plan cut short is finished by carrying it out again and undone by
+ * carrying out its reverse. `revert.ts` and `apply.ts` make such plans; `merge.ts` merges a
+ * file three ways where the user changed it too.
  */
 export { GitError, type GitSys } from "./git.ts";
 export { findRepo, type RepoInfo, repoKey, requireRepo } from "./repo.ts";
-export { type StoreOptions } from "./store.ts";
+export { ensureStore, type StoreOptions } from "./store.ts";
 export { type Snapshot, snapshot, type SnapshotOptions } from "./snapshot.ts";
 export { SubmodulesRefused } from "./submodules.ts";
 export {
@@ -52,29 +58,60 @@ export {
 export {
   type ChangeSet,
   diffSnapshots,
+  type EntryPatch,
+  listChanges,
   patchBetween,
+  patchOfEntries,
   type RangeOptions,
   type SnapshotRef,
   treeOf,
 } from "./diff.ts";
 export type { ChangeStatus, FileChange } from "./diff_parse.ts";
-export { undoPatch } from "./patch_undo.ts";
+export { type PatchUndoOptions, planPatchUndo, undoPatch } from "./patch_undo.ts";
 export {
   type BlobFile,
   ChangedSinceError,
+  planRevert,
   revert,
   type RevertOptions,
+  type RevertPlan,
   type RevertReport,
+  undoing,
   writeBlobs,
 } from "./revert.ts";
+export { carryOut, type CarryReport, PlanBlocked } from "./carry_out.ts";
+export {
+  joinPlans,
+  type PlannedWrite,
+  type PlanProgress,
+  progressOf,
+  reversePlan,
+  type TreePlan,
+} from "./tree_plan.ts";
+export { mergeEntries, type MergeInput, type MergeResult } from "./merge.ts";
+export { addedPaths, ignoredPath, treeFolders } from "./folders.ts";
+export { indexMoved, markIndex } from "./moved.ts";
+export { headCommit } from "./snapshot.ts";
+export {
+  type Entry,
+  entryOf,
+  keepFiles,
+  type PathState,
+  readBlob,
+  readPathStates,
+  storeBlob,
+  tracksFileMode,
+} from "./worktree_state.ts";
 export { checkLinks, type CopyOptions, copyRepo, makeCopy } from "./copy.ts";
 export {
   applyChanges,
   ApplyConflictError,
   type ApplyOptions,
+  type ApplyPlan,
   type ApplyReport,
   DeletesRefused,
   ObjectsGone,
+  planApply,
 } from "./apply.ts";
 export { type GrepCounts, grepCounts, type GrepOptions, workTreeFiles } from "./grep.ts";
 export { rangeDiffText, type RangeText, treeDiffText } from "./review_diff.ts";

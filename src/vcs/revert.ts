@@ -1,33 +1,25 @@
 /**
  * Undoes exactly the changes between two snapshots in the work tree, and nothing else.
  *
- * First every affected path is checked to still be exactly as in `after` (or already back as in
- * `before`, left so by a revert cut short, and then skipped); any other state refuses the whole
- * revert (`ChangedSinceError`) before anything is written. Then files that
- * `after` added are removed, directories left empty by that are pruned unless they existed
- * before, and files that `after` modified or deleted are written back from `before`: the blobs
- * are checked out by git byte for byte (no filter or line-ending rule: snapshots hold the bytes
- * that were on disk) into scratch space, then
- * copied into place, in place for an existing file so its permissions stay, with the
- * executable bit of `before`. The user's index is never read or written.
+ * `planRevert` reads what every affected path holds now and sorts it: still as in `after` (to
+ * undo), already back as in `before` (a revert cut short did it), or neither (changed since: the
+ * caller merges or refuses). The plan writes `before`'s entries over `after`'s, removes the files
+ * `after` added and prunes the folders that leaves empty unless they existed before (in
+ * `before`'s tree or as its bare folders). `revert` carries such a plan out when nothing changed
+ * since, and refuses (`ChangedSinceError`) before writing anything otherwise; each file is written
+ * atomically, byte for byte (`carry_out.ts`). The user's index is never read or written.
  */
-import { dirname, join } from "../sys/path.ts";
 import { RefusedError } from "../sys/errors.ts";
-import { git, type GitSys, nulList } from "./git.ts";
+import { git, type GitSys } from "./git.ts";
 import { listChanges, type RangeOptions, treeOf } from "./diff.ts";
 import type { RawChange } from "./diff_parse.ts";
 import type { RepoInfo } from "./repo.ts";
-import { type StoreOptions, trackingEnv, withScratch } from "./store.ts";
-import { rawCommonDir, rawEnv } from "./raw.ts";
-import { representable } from "./lossless.ts";
-import {
-  changedSince,
-  entryOf,
-  GITLINK,
-  readPathStates,
-  tracksFileMode,
-} from "./worktree_state.ts";
-import { lstatOrNull } from "../sys/fs.ts";
+import { type StoreOptions, trackingEnv } from "./store.ts";
+import { carryOut, missingFolders } from "./carry_out.ts";
+import { parentsDeepestFirst, type PlannedWrite, progressOf, type TreePlan } from "./tree_plan.ts";
+import { entryOf, GITLINK, readPathStates, tracksFileMode } from "./worktree_state.ts";
+
+export { parentsDeepestFirst } from "./tree_plan.ts";
 
 /** Options of `revert`. */
 export interface RevertOptions extends RangeOptions {
@@ -66,16 +58,11 @@ export class ChangedSinceError extends RefusedError {
   }
 }
 
-async function isEmptyDir(path: string): Promise<boolean> {
-  for await (const _ of Deno.readDir(path)) return false;
-  return true;
-}
-
 /** Every directory of `tree` (relative paths, no trailing slash). */
 async function treeDirs(
   sys: GitSys,
   repo: RepoInfo,
-  options: RangeOptions,
+  options: StoreOptions,
   tree: string,
 ): Promise<Set<string>> {
   const out = await git(sys, ["ls-tree", "-r", "-d", "-z", "--name-only", "--full-tree", tree], {
@@ -85,121 +72,104 @@ async function treeDirs(
   return new Set(out.stdout.split("\0").filter((dir) => dir !== ""));
 }
 
-/** Parent directories of `paths`, deepest first. */
-export function parentsDeepestFirst(paths: string[]): string[] {
-  const dirs = new Set<string>();
-  for (const path of paths) {
-    for (let dir = dirname(path); dir !== "." && dir !== "/"; dir = dirname(dir)) dirs.add(dir);
-  }
-  return [...dirs].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? -1 : 1));
+/** What undoing `before`..`after` means for the tree now. */
+export interface RevertPlan {
+  /** Writes `after` -> `before` of every path not changed since (those done already included). */
+  plan: TreePlan;
+  /** Paths already as in `before`. */
+  done: string[];
+  /** Paths that hold neither side: changed since `after`. */
+  changed: RawChange[];
+  /** Submodule (gitlink) changes, left alone. */
+  skipped: string[];
 }
 
-/** Makes room for a file at `dest`: removes a symlink, file or empty directory there. */
-async function clearWay(dest: string, existing: Deno.FileInfo | null): Promise<void> {
-  if (existing === null) {
-    await Deno.mkdir(dirname(dest), { recursive: true });
-    return;
-  }
-  if (existing.isDirectory && !(await isEmptyDir(dest))) {
-    throw new RefusedError(
-      "restore_blocked",
-      `Cannot restore "${dest}": a directory is in the way`,
-      {
-        hint: `move "${dest}" aside, then run the revert again`,
-      },
-    );
-  }
-  await Deno.remove(dest);
-}
-
-/** Writes `src` (a scratch checkout) to `dest` as a file or symlink of git mode `mode`. */
-async function place(src: string, dest: string, mode: string): Promise<void> {
-  const existing = await lstatOrNull(dest);
-  if (mode === "120000") {
-    const target = await Deno.readLink(src);
-    await clearWay(dest, existing);
-    await Deno.symlink(target, dest);
-    return;
-  }
-  if (existing?.isFile) {
-    // In place: the file keeps its inode, owner and permission bits; only the x bit follows git.
-    await Deno.writeFile(dest, await Deno.readFile(src));
-    const perm = (existing.mode ?? 0o644) & 0o7777;
-    const want = mode === "100755" ? perm | ((perm & 0o444) >> 2) : perm & ~0o111;
-    if (want !== perm) await Deno.chmod(dest, want);
-    return;
-  }
-  await clearWay(dest, existing);
-  // A new file gets the permissions git gave the scratch copy (umask applied).
-  await Deno.copyFile(src, dest);
-}
-
-/** Checks the blobs of `entries` out into `dir`, byte for byte (no filter, no eol rule). */
-async function checkoutInto(
-  sys: GitSys,
-  repo: RepoInfo,
-  options: StoreOptions & { dir: string; entries: RawChange[] },
-): Promise<string> {
-  const common = await rawCommonDir(repo, options.dir);
-  const env = { ...rawEnv(repo, options, common), GIT_INDEX_FILE: join(options.dir, "index") };
-  const call = { cwd: repo.root, env };
-  const records = options.entries.map((change) =>
-    `${change.oldMode} ${change.oldBlob}\t${change.path}`
-  );
-  await git(sys, ["update-index", "-z", "--index-info"], { ...call, stdin: nulList(records) });
-  const out = join(options.dir, "out") + "/";
-  await git(sys, ["checkout-index", "--all", "--force", `--prefix=${out}`], call);
-  return out;
-}
-
-/** A throwaway index in `dir` holding `records` (`mode blob\tpath`), over the raw overlay. */
-async function indexOf(
-  sys: GitSys,
-  repo: RepoInfo,
-  options: StoreOptions & { dir: string; records: string[] },
-): Promise<{ cwd: string; env: Record<string, string> }> {
-  await Deno.mkdir(options.dir, { recursive: true });
-  const env = {
-    ...rawEnv(repo, options, await rawCommonDir(repo, options.dir)),
-    GIT_INDEX_FILE: join(options.dir, "index"),
-    GIT_LITERAL_PATHSPECS: "1",
+/** The write that undoes one change. */
+export function undoing(change: RawChange): PlannedWrite {
+  return {
+    path: change.path,
+    from: entryOf(change.newMode, change.newBlob),
+    to: entryOf(change.oldMode, change.oldBlob),
   };
-  const call = { cwd: repo.root, env };
-  await git(sys, ["update-index", "-z", "--index-info"], {
-    ...call,
-    stdin: nulList(options.records),
-  });
-  return call;
 }
 
-/** Removes added files whose names are not UTF-8 (git's `rm` on a throwaway index). */
-async function removeByGit(
+/**
+ * The folders to prune once `removed` files are gone: their parents that were not folders of
+ * `before` (its tree or its bare folders).
+ */
+export async function foldersToPrune(
   sys: GitSys,
   repo: RepoInfo,
-  options: StoreOptions & { dir: string; entries: RawChange[] },
-): Promise<void> {
-  if (options.entries.length === 0) return;
-  const records = options.entries.map((c) => `${c.newMode} ${c.newBlob}\t${c.path}`);
-  const call = await indexOf(sys, repo, { ...options, records });
-  await git(sys, ["rm", "-q", "-f", "--pathspec-from-file=-", "--pathspec-file-nul"], {
-    ...call,
-    stdin: nulList(options.entries.map((change) => change.path)),
-  });
+  options: StoreOptions & { before: RangeOptions["before"]; removed: readonly string[] },
+): Promise<string[]> {
+  if (options.removed.length === 0) return [];
+  const keep = await treeDirs(sys, repo, options, treeOf(options.before));
+  const bare = typeof options.before === "string" ? [] : options.before.bareDirs;
+  const existed = (dir: string) =>
+    keep.has(dir) || bare.some((kept) => dir === kept || dir.startsWith(`${kept}/`));
+  return parentsDeepestFirst(options.removed).filter((dir) => !existed(dir));
 }
 
-/** Writes back files whose names are not UTF-8, byte for byte (git's `checkout-index`). */
-async function restoreByGit(
+/** Plans the undo of `before`..`after` (only the paths in `only`, when given); see the module. */
+export async function planRevert(
   sys: GitSys,
   repo: RepoInfo,
-  options: StoreOptions & { dir: string; entries: RawChange[] },
-): Promise<void> {
-  if (options.entries.length === 0) return;
-  const records = options.entries.map((c) => `${c.oldMode} ${c.oldBlob}\t${c.path}`);
-  const call = await indexOf(sys, repo, { ...options, records });
-  await git(sys, ["checkout-index", "-f", "-z", "--stdin"], {
-    ...call,
-    stdin: nulList(options.entries.map((change) => change.path)),
+  options: RevertOptions,
+): Promise<RevertPlan> {
+  const skipped: string[] = [];
+  const changes: RawChange[] = [];
+  for (const change of await listChanges(sys, repo, options)) {
+    if (options.only !== undefined && !options.only.has(change.path)) continue;
+    if (change.oldMode === GITLINK || change.newMode === GITLINK) skipped.push(change.path);
+    else changes.push(change);
+  }
+  const empty = { writes: [], prune: [], made: [] };
+  if (changes.length === 0) return { plan: empty, done: [], changed: [], skipped };
+  const writes = changes.map(undoing);
+  const now = await readPathStates(sys, repo, { ...options, paths: writes.map((w) => w.path) });
+  const fileMode = await tracksFileMode(sys, repo, options);
+  const progress = progressOf({ ...empty, writes }, now, { fileMode });
+  const neither = new Set(progress.neither.map((w) => w.path));
+  const kept = writes.filter((w) => !neither.has(w.path));
+  const removed = kept.filter((w) => w.to === null).map((w) => w.path);
+  const restored = kept.filter((w) => w.from === null).map((w) => w.path);
+  return {
+    plan: {
+      writes: kept,
+      prune: await foldersToPrune(sys, repo, { ...options, removed }),
+      made: await missingFolders(repo.root, restored),
+    },
+    done: progress.done.map((w) => w.path),
+    changed: changes.filter((c) => neither.has(c.path)),
+    skipped,
+  };
+}
+
+/**
+ * Undoes the changes from `before` to `after` in the work tree of `repo`, after checking that
+ * every affected path is still exactly as in `after` (or already as in `before`); refuses with
+ * `ChangedSinceError` if not.
+ */
+export async function revert(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: RevertOptions & { tag?: string },
+): Promise<RevertReport> {
+  const { plan, changed, skipped } = await planRevert(sys, repo, options);
+  if (changed.length > 0) throw new ChangedSinceError(changed.map((c) => c.path), options.runId);
+  const carried = await carryOut(sys, repo, {
+    plan,
+    ...options,
+    tag: options.tag ?? "revert",
   });
+  const written = new Set(carried.written);
+  const now = plan.writes.filter((w) => written.has(w.path));
+  return {
+    removed: now.filter((w) => w.to === null).map((w) => w.path),
+    restored: now.filter((w) => w.to !== null).map((w) => w.path),
+    removedDirs: carried.pruned,
+    skipped,
+  };
 }
 
 /** A blob to write at a path of the work tree, as a file of git mode `mode`. */
@@ -210,8 +180,8 @@ export interface BlobFile {
 }
 
 /**
- * Writes blobs of Pitroom's store (or the user's) into the work tree byte for byte, the way a
- * revert restores files: in place for an existing file, keeping its permission bits.
+ * Writes blobs of Pitroom's store (or the user's) into the work tree byte for byte, each file
+ * atomically, keeping an existing file's permission bits, whatever the paths hold now.
  */
 export async function writeBlobs(
   sys: GitSys,
@@ -219,99 +189,16 @@ export async function writeBlobs(
   options: StoreOptions & { files: readonly BlobFile[] },
 ): Promise<void> {
   if (options.files.length === 0) return;
-  await withScratch(options, async (dir) => {
-    const entries: RawChange[] = options.files.map((file) => ({
+  const paths = options.files.map((file) => file.path);
+  const now = await readPathStates(sys, repo, { ...options, paths });
+  const writes: PlannedWrite[] = options.files.map((file) => {
+    const state = now.get(file.path);
+    return {
       path: file.path,
-      status: "modified",
-      oldMode: file.mode,
-      oldBlob: file.blob,
-      newMode: file.mode,
-      newBlob: file.blob,
-    }));
-    const out = await checkoutInto(sys, repo, { ...options, dir, entries });
-    for (const file of options.files) {
-      await place(join(out, file.path), join(repo.root, file.path), file.mode);
-    }
+      from: state?.kind === "entry" ? state.entry : null,
+      to: { mode: file.mode, blob: file.blob },
+    };
   });
-}
-
-/**
- * Undoes the changes from `before` to `after` in the work tree of `repo`, after checking that
- * every affected path is still exactly as in `after`; refuses with `ChangedSinceError` if not.
- */
-export async function revert(
-  sys: GitSys,
-  repo: RepoInfo,
-  options: RevertOptions,
-): Promise<RevertReport> {
-  const report: RevertReport = { removed: [], restored: [], removedDirs: [], skipped: [] };
-  const changes: RawChange[] = [];
-  for (const change of await listChanges(sys, repo, options)) {
-    if (options.only !== undefined && !options.only.has(change.path)) continue;
-    if (change.oldMode === GITLINK || change.newMode === GITLINK) report.skipped.push(change.path);
-    else changes.push(change);
-  }
-  if (changes.length === 0) return report;
-
-  const expected = new Map(changes.map((c) => [c.path, entryOf(c.newMode, c.newBlob)]));
-  const now = await readPathStates(sys, repo, { ...options, paths: [...expected.keys()] });
-  const fileMode = await tracksFileMode(sys, repo, options);
-  const stale = new Set(changedSince(expected, now, { fileMode }));
-  // A revert cut short (killed) left some paths as in `before` already: those are done.
-  const unlikeBefore = new Set(
-    changedSince(new Map(changes.map((c) => [c.path, entryOf(c.oldMode, c.oldBlob)])), now, {
-      fileMode,
-    }),
-  );
-  for (let i = changes.length - 1; i >= 0; i--) {
-    const path = changes[i]!.path;
-    if (stale.has(path) && !unlikeBefore.has(path)) changes.splice(i, 1);
-  }
-  const left = [...stale].filter((path) => unlikeBefore.has(path));
-  if (left.length > 0) throw new ChangedSinceError(left, options.runId);
-
-  // Names that are not UTF-8 cannot be given to the file system by Deno: git writes those.
-  const byGit = changes.filter((change) => !representable(change.path));
-  const named = changes.filter((change) => representable(change.path));
-  const added = named.filter((change) => change.oldMode === null).map((change) => change.path);
-  const toRestore = named.filter((change) => change.oldMode !== null);
-  return await withScratch(options, async (dir) => {
-    // Fetch what goes back first, so a git failure leaves the tree untouched.
-    const out = toRestore.length === 0
-      ? ""
-      : await checkoutInto(sys, repo, { ...options, dir, entries: toRestore });
-
-    for (const path of added) {
-      await Deno.remove(join(repo.root, path));
-      report.removed.push(path);
-    }
-    await removeByGit(sys, repo, {
-      ...options,
-      dir: join(dir, "rm"),
-      entries: byGit.filter((change) => change.oldMode === null),
-    });
-    report.removed.push(...byGit.filter((c) => c.oldMode === null).map((c) => c.path));
-    if (added.length > 0) {
-      const before = typeof options.before === "string" ? null : options.before;
-      const keep = await treeDirs(sys, repo, options, treeOf(options.before));
-      const bare = before?.bareDirs ?? [];
-      const existed = (dir: string) =>
-        keep.has(dir) || bare.some((kept) => dir === kept || dir.startsWith(`${kept}/`));
-      for (const dir of parentsDeepestFirst(added)) {
-        const abs = join(repo.root, dir);
-        if (existed(dir) || (await lstatOrNull(abs))?.isDirectory !== true) continue;
-        if (!(await isEmptyDir(abs))) continue;
-        await Deno.remove(abs);
-        report.removedDirs.push(dir);
-      }
-    }
-    for (const change of toRestore) {
-      await place(join(out, change.path), join(repo.root, change.path), change.oldMode!);
-      report.restored.push(change.path);
-    }
-    const back = byGit.filter((change) => change.oldMode !== null);
-    await restoreByGit(sys, repo, { ...options, dir: join(dir, "co"), entries: back });
-    report.restored.push(...back.map((change) => change.path));
-    return report;
-  });
+  const plan = { writes, prune: [], made: [] };
+  await carryOut(sys, repo, { ...options, plan, tag: "restore" });
 }

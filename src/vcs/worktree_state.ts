@@ -4,9 +4,9 @@
  * entries a snapshot expects. Revert uses it to refuse when a file changed since the worker.
  */
 import { join } from "../sys/path.ts";
-import { git, type GitSys, nulList } from "./git.ts";
+import { git, gitBytes, type GitSys, nulList } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
-import { type StoreOptions, trackingEnv } from "./store.ts";
+import { ensureStore, type StoreOptions, trackingEnv } from "./store.ts";
 import { lstatOrNull } from "../sys/fs.ts";
 import { hashRaw, rawCommonDir, rawEnv } from "./raw.ts";
 import { representable } from "./lossless.ts";
@@ -89,6 +89,70 @@ export async function readPathStates(
     states.set(path, { kind: "entry", entry: { mode, blob: hashes.get(path) ?? "" } });
   }
   return states;
+}
+
+/**
+ * Writes what each path holds now into Pitroom's store (file bytes, a symlink's target) and
+ * returns its entry; null for no file (or a folder, or something else).
+ */
+export async function keepFiles(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { paths: readonly string[] },
+): Promise<Map<string, Entry | null>> {
+  await ensureStore(options);
+  const states = await readPathStates(sys, repo, { ...options, paths: [...options.paths] });
+  const out = new Map<string, Entry | null>();
+  const files: string[] = [];
+  for (const [path, state] of states) {
+    if (state.kind !== "entry") out.set(path, null);
+    else if (state.entry.mode === "120000" || !representable(path)) {
+      // A symlink's target, or a name only git can read: kept through git's own index.
+      out.set(path, state.entry);
+    } else files.push(path);
+  }
+  const written = await hashRaw(sys, repo, { ...options, paths: files, write: true });
+  for (const path of files) {
+    const state = states.get(path) as { kind: "entry"; entry: Entry };
+    out.set(path, { mode: state.entry.mode, blob: written.get(path) ?? state.entry.blob });
+  }
+  const links = [...out].filter(([path, e]) => e?.mode === "120000" && representable(path));
+  for (const [path] of links) {
+    const target = new TextEncoder().encode(await Deno.readLink(join(repo.root, path)));
+    const hashed = await git(sys, ["hash-object", "-w", "--stdin"], {
+      cwd: repo.root,
+      env: trackingEnv(repo, options),
+      stdin: target,
+    });
+    out.set(path, { mode: "120000", blob: hashed.stdout.trim() });
+  }
+  return out;
+}
+
+/** Writes `bytes` as a blob into Pitroom's store; its id. */
+export async function storeBlob(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { bytes: Uint8Array },
+): Promise<string> {
+  const out = await git(sys, ["hash-object", "-w", "--no-filters", "--stdin"], {
+    cwd: repo.root,
+    env: trackingEnv(repo, options),
+    stdin: options.bytes,
+  });
+  return out.stdout.trim();
+}
+
+/** The bytes of a blob (in Pitroom's store or the user's). */
+export async function readBlob(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { blob: string },
+): Promise<Uint8Array> {
+  return await gitBytes(sys, ["cat-file", "blob", options.blob], {
+    cwd: repo.root,
+    env: trackingEnv(repo, options),
+  });
 }
 
 /**

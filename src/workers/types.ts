@@ -67,12 +67,12 @@ export interface Launch {
   /**
    * A set-up the CLI does by itself on its very first start, which two first starts at once
    * break (OpenCode creates and migrates its database): while `marker` does not exist, Pitroom
-   * runs `argv` first, one process at a time (engine/first_start.ts).
+   * runs `argv` first, one process at a time (engine/run/first_start.ts).
    */
   firstStart?: { marker: string; argv: string[] };
   /**
    * Launches that give the same name start one at a time: the next one starts once this one
-   * printed its first line on stdout or ended (engine/start_alone.ts). Codex makes a helper
+   * printed its first line on stdout or ended (engine/run/start_alone.ts). Codex makes a helper
    * folder of its own under `CODEX_HOME/tmp/arg0` as it starts and deletes the ones it finds
    * unlocked, so a codex starting beside another can lose its folder; its patches then fail
    * ("Failed to write file").

@@ -6,10 +6,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createRun } from "../../src/engine/request/create.ts";
 import { executeRun } from "../../src/engine/run/lifecycle.ts";
-import { applyRun, discardRun } from "../../src/engine/runs/apply.ts";
-import { revertRun } from "../../src/engine/runs/control.ts";
+import { applyRun } from "../../src/engine/runs/apply.ts";
+import { revertRun } from "../../src/engine/runs/revert.ts";
 import { renderReport } from "../../src/cli/report.ts";
 import { loadRecord } from "../../src/store/runs.ts";
+import { statePaths } from "../../src/store/paths.ts";
+import { createEngine } from "../../src/engine/api.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
 import { engineWorld } from "../support/engine_world.ts";
@@ -103,30 +105,72 @@ Deno.test("apply of a run whose starting commit was garbage-collected says so in
   assert.equal((await loadRecord(t.paths, record.id)).isolation?.applying, undefined);
 });
 
-Deno.test("after an apply cut short, revert and discard say what is in the tree and what to run", async () => {
+Deno.test("something in the way stops an apply before it writes anything, named; once moved, apply and revert work", async () => {
   await using t = await setup(() => [
     { writeFile: "a.txt", content: "worker\n" },
     { writeFile: "z.txt", content: "z\n" },
     { answer: "done" },
   ]);
   const record = await run(t);
-  // Something in the way of the second file stops the apply after the first.
-  await Deno.mkdir(join(t.repo.path, "z.txt", "in-the-way"), { recursive: true });
-  await assert.rejects(applyRun(t.sys, record.id, { allowDelete: false }), /in the way/);
-  assert.equal(await read(t, "a.txt"), "worker\n");
-  const hint = new RegExp(`cut short, so your tree holds part of its changes`);
-  await assert.rejects(revertRun(t.sys, record.id), (error: Error & { hint?: string }) => {
-    assert.match(error.message, hint);
-    assert.match(error.hint ?? "", new RegExp(`pitroom apply ${record.id}`));
-    return true;
-  });
-  await assert.rejects(discardRun(t.sys, record.id), hint);
-  assert.match(renderReport(await loadRecord(t.paths, record.id), Date.now()), /cut short/);
-  // Finished, then reverted: the tree is as before the first apply.
+  await Deno.mkdir(join(t.repo.path, "z.txt"));
+  await Deno.writeTextFile(join(t.repo.path, "z.txt", "mine"), "mine\n");
+  await assert.rejects(applyRun(t.sys, record.id, { allowDelete: false }), /in the way: "z.txt"/);
+  assert.equal(await read(t, "a.txt"), "one\n");
+  assert.equal(await read(t, "z.txt/mine"), "mine\n");
+  const latest = await loadRecord(t.paths, record.id);
+  assert.equal(latest.isolation?.applying, undefined);
+  assert.doesNotMatch(renderReport(latest, Date.now()), /cut short/);
+  await assert.rejects(revertRun(t.sys, record.id), /not applied/);
+  // Moved aside: applied, then reverted to the tree as before the apply.
   await Deno.remove(join(t.repo.path, "z.txt"), { recursive: true });
   await applyRun(t.sys, record.id, { allowDelete: false });
   assert.equal(await read(t, "z.txt"), "z\n");
   await revertRun(t.sys, record.id);
   assert.equal(await read(t, "a.txt"), "one\n");
   await assert.rejects(Deno.stat(join(t.repo.path, "z.txt")), Deno.errors.NotFound);
+});
+
+Deno.test("revert waits its turn: while a write run (or an apply) holds the repository, it is refused", async () => {
+  await using t = await setup(() => [
+    { writeFile: "a.txt", content: "worker\n" },
+    { answer: "done" },
+  ]);
+  const record = await run(t);
+  await applyRun(t.sys, record.id, { allowDelete: false });
+  const { trackTree } = await import("../../src/engine/tree/tree.ts");
+  const { tryLock } = await import("../../src/store/locks.ts");
+  const tree = (await trackTree(t.sys, t.paths, t.repo.path))!;
+  const held = await tryLock(t.paths.repo(tree.key).writerLock);
+  assert.ok(held !== null);
+  await Deno.writeTextFile(t.paths.repo(tree.key).writer, "20261204-101010-abcd");
+  await assert.rejects(revertRun(t.sys, record.id), /20261204-101010-abcd\) is writing/);
+  assert.equal(await read(t, "a.txt"), "worker\n");
+  held[Symbol.dispose]();
+  await revertRun(t.sys, record.id);
+  assert.equal(await read(t, "a.txt"), "one\n");
+});
+
+Deno.test("an applied run whose run.json is damaged is reverted all the same, keeping the user's later edit", async () => {
+  await using t = await setup(() => [
+    { writeFile: "long.txt", content: text([...LINES.slice(0, 29), "worker end"]) },
+    { writeFile: "new.txt", content: "new\n" },
+    { answer: "done" },
+  ]);
+  const record = await run(t);
+  await applyRun(t.sys, record.id, { allowDelete: false });
+  // The user edits a file the apply wrote, and then run.json is cut short.
+  const mine = text(["user start", ...LINES.slice(1, 29), "worker end"]);
+  await Deno.writeTextFile(join(t.repo.path, "long.txt"), mine);
+  const file = statePaths(t.sys.stateDir).run(record.id).record;
+  const whole = await Deno.readTextFile(file);
+  await Deno.writeTextFile(file, whole.slice(0, 40));
+  const engine = createEngine(t.sys);
+  const damaged: string[] = [];
+  const back = await engine.revert(record.id, { onDamaged: (d) => damaged.push(d.file) });
+  assert.deepEqual(damaged, ["run.json"]);
+  assert.deepEqual(back.changes?.files.map((f) => f.path).sort(), ["long.txt", "new.txt"]);
+  assert.equal(await read(t, "long.txt"), text(["user start", ...LINES.slice(1)]));
+  await assert.rejects(Deno.stat(join(t.repo.path, "new.txt")), Deno.errors.NotFound);
+  await assert.rejects(engine.revert(record.id), /undone already/);
+  assert.equal(await Deno.readTextFile(file), whole.slice(0, 40));
 });

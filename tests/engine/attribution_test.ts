@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createRun } from "../../src/engine/request/create.ts";
-import { revertRun } from "../../src/engine/runs/control.ts";
+import { revertRun } from "../../src/engine/runs/revert.ts";
 import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { reconcile } from "../../src/engine/host/liveness.ts";
 import { statePaths } from "../../src/store/paths.ts";
@@ -103,6 +103,13 @@ async function backgroundRun(w: World, extra: FakeStep[] = []) {
   });
   const id = await onlyRun(w);
   await recorded(w, id, "w.txt");
+  // The run's watch of the tree has kept the worker's versions (a kill before that leaves a lost
+  // run without them: attributed by the calls alone, a case of its own).
+  const versions = statePaths(w.state).run(id).versions;
+  await waitFor(async () => {
+    const text = await Deno.readTextFile(versions).catch(() => "");
+    return text.includes('"p":"a.txt"') && text.includes('"p":"w.txt"');
+  }, { timeoutMs: 30_000, what: "the watch's versions of the worker's files" });
   return { ...run, id };
 }
 
@@ -132,7 +139,7 @@ function keptUserWork(before: Awaited<ReturnType<typeof userState>>) {
   return want;
 }
 
-Deno.test("a lost write run's revert undoes the worker's calls only, never the user's later work", async () => {
+Deno.test("a lost write run's revert undoes the worker's calls only, never the user's later work, even in a file both changed", async () => {
   await using w = await world();
   const before = await userState(w.repo);
   const run = await backgroundRun(w);
@@ -143,12 +150,18 @@ Deno.test("a lost write run's revert undoes the worker's calls only, never the u
   await Deno.writeTextFile(join(w.repo, "w.txt"), "w\nand mine\n");
 
   const record = await revertRun(w.sys, run.id);
-  assert.deepEqual(record.changes!.files.map((f) => f.path), ["a.txt"]);
+  // w.txt is the worker's and the user's (its watch kept the worker's version before it died):
+  // taking the worker's out would delete the user's lines too, so revert leaves it, named.
+  assert.deepEqual(record.changes!.files.map((f) => [f.path, f.shared]), [
+    ["a.txt", undefined],
+    ["w.txt", "split"],
+  ]);
   assert.deepEqual(record.changes!.others!.map((f) => f.path).sort(), [
     "keep.txt",
     "mine.txt",
     "w.txt",
   ]);
+  assert.deepEqual(record.changes!.left!.map((f) => f.path), ["w.txt"]);
   const want = keptUserWork(before);
   want.files["w.txt"] = text("w\nand mine\n");
   assert.deepEqual(await userState(w.repo), want);
@@ -201,7 +214,7 @@ Deno.test("a user's edits during a background write run are listed apart and sur
   assert.deepEqual(await userState(w.repo), before);
 });
 
-Deno.test("a user's edit on top of the worker's, during a background run, is left to the user", async () => {
+Deno.test("a user's edit right on top of the worker's, during a background run: shared, and revert leaves it, named", async () => {
   await using w = await world();
   const before = await userState(w.repo);
   const run = await backgroundRun(w);
@@ -210,10 +223,23 @@ Deno.test("a user's edit on top of the worker's, during a background run, is lef
   await Deno.writeTextFile(join(w.marks, "go"), "");
   await run.child.status;
   await run.text;
-  const record = await loadRecord(statePaths(w.state), run.id);
-  assert.deepEqual(record.changes!.files.map((f) => f.path), ["w.txt"]);
-  assert.deepEqual(record.changes!.others!.map((f) => f.path), ["a.txt"]);
-  await revertRun(w.sys, run.id);
+  const paths = statePaths(w.state);
+  const record = await loadRecord(paths, run.id);
+  assert.deepEqual(record.changes!.files.map((f) => [f.path, f.shared]), [
+    ["a.txt", "split"],
+    ["w.txt", undefined],
+  ]);
+  assert.deepEqual(record.changes!.others!.map((f) => [f.path, f.shared]), [["a.txt", "split"]]);
+  // The patch holds the worker's line, not the user's.
+  const patch = await Deno.readTextFile(paths.run(run.id).patch);
+  assert.match(patch, /-one\n\+worker\n/);
+  assert.doesNotMatch(patch, /and mine/);
+  // The user's line sits right under the worker's: revert cannot take one without the other.
+  const reverted = await revertRun(w.sys, run.id);
+  assert.deepEqual(reverted.changes!.left!.map((f) => f.path), ["a.txt"]);
+  const kept = reverted.changes!.left![0]!.kept!;
+  assert.equal(await Deno.readTextFile(join(kept, "now")), "worker\nand mine\n");
+  assert.equal(await Deno.readTextFile(join(kept, "without-worker")), "one\n");
   const want = { ...before, files: { ...before.files, "a.txt": text("worker\nand mine\n") } };
   assert.deepEqual(await userState(w.repo), want);
 });

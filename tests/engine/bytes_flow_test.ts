@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createRun } from "../../src/engine/request/create.ts";
 import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { applyRun } from "../../src/engine/runs/apply.ts";
-import { revertRun } from "../../src/engine/runs/control.ts";
+import { revertRun } from "../../src/engine/runs/revert.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
 import { engineWorld } from "../support/engine_world.ts";

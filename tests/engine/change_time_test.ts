@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { attribute } from "../../src/engine/tree/attribute.ts";
-import { changeTime } from "../../src/engine/tree/worker_changes.ts";
+import { changeTime } from "../../src/engine/tree/tree_watch.ts";
 import { event } from "../../src/events/mod.ts";
 import { tempDir } from "../support/temp.ts";
 

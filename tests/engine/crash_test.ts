@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { applyRun, discardRun } from "../../src/engine/runs/apply.ts";
-import { revertRun } from "../../src/engine/runs/control.ts";
+import { revertRun } from "../../src/engine/runs/revert.ts";
 import { reconcile } from "../../src/engine/host/liveness.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { RunRecord } from "../../src/store/record.ts";

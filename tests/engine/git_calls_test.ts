@@ -64,9 +64,9 @@ async function gitCalls(
 // The calls of a run's two snapshots and its preparation, sorted (some run side by side). The
 // snapshot before, by the quick path: `git status`, HEAD and the config (the bare folders come
 // from link counts); in the background, the kept index (`update-index` and `write-tree`). The
-// watch and the secrets listing. The snapshot after: `add -A` on the kept index and one
-// `write-tree` (HEAD is not read again).
-const WRITE_RUN = [
+// watch of the ignored files and the secrets listing. The snapshot after: `add -A` on the kept
+// index and one `write-tree` (HEAD is not read again).
+const SNAPSHOTS = [
   "add -A",
   "config -z",
   "ls-tree -r",
@@ -77,14 +77,18 @@ const WRITE_RUN = [
   "write-tree",
   "write-tree",
 ];
+// A write run also watches its tree: HEAD's folders (`ls-tree`) before the snapshot, the
+// untracked ones after it (`diff-tree`); and reads HEAD again when it is collected, to tell a
+// commit or a branch switch meanwhile (the index and the stash are read from their files).
+const WRITE_RUN = [...SNAPSHOTS, "diff-tree -r", "ls-tree -r", "rev-parse --verify"].sort();
 
-Deno.test("a write run around a worker that does nothing makes 9 git calls", async () => {
+Deno.test("a write run around a worker that does nothing makes 12 git calls", async () => {
   assert.deepEqual((await gitCalls("write")).sort(), WRITE_RUN);
 });
 
-Deno.test("a read run makes the write run's git calls and one more, keeping the ignored files", async () => {
+Deno.test("a read run makes the snapshots' git calls and one more, keeping the ignored files", async () => {
   const read = (await gitCalls("read")).sort();
-  assert.deepEqual(read, [...WRITE_RUN, "hash-object --no-filters"].sort());
+  assert.deepEqual(read, [...SNAPSHOTS, "hash-object --no-filters"].sort());
 });
 
 Deno.test("checking an answer's references lists the tree once; a stated count adds two greps", async () => {
@@ -110,5 +114,5 @@ Deno.test("a read run of a tree with a secret-looking file adds the view's calls
     "write-tree",
   ];
   const masked = read.map((call) => call.replace(/^read-tree [0-9a-f]{40}$/, "read-tree 0"));
-  assert.deepEqual(masked, [...WRITE_RUN, "hash-object --no-filters", ...view].sort());
+  assert.deepEqual(masked, [...SNAPSHOTS, "hash-object --no-filters", ...view].sort());
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createRun, type NewRun } from "../../src/engine/request/create.ts";
 import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { applyRun, discardRun } from "../../src/engine/runs/apply.ts";
-import { revertRun } from "../../src/engine/runs/control.ts";
+import { revertRun } from "../../src/engine/runs/revert.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import { PitroomError } from "../../src/sys/errors.ts";
 import type { RunSpec } from "../../src/workers/types.ts";

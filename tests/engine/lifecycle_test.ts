@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createRun } from "../../src/engine/request/create.ts";
-import { revertRun } from "../../src/engine/runs/control.ts";
+import { revertRun } from "../../src/engine/runs/revert.ts";
 import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { listRunIds, readRecord } from "../../src/store/runs.ts";

@@ -1,5 +1,5 @@
 /**
- * Starting one at a time (`Launch.startAlone`, engine/start_alone.ts): the state dir's start
+ * Starting one at a time (`Launch.startAlone`, engine/run/start_alone.ts): the state dir's start
  * lock of that name is held from before the worker spawns until its first line on stdout, so a
  * second codex never starts beside one that is still making its helper folder; the lock is
  * free again after the first line (the run goes on), and after `START_ALONE_MAX_MS` at most.

@@ -14,6 +14,11 @@ export type FakeStep =
   | { tool: "read" | "edit" | "write" | "shell"; target: string }
   /** Writes a file and reports a `write` tool call naming it (none with `untold`). */
   | { writeFile: string; content: string; untold?: true }
+  /**
+   * Replaces the first `old` in a file by `new`, in place (as an edit tool does: the file as it
+   * is then, whoever changed it before), and reports an `edit` call naming it. No backslashes.
+   */
+  | { editFile: string; old: string; new: string }
   | { sleepMs: number }
   | { hang: true }
   | { ignoreTerm: true }
@@ -44,17 +49,46 @@ export function fakeScript(steps: FakeStep[]): string {
     if ("answer" in s) out.push(line({ t: "answer", text: s.answer }));
     else if ("tool" in s) out.push(line({ t: "tool", kind: s.tool, target: s.target }));
     else if ("writeFile" in s) {
+      // Like a real worker's tool: the call is reported once it is done, with when it started.
+      out.push("started=$(date +%s%3N)");
       out.push(`printf '%s' ${q(s.content)} > ${q(s.writeFile)}`);
-      // Like a real worker's tool: the call is reported once it is done.
-      if (!s.untold) out.push(line({ t: "tool", kind: "write", target: s.writeFile }));
+      if (!s.untold) {
+        out.push(
+          `printf '{"t":"tool","kind":"write","target":%s,"started":%s,"ended":%s}\\n' ${
+            q(JSON.stringify(s.writeFile))
+          } "$started" "$(date +%s%3N)"`,
+        );
+      }
+    } else if ("editFile" in s) {
+      const temp = `"\${TMPDIR:-/tmp}/fake-edit.$$"`;
+      out.push("started=$(date +%s%3N)");
+      out.push(
+        `awk -v old=${q(s.old)} -v new=${
+          q(s.new)
+        } 'BEGIN { done = 0 } { i = index($0, old); if (!done && i > 0) { $0 = substr($0, 1, i - 1) new substr($0, i + length(old)); done = 1 } print }' ${
+          q(s.editFile)
+        } > ${temp} && cat ${temp} > ${q(s.editFile)} && rm -f ${temp}`,
+      );
+      out.push(
+        `printf '{"t":"tool","kind":"edit","target":%s,"started":%s,"ended":%s}\\n' ${
+          q(JSON.stringify(s.editFile))
+        } "$started" "$(date +%s%3N)"`,
+      );
     } else if ("sleepMs" in s) out.push(`sleep ${s.sleepMs / 1000}`);
     else if ("hang" in s) out.push("while :; do sleep 1; done");
     else if ("ignoreTerm" in s) out.push("trap '' TERM");
     else if ("exit" in s) out.push(`exit ${s.exit}`);
     else if ("fail" in s) out.push(line({ t: "fail", ...s }), "exit 1");
     else if ("run" in s) {
+      out.push("started=$(date +%s%3N)");
       out.push(`(${s.run}) >/dev/null 2>&1 || true`);
-      if (!s.untold) out.push(line({ t: "tool", kind: "shell", target: s.run }));
+      if (!s.untold) {
+        out.push(
+          `printf '{"t":"tool","kind":"shell","target":%s,"started":%s}\\n' ${
+            q(JSON.stringify(s.run))
+          } "$started"`,
+        );
+      }
     } else if ("step" in s) out.push(line({ t: "start" }));
     else if ("tokens" in s) out.push(line({ t: "tokens", ...s.tokens }));
     else if ("waitFile" in s) out.push(`while [ ! -e ${q(s.waitFile)} ]; do sleep 0.05; done`);
@@ -105,6 +139,8 @@ export function fakeBackend(
             kind: v.kind as "read",
             target: String(v.target),
             status: "ok",
+            ...(typeof v.started === "number" ? { started: v.started } : {}),
+            ...(typeof v.ended === "number" ? { ended: v.ended } : {}),
           })];
         case "fail":
           return [event("worker.error", time, {

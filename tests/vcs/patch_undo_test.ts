@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { findRepo, patchBetween, snapshot, undoPatch } from "../../src/vcs/mod.ts";
+import { findRepo, patchBetween, planPatchUndo, snapshot, undoPatch } from "../../src/vcs/mod.ts";
 import { RefusedError } from "../../src/sys/errors.ts";
-import { sh, tempDir, testSys } from "./_helpers.ts";
+import { sh, tempDir, testSys, treeFingerprint } from "./_helpers.ts";
 
 async function setup() {
   const tmp = await tempDir();
@@ -76,4 +76,46 @@ Deno.test("undoPatch() refuses when a file changed since, and says when it is un
     undoPatch(t.sys, t.repo, t.store, t.patch, { runId: "r1" }),
     /its patch is not in the tree \(undone already\)/,
   );
+});
+
+Deno.test("planPatchUndo() plans every kind of change back: a symlink, the executable bit, a deletion, a new folder", async () => {
+  const tmp = await tempDir();
+  await using _ = tmp;
+  const home = join(tmp.path, "home");
+  const root = join(tmp.path, "repo");
+  await Deno.mkdir(home);
+  await Deno.mkdir(root);
+  const sys = testSys(home);
+  await sh(home, root, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(join(root, "run.sh"), "echo hi\n");
+  await Deno.writeTextFile(join(root, "gone.txt"), "gone\n");
+  await Deno.symlink("run.sh", join(root, "link"));
+  await Deno.mkdir(join(root, "old"));
+  await Deno.writeTextFile(join(root, "old/kept.txt"), "kept\n");
+  await sh(home, root, "add", "-A");
+  await sh(home, root, "commit", "-q", "-m", "init");
+  const repo = (await findRepo(sys, root))!;
+  const store = { objectsDir: join(tmp.path, "objects") };
+  const before = await snapshot(sys, repo, store);
+  const pre = await treeFingerprint(root);
+  await Deno.chmod(join(root, "run.sh"), 0o755);
+  await Deno.remove(join(root, "gone.txt"));
+  await Deno.remove(join(root, "link"));
+  await Deno.symlink("old/kept.txt", join(root, "link"));
+  await Deno.mkdir(join(root, "new/deep"), { recursive: true });
+  await Deno.writeTextFile(join(root, "new/deep/made.txt"), "made\n");
+  const after = await snapshot(sys, repo, { ...store, base: before });
+  const patch = await patchBetween(sys, repo, { ...store, before, after: after.tree });
+  const plan = await planPatchUndo(sys, repo, store, patch, { runId: "r1" });
+  assert.deepEqual(plan.writes.map((w) => w.path).sort(), [
+    "gone.txt",
+    "link",
+    "new/deep/made.txt",
+    "run.sh",
+  ]);
+  assert.deepEqual(plan.made, []);
+  await undoPatch(sys, repo, store, patch, { runId: "r1" });
+  assert.deepEqual(await treeFingerprint(root), pre);
+  await assert.rejects(Deno.stat(join(root, "new")), Deno.errors.NotFound);
+  assert.equal(await Deno.readLink(join(root, "link")), "run.sh");
 });

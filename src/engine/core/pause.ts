@@ -7,14 +7,23 @@
 import { join } from "../../sys/path.ts";
 import type { Sys } from "../../sys/mod.ts";
 
-/** The phases a crash test can stop Pitroom at. */
+/**
+ * The phases a crash test can stop Pitroom at. `wrote:N` is inside a write into the user's tree
+ * (an apply, a revert, a read run's undo), once its journal holds the plan and N files of it are
+ * written (`wrote:0`: none yet); `journaled` once such a write has ended in the journal, before
+ * the run record says so; `discarding` once an isolate copy is partly removed.
+ */
 export type PausePhase =
   | "snapshot"
   | "running"
   | "collecting"
   | "applying"
   | "capturing"
-  | "reverting";
+  | "reverting"
+  | "journaled"
+  | "discarding"
+  | "indexing"
+  | `wrote:${number}`;
 
 /** Waits forever at `phase` when the test variable names it; returns at once otherwise. */
 export async function pausePoint(sys: Sys, phase: PausePhase): Promise<void> {

@@ -16,7 +16,11 @@ const tokens = z.object({
   reasoning: z.number(),
 });
 const target = z.object({ worker: z.enum(WORKER_NAMES), model: z.string().optional() });
-const snapshot = z.object({ tree: z.string(), head: z.string().nullable() });
+const snapshot = z.object({
+  tree: z.string(),
+  head: z.string().nullable(),
+  index: z.string().optional(),
+});
 
 /** The schema of a run report. */
 const changedFile = z.object({
@@ -25,7 +29,14 @@ const changedFile = z.object({
   added: z.number(),
   removed: z.number(),
   binary: z.boolean(),
+  mode: z.object({ from: z.string(), to: z.string() }).optional()
+    .describe("the git mode before and after, when it changed"),
+  shared: z.enum(["split", "unsure"]).optional()
+    .describe(
+      "the user changed it too: only the worker's segments are its own (or cannot be told)",
+    ),
 });
+const fileEntry = z.object({ mode: z.string(), blob: z.string() });
 
 const finding = z.object({
   severity: z.enum(["Critical", "Important", "Minor"]),
@@ -108,6 +119,22 @@ export const RunReportSchema = z.object({
     patchDigest: z.string().optional(),
     reverted: z.boolean().optional(),
     othersReverted: z.boolean().optional(),
+    shared: z.array(z.object({
+      path: z.string(),
+      segments: z.array(z.object({ before: fileEntry.nullable(), after: fileEntry.nullable() })),
+      unsure: z.literal(true).optional(),
+    })).optional().describe(
+      "files both the worker and the user changed, and the worker's segments",
+    ),
+    moved: z.object({
+      head: z.object({ from: z.string().nullable(), to: z.string().nullable() }).optional(),
+      index: z.boolean().optional(),
+    }).optional().describe("HEAD or the index moved while the run worked: revert needs --force"),
+    reverting: z.object({ at: z.number() }).optional().describe("a revert cut short"),
+    left: z.array(z.object({ path: z.string(), why: z.string(), kept: z.string().optional() }))
+      .optional().describe(
+        "files the last revert left: the worker's changes could not be taken out alone",
+      ),
   }).optional(),
   notes: z.array(z.string()).optional(),
   receipt: z.object({ tokens, saved: z.number(), primary: z.string() }).optional(),

@@ -110,6 +110,8 @@ export async function walkChain(
     return final;
   } finally {
     workspace?.view?.release();
+    // The watch of a write run's tree ends with the walk, whatever ends it.
+    await workspace?.versions?.close();
     // The kept index a snapshot writes in the background ends with the walk, whatever ends it.
     await settledIndex(runPaths.index);
   }

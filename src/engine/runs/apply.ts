@@ -1,43 +1,28 @@
 /**
  * What becomes of an isolate run's work: `apply` writes its patch into the user's tree (checked
- * first, holding the repository's writer lock so no in-place worker runs meanwhile), `discard`
- * removes the private copy and keeps the patch. A run whose supervisor died before collecting
- * is collected from its copy first, so nothing a worker did is lost with the supervisor.
+ * first, holding the repository's writer lock so no in-place worker runs meanwhile) as one
+ * journaled operation (engine/tree/journaled.ts), `discard` removes the private copy and keeps the
+ * patch. An apply cut short is finished by the next `apply` (or taken back by `revert`). A run
+ * whose supervisor died before collecting is collected from its copy first, so nothing a worker
+ * did is lost with the supervisor.
  */
 import { statePaths } from "../../store/paths.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
 import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { tryLock } from "../../store/locks.ts";
 import { writeTextAtomic } from "../../store/atomic.ts";
+import { writePatch } from "../../store/patch_file.ts";
+import { type JournalOp, liveOps, readJournal } from "../../store/journal.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import { exists } from "../../sys/fs.ts";
+import { exists, removeIfThere } from "../../sys/fs.ts";
 import { join } from "../../sys/path.ts";
 import type { Sys } from "../../sys/mod.ts";
-import {
-  ApplyConflictError,
-  type ApplyReport,
-  DeletesRefused,
-  ObjectsGone,
-} from "../../vcs/mod.ts";
+import type { ApplyReport, CarryReport } from "../../vcs/mod.ts";
 import { reconcile } from "../host/liveness.ts";
 import { type TrackedTree, trackTree } from "../tree/tree.ts";
 import { pausePoint } from "../core/pause.ts";
 import { indexRun } from "../../store/history/mod.ts";
-
-/** Refusal: an apply of the run was cut short, so the user's tree holds part of its patch. */
-export class ApplyInterrupted extends RefusedError {
-  constructor(id: string, action: "revert" | "discard") {
-    super(
-      "apply_interrupted",
-      `Cannot ${action} run "${id}": its apply was cut short, so your tree holds part of its changes`,
-      {
-        hint: `finish the apply with \`pitroom apply ${id}\`${
-          action === "revert" ? ", then revert it" : " (discarding after that keeps the patch)"
-        }`,
-      },
-    );
-  }
-}
+import { carryNew, cutShort, finishOp, lastOp, opsOf, type RunTree } from "../tree/journaled.ts";
 
 /** A finished isolate run, checked; refuses live runs and runs of other modes. */
 async function isolateRun(sys: Sys, id: string): Promise<RunRecord> {
@@ -75,7 +60,7 @@ async function userTree(sys: Sys, record: RunRecord): Promise<TrackedTree> {
  * Makes sure the record holds the copy's final state: a run whose supervisor died before it
  * collected is snapshotted from its copy now (and its patch written).
  */
-async function collectLost(sys: Sys, record: RunRecord, tree: TrackedTree): Promise<void> {
+async function collectLost({ sys, record, tree }: RunTree): Promise<void> {
   const changes = record.changes;
   const isolation = record.isolation!;
   if (changes === undefined || changes.after !== changes.before.tree) return;
@@ -85,8 +70,8 @@ async function collectLost(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
   if (after === changes.before.tree) return;
   const diff = await copy.diff(changes.before, after);
   const paths = statePaths(sys.stateDir);
-  await Deno.writeFile(paths.run(record.id).patch, diff.patch, { mode: 0o600 });
-  record.changes = { before: changes.before, after, files: diff.files };
+  const patchDigest = await writePatch(paths.run(record.id).patch, diff.patch);
+  record.changes = { before: changes.before, after, files: diff.files, patchDigest };
   await writeRecord(paths, record);
 }
 
@@ -94,6 +79,40 @@ async function collectLost(sys: Sys, record: RunRecord, tree: TrackedTree): Prom
 export interface Applied {
   record: RunRecord;
   report: ApplyReport;
+}
+
+/** The report of an apply cut short and finished now, from its plan. */
+function finishedReport(op: JournalOp, done: CarryReport): ApplyReport {
+  const merged = new Set(op.merged ?? []);
+  const written = new Set(done.written);
+  const applied = op.plan.writes.filter((w) => written.has(w.path) && !merged.has(w.path));
+  return {
+    applied: applied.map((w) => w.path),
+    merged: op.plan.writes.filter((w) => written.has(w.path) && merged.has(w.path)).map((w) =>
+      w.path
+    ),
+    already: done.already,
+    deleted: applied.filter((w) => w.to === null).map((w) => w.path),
+    skipped: [],
+  };
+}
+
+/** Mirrors the journal's applies into the record (for display). */
+async function mirrorApplied(sys: Sys, record: RunRecord): Promise<void> {
+  const ops = liveOps(await readJournal(statePaths(sys.stateDir).run(record.id).journal));
+  const lastRevert = ops.findLastIndex((op) => op.action === "revert" && op.ended !== undefined);
+  const applies = ops.slice(lastRevert + 1).filter((op) => op.action === "apply");
+  const isolation = record.isolation!;
+  const last = lastOp(ops);
+  if (cutShort(last) && last.action === "apply") isolation.applying = { at: last.at };
+  else delete isolation.applying;
+  const ended = applies.filter((op) => op.ended !== undefined);
+  if (ended.length > 0) {
+    const files = new Set(applies.flatMap((op) => op.plan.writes.map((w) => w.path)));
+    isolation.applied = { at: ended.at(-1)!.ended!, files: [...files].sort() };
+    delete record.changes!.reverted;
+    delete record.changes!.reverting;
+  }
 }
 
 /** Applies a finished isolate run's patch to the user's tree; see the module comment. */
@@ -105,7 +124,8 @@ export async function applyRun(
   const paths = statePaths(sys.stateDir);
   const record = await isolateRun(sys, id);
   const tree = await userTree(sys, record);
-  await collectLost(sys, record, tree);
+  const at = { sys, record, tree };
+  await collectLost(at);
   const changes = record.changes;
   if (changes === undefined || changes.files.length === 0) {
     throw new RefusedError("nothing_to_apply", `Run "${id}" changed no file`);
@@ -121,63 +141,68 @@ export async function applyRun(
     );
   }
   await writeTextAtomic(repoPaths.writer, `apply ${id}`);
-  // The user's tree before this apply wrote anything: that of an apply cut short, or of the
-  // apply this one repeats, else now. Recorded first, so a revert can always undo exactly it.
-  const isolation = record.isolation!;
-  const earlier = changes.reverted ? undefined : isolation.applied?.before;
-  const cutShort = isolation.applying;
-  const before = cutShort?.before ?? earlier ?? await tree.snapshot();
-  isolation.applying = { at: sys.clock.now(), before };
-  await writeRecord(paths, record);
-  await pausePoint(sys, "applying");
-  let report: ApplyReport;
-  try {
-    report = await tree.apply(changes.before, changes.after, {
+  const last = lastOp(await opsOf(at));
+  let report: ApplyReport | undefined;
+  if (cutShort(last) && last.action === "apply") {
+    // An apply cut short: finished from its own plan (its merges were decided then).
+    const done = await finishOp(at, last);
+    if (done !== null) report = finishedReport(last, done);
+  }
+  if (report === undefined) {
+    const planned = await tree.planApply(changes.before, changes.after, {
       allowDelete: options.allowDelete,
       runId: id,
     });
-  } catch (error) {
-    // These refusals come before anything is written: the tree is as it was.
-    const before = error instanceof ApplyConflictError || error instanceof DeletesRefused ||
-      error instanceof ObjectsGone;
-    if (!before) throw error;
-    if (cutShort === undefined) delete isolation.applying;
-    else isolation.applying = cutShort;
-    await writeRecord(paths, record);
-    throw error;
+    report = planned.report;
+    if (planned.plan.writes.length > 0) {
+      record.isolation!.applying = { at: sys.clock.now() };
+      await writeRecord(paths, record);
+      await pausePoint(sys, "applying");
+      try {
+        await carryNew(at, {
+          action: "apply",
+          plan: planned.plan,
+          ...(report.merged.length > 0 ? { merged: report.merged } : {}),
+        });
+      } catch (error) {
+        // The record says what the journal says, whatever stopped the apply.
+        await mirrorApplied(sys, record);
+        await writeRecord(paths, record);
+        throw error;
+      }
+    }
   }
-  const after = (await tree.snapshot({ base: before })).tree;
-  const files = [...report.applied, ...report.merged];
-  const kept = isolation.applied !== undefined && !changes.reverted ? isolation.applied.files : [];
-  isolation.applied = {
-    at: sys.clock.now(),
-    files: [...new Set([...kept, ...files])].sort(),
-    before,
-    after,
-  };
-  delete isolation.applying;
-  // Applied again after a revert: the tree holds the changes again, and revert can undo them.
-  delete changes.reverted;
+  await mirrorApplied(sys, record);
   await writeRecord(paths, record);
   await indexRun(sys, record);
   return { record, report };
 }
 
-/** Removes an isolate run's private copy; the patch and the record stay. */
+/**
+ * Removes an isolate run's private copy; the patch and the record stay (an apply cut short can
+ * still be finished or taken back: everything it needs is in Pitroom's store). The copy is moved
+ * aside first, so a discard cut short is finished by the next one.
+ */
 export async function discardRun(sys: Sys, id: string): Promise<RunRecord> {
   const paths = statePaths(sys.stateDir);
   const record = await isolateRun(sys, id);
   const isolation = record.isolation!;
-  if (isolation.discarded !== undefined) return record;
-  if (isolation.applying !== undefined) throw new ApplyInterrupted(id, "discard");
+  const aside = `${isolation.copyRoot}.discarding`;
+  if (isolation.discarded !== undefined) {
+    await removeIfThere(aside);
+    return record;
+  }
   const tree = record.repoRoot === undefined
     ? null
     : await trackTree(sys, paths, record.repoRoot).catch(() => null);
   // A lost run's work is collected into its patch before the copy goes.
-  if (tree !== null) await collectLost(sys, record, tree);
-  await Deno.remove(isolation.copyRoot, { recursive: true }).catch((error) => {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  });
+  if (tree !== null) await collectLost({ sys, record, tree });
+  if (await exists(isolation.copyRoot)) {
+    await removeIfThere(aside);
+    await Deno.rename(isolation.copyRoot, aside);
+  }
+  await pausePoint(sys, "discarding");
+  await removeIfThere(aside);
   isolation.discarded = { at: sys.clock.now() };
   await writeRecord(paths, record);
   await indexRun(sys, record);

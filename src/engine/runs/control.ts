@@ -1,22 +1,17 @@
 /**
- * Commands on existing runs: wait for them, stop them, revert their changes.
+ * Commands on existing runs: wait for them, stop them (revert: engine/runs/revert.ts).
  */
 import { isLocked } from "../../store/locks.ts";
 import { type StatePaths, statePaths } from "../../store/paths.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
-import { damagedRunJson, loadRecord, readRecordChecked, writeRecord } from "../../store/runs.ts";
+import { damagedRunJson, loadRecord, readRecordChecked } from "../../store/runs.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { type DamagedRecord, RefusedError, StillRunning } from "../../sys/errors.ts";
 import { killGroup } from "../run/process.ts";
 import { reconcile } from "../host/liveness.ts";
-import { trackTree } from "../tree/tree.ts";
 import { watchUntil } from "../core/watch.ts";
-import { pausePoint } from "../core/pause.ts";
-import { ApplyInterrupted } from "./apply.ts";
 import { putStop } from "../host/inbox.ts";
 import { subscribe } from "../follow/feed.ts";
-import { indexRun } from "../../store/history/mod.ts";
-import { splitChanges } from "../tree/worker_changes.ts";
 
 /** Options of `waitForRuns`. */
 export interface WaitOptions {
@@ -154,91 +149,4 @@ export async function stopRun(sys: Sys, id: string, options: StopOptions = {}): 
     if (own) sys.runner.kill(record.supervisorPid!, "SIGKILL");
   }
   return await reconcile(sys, await loadRecord(paths, id));
-}
-
-/** Options of `revertRun`. */
-export interface RevertRunOptions {
-  /**
-   * Undo also the files changed while the run worked that no tool call of the worker could have
-   * changed (`changes.others`). @default false
-   */
-  all?: boolean;
-}
-
-/**
- * Undoes exactly a finished run's changes (checked first): the files its worker's recorded tool
- * calls could have changed, and with `all` the others too. A lost write run's changes are
- * captured now (snapshot and attribution by its events file and the files' times); a run that
- * changed nothing has nothing to revert.
- */
-export async function revertRun(
-  sys: Sys,
-  id: string,
-  options: RevertRunOptions = {},
-): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
-  const record = await reconcile(sys, await loadRecord(paths, id));
-  if (!isFinal(record.state)) {
-    throw new RefusedError("run_live", `Run "${id}" is still ${record.state}`, {
-      hint: `stop it first with \`pitroom stop ${id}\``,
-    });
-  }
-  const changes = record.changes;
-  if (changes === undefined || record.repoRoot === undefined) {
-    throw new RefusedError("nothing_to_revert", `Run "${id}" changed nothing Pitroom can revert`);
-  }
-  const othersLeft = () => changes.othersReverted ? [] : changes.others ?? [];
-  if (changes.reverted && (!options.all || othersLeft().length === 0)) {
-    throw new RefusedError("already_reverted", `Run "${id}" was reverted already`);
-  }
-  if (record.mode === "isolate" && record.isolation?.applying !== undefined) {
-    throw new ApplyInterrupted(id, "revert");
-  }
-  if (record.mode === "isolate" && record.isolation?.applied === undefined) {
-    throw new RefusedError(
-      "not_applied",
-      `Run "${id}" worked in a private copy and was not applied: your tree has none of its changes`,
-      { hint: `drop the copy with \`pitroom discard ${id}\`` },
-    );
-  }
-  const tree = await trackTree(sys, paths, record.repoRoot);
-  if (tree === null) {
-    throw new RefusedError("no_repo", `"${record.repoRoot}" is no longer a git repository`);
-  }
-  if (record.mode !== "isolate" && record.state === "lost" && !changes.reverted) {
-    // The supervisor died before collecting: capture now, and count as the worker's only what
-    // its recorded calls could have changed before its last recorded activity.
-    const after = (await tree.snapshot({ base: changes.before })).tree;
-    const diff = await tree.diff(changes.before, after);
-    await pausePoint(sys, "capturing");
-    const split = await splitChanges(sys, record, diff.files, { root: tree.root });
-    changes.after = after;
-    changes.files = split.files;
-    if (split.others) changes.others = split.others;
-    else delete changes.others;
-  }
-  const chosen = new Set<string>();
-  if (!changes.reverted) { for (const file of changes.files) chosen.add(file.path); }
-  const others = othersLeft();
-  if (options.all) { for (const file of others) chosen.add(file.path); }
-  if (chosen.size === 0) {
-    throw new RefusedError(
-      "nothing_to_revert",
-      others.length === 0
-        ? `Run "${id}" changed no file`
-        : `Run "${id}" changed no file through its tools: ${others.length} file(s) changed while it worked, not by a tool the worker called`,
-      others.length === 0 ? {} : { hint: `undo those too with \`pitroom revert ${id} --all\`` },
-    );
-  }
-  await pausePoint(sys, "reverting");
-  // An applied isolate run is undone as the apply changed the tree (merged files included).
-  const applied = record.mode === "isolate" ? record.isolation?.applied : undefined;
-  if (applied?.before !== undefined && applied.after !== undefined) {
-    await tree.revert(applied.before, applied.after, id, { only: chosen });
-  } else await tree.revert(changes.before, changes.after, id, { only: chosen });
-  changes.reverted = true;
-  if (options.all && others.length > 0) changes.othersReverted = true;
-  await writeRecord(paths, record);
-  await indexRun(sys, record);
-  return record;
 }

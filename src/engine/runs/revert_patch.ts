@@ -1,19 +1,62 @@
 /**
- * `revert` of a run whose run.json is damaged: its patch is undone in the repository the
- * history's copy of its record names (vcs/patch_undo.ts: checked first, refused when anything
- * changed since, said so when it is undone already). The patch holds the worker's files only,
- * so `--all` (the files changed beside the worker) needs the record and is refused. Nothing is
- * written to the run folder: the damaged file stays as it is, for the user to look at.
+ * `revert` of a run whose run.json is damaged, in the repository the history's copy of its
+ * record names. Journaled like every revert (engine/tree/journaled.ts): a revert cut short is finished
+ * first; an applied isolate run whose applies the journal holds is taken back from there (its
+ * files merged where the user changed them since, as a plain revert does); otherwise the run's
+ * patch is undone (vcs/patch_undo.ts: checked first, refused when anything changed since, said
+ * so when it is undone already), planned into Pitroom's store and written file by file
+ * atomically. The patch holds the worker's files only, so `--all` (the files changed beside the
+ * worker) needs the record and is refused. The damaged run.json stays as it is, for the user to
+ * look at; the journal beside it and the history's copy (marked reverted) are written.
  */
+import { indexRun } from "../../store/history/mod.ts";
+import { liveOps, readJournal } from "../../store/journal.ts";
 import { readPatchChecked } from "../../store/patch_file.ts";
 import { statePaths } from "../../store/paths.ts";
-import type { RunRecord } from "../../store/record.ts";
+import type { LeftFile, RunRecord } from "../../store/record.ts";
 import { type DamagedRecord, RefusedError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
-import * as vcs from "../../vcs/mod.ts";
+import type { TreePlan } from "../../vcs/mod.ts";
 import { historyCopy } from "./damage.ts";
+import {
+  carryNew,
+  cutShort,
+  finishOp,
+  lastOp,
+  reverseOf,
+  type RunTree,
+} from "../tree/journaled.ts";
+import { pausePoint } from "../core/pause.ts";
+import { leftRefusal, settle } from "../tree/revert_merge.ts";
+import { trackTree } from "../tree/tree.ts";
+import { holdWriter } from "../tree/writer.ts";
 
-/** Undoes the patch of the run `damage` names; the history's copy, as reverted, when done. */
+/** The history's copy as reverted: only the files this revert wrote, those it left named. */
+async function reverted(
+  sys: Sys,
+  copy: RunRecord,
+  written: readonly string[],
+  left: LeftFile[],
+): Promise<RunRecord> {
+  const changes = copy.changes!;
+  const done = new Set([...written, ...left.map((f) => f.path)]);
+  await indexRun(sys, {
+    ...copy,
+    changes: { ...changes, reverted: true, ...(left.length > 0 ? { left } : {}) },
+  });
+  return {
+    ...copy,
+    changes: {
+      ...changes,
+      files: changes.files.filter((f) => done.has(f.path)),
+      others: [],
+      reverted: true,
+      ...(left.length > 0 ? { left } : {}),
+    },
+  };
+}
+
+/** Undoes the run `damage` names (see the module comment); the history's copy, as reverted. */
 export async function revertFromPatch(
   sys: Sys,
   damage: DamagedRecord,
@@ -23,12 +66,6 @@ export async function revertFromPatch(
   const copy = await historyCopy(sys, id);
   // Without the copy nothing says where the run worked, or what its patch is to the tree.
   if (copy === null || copy.repoRoot === undefined || copy.changes === undefined) throw damage;
-  if (copy.mode === "isolate" && copy.isolation?.applied === undefined) {
-    throw new RefusedError(
-      "not_applied",
-      `Run "${id}" worked in a private copy and was not applied: your tree has none of its changes`,
-    );
-  }
   if (copy.mode === "read" || copy.changes.files.length === 0) {
     throw new RefusedError("nothing_to_revert", `Run "${id}" changed nothing Pitroom can revert`);
   }
@@ -42,29 +79,61 @@ export async function revertFromPatch(
   const paths = statePaths(sys.stateDir);
   const patch = await readPatchChecked(paths.run(id).patch, copy.changes.patchDigest);
   if (patch.bytes === null || patch.damage !== null || patch.bytes.length === 0) throw damage;
-  const repo = await vcs.findRepo(sys, copy.repoRoot);
-  if (repo === null) {
+  const tree = await trackTree(sys, paths, copy.repoRoot);
+  if (tree === null) {
     throw new RefusedError("no_repo", `"${copy.repoRoot}" is no longer a git repository`);
   }
-  const store = { objectsDir: paths.repo(await vcs.repoKey(repo.root)).objects };
-  // An applied isolate run: only the files its apply wrote (not those found already so).
-  const applied = copy.mode === "isolate" ? copy.isolation?.applied?.files : undefined;
-  const undone = new Set(
-    await vcs.undoPatch(sys, repo, store, patch.bytes, {
+  using _writer = await holdWriter(
+    sys,
+    paths,
+    tree,
+    `revert ${id}`,
+    `revert once it is done: \`pitroom revert ${id}\``,
+  );
+  const at: RunTree = { sys, record: copy, tree };
+  const journal = paths.run(id).journal;
+  let ops = await readJournal(journal);
+  const last = lastOp(ops);
+  if (cutShort(last) && last.action === "revert") {
+    const done = await finishOp(at, last);
+    if (done !== null) {
+      return await reverted(sys, copy, last.plan.writes.map((w) => w.path), last.left ?? []);
+    }
+    ops = await readJournal(journal);
+  }
+  const live = liveOps(ops);
+  const lastRevert = live.findLastIndex((op) => op.action === "revert" && op.ended !== undefined);
+  const applies = live.slice(lastRevert + 1).filter((op) => op.action === "apply");
+  // The journal says what was applied even when the history's copy is older than the apply.
+  if (copy.mode === "isolate" && applies.length === 0 && copy.isolation?.applied === undefined) {
+    throw new RefusedError(
+      "not_applied",
+      `Run "${id}" worked in a private copy and was not applied: your tree has none of its changes`,
+    );
+  }
+  let plan: TreePlan;
+  let left: LeftFile[] = [];
+  if (copy.mode === "isolate" && applies.length > 0) {
+    // What its applies wrote (one cut short included), from the journal.
+    ({ plan, left } = await settle(at, reverseOf(applies)));
+    if (plan.writes.length === 0 && left.length > 0) throw leftRefusal(id, left);
+  } else {
+    // An applied isolate run: only the files its apply wrote (not those found already so).
+    const applied = copy.mode === "isolate" ? copy.isolation?.applied?.files : undefined;
+    plan = await tree.planPatchUndo(patch.bytes, {
       runId: id,
       ...(applied === undefined ? {} : { only: applied }),
-    }),
-  );
-  if (undone.size === 0) {
+    });
+  }
+  if (plan.writes.length === 0) {
     throw new RefusedError("nothing_to_revert", `Run "${id}": its patch holds none of its files`);
   }
-  return {
-    ...copy,
-    changes: {
-      ...copy.changes,
-      files: copy.changes.files.filter((f) => undone.has(f.path)),
-      others: [],
-      reverted: true,
-    },
-  };
+  await pausePoint(sys, "reverting");
+  await carryNew(at, {
+    action: "revert",
+    ...(copy.mode === "isolate" ? {} : { scope: "worker" as const }),
+    plan,
+    left,
+  });
+  return await reverted(sys, copy, plan.writes.map((w) => w.path), left);
 }

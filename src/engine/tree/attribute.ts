@@ -8,7 +8,7 @@
  *   from, and a target that names several paths, as codex's patches do, names each of them);
  * - any call that runs a command (kind `shell`, or codex's `exec_command` whatever its kind,
  *   which only labels the command's first program) other than the few certainly read-only ones
- *   (engine/read_only_command.ts), starts a sub-agent (`task`), or is a tool Pitroom does not
+ *   (confine/read_only_command.ts), starts a sub-agent (`task`), or is a tool Pitroom does not
  *   know (`other`, but for the to-do and memory tools), and an edit or write call without a
  *   target: a command can start any
  *   program, and a program can write anywhere, so such a call could have changed every path of
@@ -78,30 +78,93 @@ const NO_FILE_TOOLS = new Set([
 /** Kinds of call that change no file (when the tool is not a command runner). */
 const READING_KINDS = new Set(["read", "search", "list", "web"]);
 
-/** A file-changing call's target and when it was reported. */
+/** A file-changing call's target, when it started (as far as known) and when it was reported. */
 export interface NamedCall {
   target: string;
+  /** When it started: as the CLI tells it, else the worker's event before it. */
+  from: number;
+  /** When it ended: as the CLI tells it, else when it was reported. */
+  to: number;
   time: number;
+}
+
+/** What the worker's calls could have changed. */
+export interface ChangingCalls {
+  /** The calls that name the files they change. */
+  named: NamedCall[];
+  /** True when some call could have changed any file. */
+  unbounded: boolean;
+  /** When the first such call started (as `NamedCall.from`). */
+  unboundedFrom?: number;
 }
 
 /** The file-changing calls that name their files, and whether any call could change anything. */
 export function changingCalls(
   events: readonly PitroomEvent[],
   options: { unknownChanges?: boolean } = {},
-): { named: NamedCall[]; unbounded: boolean } {
+): ChangingCalls {
   const named: NamedCall[] = [];
-  let unbounded = false;
+  const out: ChangingCalls = { named, unbounded: false };
+  let previous: number | undefined;
+  const anything = (from: number) => {
+    out.unbounded = true;
+    out.unboundedFrom = Math.min(out.unboundedFrom ?? from, from);
+  };
   for (const ev of events) {
-    if (ev.type === "worker.unknown" && options.unknownChanges) unbounded = true;
+    const before = previous;
+    if (ev.type.startsWith("worker.")) previous = ev.time;
+    if (ev.type === "worker.unknown" && options.unknownChanges) anything(before ?? ev.time);
     if (ev.type !== "worker.tool_call" || ev.status === "denied") continue;
+    const from = Math.min(ev.started ?? before ?? ev.time, ev.time);
     if (COMMAND_TOOLS.has(ev.tool) || ev.kind === "shell") {
-      if (!readsOnly(ev.target)) unbounded = true;
+      if (!readsOnly(ev.target)) anything(from);
     } else if (READING_KINDS.has(ev.kind) || NO_FILE_TOOLS.has(ev.tool)) continue;
     else if ((ev.kind === "edit" || ev.kind === "write") && ev.target.trim() !== "") {
-      named.push({ target: ev.target, time: ev.time });
-    } else unbounded = true;
+      named.push({
+        target: ev.target,
+        from,
+        to: Math.min(ev.ended ?? ev.time, ev.time),
+        time: ev.time,
+      });
+    } else anything(from);
   }
-  return { named, unbounded };
+  return out;
+}
+
+/**
+ * How long before a call's known start a write still counts as its own (ms): a start taken from
+ * the line announcing the call is read a little after the CLI wrote it.
+ */
+export const START_SLACK_MS = 20;
+/**
+ * How long after a call ended a change still counts as its own (ms): a file's change time lags
+ * the clock by up to a kernel tick, and a deletion is dated by the event that announced it.
+ */
+export const END_SLACK_MS = 20;
+
+/**
+ * The windows in which the worker's calls could have written `path`: each call naming it, from
+ * its start to its report, and with a command, from the first command's start to `until`.
+ */
+export function windowsFor(
+  path: string,
+  calls: ChangingCalls,
+  options: Omit<AttributeOptions, "events" | "until"> & { until: number },
+): { from: number; to: number }[] {
+  const forms = spellings(path, { ...options, events: [] });
+  const windows = calls.named
+    .filter((call) => forms.some((spelling) => targetNames(call.target, spelling)))
+    .map((call) => ({
+      from: call.from - START_SLACK_MS,
+      to: Math.min(call.to, options.until) + END_SLACK_MS,
+    }));
+  if (calls.unbounded) {
+    windows.push({
+      from: (calls.unboundedFrom ?? -Infinity) - START_SLACK_MS,
+      to: options.until + END_SLACK_MS,
+    });
+  }
+  return windows;
 }
 
 /** `path` relative to the folder `from` (both relative to the same root). */

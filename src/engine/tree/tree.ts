@@ -3,11 +3,12 @@
  * them, and the exact undo. Backed by vcs/ with Pitroom's own object store per repository.
  */
 import type { StatePaths } from "../../store/paths.ts";
-import type { ChangedFile, TreeSnapshot } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
+import type { ChangedFile, Changes, TreeSnapshot } from "../../store/record.ts";
+import type { Clock, Sys } from "../../sys/mod.ts";
 import * as vcs from "../../vcs/mod.ts";
 import * as viewMod from "../../vcs/view.ts";
 import { dirname, join } from "../../sys/path.ts";
+import { TreeWatch } from "./tree_watch.ts";
 
 /** How many read views of a repository are kept for reuse. */
 const VIEWS_KEPT = 4;
@@ -31,7 +32,14 @@ export interface TrackedTree {
       readHead?: boolean;
     },
   ): Promise<TreeSnapshot>;
-  diff(before: TreeSnapshot, after: string): Promise<{ patch: Uint8Array; files: ChangedFile[] }>;
+  /** The changed files with their line counts, the patch, and each path's entry before and after. */
+  diff(before: TreeSnapshot, after: string): Promise<TreeDiff>;
+  /** One file's patch and line counts from one entry to another (a shared file's segment). */
+  patchOf(
+    path: string,
+    before: vcs.Entry | null,
+    after: vcs.Entry | null,
+  ): Promise<vcs.EntryPatch>;
   /** The patch of `before`..`after` limited to `paths` (empty when there are none). */
   patch(before: TreeSnapshot, after: string, paths: readonly string[]): Promise<Uint8Array>;
   /** Undoes `before`..`after` (only the paths in `only`, when given). */
@@ -66,6 +74,60 @@ export interface TrackedTree {
     after: string,
     options: { allowDelete: boolean; runId: string },
   ): Promise<vcs.ApplyReport>;
+  /** Plans applying `before`..`after` (a copy's work) to this tree, checked first. */
+  planApply(
+    before: TreeSnapshot,
+    after: string,
+    options: { allowDelete: boolean; runId: string },
+  ): Promise<vcs.ApplyPlan>;
+  /** Plans undoing `before`..`after` (only the paths in `only`, when given). */
+  planRevert(
+    before: TreeSnapshot | string,
+    after: string,
+    options?: { only?: ReadonlySet<string> },
+  ): Promise<vcs.RevertPlan>;
+  /**
+   * Plans undoing a run's patch (its files from what they hold now), checked first: refused
+   * when they changed since or the patch is undone already (vcs/patch_undo.ts).
+   */
+  planPatchUndo(patch: Uint8Array, options: vcs.PatchUndoOptions): Promise<vcs.TreePlan>;
+  /** The writes that turn `before` into `after` (no folders). */
+  planBetween(before: TreeSnapshot | string, after: string): Promise<vcs.TreePlan>;
+  /** Carries out a plan of writes, each file atomically (see vcs/carry_out.ts). */
+  carryOut(
+    plan: vcs.TreePlan,
+    options: { tag: string; afterEach?: (count: number) => Promise<void> },
+  ): Promise<vcs.CarryReport>;
+  /** What the paths hold now, and whether the executable bit counts. */
+  states(paths: readonly string[]): Promise<{ now: Map<string, vcs.PathState>; fileMode: boolean }>;
+  /** Three-way merges (results written to Pitroom's store). */
+  merge(
+    inputs: readonly vcs.MergeInput[],
+    labels: [string, string, string],
+  ): Promise<vcs.MergeResult[]>;
+  /** Starts watching this tree's folders (those of HEAD) for a write run; engine/tree/tree_watch.ts. */
+  startWatch(file: string, clock: Clock): Promise<TreeWatch>;
+  /** Widens a watch to what the snapshot `before` holds beyond HEAD, and leaves out its ignored. */
+  widenWatch(watch: TreeWatch, before: TreeSnapshot): Promise<void>;
+  /**
+   * Notes where the index and the stash stand (the index copied to `keep`, no git process);
+   * the mark goes into the snapshot before, for `moved`.
+   */
+  markIndex(keep: string): Promise<string>;
+  /** What moved since `before` (HEAD's commit; the index or stash, by the mark and its copy). */
+  moved(before: TreeSnapshot, kept: string): Promise<Changes["moved"]>;
+  /** The bytes of a blob of Pitroom's store (or the user's). */
+  blob(id: string): Promise<Uint8Array>;
+  /** Writes the files at `paths` into Pitroom's store; their entries (absent: null). */
+  keep(paths: readonly string[]): Promise<Map<string, vcs.Entry | null>>;
+}
+
+/** What changed between two snapshots. */
+export interface TreeDiff {
+  patch: Uint8Array;
+  files: ChangedFile[];
+  /** Each changed path's entry before and after (null: no file). */
+  entries: Map<string, { from: vcs.Entry | null; to: vcs.Entry | null }>;
 }
 
 /** The ignored files of a tree as they were before a worker. */
@@ -114,9 +176,18 @@ function tracked(
         added: f.added,
         removed: f.removed,
         binary: f.binary,
+        ...(f.oldMode !== null && f.newMode !== null && f.oldMode !== f.newMode
+          ? { mode: { from: f.oldMode, to: f.newMode } }
+          : {}),
       }));
-      return { patch, files };
+      const entries = new Map(set.files.map((f) => [f.path, {
+        from: vcs.entryOf(f.oldMode, f.oldBlob),
+        to: vcs.entryOf(f.newMode, f.newBlob),
+      }]));
+      return { patch, files, entries };
     },
+    patchOf: (path, before, after) =>
+      vcs.patchOfEntries(sys, repo, { ...store, path, before, after }),
     async patch(before, after, paths) {
       if (paths.length === 0) return new Uint8Array();
       return await vcs.patchBetween(sys, repo, { ...store, before, after, paths });
@@ -154,5 +225,71 @@ function tracked(
     async apply(before, after, options) {
       return await vcs.applyChanges(sys, repo, { ...store, before, after, ...options });
     },
+    planApply: (before, after, options) =>
+      vcs.planApply(sys, repo, { ...store, before, after, ...options }),
+    planRevert: (before, after, options = {}) =>
+      vcs.planRevert(sys, repo, { ...store, before, after, ...options }),
+    planPatchUndo: (patch, options) => vcs.planPatchUndo(sys, repo, store, patch, options),
+    async planBetween(before, after) {
+      const changes = await vcs.listChanges(sys, repo, { ...store, before, after });
+      return {
+        writes: changes.map((c) => ({
+          path: c.path,
+          from: vcs.entryOf(c.oldMode, c.oldBlob),
+          to: vcs.entryOf(c.newMode, c.newBlob),
+        })),
+        prune: [],
+        made: [],
+      };
+    },
+    carryOut: (plan, options) => vcs.carryOut(sys, repo, { ...store, ...options, plan }),
+    async states(paths) {
+      const now = await vcs.readPathStates(sys, repo, { ...store, paths: [...paths] });
+      return { now, fileMode: await vcs.tracksFileMode(sys, repo, store) };
+    },
+    merge: (inputs, labels) => vcs.mergeEntries(sys, repo, { ...store, inputs, labels }),
+    async startWatch(file, clock) {
+      await vcs.ensureStore(store);
+      const folders = await vcs.treeFolders(sys, repo, { ...store, treeish: "HEAD" });
+      return await TreeWatch.start({
+        root: repo.root,
+        objectsDir: store.objectsDir,
+        file,
+        clock,
+        folders: ["", ...folders],
+        ignoredFolder: (path) => vcs.ignoredPath(sys, repo, { ...store, path }),
+        storeLarge: (bytes) => vcs.storeBlob(sys, repo, { ...store, bytes }),
+      });
+    },
+    async widenWatch(watch, before) {
+      watch.ignore(before.ignored);
+      const head = before.head;
+      const added = head === null
+        ? await vcs.treeFolders(sys, repo, { ...store, treeish: before.tree })
+        : (await vcs.addedPaths(sys, repo, { ...store, from: `${head}^{tree}`, to: before.tree }))
+          .flatMap((path) => {
+            const cut = path.lastIndexOf("/");
+            return cut < 0 ? [] : [path.slice(0, cut)];
+          });
+      const parents = new Set<string>();
+      for (const folder of [...added, ...before.bareDirs]) {
+        for (let dir = folder; dir !== ""; dir = dir.includes("/") ? dirname(dir) : "") {
+          parents.add(dir);
+        }
+      }
+      watch.add([...parents]);
+    },
+    markIndex: (keep) => vcs.markIndex(repo, keep),
+    async moved(before, kept) {
+      const [head, index] = await Promise.all([
+        vcs.headCommit(sys, repo),
+        before.index === undefined ? false : vcs.indexMoved(repo, { mark: before.index, kept }),
+      ]);
+      const headMoved = head !== before.head ? { from: before.head, to: head } : undefined;
+      if (headMoved === undefined && !index) return undefined;
+      return { ...(headMoved ? { head: headMoved } : {}), ...(index ? { index: true } : {}) };
+    },
+    blob: (id) => vcs.readBlob(sys, repo, { ...store, blob: id }),
+    keep: (paths) => vcs.keepFiles(sys, repo, { ...store, paths }),
   };
 }

@@ -1,28 +1,36 @@
 /**
  * Splits a write or read run's changed files into the worker's and the rest
- * (engine/attribute.ts), from the run's events file and when each file last changed: nothing
+ * (engine/tree/attribute.ts), from the run's events file and when each file last changed: nothing
  * changed after the last call that could have made it (after the worker's last recorded
- * activity, for a command) counts as the worker's.
+ * activity, for a command) counts as the worker's. Where the run's watch kept a file's versions
+ * (engine/tree/tree_watch.ts), each change to it is judged on its own (engine/tree/file_history.ts): a file
+ * the user changed too is shared, and only the worker's segments of it are its own.
  */
 import type { PitroomEvent } from "../../events/mod.ts";
 import { statePaths } from "../../store/paths.ts";
-import type { ChangedFile, RunRecord } from "../../store/record.ts";
+import type { ChangedFile, FileEntry, RunRecord, SharedFile } from "../../store/record.ts";
 import { readEventsFile } from "../../store/events_file.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { lstatOrNull } from "../../sys/fs.ts";
 import { join } from "../../sys/path.ts";
-import { attribute, type ChangedPath } from "./attribute.ts";
+import { attribute, type ChangedPath, changingCalls, windowsFor } from "./attribute.ts";
+import { historyOf, parseVersions, splitFile } from "./file_history.ts";
+import { changeTime } from "./tree_watch.ts";
 
 /** The worker's files and the others (absent when there are none). */
 export interface SplitChanges {
   files: ChangedFile[];
   others?: ChangedFile[];
+  /** Files both changed: in `files` and `others` alike, marked `shared`. */
+  shared?: SharedFile[];
 }
 
 /** Options of `splitChanges`. */
 export interface SplitOptions {
   /** The repository root the paths are relative to. */
   root: string;
+  /** Each changed path's entry before and after (needed to split a shared file). */
+  entries?: ReadonlyMap<string, { from: FileEntry | null; to: FileEntry | null }>;
 }
 
 /** How far the clock of the events' times may be from the file system's for times to be used. */
@@ -51,29 +59,6 @@ export function lastActivity(events: readonly PitroomEvent[], since: number): nu
   return last;
 }
 
-/**
- * When a file with these times last changed, for attribution (ms since the epoch). Deno gives
- * the ctime in whole seconds only (the mtime to the ms), and no program can set the ctime.
- *
- * - The mtime lies in the ctime's second: the last change was a write at the mtime.
- * - Else the mtime was written before the status last changed: a file written and then renamed
- *   into place (how Claude Code and many editors save), or an mtime set by hand (`cp -p`, an
- *   archive, `touch -d`). The status changed within the ctime's second, and the start of that
- *   second is taken: a write renamed into place a moment before a tool call was reported, across
- *   a second's boundary, is that call's (the end of the second, taken before, made such an edit
- *   the user's: the worker's edit then went missing from its report and its patch). What this
- *   gives up: a hand-set mtime within the same second after a worker's call on the same file
- *   counts as the worker's.
- */
-export function changeTime(
-  mtimeMs: number | undefined,
-  ctimeMs: number | undefined,
-): number | null {
-  if (ctimeMs === undefined) return mtimeMs ?? null;
-  const second = Math.floor(ctimeMs / 1000) * 1000;
-  return mtimeMs !== undefined && mtimeMs >= second && mtimeMs < second + 1000 ? mtimeMs : second;
-}
-
 /** When the file at `abs` last changed (`changeTime`), null when it is gone. */
 async function changedAt(abs: string): Promise<number | null> {
   const info = await lstatOrNull(abs);
@@ -99,6 +84,16 @@ async function activityBound(
   return lastActivity(events, since);
 }
 
+/** The run's kept file versions, or null when it kept none. */
+async function readHistories(file: string) {
+  try {
+    return parseVersions(await Deno.readTextFile(file));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
 /** Splits a run's changed `files` by whether a tool call of the worker could have made them. */
 export async function splitChanges(
   sys: Pick<Sys, "stateDir">,
@@ -107,29 +102,74 @@ export async function splitChanges(
   options: SplitOptions,
 ): Promise<SplitChanges> {
   if (files.length === 0) return { files: [] };
-  const eventsFile = statePaths(sys.stateDir).run(record.id).events;
-  const events = await readEventsFile(eventsFile);
+  const runPaths = statePaths(sys.stateDir).run(record.id);
+  const events = await readEventsFile(runPaths.events);
   const realRoot = await realOr(options.root);
   const cwd = inside(realRoot, await realOr(record.cwd)) ?? inside(options.root, record.cwd) ?? "";
-  const until = await activityBound(eventsFile, events, record.startedAt ?? record.createdAt);
-  const changed: ChangedPath[] = [];
+  const until = await activityBound(runPaths.events, events, record.startedAt ?? record.createdAt);
+  const times = new Map<string, number | null>();
   for (const file of files) {
-    const at = until === undefined ? null : await changedAt(join(options.root, file.path));
-    changed.push({ path: file.path, changedAt: at });
+    times.set(
+      file.path,
+      until === undefined ? null : await changedAt(join(options.root, file.path)),
+    );
   }
-  const split = attribute(changed, {
-    events,
-    // A read run's changes are violations: a line its parser did not understand may have been
-    // a call that wrote, so it makes every change the worker's.
-    unknownChanges: record.mode === "read",
-    roots: [...new Set([options.root, realRoot])],
-    cwd,
-    ...(until === undefined ? {} : { until }),
-  });
+  const roots = [...new Set([options.root, realRoot])];
+  // A read run's changes are violations: a line its parser did not understand may have been a
+  // call that wrote, so it makes every change the worker's.
+  const unknownChanges = record.mode === "read";
+  const split = attribute(
+    files.map((file): ChangedPath => ({
+      path: file.path,
+      changedAt: times.get(file.path) ?? null,
+    })),
+    { events, unknownChanges, roots, cwd, ...(until === undefined ? {} : { until }) },
+  );
   const worker = new Set(split.worker);
-  const others = files.filter((file) => !worker.has(file.path));
+  const histories = until === undefined || options.entries === undefined
+    ? null
+    : await readHistories(runPaths.versions);
+  const calls = changingCalls(events, { unknownChanges });
+  const shared: SharedFile[] = [];
+  for (const file of histories === null ? [] : files) {
+    const history = historyOf(histories!, file.path);
+    const entry = options.entries!.get(file.path);
+    // No version seen of a file that changed (a name the watch cannot be given, a change through
+    // a hard link elsewhere): attributed by the calls alone, as without a watch.
+    if (history === null || history.length === 0 || entry === undefined) continue;
+    const windows = windowsFor(file.path, calls, { roots, cwd, until: until! });
+    const last = history.at(-1);
+    const at = times.get(file.path) ?? until!;
+    const tail = {
+      lo: last === undefined ? record.startedAt ?? record.createdAt : last.hi,
+      hi: at,
+    };
+    const result = splitFile(
+      { before: entry.from, after: entry.to },
+      { versions: history, windows, tail },
+    );
+    if (result.kind === "worker") worker.add(file.path);
+    else if (result.kind === "user") worker.delete(file.path);
+    else {
+      worker.add(file.path);
+      shared.push({
+        path: file.path,
+        segments: result.segments,
+        ...(result.kind === "unsure" ? { unsure: true as const } : {}),
+      });
+    }
+  }
+  const sharedKind = new Map(shared.map((f) => [f.path, f.unsure ? "unsure" : "split"] as const));
+  const mark = (file: ChangedFile): ChangedFile => {
+    const kind = sharedKind.get(file.path);
+    return kind === undefined ? file : { ...file, shared: kind };
+  };
+  const mine = files.filter((file) => worker.has(file.path)).map(mark);
+  const others = files.filter((file) => !worker.has(file.path) || sharedKind.has(file.path))
+    .map(mark);
   return {
-    files: files.filter((file) => worker.has(file.path)),
+    files: mine,
     ...(others.length > 0 ? { others } : {}),
+    ...(shared.length > 0 ? { shared } : {}),
   };
 }

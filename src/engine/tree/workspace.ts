@@ -10,7 +10,7 @@ import { statePaths } from "../../store/paths.ts";
 import { writeRecord } from "../../store/runs.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import { exists } from "../../sys/fs.ts";
+import { exists, removeIfThere } from "../../sys/fs.ts";
 import { join } from "../../sys/path.ts";
 import { removeView } from "../../vcs/view.ts";
 import { settledIndex } from "../../vcs/quick_snapshot.ts";
@@ -20,6 +20,9 @@ import type { IgnoredWatch, TrackedTree } from "./tree.ts";
 import { checkIgnored } from "./ignored_check.ts";
 import type { Final } from "../core/final.ts";
 import { splitChanges } from "./worker_changes.ts";
+import { undoReadRun } from "./revert_merge.ts";
+import { runPatch } from "./run_patch.ts";
+import type { TreeWatch } from "./tree_watch.ts";
 
 /** Where the worker works and the snapshot its changes are measured against. */
 export interface Workspace {
@@ -35,6 +38,8 @@ export interface Workspace {
   ignored?: IgnoredWatch;
   /** A read run's write-protected view without secret-looking files, when it reads one. */
   view?: TrackedTree & { release(): void; tree: string };
+  /** A write run's watch of the tree, keeping each changed file's versions. */
+  versions?: TreeWatch;
 }
 
 /**
@@ -47,19 +52,23 @@ export async function prepareWorkspace(
   record: RunRecord,
   tree: TrackedTree,
 ): Promise<Workspace> {
-  const started: { watch?: Promise<IgnoredWatch> } = {};
+  const started: { watch?: Promise<IgnoredWatch>; versions?: TreeWatch } = {};
   let prepared: Workspace;
   try {
-    prepared = await prepareOnly(sys, record, tree, (before) => {
-      // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside
-      // the rest of the preparation (the secrets listing, a copy or a view), before the worker.
-      started.watch = tree.watchIgnored(before, record.mode === "read");
-      started.watch.catch(() => undefined);
+    prepared = await prepareOnly(sys, record, tree, {
+      watch(before) {
+        // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside
+        // the rest of the preparation (the secrets listing, a copy or a view), before the worker.
+        started.watch = tree.watchIgnored(before, record.mode === "read");
+        started.watch.catch(() => undefined);
+      },
+      versions: (watch) => (started.versions = watch),
     });
   } catch (error) {
     // Nothing keeps running behind a failed preparation (a refused copy, say): neither the
-    // watch nor the kept index the snapshot writes in the background.
+    // watches nor the kept index the snapshot writes in the background.
     await started.watch?.catch(() => undefined);
+    await started.versions?.close();
     await settledIndex(statePaths(sys.stateDir).run(record.id).index);
     throw error;
   }
@@ -71,13 +80,24 @@ async function prepareOnly(
   sys: Sys,
   record: RunRecord,
   tree: TrackedTree,
-  watch: (before: Changes["before"]) => void,
+  started: { watch: (before: Changes["before"]) => void; versions: (watch: TreeWatch) => void },
 ): Promise<Workspace> {
   const paths = statePaths(sys.stateDir);
   const runPaths = paths.run(record.id);
   const isolation = record.isolation;
   const reuse = isolation !== undefined && record.continues !== undefined &&
     record.changes !== undefined;
+  // A write run's tree is watched from before its snapshot, so no edit of the user's is missed.
+  const versions = isolation === undefined && record.mode === "write"
+    ? await tree.startWatch(runPaths.versions, sys.clock)
+    : undefined;
+  if (versions !== undefined) started.versions(versions);
+  // Where the index and the stash stand (HEAD: the snapshot's), to tell a commit or a stash
+  // during the run.
+  const position = isolation === undefined && record.mode === "write"
+    ? tree.markIndex(runPaths.userIndex)
+    : undefined;
+  position?.catch(() => undefined);
   const before = reuse ? record.changes!.before : await tree.snapshot({
     // The snapshot after continues from this index: only where the worker works in place (an
     // isolate run's copy has its own).
@@ -85,16 +105,27 @@ async function prepareOnly(
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
     submodules: record.mode === "read" ? "allow" : "refuse",
   });
-  watch(before);
+  // The untracked folders join the watch beside the secrets listing, before the worker starts.
+  const widened = versions === undefined ? undefined : tree.widenWatch(versions, before);
+  widened?.catch(() => undefined);
+  if (position !== undefined) before.index = await position;
+  started.watch(before);
   record.repoRoot = tree.root;
   record.changes = { before, after: before.tree, files: [] };
   await writeRecord(paths, record);
   await pausePoint(sys, "snapshot");
   const inside = async () => relativeInside(tree.root, await Deno.realPath(record.cwd));
   if (isolation === undefined) {
-    const plain = { before, work: tree, cwd: record.cwd, index: runPaths.index };
+    const plain = {
+      before,
+      work: tree,
+      cwd: record.cwd,
+      index: runPaths.index,
+      ...(versions === undefined ? {} : { versions }),
+    };
     if (record.mode === "read") return await readFromView(sys, record, tree, plain, inside);
-    const secrets = findSecrets(await tree.files(before), before.ignored);
+    const [files] = await Promise.all([tree.files(before), widened]);
+    const secrets = findSecrets(files, before.ignored);
     if (secrets.any) {
       record.notes = [
         `The tree holds secret-looking files (${
@@ -203,9 +234,14 @@ export async function collectWorkspace(
   await pausePoint(sys, "collecting");
   const { before, work } = prepared;
   const runPaths = statePaths(sys.stateDir).run(record.id);
+  await prepared.versions?.close();
   const viewChanged = prepared.view !== undefined &&
     !(await viewIntact(sys, record, prepared.view, before));
   const after = (await afterSnapshot(work, before, prepared.index)).tree;
+  const moved = record.mode === "write" && record.isolation === undefined
+    ? await work.moved(before, runPaths.userIndex)
+    : undefined;
+  await removeIfThere(runPaths.userIndex);
   const ignoredViolation = await checkIgnored(record, prepared.ignored);
   if (after === before.tree && ignoredViolation !== null) {
     return { ...last, outcome: "read_only_violation", message: ignoredViolation };
@@ -218,17 +254,22 @@ export async function collectWorkspace(
     };
   }
   if (after === before.tree) {
-    return record.mode === "read" ? last : { ...last, changes: { before, after, files: [] } };
+    return record.mode === "read"
+      ? last
+      : { ...last, changes: { before, after, files: [], ...(moved ? { moved } : {}) } };
   }
   const diff = await work.diff(before, after);
-  const changes: Changes = { before, after, files: diff.files };
+  const changes: Changes = { before, after, files: diff.files, ...(moved ? { moved } : {}) };
   if (record.mode !== "isolate") {
-    // The user's own edits while the worker worked are listed apart, not as the worker's.
-    Object.assign(changes, await splitChanges(sys, record, diff.files, { root: work.root }));
+    // The user's own edits while the worker worked are listed apart, not as the worker's; a file
+    // both changed is split by its versions.
+    const split = await splitChanges(sys, record, diff.files, {
+      root: work.root,
+      entries: diff.entries,
+    });
+    Object.assign(changes, split);
   }
-  const patch = changes.others === undefined
-    ? diff.patch
-    : await work.patch(before, after, changes.files.map((f) => f.path));
+  const patch = await runPatch(work, changes, diff.patch);
   changes.patchDigest = await writePatch(runPaths.patch, patch);
   if (record.mode !== "read") return { ...last, changes };
   if (changes.files.length === 0) {
@@ -238,8 +279,7 @@ export async function collectWorkspace(
       : { ...last, outcome: "read_only_violation", message: ignoredViolation, changes };
   }
   await pausePoint(sys, "reverting");
-  await work.revert(before, after, record.id, { only: new Set(changes.files.map((f) => f.path)) });
-  changes.reverted = true;
+  await undoReadRun({ sys, record, tree: work }, changes);
   return {
     outcome: "read_only_violation",
     message: `The worker changed ${changes.files.length} file(s) in a read-only run: undone${

@@ -3,11 +3,12 @@
  * refusal a second write run gets, checked before a run is created (so a refusal makes no run)
  * and again when a queued write run starts.
  */
-import { isLocked } from "../../store/locks.ts";
+import { type HeldLock, isLocked, tryLockSoon } from "../../store/locks.ts";
+import { writeTextAtomic } from "../../store/atomic.ts";
 import type { StatePaths } from "../../store/paths.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import { trackTree } from "./tree.ts";
+import { type TrackedTree, trackTree } from "./tree.ts";
 
 /** The refusal of a write run while run `holder` ("" when unknown) writes in `root`. */
 export function writerBusyMessage(root: string, holder: string): string {
@@ -27,4 +28,30 @@ export async function refuseBusyWriter(sys: Sys, paths: StatePaths, cwd: string)
     throw error;
   });
   throw new RefusedError("writer_busy", writerBusyMessage(tree.root, holder));
+}
+
+/**
+ * Takes the writer lock of `tree`'s repository for `what` ("revert RUN", named to whoever is
+ * refused meanwhile): no write run works, and no apply or revert of another run writes, while it
+ * is held. Refused, naming the holder, when somebody holds it.
+ */
+export async function holdWriter(
+  sys: Sys,
+  paths: StatePaths,
+  tree: TrackedTree,
+  what: string,
+  hint: string,
+): Promise<HeldLock> {
+  const repoPaths = paths.repo(tree.key);
+  const writer = await tryLockSoon(repoPaths.writerLock, { clock: sys.clock });
+  if (writer === null) {
+    const holder = await Deno.readTextFile(repoPaths.writer).catch(() => "");
+    throw new RefusedError(
+      "repo_busy",
+      `Another run (${holder.trim() || "unknown"}) is writing in "${tree.root}"`,
+      { hint },
+    );
+  }
+  await writeTextAtomic(repoPaths.writer, what);
+  return writer;
 }

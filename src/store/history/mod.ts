@@ -11,16 +11,20 @@
  * This module is imported by the engine on every run: it loads nothing heavy until called.
  */
 import { statePaths } from "../paths.ts";
-import type { RunRecord } from "../record.ts";
+import { isFinal, type RunRecord } from "../record.ts";
 import type { Sys } from "../../sys/mod.ts";
-import { join } from "../../sys/path.ts";
+import { dirname, join } from "../../sys/path.ts";
 import { logFailure } from "../log.ts";
 
 /**
- * Indexes a finished run. Never throws: a run that could not be indexed is marked pending
- * (`history-pending/<id>`) and indexed by the next command that reads the history.
+ * Indexes a finished run. Never throws: the run is marked pending (`history-pending/<id>`)
+ * before its write begins and the mark goes once it is written, so a run that could not be
+ * indexed (a failure, or the process killed half-way) is indexed by the next command that reads
+ * the history.
  */
 export async function indexRun(sys: Sys, record: RunRecord): Promise<void> {
+  const mark = join(statePaths(sys.stateDir).historyPending, record.id);
+  const marked = isFinal(record.state) && await markPending(sys, mark, record.id);
   try {
     const { indexNow } = await import("./index_run.ts");
     await indexNow(sys, record);
@@ -29,15 +33,23 @@ export async function indexRun(sys: Sys, record: RunRecord): Promise<void> {
       what: `indexing run ${record.id} (left pending)`,
       error,
     });
-    const pending = statePaths(sys.stateDir).historyPending;
-    try {
-      await Deno.mkdir(pending, { recursive: true, mode: 0o700 });
-      await Deno.writeTextFile(join(pending, record.id), "", { mode: 0o600 });
-    } catch (markError) {
-      await logFailure(sys, "history.log", {
-        what: `marking run ${record.id} pending`,
-        error: markError,
-      });
-    }
+    return;
+  }
+  if (!marked) return;
+  await Deno.remove(mark).catch(async (error) => {
+    if (error instanceof Deno.errors.NotFound) return;
+    await logFailure(sys, "history.log", { what: `unmarking run ${record.id}`, error });
+  });
+}
+
+/** Writes the pending mark of a run; false (logged) when it cannot be written. */
+async function markPending(sys: Sys, mark: string, id: string): Promise<boolean> {
+  try {
+    await Deno.mkdir(dirname(mark), { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(mark, "", { mode: 0o600 });
+    return true;
+  } catch (error) {
+    await logFailure(sys, "history.log", { what: `marking run ${id} pending`, error });
+    return false;
   }
 }

@@ -60,6 +60,8 @@ interface PendingTool {
   tool: string;
   kind: ToolKind;
   target: string;
+  /** When the line announcing the call was read. */
+  started?: number;
 }
 
 interface Totals {
@@ -247,7 +249,10 @@ function parseAssistant(line: Json, state: ParseState, time: number): WorkerEven
         out.push(event("worker.reasoning", time, { text: block.thinking }));
       }
     } else if (block.type === "tool_use" && typeof block.id === "string") {
-      s.pending[`#${block.id}`] = describeTool(str(block.name) ?? "unknown", block.input, s.cwd);
+      s.pending[`#${block.id}`] = {
+        ...describeTool(str(block.name) ?? "unknown", block.input, s.cwd),
+        started: time,
+      };
     }
   }
   return out;

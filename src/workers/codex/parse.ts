@@ -249,12 +249,28 @@ export function parseCodexLine(line: string, state: ParseState, time: number): W
     case "turn.started":
       state.scratch.lastMessage = null;
       return [event("worker.step", time, { index: state.steps++ })];
-    case "item.started":
+    case "item.started": {
+      // When a command or patch started: its completed call carries it.
+      const id = isObject(value.item) ? str(value.item.id) : "";
+      if (id !== "") {
+        const starts = isObject(state.scratch.started) ? state.scratch.started : {};
+        state.scratch.started = { ...starts, [`#${id}`]: time };
+      }
+      return [];
+    }
     case "item.updated":
       return [];
-    case "item.completed":
+    case "item.completed": {
       if (!isObject(value.item)) break;
-      return itemEvents(value.item, state, time) ?? unknown();
+      const events = itemEvents(value.item, state, time);
+      if (events === null) return unknown();
+      const starts = isObject(state.scratch.started) ? state.scratch.started : {};
+      const key = `#${str(value.item.id)}`;
+      const started = starts[key];
+      if (typeof started !== "number") return events;
+      delete starts[key];
+      return events.map((ev) => ev.type === "worker.tool_call" ? { ...ev, started } : ev);
+    }
     case "turn.completed": {
       const out: WorkerEvent[] = [];
       if (isObject(value.usage)) out.push(tokensEvent(value.usage, state, time));

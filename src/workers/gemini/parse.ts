@@ -58,6 +58,8 @@ const TARGET_CHARS = 160;
 interface PendingTool {
   tool: string;
   target: string;
+  /** When the line announcing the call was read. */
+  started?: number;
 }
 
 interface Scratch {
@@ -159,6 +161,7 @@ function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number
   delete s.tools[id];
   s.inTurn = false;
   const kind = toolKind(pending.tool);
+  const started = pending.started === undefined ? {} : { started: pending.started };
   if (line.status === "success") {
     return [
       event("worker.tool_call", time, {
@@ -166,6 +169,7 @@ function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number
         kind,
         target: pending.target,
         status: "ok",
+        ...started,
       }),
     ];
   }
@@ -180,6 +184,7 @@ function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number
         target: pending.target,
         status: "denied",
         error: message,
+        ...started,
       }),
       event("worker.denied", time, { tool: pending.tool, message }),
     ];
@@ -191,6 +196,7 @@ function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number
       target: pending.target,
       status: "error",
       error: message,
+      ...started,
     }),
   ];
 }
@@ -256,7 +262,11 @@ export function parseGeminiLine(line: string, state: ParseState, time: number): 
       s.text = "";
       const tool = str(value.tool_name) ?? "unknown";
       const params = isObject(value.parameters) ? value.parameters : {};
-      s.tools[`#${str(value.tool_id) ?? ""}`] = { tool, target: toolTarget(tool, params) };
+      s.tools[`#${str(value.tool_id) ?? ""}`] = {
+        tool,
+        target: toolTarget(tool, params),
+        started: time,
+      };
       return out;
     }
     case "tool_result":

@@ -92,12 +92,19 @@ function toolEvents(part: Json, scratch: Scratch, time: number): WorkerEvent[] {
     (UNAVAILABLE.test(error) || RULE.test(error) || REJECTED.test(error));
   const failed = denied || status === "error" || str(part.tool) === "invalid";
   const kind = lookup(OPENCODE_TOOL_KINDS, tool) ?? "other";
+  const times = isObject(state.time) ? state.time : {};
+  const when = (value: unknown) =>
+    typeof value === "number" && Number.isFinite(value) ? value : undefined;
+  const started = when(times.start);
+  const ended = when(times.end);
   const call = event("worker.tool_call", time, {
     tool,
     kind,
     target: toolTarget(tool, input),
     status: denied ? "denied" : failed ? "error" : "ok",
     ...(failed && error !== undefined ? { error: denialMessage(error) } : {}),
+    ...(started === undefined ? {} : { started }),
+    ...(ended === undefined ? {} : { ended }),
   });
   if (!denied || error === undefined) return [call];
   if (REJECTED.test(error) && take(scratch, "loggedAsks", tool)) {

@@ -165,7 +165,7 @@ Deno.test("parseClaudeLine() makes unknown lines explicit", () => {
   assertEquals(claudeBackend.parse(other, state, 7)[0]?.type, "worker.unknown");
 });
 
-Deno.test("parseClaudeLine() reports a tool call only when its result arrives", () => {
+Deno.test("parseClaudeLine() reports a tool call only when its result arrives, with when it was announced", () => {
   const state = claudeBackend.newState();
   const use = JSON.stringify({
     type: "assistant",
@@ -193,6 +193,7 @@ Deno.test("parseClaudeLine() reports a tool call only when its result arrives", 
     target: "https://x.test",
     status: "error",
     error: "boom",
+    started: 1,
   }]);
 });
 

@@ -23,11 +23,20 @@ function appliedOf({ record, report }: Applied): z.input<typeof AppliedResult> {
   return { id: record.id, repo: placeOf(record), ...report };
 }
 
+/** At most 20 names, then how many more. */
+function names(paths: readonly string[]): string {
+  const more = paths.length > 20 ? ` and ${paths.length - 20} more` : "";
+  return `${paths.slice(0, 20).join(", ")}${more}`;
+}
+
 function appliedLine(a: z.input<typeof AppliedResult>): string {
   const files = [...a.applied, ...a.merged];
+  const already = a.already.length > 0
+    ? `; ${a.already.length} already there${files.length === 0 ? `: ${names(a.already)}` : ""}`
+    : "";
   return `applied ${a.id} in ${a.repo}: ${files.length} file(s)${
-    files.length ? `: ${files.join(", ")}` : ""
-  }`;
+    files.length ? `: ${names(files)}` : ""
+  }${already}`;
 }
 
 export const applyTool = defineTool({
@@ -125,12 +134,22 @@ export const revertTool = defineTool({
   input: z.object({
     run: z.string().describe("run id (or a unique part of it, or `last`)"),
     all: z.boolean().optional().describe("also undo the files no tool call of the worker made"),
+    force: z.boolean().optional().describe(
+      "revert although HEAD or the index moved during the run",
+    ),
   }),
   output: z.object({
     id: z.string(),
     repo: z.string(),
     reverted: z.array(z.string()),
     leftAlone: z.array(z.string()),
+    keptYours: z.array(z.string()).optional().describe(
+      "files the user changed too while it worked: the worker's lines went, the user's stay",
+    ),
+    notReverted: z.array(
+      z.object({ path: z.string(), why: z.string(), kept: z.string().optional() }),
+    )
+      .optional().describe("files whose worker changes could not be taken out without the user's"),
   }),
   annotations: {
     readOnlyHint: false,
@@ -138,21 +157,48 @@ export const revertTool = defineTool({
     idempotentHint: true,
     openWorldHint: false,
   },
-  async call({ run, all }, ctx) {
-    const record = await ctx.engine.revert(run, { all: all === true });
+  async call({ run, all, force }, ctx) {
+    const record = await ctx.engine.revert(run, { all: all === true, force: force === true });
     const others = record.changes?.others ?? [];
-    const reverted = [...(record.changes?.files ?? []), ...(all ? others : [])].map((f) => f.path);
-    const leftAlone = all ? [] : others.map((f) => f.path);
+    const notReverted = record.changes?.left ?? [];
+    const stayed = new Set(notReverted.map((f) => f.path));
+    const reverted = [...(record.changes?.files ?? []), ...(all ? others : [])].map((f) => f.path)
+      .filter((path) => !stayed.has(path));
+    const leftAlone = all ? [] : others.filter((f) => f.shared === undefined).map((f) => f.path);
+    const keptYours = all
+      ? []
+      : others.filter((f) => f.shared !== undefined && !stayed.has(f.path)).map((f) => f.path);
     const repo = placeOf(record);
     const lines = [
-      `reverted ${reverted.length} file(s) of ${record.id} in ${repo}: ${reverted.join(", ")}`,
+      `reverted ${reverted.length} file(s) of ${record.id} in ${repo}: ${names(reverted)}`,
     ];
+    if (notReverted.length > 0) {
+      lines.push(
+        `not reverted (the worker's changes cannot be taken out without the user's): ${
+          notReverted.map((f) => `${f.path} (${f.why})`).join(", ")
+        }; their versions are kept in the run folder`,
+      );
+    }
+    if (keptYours.length > 0) {
+      lines.push(`kept the user's own edits in: ${names(keptYours)}`);
+    }
     if (leftAlone.length > 0) {
       lines.push(
         `left alone (changed while it worked, not by the worker): ${leftAlone.join(", ")}; ` +
           `undo those too with pitroom_revert {"run": "${record.id}", "all": true}`,
       );
     }
-    return { result: { id: record.id, repo, reverted, leftAlone }, text: lines.join("\n") };
+    return {
+      result: {
+        id: record.id,
+        repo,
+        reverted,
+        leftAlone,
+        ...(keptYours.length > 0 ? { keptYours } : {}),
+        ...(notReverted.length > 0 ? { notReverted } : {}),
+      },
+      text: lines.join("\n"),
+      ...(notReverted.length > 0 ? { isError: true } : {}),
+    };
   },
 });
