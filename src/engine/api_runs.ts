@@ -16,7 +16,7 @@ import type { Sys } from "../sys/mod.ts";
 import type { EngineHistory } from "./api_history.ts";
 import { explained } from "./runs/damage.ts";
 import type { KeptRun } from "./runs/history_copy.ts";
-import { reconcile, reconcileAudit } from "./host/liveness.ts";
+import { asSeen, sweepLost } from "./host/liveness.ts";
 import type { RunReport } from "./follow/report.ts";
 import { placeOf, type Scope, scopeName, scopeOf } from "./core/scope.ts";
 import { loadCurrent, loadGroup, loadNamed, resolveRun } from "./runs/select.ts";
@@ -86,17 +86,19 @@ export class RunReads {
     return this.#explaining(() => resolveRun(this.#sys, typed, () => this.scope()));
   }
 
-  /** One run's record (reconciled: a run whose supervisor died is `lost`). */
+  /** One run's record (after the sweep: a run whose supervisor died is `lost`). */
   get(typed: string): Promise<RunRecord> {
     return this.#explaining(async () => {
       const id = await resolveRun(this.#sys, typed, () => this.scope());
-      const record = await reconcile(this.#sys, await loadRecord(this.#paths, id));
-      return await reconcileAudit(this.#sys, record);
+      await sweepLost(this.#sys);
+      return await asSeen(this.#sys, await loadRecord(this.#paths, id));
     });
   }
 
   /** Runs: the named ones, a group's, or the live ones and the `recent` newest (oldest first). */
   async list(filter: ListFilter = {}): Promise<RunRecord[]> {
+    // The sweep before the read: reads never write, so lost runs are marked here.
+    await sweepLost(this.#sys);
     if (filter.runs !== undefined && filter.runs.length > 0) {
       const runs = filter.runs;
       return await this.#explaining(() => loadNamed(this.#sys, runs, () => this.scope()));

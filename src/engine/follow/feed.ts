@@ -18,7 +18,7 @@ import { DamagedRecord } from "../../sys/errors.ts";
 import { basename, dirname } from "../../sys/path.ts";
 import type { Sys, Timer } from "../../sys/mod.ts";
 import { EventTail } from "./feed_tail.ts";
-import { reconcile, STARTUP_GRACE_MS } from "../host/liveness.ts";
+import { asSeen, STARTUP_GRACE_MS } from "../host/liveness.ts";
 import { inScope, type Scope } from "../core/scope.ts";
 
 /** Which runs a subscription follows. */
@@ -368,7 +368,7 @@ class Feed implements Subscription {
       this.#end(id);
       return;
     }
-    const record = await reconcile(this.#sys, read.record);
+    const record = await asSeen(this.#sys, read.record);
     followed.record = record;
     if (isFinal(record.state)) {
       await this.#read(id);

@@ -18,6 +18,7 @@ import { byHandover, dropStop, type HostEntry, listInbox, takeEntry } from "./in
 import { executeRun } from "../run/lifecycle.ts";
 import { loadSettings } from "../core/load_settings.ts";
 import { runHooks } from "../run/hooks.ts";
+import { sweepLost } from "./liveness.ts";
 import { loadConfig } from "../../store/config.ts";
 
 /** Options of `runHost`. */
@@ -140,6 +141,10 @@ export async function runHost(sys: Sys, options: HostOptions = {}): Promise<numb
   try {
     await writeTextAtomic(paths.host.pid, String(sys.pid));
     for (;;) {
+      // On each wake: runs whose supervisors died elsewhere are marked lost (reads never do).
+      await sweepLost(sys).catch((error) =>
+        logFailure(sys, "host.log", { what: "sweeping lost runs", error })
+      );
       await claim();
       if (runs.size > 0) {
         await wakeup.wait();

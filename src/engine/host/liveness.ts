@@ -10,7 +10,7 @@ import { readRecord, writeRecord } from "../../store/runs.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { EventLog } from "../run/event_log.ts";
 import { Exit } from "../../sys/errors.ts";
-import { clearActive } from "../../store/active.ts";
+import { clearActive, listActive } from "../../store/active.ts";
 import { killGroup } from "../run/process.ts";
 import { finishFiles } from "../run/finish.ts";
 import { runHooks } from "../run/hooks.ts";
@@ -20,23 +20,56 @@ import { isUnwritable } from "../../sys/fs.ts";
 /** How long a just-created record may wait for its supervisor to take the lock. */
 export const STARTUP_GRACE_MS = 15_000;
 
+const LOST_MESSAGE = "The run's supervisor died before the run finished";
+
+/** True when `record` is live but its supervisor no longer holds the run's lock. */
+async function supervisorGone(sys: Sys, record: RunRecord): Promise<boolean> {
+  if (isFinal(record.state)) return false;
+  if (await isLocked(statePaths(sys.stateDir).run(record.id).supervisorLock)) return false;
+  return record.supervised === true || sys.clock.now() - record.createdAt >= STARTUP_GRACE_MS;
+}
+
+/** `record` ended as lost (a copy). */
+function asLost(sys: Sys, record: RunRecord): RunRecord {
+  return {
+    ...record,
+    state: "lost",
+    endedAt: sys.clock.now(),
+    outcome: "failed",
+    exit: Exit.workerFailed,
+    message: LOST_MESSAGE,
+  };
+}
+
+/**
+ * The record as a read sees it, writing nothing: a live run whose supervisor is gone reads as
+ * lost. Reads (selecting, following, a plan's status) use this; the sweep (`sweepLost`: the
+ * host on each wake, the door before its reads) marks such a run lost for good.
+ */
+export async function asSeen(sys: Sys, record: RunRecord): Promise<RunRecord> {
+  return await supervisorGone(sys, record) ? asLost(sys, record) : record;
+}
+
+/** Marks every live run whose supervisor is gone lost (its files finished, its hooks run). */
+export async function sweepLost(sys: Sys): Promise<void> {
+  const paths = statePaths(sys.stateDir);
+  for (const id of await listActive(paths)) {
+    const record = await readRecord(paths, id).catch(() => null);
+    if (record !== null) await reconcile(sys, record);
+  }
+}
+
 /** Marks `record` lost when its supervisor is gone; returns the current record. */
 export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord> {
-  if (isFinal(record.state)) return record;
+  if (!(await supervisorGone(sys, record))) return record;
   const paths = statePaths(sys.stateDir);
   const runPaths = paths.run(record.id);
-  if (await isLocked(runPaths.supervisorLock)) return record;
-  if (!record.supervised && sys.clock.now() - record.createdAt < STARTUP_GRACE_MS) return record;
   // Re-read: the supervisor may have finished between our read and the lock check.
-  const fresh = await readRecord(paths, record.id);
-  if (fresh === null || isFinal(fresh.state)) return fresh ?? record;
-  const worker = fresh.attempts.at(-1)?.workerPid;
+  const read = await readRecord(paths, record.id);
+  if (read === null || isFinal(read.state)) return read ?? record;
+  const worker = read.attempts.at(-1)?.workerPid;
   if (worker !== undefined && (await isGroupLeader(sys, worker))) killGroup(sys, worker, "SIGKILL");
-  fresh.state = "lost";
-  fresh.endedAt = sys.clock.now();
-  fresh.outcome = "failed";
-  fresh.exit = Exit.workerFailed;
-  fresh.message = "The run's supervisor died before the run finished";
+  const fresh = asLost(sys, read);
   try {
     await writeRecord(paths, fresh);
   } catch (error) {
@@ -47,7 +80,7 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
   }
   const log = await EventLog.open(runPaths.events);
   try {
-    log.write(event("run.lost", sys.clock.now(), { run: fresh.id, reason: fresh.message }));
+    log.write(event("run.lost", sys.clock.now(), { run: fresh.id, reason: LOST_MESSAGE }));
   } finally {
     log.close();
   }
@@ -57,25 +90,6 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
   // A lost audit (or correction round) still ends on the audited run: as failed.
   await runHooks().afterLost(sys, fresh);
   return fresh;
-}
-
-/**
- * A run whose audit (or correction round) is still `running`: its audit run is reconciled too,
- * so one whose supervisor died ends as a failed audit instead of running for ever.
- */
-export async function reconcileAudit(sys: Sys, record: RunRecord): Promise<RunRecord> {
-  const audit = record.audit;
-  const live = audit?.state === "running"
-    ? audit.run
-    : audit?.fix?.state === "running"
-    ? audit.fix.run
-    : undefined;
-  if (live === undefined) return record;
-  const paths = statePaths(sys.stateDir);
-  const run = await readRecord(paths, live);
-  if (run === null || isFinal(run.state)) return record;
-  if ((await reconcile(sys, run)).state !== "lost") return record;
-  return (await readRecord(paths, record.id)) ?? record;
 }
 
 /** True when `pid` is alive and still leads its own process group (the worker we started). */

@@ -8,7 +8,7 @@ import { statePaths } from "../../store/paths.ts";
 import { isFinal, type ReviewVerdict, type RunRecord } from "../../store/record.ts";
 import { listRunIds, readRecord } from "../../store/runs.ts";
 import type { Sys } from "../../sys/mod.ts";
-import { reconcile } from "../host/liveness.ts";
+import { asSeen } from "../host/liveness.ts";
 import { type LoadedPlan, loadPlan } from "./load.ts";
 import { type PlanNote, readNotes } from "./notes.ts";
 
@@ -106,7 +106,7 @@ async function planRecords(sys: Sys, path: string): Promise<RunRecord[]> {
   for (const r of all) {
     const mine = ours.has(r.id) || r.review?.plan === path ||
       (r.review?.of !== undefined && ours.has(r.review.of));
-    if (mine) out.push(await reconcile(sys, r));
+    if (mine) out.push(await asSeen(sys, r));
   }
   return out.sort(byCreation);
 }

@@ -8,7 +8,7 @@ import { damagedRunJson, loadRecord, readRecordChecked } from "../../store/runs.
 import type { Sys } from "../../sys/mod.ts";
 import { type DamagedRecord, RefusedError, StillRunning } from "../../sys/errors.ts";
 import { killGroup } from "../run/process.ts";
-import { reconcile } from "../host/liveness.ts";
+import { asSeen, reconcile } from "../host/liveness.ts";
 import { watchUntil } from "../core/watch.ts";
 import { putStop } from "../host/inbox.ts";
 import { subscribe } from "../follow/feed.ts";
@@ -91,7 +91,7 @@ export async function waitForRuns(
   const records: RunRecord[] = [];
   for (const id of chosen) {
     const read = await readRecordChecked(paths, id);
-    if (read.record !== null) records.push(await reconcile(sys, read.record));
+    if (read.record !== null) records.push(await asSeen(sys, read.record));
     // Cleaned while waited for: `No run`.
     else if (read.damage === null) records.push(await loadRecord(paths, id));
     else if (!damaged.has(id)) {

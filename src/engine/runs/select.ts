@@ -2,10 +2,11 @@
  * Selecting runs: the ones a caller named (a full id, a unique part of one, `last`), a group's,
  * or the live and recent ones, among the runs of the caller's scope (scope.ts; null: every
  * repository's). A full id names its run wherever it worked; anything else picks only among the
- * scope's runs. Every record comes back reconciled (a dead supervisor's run is `lost`). A
+ * scope's runs. Every record comes back as seen (a dead supervisor's run reads `lost`; reads
+ * write nothing: the sweep marks it, host/liveness.ts). A
  * damaged record is named (`DamagedRecord`), never passed over where it could be the run meant.
  */
-import { reconcile } from "../host/liveness.ts";
+import { asSeen } from "../host/liveness.ts";
 import { listActive, listRecent, RECENT_KEEP } from "../../store/active.ts";
 import { isRunId, statePaths } from "../../store/paths.ts";
 import type { RunRecord } from "../../store/record.ts";
@@ -125,7 +126,7 @@ export async function resolveRun(sys: Sys, typed: string, scopeOf: ScopeOf): Pro
   throw new UsageError(`No run "${typed}"`, { hint: "list runs with `pitroom ls`" });
 }
 
-/** Loads the runs the user named (reconciled: dead supervisors become lost). */
+/** Loads the runs the user named (as seen: a dead supervisor's run reads as lost). */
 export async function loadNamed(
   sys: Sys,
   typed: readonly string[],
@@ -135,7 +136,7 @@ export async function loadNamed(
   const out: RunRecord[] = [];
   for (const t of typed) {
     const id = await resolveRun(sys, t, scope);
-    out.push(await reconcile(sys, await loadRecord(paths, id)));
+    out.push(await asSeen(sys, await loadRecord(paths, id)));
   }
   return out;
 }
@@ -165,7 +166,7 @@ export async function loadGroup(
     const r = read.record;
     if (r?.group !== group) continue;
     if (scope !== null && !inScope(scope, r)) elsewhere.add(placeOf(r));
-    else out.push(await reconcile(sys, r));
+    else out.push(await asSeen(sys, r));
   }
   if (out.length === 0 && damaged.length === 0) {
     if (scope !== null && elsewhere.size > 0) {
@@ -235,6 +236,6 @@ export async function loadCurrent(
     for (const id of [...records.keys()]) if (!keep.has(id) && !live.has(id)) records.delete(id);
   }
   const out: RunRecord[] = [];
-  for (const id of [...records.keys()].sort()) out.push(await reconcile(sys, records.get(id)!));
+  for (const id of [...records.keys()].sort()) out.push(await asSeen(sys, records.get(id)!));
   return out;
 }
