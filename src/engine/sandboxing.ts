@@ -1,41 +1,150 @@
 /**
- * The sandbox of one attempt (src/sandbox/): the config's setting, the launch wrapped, and what
- * the report should say. An isolate run without a sandbox whose copy holds links leading
- * out of it is refused (exit 3) unless the run allows links; then the links are named.
+ * The sandbox of one launch (src/sandbox/): the config's setting, what the launch must not see,
+ * the launch wrapped, and what the report should say. Every launch on a worker's files goes
+ * through here: the worker's attempts and the run's verify command.
+ *
+ * Hidden from every launch: Pitroom's state dir (the records of other runs, the MCP token, the
+ * dashboard's secret, the history) and config file, with only the guard (read-only), the
+ * attempt's private folder and the run's own tree (an isolate copy, a read view) shown again; the
+ * home folder's well-known credentials (policy/secrets.ts) and every other worker CLI's login
+ * (workers/logins.ts), but the running CLI's own; the config's `sandbox.hide` paths; and the
+ * secret-looking files of the tree the caller names. An isolate run without a sandbox whose copy
+ * holds links leading out of it is refused (exit 3) unless the run allows links; then the links
+ * are named.
  */
 import { loadConfig } from "../store/config.ts";
+import { statePaths } from "../store/paths.ts";
 import { RefusedError } from "../sys/errors.ts";
+import { lstatOrNull } from "../sys/fs.ts";
+import { join } from "../sys/path.ts";
 import type { Sys } from "../sys/mod.ts";
+import { HOME_CREDENTIALS } from "../policy/secrets.ts";
 import {
+  checkedSandboxSetting,
+  detectNetwork,
   detectSandbox,
   escapingLinks,
+  isPathEntry,
+  type SandboxKind,
   sandboxLaunch,
-  sandboxSetting,
+  type SandboxPlan,
+  type SandboxSetting,
   type SandboxUse,
   treeRoot,
 } from "../sandbox/mod.ts";
-import type { Launch, Mode } from "../workers/types.ts";
+import { configPaths, loginPaths, otherLogins } from "../workers/logins.ts";
+import type { Hidden } from "../store/record.ts";
+import { listed } from "./hidden.ts";
+import type { Launch, Mode, WorkerName } from "../workers/types.ts";
 
-/** Wraps one attempt's launch in the sandbox the config asks for, with what the report says. */
+/** The config's sandbox setting (its folders and entries checked) and the machine's sandbox. */
+export async function sandboxSettingOf(
+  sys: Sys,
+): Promise<{ setting: SandboxSetting; warnings: string[]; found: SandboxKind | null }> {
+  const { config } = await loadConfig(sys.configPath);
+  const { setting, warnings } = await checkedSandboxSetting(config.sandbox, sys.env.get("HOME"));
+  const found = setting.mode === "off" ? null : await detectSandbox(sys);
+  return { setting, warnings, found };
+}
+
+/** True when a launch here runs in bubblewrap, which can hide a tree's files from it. */
+export async function hidesTreeFiles(sys: Sys): Promise<boolean> {
+  return (await sandboxSettingOf(sys)).found?.kind === "bwrap";
+}
+
+/** The tree name patterns of `sandbox.hide` and `sandbox.show`. */
+export function namePatterns(setting: SandboxSetting): { hide: string[]; show: string[] } {
+  return {
+    hide: setting.hide.filter((e) => !isPathEntry(e)),
+    show: setting.show.filter((e) => !isPathEntry(e)),
+  };
+}
+
+/** What a launch must not see, and what it must see after all. */
+export function confinementPaths(
+  sys: Pick<Sys, "stateDir" | "configPath">,
+  input: {
+    /** The worker CLI (its own login stays visible); null for a command that is none (verify). */
+    worker: WorkerName | null;
+    env: Readonly<Record<string, string>>;
+    setting: SandboxSetting;
+    /** Absolute paths of the tree's secret-looking files and folders to hide. */
+    secrets: readonly string[];
+  },
+): { hide: string[]; show: string[] } {
+  const home = input.env.HOME;
+  return {
+    hide: [
+      sys.stateDir,
+      sys.configPath,
+      ...(home === undefined ? [] : HOME_CREDENTIALS.map((p) => join(home, p))),
+      ...otherLogins(input.worker, input.env),
+      ...input.setting.hide.filter(isPathEntry),
+      ...input.secrets,
+    ],
+    show: [
+      statePaths(sys.stateDir).guard,
+      ...(input.worker === null ? [] : loginPaths(input.worker, input.env)),
+      ...input.setting.show.filter(isPathEntry),
+    ],
+  };
+}
+
+/** What `sandboxAttempt` needs besides the launch. */
+export interface AttemptSandbox {
+  mode: Mode;
+  privateDir: string;
+  /** The worker CLI, or null for a command that is none (verify). */
+  worker: WorkerName | null;
+  /** Absolute paths of the tree's secret-looking files to hide (none when they are allowed). */
+  secrets?: readonly string[];
+  isolation?: { links: readonly string[]; allowLinks: boolean };
+  /** The setting to use instead of the config's (the escape suite's own). */
+  setting?: SandboxSetting;
+  /**
+   * Who runs, for the report's notes.
+   * @default "The worker"
+   */
+  who?: string;
+}
+
+/** Wraps one launch in the sandbox the config asks for, with what the report says. */
 export async function sandboxAttempt(
   sys: Sys,
   launch: Launch,
-  input: {
-    mode: Mode;
-    privateDir: string;
-    isolation?: { links: readonly string[]; allowLinks: boolean };
-  },
-): Promise<{ launch: Launch; use: SandboxUse; notes: string[] }> {
-  const { config } = await loadConfig(sys.configPath);
-  const { setting } = sandboxSetting(config.sandbox);
+  input: AttemptSandbox,
+): Promise<{ launch: Launch; use: SandboxUse; notes: string[]; hidden?: Hidden }> {
+  const setting = input.setting ?? (await sandboxSettingOf(sys)).setting;
+  const { hide, show } = confinementPaths(sys, {
+    worker: input.worker,
+    env: launch.env,
+    setting,
+    secrets: input.secrets ?? [],
+  });
   const wrapped = await sandboxLaunch(sys, launch, {
     mode: input.mode,
     privateDir: input.privateDir,
     setting,
+    hide,
+    show,
+    ...(setting.network === "isolated" && input.worker !== null
+      ? { loopback: await readAll(configPaths(input.worker, launch.env, launch.cwd)) }
+      : {}),
   });
   const notes: string[] = [];
-  if (wrapped.use.kind !== "none") return { ...wrapped, notes };
-  notes.push(`The worker ran without a sandbox: ${wrapped.use.reason}`);
+  const who = input.who ?? "The worker";
+  if (wrapped.use.kind !== "none") {
+    const hidden = wrapped.plan === undefined ? null : await hiddenOf(sys, launch, wrapped.plan);
+    if (wrapped.use.network !== undefined) {
+      notes.push(
+        `${who} had a network of its own: of the host's loopback only port${
+          wrapped.use.network.ports.length === 1 ? "" : "s"
+        } ${wrapped.use.network.ports.join(", ")} could be reached`,
+      );
+    }
+    return { launch: wrapped.launch, use: wrapped.use, notes, ...(hidden ? { hidden } : {}) };
+  }
+  notes.push(`${who} ran without a sandbox: ${wrapped.use.reason}`);
   if (input.isolation !== undefined) {
     const { root } = await treeRoot(launch.cwd);
     const links = await escapingLinks(root, { known: input.isolation.links });
@@ -52,25 +161,77 @@ export async function sandboxAttempt(
       notes.push(`Links in the copy lead out of it (no sandbox holds them): ${named}${more}`);
     }
   }
-  return { ...wrapped, notes };
+  return { launch: wrapped.launch, use: wrapped.use, notes };
 }
 
-/** What `doctor` says about the sandbox: which one runs workers, or a warning (`required`: error). */
+/** The texts of the files that exist and can be read (for the loopback ports they name). */
+async function readAll(paths: readonly string[]): Promise<string[]> {
+  const texts = await Promise.all(paths.map((p) => Deno.readTextFile(p).catch(() => null)));
+  return texts.filter((t): t is string => t !== null);
+}
+
+async function realOrSelf(path: string): Promise<string> {
+  return await Deno.realPath(path).catch(() => path);
+}
+
+/**
+ * What the sandbox hid (null when it was only Pitroom's own state and config, which every launch
+ * is kept from): credentials by their place in the home folder, the tree's secret-looking files
+ * by their path in the tree.
+ */
+async function hiddenOf(sys: Sys, launch: Launch, plan: SandboxPlan): Promise<Hidden | null> {
+  const own = new Set(await Promise.all([sys.stateDir, sys.configPath].map(realOrSelf)));
+  const home = launch.env.HOME === undefined ? null : await realOrSelf(launch.env.HOME);
+  const { root } = await treeRoot(plan.cwd);
+  const tree: string[] = [];
+  const credentials: string[] = [];
+  for (const path of [...plan.hidden, ...plan.masked]) {
+    if (own.has(path)) continue;
+    if (path.startsWith(`${root}/`)) tree.push(path.slice(root.length + 1));
+    else if (home !== null && path.startsWith(`${home}/`)) {
+      credentials.push(`~/${path.slice(home.length + 1)}`);
+    } else credentials.push(path);
+  }
+  if (tree.length + credentials.length === 0) return null;
+  return {
+    credentials: { count: credentials.length, examples: credentials.slice(0, 3) },
+    files: { count: tree.length, examples: tree.slice(0, 3) },
+  };
+}
+
+/** What `doctor` says about the sandbox: which one runs workers and what it hides. */
 export async function sandboxCheck(
   sys: Sys,
 ): Promise<{ status: "ok" | "warn" | "error"; message: string; hint?: string }> {
-  const { config } = await loadConfig(sys.configPath);
-  const { setting } = sandboxSetting(config.sandbox);
-  if (setting.mode === "off") {
+  const { setting, found } = await sandboxSettingOf(sys);
+  if (setting.mode === "off" || found === null) {
     return {
       status: "warn",
       message: `workers run without a sandbox: "sandbox" is "off" in the config`,
       hint: `set "sandbox": "auto" in ${sys.configPath}`,
     };
   }
-  const found = await detectSandbox(sys);
   if (found.kind !== "none") {
-    return { status: "ok", message: `workers run in ${found.kind} (${found.binary})` };
+    const base = `workers run in ${found.kind} (${found.binary}); ${await hiddenSummary(sys)}`;
+    if (setting.network !== "isolated") {
+      return { status: "ok", message: `${base}; network: the host's` };
+    }
+    const network = found.kind === "bwrap"
+      ? await detectNetwork(sys, found.binary)
+      : { kind: "none" as const, reason: `it needs bubblewrap, and this is ${found.kind}` };
+    if (network.kind === "none") {
+      return {
+        status: "error",
+        message:
+          `${base}; network: "isolated" cannot be made (${network.reason}): runs are refused`,
+        hint: `apt-get install passt, or set "sandbox": {"network": "host"} in ${sys.configPath}`,
+      };
+    }
+    return {
+      status: "ok",
+      message:
+        `${base}; network: each worker's own (${network.binary}), the host's loopback only on the ports its configuration names`,
+    };
   }
   return {
     status: setting.mode === "required" ? "error" : "warn",
@@ -78,4 +239,25 @@ export async function sandboxCheck(
       (setting.mode === "required" ? ` ("sandbox" is "required": runs are refused)` : ""),
     hint: "apt-get install bubblewrap",
   };
+}
+
+/** Which credentials of this home folder a worker does not see, counted, with examples. */
+async function hiddenSummary(sys: Sys): Promise<string> {
+  const env = sys.env.toObject();
+  const home = env.HOME;
+  const candidates = [
+    ...(home === undefined ? [] : HOME_CREDENTIALS.map((p) => join(home, p))),
+    ...otherLogins(null, env),
+  ];
+  const present: string[] = [];
+  for (const path of new Set(candidates)) {
+    if (await lstatOrNull(path) === null) continue;
+    present.push(
+      home !== undefined && path.startsWith(`${home}/`) ? `~/${path.slice(home.length + 1)}` : path,
+    );
+  }
+  const creds = present.length === 0
+    ? "none of the known credential files is in your home folder"
+    : listed(present.length, "credential path", present.slice(0, 4));
+  return `hidden from workers: Pitroom's state dir and config, ${creds} (each CLI keeps its own login), and a tree's secret-looking files`;
 }
