@@ -47,11 +47,6 @@ export async function sandboxSettingOf(
   return { setting, warnings, found };
 }
 
-/** True when a launch here runs in bubblewrap, which can hide a tree's files from it. */
-export async function hidesTreeFiles(sys: Sys): Promise<boolean> {
-  return (await sandboxSettingOf(sys)).found?.kind === "bwrap";
-}
-
 /** The tree name patterns of `sandbox.hide` and `sandbox.show`. */
 export function namePatterns(setting: SandboxSetting): { hide: string[]; show: string[] } {
   return {

@@ -203,16 +203,20 @@ async function hiddenPaths(
 ): Promise<{ hidden: string[]; masked: string[] }> {
   const hidden: string[] = [];
   const masked: string[] = [];
-  for (const path of hide) {
-    if (!isAbsolute(path) || isKernelPath(path)) continue;
+  // Most listed credentials do not exist: looked up side by side, a missing one in one call.
+  const found = await Promise.all(hide.map(async (path) => {
+    if (!isAbsolute(path) || isKernelPath(path)) return null;
     const real = await realOrNull(path);
-    if (real === null || real === "/" || isKernelPath(real)) continue;
-    if (home !== null && holds(real, home)) continue;
-    if (show.some((s) => holds(s, real))) continue;
+    if (real === null || real === "/" || isKernelPath(real)) return null;
+    if (home !== null && holds(real, home)) return null;
+    if (show.some((s) => holds(s, real))) return null;
     const info = await Deno.stat(real).catch(() => null);
-    if (info === null) continue;
-    const list = info.isDirectory ? hidden : masked;
-    if (!list.includes(real)) list.push(real);
+    return info === null ? null : { real, dir: info.isDirectory };
+  }));
+  for (const f of found) {
+    if (f === null) continue;
+    const list = f.dir ? hidden : masked;
+    if (!list.includes(f.real)) list.push(f.real);
   }
   return { hidden, masked };
 }
