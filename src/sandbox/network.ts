@@ -61,8 +61,16 @@ if [ -z "$pid" ]; then wait "$sandbox"; exit $?; fi
 # shellcheck disable=SC2086 # the options are words without spaces
 set -- "$pasta" $options --pid "$dir/ready" --netns /proc/self/fd/6
 [ "$runas" = "" ] || set -- "$@" --runas "$runas"
+# pasta, then a writer on the FIFO so that a pasta that failed wakes the read below. Both end
+# with this script, which ends with Pitroom: each is started through setpriv --pdeathsig.
 [ "$pdeath" = "" ] || set -- "$pdeath" --pdeathsig KILL -- "$@"
-( "$@" 6<"/proc/$pid/ns/net" 2>"$dir/pasta.err" </dev/null >/dev/null; : 1<>"$dir/ready" ) &
+# shellcheck disable=SC2016 # expanded by the sh that runs it
+watch='p=$0 d=$1; shift; "$@" 6<"/proc/$p/ns/net" 2>"$d/pasta.err" </dev/null >/dev/null; : 1<>"$d/ready"'
+if [ "$pdeath" = "" ]; then
+  sh -c "$watch" "$pid" "$dir" "$@" &
+else
+  "$pdeath" --pdeathsig KILL -- sh -c "$watch" "$pid" "$dir" "$@" &
+fi
 read -r net <"$dir/ready" || net=
 if [ -z "$net" ]; then
   echo "pitroom: the worker's network could not be set up: $(grep -v syslog "$dir/pasta.err" | tail -n 2 | tr '\\n' ' ')" >&2
@@ -130,6 +138,7 @@ export function networkArgv(bwrap: readonly string[], wrap: NetworkWrap): string
     return wrap.setpriv === null ? pasta : [wrap.setpriv, "--pdeathsig", "KILL", "--", ...pasta];
   }
   return [
+    ...(wrap.setpriv === null ? [] : [wrap.setpriv, "--pdeathsig", "KILL", "--"]),
     "sh",
     "-c",
     SCRIPT,

@@ -4,6 +4,8 @@
  * loopback (one a worker's configuration names, one it must not reach), then
  * - a sandboxed `curl` with `"network": "isolated"`, as root (pasta attached to bubblewrap's
  *   namespace) and, when run as root, as an unprivileged user (pasta's own namespaces);
+ * - the same as root with a worker that sleeps, whose starter is then killed with SIGKILL (as
+ *   Pitroom would be): the sandbox and pasta must be gone;
  * - the real worker CLIs named on the command line, through `pitroom run` against the scripted
  *   model server with the isolated network, each told by its scenario to fetch the service it
  *   must not reach.
@@ -74,6 +76,43 @@ try {
     ...(await output(wrapped.launch.argv, wrapped.launch.env, scratch)),
     use: wrapped.use,
   };
+
+  // A killed starter leaves nothing behind: neither the worker nor pasta.
+  const tag = `4111.${Math.floor(Math.random() * 1e6)}`;
+  const killDir = join(scratch, "kill");
+  await Deno.mkdir(killDir);
+  const sleeper = await sandboxLaunch(sys, { ...launch, argv: ["sh", "-c", `sleep ${tag}`] }, {
+    mode: "read",
+    privateDir: killDir,
+    setting: { ...defaultSandboxSetting(), network: "isolated" },
+  });
+  const starter = new Deno.Command("sh", {
+    args: ["-c", '"$@" & wait', "sh", ...sleeper.launch.argv],
+    env: sleeper.launch.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const ours = async () => {
+    const ps = await new Deno.Command("ps", { args: ["-eo", "pid=,stat=,args="] }).output();
+    return new TextDecoder().decode(ps.stdout).split("\n").filter((l) =>
+      !/^\s*\d+\s+Z/.test(l) && (l.includes(`sleep ${tag}`) || l.includes(join(killDir, ".net")))
+    );
+  };
+  const until = async (check: (lines: string[]) => boolean) => {
+    for (let i = 0; i < 400; i++) {
+      const lines = await ours();
+      if (check(lines)) return lines;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return await ours();
+  };
+  const running = await until((l) => l.some((x) => x.includes(`sleep ${tag}`)));
+  Deno.kill(starter.pid, "SIGKILL");
+  await starter.status;
+  const left = await until((l) => l.length === 0);
+  result.kill = { running: running.length, left };
 
   if (Deno.uid() === 0) {
     // The same launch as an unprivileged user: pasta makes the namespaces itself.

@@ -4,7 +4,8 @@
  * the real thing: run in a network namespace of its own with a routable interface (a veth pair), since
  * pasta refuses to work without one, as in the CI's loopback-only `unshare -n`. There a sandboxed
  * command and a real codex worker reach the forwarded port and not the host's other loopback
- * services, as root and as an unprivileged user; on the host's network (the control) they do.
+ * services, as root and as an unprivileged user; on the host's network (the control) they do;
+ * and when the process that started a sandbox is killed, the worker and pasta end with it.
  */
 import assert from "node:assert/strict";
 import { loopbackPorts, networkArgv, networkBwrapOptions } from "../../src/sandbox/network.ts";
@@ -116,6 +117,8 @@ Deno.test({
       assert.doesNotMatch(seen, /host-reached/, `${side}: ${seen}`);
       assert.match(seen, /pitroom0\s+UNKNOWN\s+10\.77\.0\.2/, `${side}: the namespace's interface`);
     }
+    assert.ok(r.kill.running > 0, "the sleeping worker ran");
+    assert.deepEqual(r.kill.left, [], "a killed Pitroom leaves no worker and no pasta");
     assert.equal(r["codex-host"].outcome, "ok", JSON.stringify(r["codex-host"]));
     assert.equal(r["codex-host"].hostHits, 1, "the control: on the host's network the fetch lands");
     assert.equal(r.codex.outcome, "ok", JSON.stringify(r.codex));
