@@ -6,16 +6,16 @@
  * forwards to the host's loopback (`-T`). Two ways, both pure argv here:
  * - as a user (the usual case): pasta makes the user and network namespaces and starts bubblewrap
  *   in them; bubblewrap maps the user back to their own id (`--unshare-user --uid --gid`);
- * - as root, where pasta will not map users: bubblewrap makes the network namespace
- *   (`--unshare-net`) and starts with `--info-fd` and `--block-fd` on FIFOs in a folder of the
- *   attempt, so the sandbox exists but the worker has not started; a small shell script reads the
- *   sandbox's pid, attaches pasta to its namespace (handed over as an open file,
- *   `/proc/self/fd/6`, since pasta may not open another process's), waits for pasta's pid on a
- *   FIFO (written once the namespace is configured), and only then lets the worker start. When
- *   pasta cannot attach, the worker never starts: the script ends the sandbox and exits 125 with
- *   pasta's reason.
- * Either way pasta ends with the worker, and with Pitroom (`setpriv --pdeathsig`, where there is
- * setpriv; bubblewrap's `--die-with-parent` ends the sandbox with pasta or the script).
+ * - as root, where pasta will not map users: a small shell script starts a process in a new
+ *   network namespace (`unshare --net`) that says its pid on a FIFO in a folder of the attempt and
+ *   waits; the script attaches pasta to that namespace (handed over as an open file,
+ *   `/proc/self/fd/6`, since pasta may not open another process's), waits for pasta's pid on
+ *   another FIFO (written once the namespace is configured), and only then lets the process
+ *   become bubblewrap. When pasta cannot attach, the worker never starts: the script ends the
+ *   waiting process and exits 125 with pasta's reason.
+ * Either way pasta ends with the worker, and everything with Pitroom: each process starts through
+ * `setpriv --pdeathsig KILL` where there is setpriv (bubblewrap keeps it across its exec, and its
+ * `--die-with-parent` ends the sandbox with it).
  */
 
 /** Exit code of the wrapper when the network could not be set up. */
@@ -50,35 +50,43 @@ export function envTexts(env: Readonly<Record<string, string>>): string[] {
 const SCRIPT = `set -u
 dir=$1 pasta=$2 options=$3 runas=$4 pdeath=$5
 shift 5
-rm -f "$dir/info" "$dir/block" "$dir/ready"
-mkfifo -m 600 "$dir/info" "$dir/block" "$dir/ready" || exit ${NETWORK_SETUP_FAILED}
+rm -f "$dir/ns" "$dir/go" "$dir/ready"
+mkfifo -m 600 "$dir/ns" "$dir/go" "$dir/ready" || exit ${NETWORK_SETUP_FAILED}
+# Every helper ends with this script, and this script with Pitroom: each starts through setpriv,
+# as a plain command (a function or a subshell in between would be the parent it dies with).
+# The sandbox's network namespace comes first: its first process says its pid, waits for the
+# go, and becomes bubblewrap. Around it, a writer on the FIFO wakes the read below if it fails.
+# shellcheck disable=SC2016 # expanded by the sh that runs it
+inner='echo $$ >"$0/ns"; read -r _ <"$0/go"; exec "$@"'
+# shellcheck disable=SC2016
+outer='d=$0; "$@"; c=$?; : 1<>"$d/ns"; exit $c'
+set -- unshare --net -- sh -c "$inner" "$dir" "$@"
+[ "$pdeath" = "" ] || set -- "$pdeath" --pdeathsig KILL -- "$@"
+set -- sh -c "$outer" "$dir" "$@"
+[ "$pdeath" = "" ] || set -- "$pdeath" --pdeathsig KILL -- "$@"
 exec 5<&0
-"$@" 3>"$dir/info" 4<>"$dir/block" <&5 5<&- &
+"$@" <&5 5<&- &
 sandbox=$!
 exec 5<&-
-pid=$(sed -n 's/.*"child-pid": *\\([0-9][0-9]*\\).*/\\1/p' <"$dir/info")
-if [ -z "$pid" ]; then wait "$sandbox"; exit $?; fi
+read -r pid <"$dir/ns" || pid=
+if [ -z "$pid" ]; then wait "$sandbox"; exit ${NETWORK_SETUP_FAILED}; fi
 # shellcheck disable=SC2086 # the options are words without spaces
 set -- "$pasta" $options --pid "$dir/ready" --netns /proc/self/fd/6
 [ "$runas" = "" ] || set -- "$@" --runas "$runas"
-# pasta, then a writer on the FIFO so that a pasta that failed wakes the read below. Both end
-# with this script, which ends with Pitroom: each is started through setpriv --pdeathsig.
 [ "$pdeath" = "" ] || set -- "$pdeath" --pdeathsig KILL -- "$@"
-# shellcheck disable=SC2016 # expanded by the sh that runs it
+# shellcheck disable=SC2016
 watch='p=$0 d=$1; shift; "$@" 6<"/proc/$p/ns/net" 2>"$d/pasta.err" </dev/null >/dev/null; : 1<>"$d/ready"'
-if [ "$pdeath" = "" ]; then
-  sh -c "$watch" "$pid" "$dir" "$@" &
-else
-  "$pdeath" --pdeathsig KILL -- sh -c "$watch" "$pid" "$dir" "$@" &
-fi
+set -- sh -c "$watch" "$pid" "$dir" "$@"
+[ "$pdeath" = "" ] || set -- "$pdeath" --pdeathsig KILL -- "$@"
+"$@" &
 read -r net <"$dir/ready" || net=
 if [ -z "$net" ]; then
   echo "pitroom: the worker's network could not be set up: $(grep -v syslog "$dir/pasta.err" | tail -n 2 | tr '\\n' ' ')" >&2
-  kill -KILL "$pid" "$sandbox" 2>/dev/null
+  kill -KILL "$pid" 2>/dev/null
   wait "$sandbox"
   exit ${NETWORK_SETUP_FAILED}
 fi
-printf x >"$dir/block"
+printf x >"$dir/go"
 wait "$sandbox"
 code=$?
 kill "$net" 2>/dev/null
@@ -100,14 +108,12 @@ export interface NetworkWrap {
 }
 
 /**
- * bubblewrap's own options of an isolated network (before its mounts): as root its network
- * namespace and the synchronisation of the script; as a user, a user namespace that maps the
- * user back to their own ids inside pasta's (where they are root).
+ * bubblewrap's own options of an isolated network (before its mounts): none as root (it starts
+ * in the namespace the script made); as a user, a user namespace that maps the user back to
+ * their own ids inside pasta's (where they are root).
  */
 export function networkBwrapOptions(who: { asRoot: boolean; uid: number; gid: number }): string[] {
-  return who.asRoot
-    ? ["--unshare-net", "--info-fd", "3", "--block-fd", "4"]
-    : ["--unshare-user", "--uid", String(who.uid), "--gid", String(who.gid)];
+  return who.asRoot ? [] : ["--unshare-user", "--uid", String(who.uid), "--gid", String(who.gid)];
 }
 
 function pastaOptions(ports: readonly number[]): string[] {

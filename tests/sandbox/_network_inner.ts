@@ -108,7 +108,10 @@ try {
     }
     return await ours();
   };
-  const running = await until((l) => l.some((x) => x.includes(`sleep ${tag}`)));
+  // The worker itself runs (the helpers' command lines name it from the start).
+  const running = await until((l) =>
+    l.some((x) => new RegExp(`^\\s*\\d+\\s+\\S+\\s+sleep ${tag.replace(".", "\\.")}$`).test(x))
+  );
   Deno.kill(starter.pid, "SIGKILL");
   await starter.status;
   const left = await until((l) => l.length === 0);

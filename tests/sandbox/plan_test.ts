@@ -130,6 +130,7 @@ Deno.test("sandboxSetting() reads a mode or an object with folders, hide/show, s
     show: [],
     allowSecrets: false,
     network: "host",
+    ports: [],
   });
   assert.deepEqual(sandboxSetting(undefined).setting, none);
   assert.deepEqual(sandboxSetting("required").setting, { ...none, mode: "required" });
@@ -141,6 +142,7 @@ Deno.test("sandboxSetting() reads a mode or an object with folders, hide/show, s
       show: [".env.test"],
       allowSecrets: true,
       network: "isolated",
+      ports: [5432],
     }).setting,
     {
       mode: "off",
@@ -149,6 +151,7 @@ Deno.test("sandboxSetting() reads a mode or an object with folders, hide/show, s
       show: [".env.test"],
       allowSecrets: true,
       network: "isolated",
+      ports: [5432],
     },
   );
   // The entries stay as written: writableFolders() and hiddenEntries() check each.
@@ -156,9 +159,15 @@ Deno.test("sandboxSetting() reads a mode or an object with folders, hide/show, s
   assert.deepEqual(bad.setting, { ...none, writable: ["relative", "/ok"] });
   assert.equal(bad.warnings.length, 1);
   assert.equal(sandboxSetting({ writable: [1] }).warnings.length, 1);
-  const worse = sandboxSetting({ hide: "x", show: [2], allowSecrets: "yes", network: "none" });
+  const worse = sandboxSetting({
+    hide: "x",
+    show: [2],
+    allowSecrets: "yes",
+    network: "none",
+    ports: [0, "x"],
+  });
   assert.deepEqual(worse.setting, none);
-  assert.equal(worse.warnings.length, 4, worse.warnings.join("\n"));
+  assert.equal(worse.warnings.length, 5, worse.warnings.join("\n"));
 });
 
 Deno.test("tmpPathsIn() finds /tmp paths in env values and scripts", () => {
