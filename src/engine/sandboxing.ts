@@ -4,7 +4,8 @@
  * through here: the worker's attempts and the run's verify command.
  *
  * Hidden from every launch: Pitroom's state dir (the records of other runs, the MCP token, the
- * dashboard's secret, the history) and config file, with only the guard (read-only), the
+ * dashboard's secret, the history) and config file, and the default places of both (where a
+ * Pitroom started without its recursion marker would look), with only the guard (read-only), the
  * attempt's private folder and the run's own tree (an isolate copy, a read view) shown again; the
  * home folder's well-known credentials (policy/secrets.ts) and every other worker CLI's login
  * (workers/logins.ts), but the running CLI's own; the config's `sandbox.hide` paths; and the
@@ -55,7 +56,10 @@ export function namePatterns(setting: SandboxSetting): { hide: string[]; show: s
   };
 }
 
-/** What a launch must not see, and what it must see after all. */
+/**
+ * What a launch must not see, what it must see after all, and which of the hidden paths are
+ * Pitroom's own (not counted in the report).
+ */
 export function confinementPaths(
   sys: Pick<Sys, "stateDir" | "configPath">,
   input: {
@@ -66,12 +70,18 @@ export function confinementPaths(
     /** Absolute paths of the tree's secret-looking files and folders to hide. */
     secrets: readonly string[];
   },
-): { hide: string[]; show: string[] } {
+): { hide: string[]; show: string[]; own: string[] } {
   const home = input.env.HOME;
+  const xdg = (name: string, fallback: string) =>
+    input.env[name] ?? (home === undefined ? undefined : join(home, fallback));
+  // Where a Pitroom started in the sandbox without its marker would look (the default places).
+  const defaults = [xdg("XDG_STATE_HOME", ".local/state"), xdg("XDG_CONFIG_HOME", ".config")]
+    .flatMap((dir) => dir === undefined ? [] : [join(dir, "pitroom")]);
+  const own = [sys.stateDir, sys.configPath, ...defaults];
   return {
+    own,
     hide: [
-      sys.stateDir,
-      sys.configPath,
+      ...own,
       ...(home === undefined ? [] : HOME_CREDENTIALS.map((p) => join(home, p))),
       ...otherLogins(input.worker, input.env),
       ...input.setting.hide.filter(isPathEntry),
@@ -110,7 +120,7 @@ export async function sandboxAttempt(
   input: AttemptSandbox,
 ): Promise<{ launch: Launch; use: SandboxUse; notes: string[]; hidden?: Hidden }> {
   const setting = input.setting ?? (await sandboxSettingOf(sys)).setting;
-  const { hide, show } = confinementPaths(sys, {
+  const { hide, show, own } = confinementPaths(sys, {
     worker: input.worker,
     env: launch.env,
     setting,
@@ -129,7 +139,7 @@ export async function sandboxAttempt(
   const notes: string[] = [];
   const who = input.who ?? "The worker";
   if (wrapped.use.kind !== "none") {
-    const hidden = wrapped.plan === undefined ? null : await hiddenOf(sys, launch, wrapped.plan);
+    const hidden = wrapped.plan === undefined ? null : await hiddenOf(own, launch, wrapped.plan);
     if (wrapped.use.network !== undefined) {
       notes.push(
         `${who} had a network of its own: of the host's loopback only port${
@@ -174,8 +184,12 @@ async function realOrSelf(path: string): Promise<string> {
  * is kept from): credentials by their place in the home folder, the tree's secret-looking files
  * by their path in the tree.
  */
-async function hiddenOf(sys: Sys, launch: Launch, plan: SandboxPlan): Promise<Hidden | null> {
-  const own = new Set(await Promise.all([sys.stateDir, sys.configPath].map(realOrSelf)));
+async function hiddenOf(
+  pitroom: readonly string[],
+  launch: Launch,
+  plan: SandboxPlan,
+): Promise<Hidden | null> {
+  const own = new Set(await Promise.all(pitroom.map(realOrSelf)));
   const home = launch.env.HOME === undefined ? null : await realOrSelf(launch.env.HOME);
   const { root } = await treeRoot(plan.cwd);
   const tree: string[] = [];

@@ -41,6 +41,13 @@ Deno.test("a sandboxed worker reads nothing of Pitroom's state dir but the guard
   const paths = statePaths(w.state);
   await Deno.writeTextFile(join(w.state, "mcp-token"), "mcp-token-secret\n", { mode: 0o600 });
   await Deno.writeTextFile(join(w.state, "dash.json"), '{"secret":"dash-secret"}\n');
+  // An older state dir and config at the default places, where a Pitroom started without its
+  // recursion marker would look.
+  await writeAll(w.home, {
+    ".local/state/pitroom/mcp-token": "default-state-secret",
+    ".config/pitroom/config.json":
+      '{"notifyCommand":"curl https://hooks.example/default-config-secret"}',
+  });
   const first = await w.run("read", [{ answer: "the first run's answer: first-run-secret" }]);
   assert.equal(first.outcome, "ok", first.message);
   const seen = join(w.marks, "seen.txt");
@@ -49,6 +56,9 @@ Deno.test("a sandboxed worker reads nothing of Pitroom's state dir but the guard
     { run: `cat '${paths.run(first.id).record}' >> '${seen}' 2>&1` },
     { run: `cat '${join(w.state, "dash.json")}' '${w.sys.configPath}' >> '${seen}' 2>&1` },
     { run: `grep -r secret '${w.state}' >> '${seen}' 2>&1` },
+    {
+      run: `grep -r secret "$HOME/.local/state/pitroom" "$HOME/.config/pitroom" >> '${seen}' 2>&1`,
+    },
     { run: `ls -a '${paths.runs}' > '${join(w.marks, "runs.txt")}' 2>&1` },
     { run: `ls '${paths.guard}/bin' > '${join(w.marks, "guard.txt")}' 2>&1` },
     { run: `echo x 2> '${join(w.marks, "guard-err.txt")}' > '${paths.guard}/bin/git'` },
@@ -58,8 +68,17 @@ Deno.test("a sandboxed worker reads nothing of Pitroom's state dir but the guard
   ]);
   assert.equal(record.outcome, "ok", record.message);
   assert.equal(record.attempts[0]?.sandbox, "bwrap");
+  assert.equal(record.hidden, undefined, "Pitroom's own places are not counted as credentials");
   const text = await Deno.readTextFile(seen);
-  for (const secret of ["mcp-token-secret", "first-run-secret", "dash-secret"]) {
+  for (
+    const secret of [
+      "mcp-token-secret",
+      "first-run-secret",
+      "dash-secret",
+      "default-state-secret",
+      "default-config-secret",
+    ]
+  ) {
     assert.ok(!text.includes(secret), `${secret} was read: ${text}`);
   }
   assert.match(text, /mcp-token: No such file/);
