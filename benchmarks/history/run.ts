@@ -22,7 +22,7 @@ import { computeStats } from "../../src/engine/history/stats.ts";
 import { ftsQuery } from "../../src/engine/history/query.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { listRunIds, readRecord } from "../../src/store/runs.ts";
-import { readRunFilesSync } from "../../src/store/history/files.ts";
+import { readRunFolder } from "../../src/store/history/files.ts";
 import { testSys } from "../../tests/support/sys.ts";
 import { pitroomArgv } from "../../tests/support/pitroom.ts";
 import { generateRuns, vocabulary } from "./_generate.ts";
@@ -125,7 +125,7 @@ try {
   log("baseline: reading every folder as the import does, without indexing ...");
   const { gunzipSync } = await import("node:zlib");
   t = performance.now();
-  for (const id of await listRunIds(paths)) readRunFilesSync(paths, id, (b) => gunzipSync(b));
+  for (const id of await listRunIds(paths)) await readRunFolder(paths, id, (b) => gunzipSync(b));
   const readMs = performance.now() - t;
 
   log("import ...");

@@ -3,7 +3,8 @@
  * isolate run's patch. A group is applied in the order its runs were started, stopping at the
  * first run that does not apply.
  */
-import { type Applied, createEngine, type RunReport } from "../engine/mod.ts";
+import { type Applied, type Engine, placeOf, type RunReport } from "../engine/mod.ts";
+import { engineFor } from "./engine_for.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
@@ -12,7 +13,11 @@ import { safe } from "./safe.ts";
 
 function describeApplied(applied: Applied): string {
   const { record, report } = applied;
-  const lines = [`applied ${record.id}: ${report.applied.length + report.merged.length} file(s)`];
+  const lines = [
+    `applied ${record.id} in ${safe(placeOf(record))}: ${
+      report.applied.length + report.merged.length
+    } file(s)`,
+  ];
   const status = new Map((record.changes?.files ?? []).map((f) => [f.path, f.status]));
   for (const path of report.applied) {
     lines.push(`  ${status.get(path) ?? "changed"}  ${safe(path)}`);
@@ -31,11 +36,17 @@ function describeApplied(applied: Applied): string {
 
 function appliedJson(applied: Applied) {
   const { record, report } = applied;
-  return { id: record.id, ...report };
+  return { id: record.id, repo: placeOf(record), ...report };
 }
 
-async function applyGroup(sys: Sys, group: string, allowDelete: boolean, json: boolean) {
-  const result = await createEngine(sys).applyGroup(group, { allowDelete });
+async function applyGroup(
+  engine: Engine,
+  sys: Sys,
+  group: string,
+  options: { allowDelete: boolean; json: boolean },
+) {
+  const { allowDelete, json } = options;
+  const result = await engine.applyGroup(group, { allowDelete });
   const { applied: done, failed, notApplied: rest, live } = result;
   if (json) {
     printJson(sys, {
@@ -68,9 +79,12 @@ export const applyCommand: CommandRun = async ({ sys, flags, args }) => {
   const json = flags.json === true;
   if (flags.group !== undefined) {
     if (args.length > 0) throw new UsageError("Give runs or -g GROUP, not both");
-    return await applyGroup(sys, flags.group as string, allowDelete, json);
+    return await applyGroup(engineFor(sys, flags), sys, flags.group as string, {
+      allowDelete,
+      json,
+    });
   }
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
   const runs = await engine.list({ runs: args.length > 0 ? args : ["last"] });
   const results: Applied[] = [];
   for (const run of runs) {
@@ -86,7 +100,7 @@ export const applyCommand: CommandRun = async ({ sys, flags, args }) => {
 
 /** Removes isolate runs' copies, keeping their patches. */
 export const discardCommand: CommandRun = async ({ sys, flags, args }) => {
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
   const runs = await engine.list({ runs: args.length > 0 ? args : ["last"] });
   const out: RunReport[] = [];
   for (const run of runs) {
@@ -94,14 +108,21 @@ export const discardCommand: CommandRun = async ({ sys, flags, args }) => {
     out.push(record);
     if (!flags.json) {
       sys.out.stdout(
-        `discarded the copy of ${record.id}; its patch stays (\`pitroom show ${record.id} --patch\`)\n`,
+        `discarded the copy of ${record.id} (of ${
+          safe(placeOf(record))
+        }); its patch stays (\`pitroom show ${record.id} --patch\`)\n`,
       );
     }
   }
   if (flags.json) {
     printJson(
       sys,
-      out.map((r) => ({ id: r.id, discarded: true, patch: r.changes?.files.length ?? 0 })),
+      out.map((r) => ({
+        id: r.id,
+        repo: placeOf(r),
+        discarded: true,
+        patch: r.changes?.files.length ?? 0,
+      })),
     );
   }
   return 0;

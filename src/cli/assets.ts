@@ -17,7 +17,7 @@ export const EMBEDDED_ASSETS: readonly EmbeddedAsset[] = [
     load: () =>
       import("../server/dash/page.ts").then(async (m) => {
         const page = await m.loadPage();
-        return [page.js.body, page.css.body, page.html("self-check")];
+        return [page.js.body, page.css.body, page.html(true)];
       }),
   },
   {

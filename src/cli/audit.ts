@@ -3,14 +3,14 @@
  * read answer (engine.audit); prints the audited run's verdict lines, or the audit run's id with
  * `--bg`, or `{run, audit, background, record}` with `--json`.
  */
-import { createEngine } from "../engine/mod.ts";
+import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson } from "./output.ts";
 import { auditLines } from "./audit_lines.ts";
 
 /** Audits a run. */
 export const auditCommand: CommandRun = async ({ sys, flags, args }) => {
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error("interrupted"));
   Deno.addSignalListener("SIGINT", onSignal);

@@ -26,6 +26,13 @@ async function keepReasons(
       reasons.set(k.id, "still running");
       continue;
     }
+    if (k.reason === "damaged-record") {
+      reasons.set(
+        k.id,
+        `its run.json is damaged: left for you to look at (\`pitroom show ${k.id}\`)`,
+      );
+      continue;
+    }
     const record = await engine.report(k.id).catch(() => null);
     reasons.set(
       k.id,

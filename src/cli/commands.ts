@@ -3,7 +3,27 @@
  */
 import { type CommandDef, type FlagDef, JSON_FLAG } from "./command.ts";
 
-const RUN_SELECTION = { name: "RUN", describe: "run id (or a unique part of it, or `last`)" };
+const RUN_SELECTION = {
+  name: "RUN",
+  describe: "run id (or a unique part of it, or `last`, among this repository's runs)",
+};
+
+/** `-d DIR` of the commands that pick runs. */
+const SCOPE_FLAG: FlagDef = {
+  name: "dir",
+  short: "d",
+  type: "string",
+  value: "DIR",
+  describe:
+    "the repository whose runs `last`, id parts and -g mean (default: the current directory's)",
+};
+
+/** `--all` of the lists. */
+const ALL_FLAG: FlagDef = {
+  name: "all",
+  type: "boolean",
+  describe: "every repository's runs, with a REPO column (default: this repository's)",
+};
 
 /** The flags of `run`; `crew` shares them (but --bg and --continue). */
 const RUN_FLAGS: FlagDef[] = [
@@ -56,7 +76,7 @@ const RUN_FLAGS: FlagDef[] = [
     short: "d",
     type: "string",
     value: "DIR",
-    describe: "directory to work in (default: current)",
+    describe: "directory to work in, and whose runs `--continue last` means (default: current)",
   },
   {
     name: "timeout",
@@ -215,6 +235,7 @@ export const COMMANDS: readonly CommandDef[] = [
         describe: "apply the group's finished isolate runs, oldest first",
       },
       JSON_FLAG,
+      SCOPE_FLAG,
     ],
     args: [{ ...RUN_SELECTION, variadic: true }],
     examples: ["pitroom apply last", "pitroom apply 3f2a --allow-delete", "pitroom apply -g docs"],
@@ -223,7 +244,7 @@ export const COMMANDS: readonly CommandDef[] = [
   {
     name: "discard",
     summary: "remove an isolate run's private copy (its patch stays)",
-    flags: [JSON_FLAG],
+    flags: [JSON_FLAG, SCOPE_FLAG],
     args: [{ ...RUN_SELECTION, variadic: true }],
     examples: ["pitroom discard last"],
     load: () => import("./apply.ts").then((m) => m.discardCommand),
@@ -280,6 +301,7 @@ export const COMMANDS: readonly CommandDef[] = [
         describe: "audit in the background: print the audit run's id and return",
       },
       JSON_FLAG,
+      SCOPE_FLAG,
     ],
     args: [{ ...RUN_SELECTION, required: true }],
     examples: ["pitroom audit last", "pitroom audit 3f2a -W codex", "pitroom audit last --bg"],
@@ -345,6 +367,7 @@ export const COMMANDS: readonly CommandDef[] = [
         value: "DUR",
         describe: "stop watching after this long (exit 75 while runs go on; at most 7d)",
       },
+      SCOPE_FLAG,
     ],
     args: [{ ...RUN_SELECTION, variadic: true }],
     examples: [
@@ -357,13 +380,18 @@ export const COMMANDS: readonly CommandDef[] = [
   {
     name: "status",
     summary: "show runs and their state",
-    flags: [{
-      name: "group",
-      short: "g",
-      type: "string",
-      value: "NAME",
-      describe: "only this group",
-    }, JSON_FLAG],
+    flags: [
+      {
+        name: "group",
+        short: "g",
+        type: "string",
+        value: "NAME",
+        describe: "only this group",
+      },
+      JSON_FLAG,
+      SCOPE_FLAG,
+      ALL_FLAG,
+    ],
     args: [{ ...RUN_SELECTION, variadic: true }],
     examples: ["pitroom status", "pitroom status 20261130-101500-3f2a --json"],
     load: () => import("./status.ts").then((m) => m.statusCommand),
@@ -385,6 +413,8 @@ export const COMMANDS: readonly CommandDef[] = [
         describe: "at most this many",
       },
       JSON_FLAG,
+      SCOPE_FLAG,
+      ALL_FLAG,
     ],
     args: [],
     examples: ["pitroom ls", "pitroom ls --running --json"],
@@ -402,6 +432,7 @@ export const COMMANDS: readonly CommandDef[] = [
         describe: "print a long answer and every changed file (clipped by default)",
       },
       JSON_FLAG,
+      SCOPE_FLAG,
     ],
     args: [{ ...RUN_SELECTION, name: "RUN" }],
     examples: [
@@ -427,6 +458,7 @@ export const COMMANDS: readonly CommandDef[] = [
       },
       { name: "group", short: "g", type: "string", value: "NAME", describe: "wait for this group" },
       JSON_FLAG,
+      SCOPE_FLAG,
     ],
     args: [{ ...RUN_SELECTION, variadic: true }],
     examples: ["pitroom wait 3f2a", "pitroom wait -g docs --brief", "pitroom wait --any a1 b2"],
@@ -438,6 +470,7 @@ export const COMMANDS: readonly CommandDef[] = [
     flags: [
       { name: "group", short: "g", type: "string", value: "NAME", describe: "stop this group" },
       JSON_FLAG,
+      SCOPE_FLAG,
     ],
     args: [{ ...RUN_SELECTION, variadic: true }],
     examples: ["pitroom stop 3f2a", "pitroom stop -g fixes"],
@@ -453,6 +486,7 @@ export const COMMANDS: readonly CommandDef[] = [
         describe: "also undo files changed while the run worked, not by a tool the worker called",
       },
       JSON_FLAG,
+      SCOPE_FLAG,
     ],
     args: [{ ...RUN_SELECTION, required: true }],
     examples: ["pitroom revert 3f2a", "pitroom revert 3f2a --all"],
@@ -682,7 +716,7 @@ export const COMMANDS: readonly CommandDef[] = [
         short: "d",
         type: "string",
         value: "DIR",
-        describe: "directory runs work in (default: current)",
+        describe: "directory runs work in, and whose runs `last` means (default: current)",
       },
       { name: "http", type: "boolean", describe: "serve Streamable HTTP on 127.0.0.1 instead" },
       {
@@ -822,7 +856,7 @@ export const COMMANDS: readonly CommandDef[] = [
         short: "d",
         type: "string",
         value: "DIR",
-        describe: "with --range: the repository",
+        describe: "the repository: the range's, and whose runs `last` and a part of an id mean",
       },
       JSON_FLAG,
     ],

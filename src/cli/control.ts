@@ -1,11 +1,12 @@
 /**
  * `pitroom stop RUN` and `pitroom revert RUN`.
  */
-import { createEngine } from "../engine/mod.ts";
+import { placeOf, type RunReport } from "../engine/mod.ts";
+import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";
-import { printJson } from "./output.ts";
+import { printJson, sayDamaged } from "./output.ts";
 import { safe } from "./safe.ts";
-import { UsageError } from "../sys/errors.ts";
+import { type DamagedRecord, UsageError } from "../sys/errors.ts";
 
 /** Stops runs: the named ones or a group's live ones (queued runs too), side by side. */
 export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
@@ -16,13 +17,19 @@ export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
   if (group === undefined && args.length === 0) {
     throw new UsageError("Name the run to stop", { hint: "pitroom stop RUN (or -g NAME)" });
   }
-  const records = await createEngine(sys).stop(group !== undefined ? { group } : { runs: args });
+  const records = await engineFor(sys, flags).stop(
+    group !== undefined ? { group } : { runs: args },
+  );
   if (flags.json) {
-    printJson(sys, group === undefined && records.length === 1 ? records[0] : records);
+    const out = records.map((r) => ({ ...r, repo: placeOf(r) }));
+    printJson(sys, group === undefined && out.length === 1 ? out[0] : out);
   } else if (records.length === 0) sys.out.stderr(`Nothing to stop in group "${group}"\n`);
   else {
+    // Named always: a full id reaches a run of another repository.
     sys.out.stdout(
-      records.map((r) => `${r.id}  ${r.state}${r.outcome ? ` (${r.outcome})` : ""}\n`).join(""),
+      records.map((r) =>
+        `${r.id}  ${r.state}${r.outcome ? ` (${r.outcome})` : ""}  in ${safe(placeOf(r))}\n`
+      ).join(""),
     );
   }
   return 0;
@@ -31,23 +38,35 @@ export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
 /** Reverts a run's changes (with `--all` also those no tool call of its worker made). */
 export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
   const all = flags.all === true;
-  const record = await createEngine(sys).revert(args[0]!, { all });
+  const damaged: DamagedRecord[] = [];
+  let record: RunReport;
+  try {
+    record = await engineFor(sys, flags).revert(args[0]!, {
+      all,
+      onDamaged: (d) => damaged.push(d),
+    });
+  } finally {
+    // The run's run.json is damaged: it is undone from its patch, and that is said first.
+    sayDamaged(sys, damaged, { failed: false, otherwise: 0 });
+  }
+  const from = damaged.length > 0 ? " from its patch" : "";
   const others = record.changes?.others ?? [];
   const files = [...(record.changes?.files ?? []), ...(all ? others : [])];
   const left = all ? [] : others;
-  const repo = record.repoRoot ?? record.cwd;
+  const repo = placeOf(record);
   if (flags.json) {
     printJson(sys, {
       id: record.id,
       repo,
+      ...(from ? { fromPatch: true } : {}),
       reverted: files.map((f) => f.path),
       leftAlone: left.map((f) => f.path),
     });
     return 0;
   }
-  // Named always: `revert last` typed inside another repository reverts this one.
+  // Named always: a full id reaches a run of another repository.
   sys.out.stdout(
-    `reverted ${files.length} file(s) of ${record.id} in ${safe(repo)}:\n${
+    `reverted ${files.length} file(s) of ${record.id} in ${safe(repo)}${from}:\n${
       files.map((f) => `  ${safe(f.path)}\n`).join("")
     }`,
   );

@@ -7,7 +7,13 @@ import { PitroomError, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { createEngine, formatDuration } from "../engine/mod.ts";
 import { LONG_RUN_MS } from "./live_view.ts";
-import { DEFAULT_IDLE_MS, runDashboard, startDetached, stopDashboard } from "../server/dash/mod.ts";
+import {
+  DEFAULT_IDLE_MS,
+  liveLink,
+  runDashboard,
+  startDetached,
+  stopDashboard,
+} from "../server/dash/mod.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
 import { printJsonLine, warn } from "./output.ts";
 
@@ -41,7 +47,8 @@ export const dashCommand: CommandRun = async ({ sys, flags }) => {
       sys.out.stdout(`${started.address}\n`);
       if (started.reused) sys.out.stderr(`pitroom: the dashboard was running already\n`);
     }
-    if (flags.open) openBrowser(sys, started.address);
+    // The browser gets its own token: the printed address stays good for another.
+    if (flags.open) openBrowser(sys, (await liveLink(sys)) ?? started.address);
     return 0;
   }
   return await serveHere(sys, flags, options);
@@ -89,37 +96,27 @@ async function serveHere(
     }
     if ("other" in running) {
       const { other } = running;
-      if (flags.json) {
-        printJsonLine(sys, {
-          address: other.address,
-          pid: other.pid,
-          port: other.port,
-          reused: true,
-        });
-      } else {
+      if (flags.json) printJsonLine(sys, other);
+      else {
         sys.out.stdout(`${other.address}\n`);
         sys.out.stderr(`pitroom: the dashboard runs already (pid ${other.pid})\n`);
       }
-      if (flags.open) openBrowser(sys, other.address);
+      if (flags.open) openBrowser(sys, (await liveLink(sys)) ?? other.address);
       return 0;
     }
     const { served } = running;
+    const address = await served.link();
     if (flags.json) {
-      printJsonLine(sys, {
-        address: served.address,
-        pid: sys.pid,
-        port: served.port,
-        reused: false,
-      });
+      printJsonLine(sys, { address, pid: sys.pid, port: served.port, reused: false });
     } else {
-      sys.out.stdout(`${served.address}\n`);
+      sys.out.stdout(`${address}\n`);
       sys.out.stderr(
-        `Live view of every run: ${served.address} (stops after ${
+        `Live view of every run: the address above lets one browser in (stops after ${
           formatDuration(options.idleMs)
         } without a request; Ctrl-C stops it now)\n`,
       );
     }
-    if (flags.open) openBrowser(sys, served.address);
+    if (flags.open) openBrowser(sys, await served.link());
     await served.finished;
     if (!flags.json && served.reason() === "idle") {
       sys.out.stderr(`Stopped the dashboard after ${formatDuration(options.idleMs)} idle\n`);

@@ -57,7 +57,7 @@ export function overviewHelp(commands: readonly CommandDef[], version: string): 
     ...visible.map((c) => `  ${c.name.padEnd(width)} ${c.summary}`),
     "",
     "Exit codes: 0 ok, 1 worker failed, 2 usage, 3 refused/setup, 4 timeout,",
-    "            5 read-only violation, 6 verify failed, 75 still running",
+    "            5 read-only violation, 6 verify failed, 7 damaged record, 75 still running",
     "",
     "Run `pitroom <command> --help` for a command's flags, `pitroom help events` for the",
     "JSON events of `show --events`.",

@@ -2,7 +2,7 @@
  * `pitroom history [TEXT]` (search), `pitroom history stats` and `pitroom history import`.
  * The first word picks the subcommand; every other positional is search text.
  */
-import { safeLine } from "./safe.ts";
+import { safe, safeLine } from "./safe.ts";
 import {
   answerSummary,
   createEngine,
@@ -203,6 +203,18 @@ async function importCommand(sys: Sys, flags: FlagValues): Promise<number> {
         result.live ? `; ${result.live} still running (indexed when they finish)` : ""
       }${result.unreadable ? `; ${result.unreadable} folder(s) without a readable record` : ""}\n`,
     );
+    // What could not be read is listed; the history keeps what it had of those runs.
+    for (const d of result.damaged) {
+      sys.out.stdout(
+        `  not read: ${d.run} ${d.file} is damaged (${
+          safe(d.detail)
+        }): the history keeps what it had${
+          d.file === "run.json"
+            ? " of this run"
+            : ` of its ${d.file === "patch.diff" ? "diff" : "steps"}`
+        }\n`,
+      );
+    }
   }
   return 0;
 }

@@ -20,6 +20,7 @@ import {
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import { shellCommands } from "./shell_words.ts";
+import { readCapped } from "../sys/read.ts";
 
 /** What a Pitroom command did to its runs. */
 export type Phase = "started" | "finished" | "applied";
@@ -183,9 +184,13 @@ export async function cardsFor(sys: Sys, input: HookInput): Promise<string[]> {
   return cards;
 }
 
+/** The most of a hook's input read (a tool's output rides in it); past it the call is not ours. */
+const INPUT_LIMIT_BYTES = 8 * 1024 * 1024;
+
 async function readStdin(): Promise<string> {
   if (Deno.stdin.isTerminal()) return "";
-  return await new Response(Deno.stdin.readable).text();
+  const read = await readCapped(Deno.stdin.readable, INPUT_LIMIT_BYTES);
+  return read.over ? "" : read.text;
 }
 
 /** Prints the cards of a PostToolUse hook call, or nothing. */

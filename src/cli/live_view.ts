@@ -6,9 +6,12 @@
  * A foreground run starts it from its own process (a timer). A background run (`--bg`) returns
  * at once (a crew too): when no dashboard runs, it leaves a detached `pitroom dash --after-run
  * IDS` behind, which serves only if one of those runs is still going a few seconds later.
+ *
+ * Every address printed carries its own one-time token (src/server/dash/door.ts): it opens the
+ * dashboard in one click, for one browser.
  */
 import { createEngine } from "../engine/mod.ts";
-import { ensureDashboard, liveDashboard } from "../server/dash/mod.ts";
+import { ensureDashboard, liveLink } from "../server/dash/mod.ts";
 
 import type { Sys, Timer } from "../sys/mod.ts";
 import { warn } from "./output.ts";
@@ -48,11 +51,17 @@ export class LiveViewLater {
     this.#id ??= id;
   }
 
-  /** The run ended: no dashboard starts any more; the address when one was started. */
+  /**
+   * The run ended: no dashboard starts any more; when one was started, its address with a new
+   * token (the first one may have been opened already).
+   */
   async end(): Promise<string | undefined> {
     this.#timer?.cancel();
     this.#timer = undefined;
-    return await this.#address;
+    const started = this.#address;
+    this.#address = undefined;
+    if ((await started) === undefined) return undefined;
+    return (await liveLink(this.#sys)) ?? undefined;
   }
 }
 
@@ -66,8 +75,8 @@ export async function liveViewForBackground(
 ): Promise<string | undefined> {
   const { settings } = await createEngine(sys).settings();
   if (!settings.dash.value) return undefined;
-  const live = await liveDashboard(sys);
-  if (live !== null) return live.address;
+  const link = await liveLink(sys);
+  if (link !== null) return link;
   const child = sys.runner.spawn([...sys.selfCommand(), "dash", "--after-run", ids.join(",")], {
     detached: true,
     stdout: "null",

@@ -3,6 +3,7 @@
  * stderr plus at most one hint; an unexpected error also leaves its stack in a log file.
  */
 import { join } from "../sys/path.ts";
+import { isNoSpace, noSpaceIn } from "../sys/fs.ts";
 import { errorLines, exitCodeOf, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { COMMANDS, findCommand } from "./commands.ts";
@@ -70,7 +71,7 @@ function report(sys: Sys, error: unknown): number {
     return error.exit;
   }
   const message = safe(error instanceof Error ? error.message : String(error));
-  const unusable = stateDirProblem(sys, error);
+  const unusable = stateDirProblem(sys, error) ?? noSpaceProblem(sys, error);
   if (unusable !== null) return report(sys, unusable);
   const logged = writeCrashLog(sys, error);
   sys.out.stderr(`pitroom: unexpected error: ${message}\n`);
@@ -95,6 +96,23 @@ function stateDirProblem(sys: Sys, error: unknown): RefusedError | null {
     `The state folder "${sys.stateDir}" cannot be used: ${message}`,
     { hint: "set PITROOM_STATE_DIR to a folder you can write, or unset it" },
   );
+}
+
+/**
+ * A full disk under the state folder (said by the error, or an I/O error that a probe write
+ * there explains): exit 3, one line, no crash log (there is no room for one).
+ */
+function noSpaceProblem(sys: Sys, error: unknown): RefusedError | null {
+  const said = isNoSpace(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  if (!said && !/disk I\/O error|os error 5\b/i.test(detail)) return null;
+  // SQLite does not name the file: a probe write tells whether the state folder's disk is full.
+  const inState = detail.includes(sys.stateDir) || noSpaceIn(sys.stateDir);
+  if (!said && !inState) return null;
+  const where = inState ? `for the state folder "${sys.stateDir}"` : "on the disk";
+  return new RefusedError("no_space", `No space left ${where}: ${detail}`, {
+    hint: "free some space on that disk, then run it again (ls, status and show still work)",
+  });
 }
 
 const FS_ERRORS = [

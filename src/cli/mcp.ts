@@ -31,7 +31,8 @@ export const mcpCommand: CommandRun = async ({ sys, flags }) => {
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   try {
-    const engine = createEngine(sys);
+    // `last` and parts of ids mean the runs of the repository the server works in.
+    const engine = createEngine(sys, { dir });
     const { ensureDashboard } = await import("../server/dash/detach.ts");
     const options = {
       dir,

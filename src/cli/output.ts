@@ -1,7 +1,9 @@
 /**
  * Output helpers: `--json` written by one function, plain tables for people.
  */
+import { Exit } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
+import { safe } from "./safe.ts";
 
 /** Writes a JSON document (the `--json` contract) to stdout. */
 export function printJson(sys: Sys, value: unknown): void {
@@ -34,4 +36,18 @@ export function table(rows: string[][]): string {
 /** Writes warnings to stderr, one line each. */
 export function warn(sys: Sys, warnings: readonly string[]): void {
   for (const w of warnings) sys.out.stderr(`pitroom: warning: ${w}\n`);
+}
+
+/**
+ * Names damaged records on stderr, one line each (`pitroom: Run "…": FILE is damaged (…); still
+ * works: …`), as an error would be. A command that could not do what was asked because of one
+ * ends with exit 7 (`failed`); one that did it from what is whole keeps its exit code.
+ */
+export function sayDamaged(
+  sys: Sys,
+  damaged: readonly { message: string }[],
+  exit: { failed: boolean; otherwise: number },
+): number {
+  for (const d of damaged) sys.out.stderr(`pitroom: ${safe(d.message)}\n`);
+  return damaged.length > 0 && exit.failed ? Exit.damagedRecord : exit.otherwise;
 }

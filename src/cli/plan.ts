@@ -2,22 +2,31 @@
  * `pitroom plan status PLAN [--json]` and `pitroom plan note PLAN "Task N: ..."`: where a plan
  * stands (from the run records and notes alone) and the controller's notes.
  */
-import { createEngine, type PlanStatus, type TaskRow } from "../engine/mod.ts";
+import { createEngine, type PlanStatus, type ReviewRow, type TaskRow } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import { printJson, table } from "./output.ts";
 import { safeLine } from "./safe.ts";
 import { verdictLabel } from "./plan_report.ts";
 
-function reviewCell(row: TaskRow): string {
-  const r = row.lastReview;
-  if (r === undefined) return "-";
-  if (r.state !== "done" && r.state !== "problem") return `${r.state} (${r.run})`;
+function reviewLabel(r: ReviewRow): string {
+  if (r.state === "queued" || r.state === "running") return `${r.state} (${r.run})`;
   const f = r.findings;
   const counts = f.critical + f.important + f.minor > 0
     ? ` (${f.critical}C ${f.important}I ${f.minor}M)`
     : "";
-  return `${verdictLabel({ ...r, complete: r.complete })}${counts}`;
+  return `${verdictLabel(r)}${counts}`;
+}
+
+/** The last review with a verdict, then a newer attempt that gave none (failed or going). */
+function reviewCell(row: TaskRow): string {
+  if (row.lastReview === undefined) return "-";
+  const newer = row.newerReview;
+  if (newer === undefined) return reviewLabel(row.lastReview);
+  const then = newer.state === "queued" || newer.state === "running"
+    ? `${newer.state} (${newer.run})`
+    : `${newer.run} ${newer.state === "lost" ? "lost" : "gave no verdict"}`;
+  return `${reviewLabel(row.lastReview)}; then ${then}`;
 }
 
 /** The text of a plan's status. */

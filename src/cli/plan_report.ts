@@ -9,14 +9,17 @@ import { safeLine } from "./safe.ts";
 
 type Verdict = NonNullable<NonNullable<RunReport["review"]>["verdict"]>;
 
-/** `SPEC PASS · QUALITY APPROVED`, or what is missing. */
+/**
+ * `SPEC PASS · QUALITY APPROVED`; an incomplete verdict keeps the line it has (a `SPEC FAIL`
+ * without its QUALITY line is still a FAIL) and names the one missing.
+ */
 export function verdictLabel(v: Pick<Verdict, "spec" | "quality" | "complete">): string {
-  if (!v.complete) {
-    return `failed review (no ${
-      [v.spec ? "" : "SPEC", v.quality ? "" : "QUALITY"].filter(Boolean).join(" or ")
-    } line)`;
-  }
-  return `SPEC ${v.spec} · QUALITY ${v.quality}`;
+  if (v.complete) return `SPEC ${v.spec} · QUALITY ${v.quality}`;
+  const missing = [v.spec ? "" : "SPEC", v.quality ? "" : "QUALITY"].filter(Boolean);
+  const given = [v.spec ? `SPEC ${v.spec}` : "", v.quality ? `QUALITY ${v.quality}` : ""]
+    .filter(Boolean);
+  const failed = `failed review (no ${missing.join(" or ")} line)`;
+  return given.length === 0 ? failed : `${given.join(" · ")} · ${failed}`;
 }
 
 function findingCounts(v: Verdict): string {

@@ -3,7 +3,8 @@
  * become a `ReviewRequest`; the engine builds the package and runs the reviewer (here, or in the
  * host with `--bg`). The report leads with the verdict; exit 1 for a review without a verdict.
  */
-import { createEngine, type ReviewRequest } from "../engine/mod.ts";
+import type { ReviewRequest } from "../engine/mod.ts";
+import { engineFor } from "./engine_for.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
 import { printJson, warn } from "./output.ts";
@@ -35,7 +36,7 @@ export function reviewRequestFrom(flags: FlagValues, args: readonly string[]): R
 
 /** Reviews a run or a range. */
 export const reviewCommand: CommandRun = async ({ sys, flags, args }) => {
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
   const started = await engine.review(reviewRequestFrom(flags, args), {
     onWarning: (w) => warn(sys, [w]),
   });

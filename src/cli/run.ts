@@ -6,7 +6,7 @@ import { createEngine, type RunRequest } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, FlagValues } from "./command.ts";
-import { checkLinkFlags, readTaskFile } from "./flag_files.ts";
+import { checkLinkFlags, readTaskFile, readTaskStdin } from "./flag_files.ts";
 import { printJson, warn } from "./output.ts";
 import { safe, safeLine } from "./safe.ts";
 import { deniedCalls, renderReport } from "./report.ts";
@@ -19,7 +19,7 @@ async function readTask(sys: Sys, args: string[], taskFile: string | undefined):
     }
     return await readTaskFile(sys, taskFile);
   }
-  if (args.length === 1 && args[0] === "-") return await new Response(Deno.stdin.readable).text();
+  if (args.length === 1 && args[0] === "-") return await readTaskStdin(Deno.stdin.readable);
   return args.join(" ");
 }
 

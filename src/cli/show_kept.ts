@@ -25,12 +25,27 @@ export function renderSteps(steps: Step[]): string {
   return lines.join("\n") + "\n";
 }
 
-/** Prints a kept run's report or events the way `show` prints one with a folder (its patch: show.ts). */
-export function showKept(sys: Sys, flags: FlagValues, kept: KeptRun): number {
+/**
+ * Prints a kept run's report or events the way `show` prints one with a folder (its patch:
+ * show.ts): `why` the history's copy is shown, its folder cleaned or its run.json damaged (the
+ * damage is named by the caller).
+ */
+export function showKept(
+  sys: Sys,
+  flags: FlagValues,
+  kept: KeptRun,
+  why: "cleaned" | "damaged" = "cleaned",
+): number {
   const { record } = kept;
-  const note = `Run "${record.id}": its folder was cleaned; this is what the history keeps\n`;
+  const note = why === "cleaned"
+    ? `Run "${record.id}": its folder was cleaned; this is what the history keeps\n`
+    : `Run "${record.id}": this is the history's copy of its record\n`;
   if (flags.events) {
-    sys.out.stderr(`${note}(its steps only: the events file went with the folder)\n`);
+    sys.out.stderr(
+      `${note}(its steps only: ${
+        why === "cleaned" ? "the events file went with the folder" : "the history keeps no more"
+      })\n`,
+    );
     for (const ev of stepEvents(kept.steps)) printJsonLine(sys, ev);
     return 0;
   }

@@ -1,27 +1,45 @@
 /**
  * `pitroom status` and `pitroom ls`: each run's live view (engine/fold.ts) as a table, or the
- * reports as JSON.
+ * reports as JSON (each with its `repo`). They show the runs of the repository they are run in
+ * (`-d DIR` for another), the runs `last` and parts of ids pick from; `--all` shows every
+ * repository's, with a REPO column. A damaged record met is named in a line on stderr and the
+ * list goes on (exit 0: a list is not about that run).
  */
 import { safeLine } from "./safe.ts";
 import {
-  createEngine,
+  type Engine,
   formatDuration,
   isFinal,
+  placeOf,
   type RunReport,
   runTime,
+  scopeName,
   viewOf,
 } from "../engine/mod.ts";
+import type { DamagedRecord } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { CommandRun } from "./command.ts";
-import { printJson, table } from "./output.ts";
+import type { CommandRun, FlagValues } from "./command.ts";
+import { engineFor } from "./engine_for.ts";
+import { printJson, sayDamaged, table } from "./output.ts";
 
-function rows(records: RunReport[], now: number): string {
+/** A repository's path as the REPO column shows it: the home folder as `~`, the tail kept. */
+function repoCell(path: string, home: string | undefined): string {
+  const short = home && (path === home || path.startsWith(`${home}/`))
+    ? `~${path.slice(home.length)}`
+    : path;
+  const chars = [...short];
+  return chars.length <= 32 ? safeLine(short, 32) : safeLine(`…${chars.slice(-31).join("")}`, 32);
+}
+
+function rows(sys: Sys, records: RunReport[], now: number, repo: boolean): string {
   const header = ["RUN", "STATE", "MODE", "TIME", "STEPS", "WORKER", "NOW / RESULT"];
+  if (repo) header.splice(1, 0, "REPO");
+  const home = sys.env.get("HOME");
   return table([
     header,
     ...records.map((r) => {
       const view = viewOf(r);
-      return [
+      const row = [
         r.id,
         r.state,
         r.mode,
@@ -35,40 +53,58 @@ function rows(records: RunReport[], now: number): string {
           48,
         ),
       ];
+      if (repo) row.splice(1, 0, repoCell(placeOf(r), home));
+      return row;
     }),
   ]);
 }
 
-function print(sys: Sys, records: RunReport[], json: boolean, empty: string): number {
-  if (json) printJson(sys, records);
-  else if (records.length === 0) sys.out.stderr(`${empty}\n`);
-  else sys.out.stdout(rows(records, sys.clock.now()));
-  return 0;
+async function print(
+  sys: Sys,
+  engine: Engine,
+  records: RunReport[],
+  options: { flags: FlagValues; empty: string; damaged: DamagedRecord[] },
+): Promise<number> {
+  const { flags, damaged } = options;
+  if (flags.json) printJson(sys, records.map((r) => ({ ...r, repo: placeOf(r) })));
+  else if (records.length > 0) {
+    sys.out.stdout(rows(sys, records, sys.clock.now(), flags.all === true));
+  } else if (damaged.length === 0) {
+    const where = flags.all === true ? "" : ` in ${scopeName(await engine.scope())}`;
+    const others = flags.all === true ? 0 : (await engine.list({ recent: 1, all: true })).length;
+    sys.out.stderr(
+      `${options.empty}${where}${others > 0 ? "; every repository's: `pitroom ls --all`" : ""}\n`,
+    );
+  }
+  return sayDamaged(sys, damaged, { failed: false, otherwise: 0 });
 }
 
 /** Shows runs: the named ones, a group, or the live and recent ones. */
 export const statusCommand: CommandRun = async ({ sys, flags, args }) => {
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
+  const damaged: DamagedRecord[] = [];
+  const common = { all: flags.all === true, onDamaged: (d: DamagedRecord) => damaged.push(d) };
   const records = args.length > 0
     ? await engine.list({ runs: args })
     : flags.group
-    ? await engine.list({ group: flags.group as string })
-    : await engine.list({ recent: 10 });
-  return print(sys, records, flags.json === true, "No runs yet");
+    ? await engine.list({ group: flags.group as string, ...common })
+    : await engine.list({ recent: 10, ...common });
+  return await print(sys, engine, records, { flags, empty: "No runs yet", damaged });
 };
 
 /** Lists runs newest first. */
 export const lsCommand: CommandRun = async ({ sys, flags }) => {
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
+  const damaged: DamagedRecord[] = [];
+  const common = { all: flags.all === true, onDamaged: (d: DamagedRecord) => damaged.push(d) };
   let records = flags.group
-    ? await engine.list({ group: flags.group as string })
-    : await engine.list({ recent: flags.limit as number });
+    ? await engine.list({ group: flags.group as string, ...common })
+    : await engine.list({ recent: flags.limit as number, ...common });
   if (flags.running) records = records.filter((r) => !isFinal(r.state));
   records = records.reverse().slice(0, flags.limit as number);
-  return print(
-    sys,
-    records,
-    flags.json === true,
-    flags.running ? "No runs are running" : "No runs yet",
-  );
+  return await print(sys, engine, records, {
+    flags,
+    empty: flags.running ? "No runs are running" : "No runs yet",
+    damaged,
+  });
 };

@@ -8,6 +8,7 @@
 import { createEngine, formatUsd, killGroup } from "../engine/mod.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
+import { readCapped } from "../sys/read.ts";
 
 /** How long the user's own status line may take, ms. */
 export const THEN_TIMEOUT_MS = 1000;
@@ -25,13 +26,19 @@ export function statusText(own: string | null, part: string): string {
   return mine === "" ? `${part}\n` : `${mine} · ${part}\n`;
 }
 
+/** The most of the agent's input read; past it the input is dropped (it is a few KB). */
+const INPUT_LIMIT_BYTES = 1024 * 1024;
+/** The most of the user's own command's output kept: a status line is a line or two. */
+const OWN_LIMIT_BYTES = 64 * 1024;
+
 async function readStdin(): Promise<string> {
   if (Deno.stdin.isTerminal()) return "";
-  return await new Response(Deno.stdin.readable).text();
+  const read = await readCapped(Deno.stdin.readable, INPUT_LIMIT_BYTES);
+  return read.over ? "" : read.text;
 }
 
 async function collect(stream: ReadableStream<Uint8Array> | null): Promise<string> {
-  return stream === null ? "" : await new Response(stream).text();
+  return stream === null ? "" : (await readCapped(stream, OWN_LIMIT_BYTES)).text;
 }
 
 /**

@@ -2,10 +2,11 @@
  * `pitroom wait [RUN...] [-g GROUP] [--any] [--brief] [--timeout 540]`: exit 75 while anything
  * is still going, otherwise the exit code of the first run (in run order) that failed.
  */
-import { createEngine, isFinal, type RunReport } from "../engine/mod.ts";
-import { UsageError } from "../sys/errors.ts";
+import { isFinal, type RunReport, scopeName } from "../engine/mod.ts";
+import { type DamagedRecord, UsageError } from "../sys/errors.ts";
+import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";
-import { printJson } from "./output.ts";
+import { printJson, sayDamaged } from "./output.ts";
 import { renderBrief, renderReport } from "./report.ts";
 
 /** The exit code of a set of ended runs: the first failing run's, else 0. */
@@ -16,23 +17,35 @@ export function groupExit(records: readonly RunReport[]): number {
 /** Waits for runs and prints their reports. */
 export const waitCommand: CommandRun = async ({ sys, flags, args }) => {
   const group = flags.group as string | undefined;
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
+  const damaged: DamagedRecord[] = [];
+  const onDamaged = (d: DamagedRecord) => damaged.push(d);
   const chosen = args.length > 0
     ? await engine.list({ runs: args })
     : group
-    ? await engine.list({ group })
+    ? await engine.list({ group, onDamaged })
     : (await engine.list({ recent: 0 })).filter((r) => !isFinal(r.state));
-  if (chosen.length === 0) {
-    throw new UsageError("Nothing to wait for: no runs are running", {
-      hint: "name a run: `pitroom wait RUN`",
-    });
+  if (chosen.length === 0 && damaged.length === 0) {
+    const elsewhere = (await engine.list({ recent: 0, all: true })).filter((r) =>
+      !isFinal(r.state)
+    );
+    throw new UsageError(
+      `Nothing to wait for: no runs are running in ${scopeName(await engine.scope())}`,
+      {
+        hint: elsewhere.length > 0
+          ? `${elsewhere.length} run(s) of other repositories are running: \`pitroom status --all\``
+          : "name a run: `pitroom wait RUN`",
+      },
+    );
   }
   const again = ["pitroom wait", ...(group && args.length === 0 ? ["-g", group] : args)];
+  if (typeof flags.dir === "string") again.push("-d", flags.dir);
   if (flags.any) again.push("--any");
-  const records = await engine.wait({ runs: chosen.map((r) => r.id) }, {
+  const records = chosen.length === 0 ? [] : await engine.wait({ runs: chosen.map((r) => r.id) }, {
     timeoutMs: flags.timeout as number,
     again: again.join(" "),
     ...(flags.any ? { any: true } : {}),
+    onDamage: onDamaged,
   });
   if (flags.json) printJson(sys, records);
   else {
@@ -43,5 +56,11 @@ export const waitCommand: CommandRun = async ({ sys, flags, args }) => {
       ),
     );
   }
-  return groupExit(records);
+  // A damaged file met is said after the reports. A run whose record is damaged cannot be
+  // waited for (its state is unknown): exit 7, never "still going". One whose events file is
+  // ended by its record: its exit code stands.
+  return sayDamaged(sys, damaged, {
+    failed: damaged.some((d) => d.file === "run.json"),
+    otherwise: groupExit(records),
+  });
 };

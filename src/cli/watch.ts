@@ -6,19 +6,20 @@
  */
 import { safe, safeLine } from "./safe.ts";
 import {
-  createEngine,
   formatDuration,
   isFinal,
   LiveFold,
   type RunView,
+  scopeName,
   type Selector,
   type WatchLine,
   type WatchLineOf,
 } from "../engine/mod.ts";
-import { StillRunning, UsageError } from "../sys/errors.ts";
+import { type DamagedRecord, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
-import { printJsonLine, table } from "./output.ts";
+import { engineFor } from "./engine_for.ts";
+import { printJsonLine, sayDamaged, table } from "./output.ts";
 
 /** How a watch prints. */
 type Style = "json" | "brief" | "table";
@@ -169,7 +170,8 @@ export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
   if (group !== undefined && args.length > 0) {
     throw new UsageError("Name runs or a group (-g), not both");
   }
-  const engine = createEngine(sys);
+  const engine = engineFor(sys, flags);
+  const damaged: DamagedRecord[] = [];
   let selector: Selector;
   if (group !== undefined) selector = { group };
   else {
@@ -177,9 +179,10 @@ export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
       ? await engine.list({ runs: args })
       : (await engine.list({ recent: 0 })).filter((r) => !isFinal(r.state));
     if (records.length === 0) {
-      throw new UsageError("Nothing to watch: no runs are running", {
-        hint: "name a run or a group: `pitroom watch -g NAME`",
-      });
+      throw new UsageError(
+        `Nothing to watch: no runs are running in ${scopeName(await engine.scope())}`,
+        { hint: "name a run or a group: `pitroom watch -g NAME`" },
+      );
     }
     selector = { runs: records.map((r) => r.id) };
   }
@@ -216,17 +219,18 @@ export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
       const line = view.apply(run, event);
       if (line) emit(() => line);
     }
-  }, { onRun: (record) => view.add(record) });
+  }, { onRun: (record) => view.add(record), onDamage: (d) => damaged.push(d) });
   const timer = new AbortController();
   const timeoutMs = flags.timeout as number | undefined;
+  const scope = await engine.scope();
   try {
     await feed.ready;
     emit(() => {
       replayed = true;
       for (const line of view.snapshot()) printer.print(line);
       if (view.runs().length === 0) {
-        throw new UsageError(`No runs in group "${group}"`, {
-          hint: "list runs with `pitroom ls`",
+        throw new UsageError(`No runs in group "${group}" in ${scopeName(scope)}`, {
+          hint: "list runs with `pitroom ls` (every repository's: `pitroom ls --all`)",
         });
       }
       return null;
@@ -241,11 +245,16 @@ export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
         hint: `watch again with \`pitroom watch ${group ? `-g ${group}` : args.join(" ")}\``,
       });
     }
-    return 0;
   } finally {
     timer.abort();
     await feed.close();
     await queue.catch(() => undefined);
     printer.close();
   }
+  // A damaged file met is said once the runs ended. A run whose record is damaged could not be
+  // followed to its end: exit 7; one whose events file is was ended by its record.
+  return sayDamaged(sys, damaged, {
+    failed: damaged.some((d) => d.file === "run.json"),
+    otherwise: 0,
+  });
 };

@@ -6,10 +6,10 @@ import type { PitroomEvent } from "../events/mod.ts";
 import { activeCooldowns, clearCooldowns, type Cooldown } from "../store/cooldown.ts";
 import { type StatePaths, statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
-import { loadRecord, readRecord, resolveRunId } from "../store/runs.ts";
+import { readRecord } from "../store/runs.ts";
 import { listActive } from "../store/active.ts";
 import { join } from "../sys/path.ts";
-import { PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
+import { DamagedRecord, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { type Applied, applyRun, discardRun } from "./apply.ts";
@@ -24,22 +24,25 @@ import { refuseBusyWriter } from "./writer.ts";
 import { revertRun, type RevertRunOptions, stopRun, waitForRuns } from "./control.ts";
 import { type Check, type DoctorOptions, runDoctor } from "./doctor.ts";
 import { type SelfCheck, selfCheck } from "./self_check.ts";
-import { readEventsFile } from "../store/events_file.ts";
 import { type FeedEvent, type FeedFilter, subscribe as follow, type Subscription } from "./feed.ts";
 import { executeRun } from "./lifecycle.ts";
 import { type LoadedSettings, loadSettings } from "./load_settings.ts";
 import { collectModels, type WorkerModels } from "./models.ts";
 import type { RunReport } from "./report.ts";
 import { parseRequest, type RunRequest } from "./request.ts";
-import { loadCurrent, loadGroup, loadNamed } from "./select.ts";
+import { loadCurrent, loadGroup } from "./select.ts";
+import { type EventsFound, type Found, type ListFilter, RunReads } from "./api_runs.ts";
+import { explained } from "./damage.ts";
+import type { Scope } from "./scope.ts";
 import { startSupervisors } from "./supervisor.ts";
 import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
-import type { KeptRun } from "./history/lookup.ts";
 import type { SavingsTotals } from "./receipts/totals.ts";
 import { exists } from "../sys/fs.ts";
-import { reconcile, reconcileAudit } from "./liveness.ts";
 import { type AuditOutcome, type AuditRequest, runAudit } from "./audit/mod.ts";
+import { parseAuditRequest } from "./audit/request.ts";
 import type { EvalOptions, EvalResult } from "./eval/mod.ts";
+import { isUnwritable } from "../sys/fs.ts";
+import { discardUnstarted } from "./create.ts";
 
 /** What `review` started (and, in the foreground, its finished report). */
 export interface ReviewStarted {
@@ -57,9 +60,18 @@ export interface ReviewStarted {
 export interface EngineOptions {
   /** Looks up a backend (tests hand in a scripted one). @default the registry */
   backends?: (name: WorkerName) => Backend;
+  /**
+   * The folder the caller stands in: `last`, a part of an id and a group name resolve among the
+   * runs of its repository, and `list` shows them unless told `all` (a full id names any run).
+   * @default the working directory
+   */
+  dir?: string;
 }
 
-/** Which runs an action is about: named ones (ids, unique parts, `last`), a group, every live. */
+/**
+ * Which runs an action is about: named ones (ids, unique parts, `last`), a group (both in the
+ * scope's repository), or every live run (of every repository).
+ */
 export type Selector = { runs: readonly string[] } | { group: string } | { live: true };
 
 /** What `start` handed to the host. */
@@ -93,6 +105,11 @@ export interface SubscribeOptions {
   fromOffsets?: Readonly<Record<string, number>>;
   /** Called when a run joins (before its first event). */
   onRun?(record: RunRecord): void;
+  /**
+   * Told once a run when its events file or record turns out damaged (what could be read was
+   * delivered; the run ends when its record says so, or at once when the record is damaged).
+   */
+  onDamage?(damage: DamagedRecord): void;
 }
 
 /** Options of `wait`. */
@@ -105,14 +122,11 @@ export interface EngineWaitOptions {
   signal?: AbortSignal;
   /** The command that waits again, for the hint when the time runs out. */
   again?: string;
-}
-
-/** Filters of `list`. */
-export interface ListFilter {
-  runs?: readonly string[];
-  group?: string;
-  /** Without runs or a group: the live runs plus this many recent ones. @default 10 */
-  recent?: number;
+  /**
+   * Told of each damaged file met (once a run): a run whose record is damaged is not waited for
+   * and is left out of the result; one whose events file is, ends when its record says so.
+   */
+  onDamage?(damage: DamagedRecord): void;
 }
 
 /** A group's apply: what was applied, where it stopped, what is left. */
@@ -135,29 +149,59 @@ export class Engine {
   #local = new Map<string, AbortController>();
   /** The history of finished runs: search, stats, savings, import, clean. */
   readonly history: EngineHistory;
+  #reads: RunReads;
 
   constructor(sys: Sys, options: EngineOptions = {}) {
     this.#sys = sys;
     this.#options = options;
     this.#paths = statePaths(sys.stateDir);
     this.history = new EngineHistory(sys);
+    this.#reads = new RunReads(sys, options.dir ?? sys.cwd(), this.history);
+  }
+
+  /**
+   * Where the caller stands: the repository (or, outside git, the folder) whose runs `last`, a
+   * part of an id and a group name mean.
+   */
+  scope(): Promise<Scope> {
+    return this.#reads.scope();
   }
 
   async #ids(selector: Selector): Promise<string[]> {
     if ("runs" in selector) {
-      return await Promise.all(selector.runs.map((typed) => resolveRunId(this.#paths, typed)));
+      return await Promise.all(selector.runs.map((typed) => this.#reads.resolve(typed)));
     }
-    if ("group" in selector) return (await loadGroup(this.#sys, selector.group)).map((r) => r.id);
+    if ("group" in selector) return (await this.#group(selector.group)).map((r) => r.id);
     return (await this.#live()).map((r) => r.id);
   }
 
+  async #group(group: string): Promise<RunRecord[]> {
+    return await loadGroup(this.#sys, group, await this.scope());
+  }
+
   async #live(): Promise<RunRecord[]> {
-    return (await loadCurrent(this.#sys, 0)).filter((r) => !isFinal(r.state));
+    return (await loadCurrent(this.#sys, 0, null)).filter((r) => !isFinal(r.state));
+  }
+
+  /** `fn`, with a damaged record it throws told what still works. */
+  async #explaining<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof DamagedRecord) throw await explained(this.#sys, error);
+      throw error;
+    }
+  }
+
+  /** The request with its `continue` resolved in the scope (a full id then names the run). */
+  async #resolved(request: RunRequest): Promise<RunRequest> {
+    if (request.continue === undefined) return request;
+    return { ...request, continue: await this.#reads.resolve(request.continue) };
   }
 
   /** Creates the request's runs (a crew: one per task) and hands them to the host; returns at once. */
-  start(request: RunRequest): Promise<Started> {
-    return this.#start(parseRequest(request), {});
+  async start(request: RunRequest): Promise<Started> {
+    return await this.#start(await this.#resolved(parseRequest(request)), {});
   }
 
   async #start(
@@ -188,19 +232,25 @@ export class Engine {
       }
     } finally {
       // Whatever was created runs, even when a later task could not be created.
-      if (ids.length > 0) await startSupervisors(sys, ids);
+      if (ids.length > 0) {
+        await startSupervisors(sys, ids).catch(async (error) => {
+          // Nothing could be handed to the host (a full disk): what it never took goes.
+          if (isUnwritable(error)) { for (const id of ids) await discardUnstarted(sys, id); }
+          throw error;
+        });
+      }
     }
     const group = specs[0]!.group;
     return { id: ids[0]!, ids, ...(group === undefined ? {} : { group }), warnings };
   }
 
   /** Creates one run and executes it in this process; resolves with its report. */
-  run(request: RunRequest, options: RunOptions = {}): Promise<RunReport> {
+  async run(request: RunRequest, options: RunOptions = {}): Promise<RunReport> {
     const checked = parseRequest(request);
     if (checked.tasks !== undefined && checked.tasks.length > 1) {
       throw new UsageError("A foreground run takes one task: start a crew with `start`");
     }
-    return this.#run(checked, options, {});
+    return await this.#run(await this.#resolved(checked), options, {});
   }
 
   async #run(
@@ -231,6 +281,10 @@ export class Engine {
         ...(this.#options.backends ? { backends: this.#options.backends } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       });
+    } catch (error) {
+      // It could not even start (a full disk): it goes, rather than wait to be found lost.
+      if (isUnwritable(error)) await discardUnstarted(this.#sys, record.id);
+      throw error;
     } finally {
       this.#local.delete(record.id);
       options.signal?.removeEventListener("abort", onAbort);
@@ -243,7 +297,10 @@ export class Engine {
    * host with `background`. The verdict is parsed when the review ends (into both records).
    */
   async review(request: ReviewRequest, options: RunOptions = {}): Promise<ReviewStarted> {
-    const checked = parseReviewRequest(request);
+    const typed = parseReviewRequest(request);
+    const checked = typed.run === undefined
+      ? typed
+      : { ...typed, run: await this.#reads.resolve(typed.run) };
     const loaded = await loadSettings(this.#sys);
     const prepared = await prepareReview(this.#sys, checked, loaded);
     const about = { kind: prepared.review.kind, redacted: prepared.review.redacted };
@@ -292,12 +349,20 @@ export class Engine {
     };
     const filter: Promise<FeedFilter> = "runs" in selector
       ? this.#ids(selector).then((runs) => ({ runs }))
+      : "group" in selector
+      ? this.scope().then((scope) => ({ group: selector.group, scope }))
       : Promise.resolve(selector);
+    const onDamage = options.onDamage;
+    // Each damage is told with what still works; `close` resolves once every one was told.
+    const explaining: Promise<void>[] = [];
     const opened = filter.then((f) => {
       if (closed) return null;
       feed = follow(this.#sys, f, pass, {
         ...(options.onRun ? { onRun: options.onRun } : {}),
         ...(options.fromOffsets ? { fromOffsets: options.fromOffsets } : {}),
+        ...(onDamage
+          ? { onDamage: (d) => explaining.push(explained(this.#sys, d).then(onDamage)) }
+          : {}),
       });
       return feed;
     });
@@ -305,6 +370,7 @@ export class Engine {
       closed = true;
       options.signal?.removeEventListener("abort", onAbort);
       await (await opened.catch(() => null))?.close();
+      await Promise.all(explaining);
     };
     const onAbort = () => void close();
     options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -322,7 +388,9 @@ export class Engine {
    * `pitroom_audit`); the verdict lands on the audited run's record.
    */
   async audit(request: AuditRequest, options: RunOptions = {}): Promise<AuditOutcome> {
-    return await runAudit(this.#sys, request, {
+    const checked = parseAuditRequest(request);
+    const run = await this.#reads.resolve(checked.run);
+    return await runAudit(this.#sys, { ...checked, run }, {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(this.#options.backends ? { backends: this.#options.backends } : {}),
@@ -336,19 +404,16 @@ export class Engine {
   }
 
   /** One run's record (reconciled: a run whose supervisor died is `lost`). */
-  async get(id: string): Promise<RunRecord> {
-    const resolved = await resolveRunId(this.#paths, id);
-    const record = await reconcile(this.#sys, await loadRecord(this.#paths, resolved));
-    return await reconcileAudit(this.#sys, record);
+  get(id: string): Promise<RunRecord> {
+    return this.#reads.get(id);
   }
 
-  /** Runs: the named ones, a group's, or the live ones and the `recent` newest (oldest first). */
-  async list(filter: ListFilter = {}): Promise<RunRecord[]> {
-    if (filter.runs !== undefined && filter.runs.length > 0) {
-      return await loadNamed(this.#sys, [...filter.runs]);
-    }
-    if (filter.group !== undefined) return await loadGroup(this.#sys, filter.group);
-    return await loadCurrent(this.#sys, filter.recent ?? 10);
+  /**
+   * Runs: the named ones, a group's, or the live ones and the `recent` newest (oldest first), of
+   * the scope's repository unless `all`.
+   */
+  list(filter: ListFilter = {}): Promise<RunRecord[]> {
+    return this.#reads.list(filter);
   }
 
   /** One run's report (the shape of every `--json` and the text report). */
@@ -357,79 +422,74 @@ export class Engine {
   }
 
   /**
-   * One run's report, or, once `pitroom clean` removed its folder, what the history keeps of it
-   * (its record as the report, its steps, its patch) with `kept` set; the usage error of
-   * `report` when neither has it.
+   * One run's report, or, once `pitroom clean` removed its folder or when its `run.json` is
+   * damaged (`damage`), what the history keeps of it (its record as the report, its steps, its
+   * patch) with `kept` set; the error of `report` when neither has it.
    */
-  async found(typed: string): Promise<{ report: RunReport; kept: KeptRun | null }> {
-    try {
-      return { report: await this.report(typed), kept: null };
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      const kept = await this.history.kept(typed);
-      if (kept === null) throw error;
-      return { report: kept.record, kept };
-    }
+  found(typed: string): Promise<Found> {
+    return this.#reads.found(typed);
   }
 
   /** The patch of a run `found` gave: its folder's, or the history's (refused when none). */
-  async foundPatch(found: { report: RunReport; kept: KeptRun | null }): Promise<string> {
-    if (found.kept === null) return await this.patch(found.report.id);
-    if (found.kept.patch === null) {
-      throw new RefusedError("no_patch", `Run "${found.report.id}" changed no files`);
-    }
-    return found.kept.patch;
+  foundPatch(found: Found): Promise<string> {
+    return this.#reads.foundPatch(found);
   }
 
-  /** One run's events, from an event index. */
-  async events(id: string, options: { since?: number } = {}): Promise<PitroomEvent[]> {
-    const resolved = await resolveRunId(this.#paths, id);
-    return (await readEventsFile(this.#paths.run(resolved).events)).slice(options.since ?? 0);
+  /** One run's events from an event index; `DamagedRecord` when its events file is damaged. */
+  events(id: string, options: { since?: number } = {}): Promise<PitroomEvent[]> {
+    return this.#reads.events(id, options);
   }
 
-  /** One run's patch (refused when it changed no files). */
-  async patch(id: string): Promise<string> {
-    const resolved = await resolveRunId(this.#paths, id);
-    try {
-      return await Deno.readTextFile(this.#paths.run(resolved).patch);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-      throw new RefusedError("no_patch", `Run "${resolved}" changed no files`);
-    }
+  /** One run's events from an event index, up to the damage of a damaged events file. */
+  eventsFound(id: string, options: { since?: number } = {}): Promise<EventsFound> {
+    return this.#reads.eventsFound(id, options);
+  }
+
+  /** One run's patch (refused when it changed no files; `DamagedRecord` when it is damaged). */
+  patch(id: string): Promise<string> {
+    return this.#reads.patch(id);
   }
 
   /** Waits for all (or any) of the runs to end; `StillRunning` when the time runs out. */
   async wait(selector: Selector, options: EngineWaitOptions = {}): Promise<RunRecord[]> {
-    return await waitForRuns(this.#sys, await this.#ids(selector), {
-      timeoutMs: options.timeoutMs ?? FOREVER_MS,
-      ...(options.any ? { any: true } : {}),
-      ...(options.again === undefined ? {} : { again: options.again }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    const damaged: DamagedRecord[] = [];
+    try {
+      return await waitForRuns(this.#sys, await this.#ids(selector), {
+        timeoutMs: options.timeoutMs ?? FOREVER_MS,
+        ...(options.any ? { any: true } : {}),
+        ...(options.again === undefined ? {} : { again: options.again }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        onDamage: (damage) => damaged.push(damage),
+      });
+    } finally {
+      for (const damage of damaged) options.onDamage?.(await explained(this.#sys, damage));
+    }
   }
 
   /** Stops live runs (queued ones too; a group's live ones), from any process. */
   async stop(selector: Selector): Promise<RunRecord[]> {
     const ids = "group" in selector
-      ? (await loadGroup(this.#sys, selector.group)).filter((r) => !isFinal(r.state)).map((r) =>
-        r.id
-      )
+      ? (await this.#group(selector.group)).filter((r) => !isFinal(r.state)).map((r) => r.id)
       : await this.#ids(selector);
-    return await Promise.all(ids.map((id) => {
-      const own = this.#local.get(id);
-      return stopRun(this.#sys, id, own ? { abort: () => own.abort(new Error("stopped")) } : {});
-    }));
+    return await this.#explaining(() =>
+      Promise.all(ids.map((id) => {
+        const own = this.#local.get(id);
+        return stopRun(this.#sys, id, own ? { abort: () => own.abort(new Error("stopped")) } : {});
+      }))
+    );
   }
 
   /** Applies a finished isolate run's patch to the user's tree. */
   async apply(id: string, options: { allowDelete?: boolean } = {}): Promise<Applied> {
-    const resolved = await resolveRunId(this.#paths, id);
-    return await applyRun(this.#sys, resolved, { allowDelete: options.allowDelete === true });
+    const resolved = await this.#reads.resolve(id);
+    return await this.#explaining(() =>
+      applyRun(this.#sys, resolved, { allowDelete: options.allowDelete === true })
+    );
   }
 
   /** Applies a group's finished patches oldest first, stopping at the first that does not apply. */
   async applyGroup(group: string, options: { allowDelete?: boolean } = {}): Promise<GroupApplied> {
-    const runs = await loadGroup(this.#sys, group);
+    const runs = await this.#group(group);
     const todo = pendingPatches(runs);
     const applied: Applied[] = [];
     let failed: GroupApplied["failed"];
@@ -453,12 +513,29 @@ export class Engine {
 
   /** Removes an isolate run's copy, keeping its patch. */
   async discard(id: string): Promise<RunRecord> {
-    return await discardRun(this.#sys, await resolveRunId(this.#paths, id));
+    const resolved = await this.#reads.resolve(id);
+    return await this.#explaining(() => discardRun(this.#sys, resolved));
   }
 
-  /** Undoes exactly a finished run's changes. */
-  async revert(id: string, options: RevertRunOptions = {}): Promise<RunRecord> {
-    return await revertRun(this.#sys, await resolveRunId(this.#paths, id), options);
+  /**
+   * Undoes exactly a finished run's changes. A run whose run.json is damaged is undone from its
+   * patch, where the history's copy of its record says it worked (`onDamaged` is told first);
+   * the damage is the error when nothing says where.
+   */
+  async revert(
+    id: string,
+    options: RevertRunOptions & { onDamaged?(damage: DamagedRecord): void } = {},
+  ): Promise<RunRecord> {
+    try {
+      const resolved = await this.#reads.resolve(id);
+      return await revertRun(this.#sys, resolved, options);
+    } catch (error) {
+      if (!(error instanceof DamagedRecord) || error.file !== "run.json") throw error;
+      const { revertFromPatch } = await import("./revert_patch.ts");
+      const damage = await explained(this.#sys, error);
+      options.onDamaged?.(damage);
+      return await revertFromPatch(this.#sys, damage, options);
+    }
   }
 
   /** The effective settings with their sources, and the config's warnings. */

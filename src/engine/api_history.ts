@@ -14,6 +14,7 @@ import { exists } from "../sys/fs.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { reconcile } from "./liveness.ts";
+import type { Scope } from "./scope.ts";
 
 /** Options of the history's readers. */
 export interface HistoryOptions {
@@ -70,12 +71,15 @@ export class EngineHistory {
     });
   }
 
-  /** A cleaned run the history keeps (its record, steps and patch), or null. */
-  async kept(typed: string): Promise<KeptRun | null> {
+  /**
+   * A run the history keeps (its record, steps and patch), or null: a full id names any run,
+   * `last` and a part of an id the runs of `scope` (null: every repository's).
+   */
+  async kept(typed: string, scope: Scope | null): Promise<KeptRun | null> {
     if (!(await exists(statePaths(this.#sys.stateDir).history))) return null;
     const { keptRun, matchIds } = await import("./history/lookup.ts");
     return await this.open((db) => {
-      const ids = matchIds(db, typed);
+      const ids = matchIds(db, typed, scope);
       if (ids.length > 1) {
         throw new UsageError(
           `Run "${typed}" is ambiguous: ${ids.length} runs in the history match`,

@@ -1,15 +1,34 @@
 /**
  * `run -f FILE`: files attached to the task. Every worker gets them the same way: their paths
  * and contents follow the task in the prompt, each in a fenced block. The whole attachment may
- * hold at most `ATTACH_LIMIT_BYTES`; past it, or for a file that is not UTF-8 text, the run is
- * refused before anything is created.
+ * hold at most `ATTACH_LIMIT_BYTES`, and a task as many (`TASK_LIMIT_BYTES`); past it, or for a
+ * file that is not UTF-8 text, the run is refused before anything is created. A file is never
+ * read past the room left (its size is checked first; a file that grows, or one of /proc that
+ * says it is empty, is read to the limit and no further).
  */
 import { resolve } from "../sys/path.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
+import { kindOf, readCappedBytes, sizeText } from "../sys/read.ts";
 
 /** At most this many bytes of attached files per run (256 KiB). */
 export const ATTACH_LIMIT_BYTES = 256 * 1024;
+
+/** At most this many bytes in a task (the same as attached files: 256 KiB). */
+export const TASK_LIMIT_BYTES = ATTACH_LIMIT_BYTES;
+
+/** Refuses a task (or any of a crew's) longer than `TASK_LIMIT_BYTES`. */
+export function checkTaskSize(tasks: readonly string[]): void {
+  for (const task of tasks) {
+    const bytes = new TextEncoder().encode(task).length;
+    if (bytes > TASK_LIMIT_BYTES) {
+      throw new UsageError(
+        `The task holds ${bytes} bytes, more than a task may (${sizeText(TASK_LIMIT_BYTES)})`,
+        { hint: "write the long part into a file in the repository and name it in the task" },
+      );
+    }
+  }
+}
 
 /** One attached file, as the record keeps it. */
 export interface Attached {
@@ -25,16 +44,31 @@ export interface Attachment {
   text: string;
 }
 
-async function readText(path: string, typed: string): Promise<Uint8Array> {
+/**
+ * An attached file's bytes when they fit in `room`; else how long it is (`size`, or null when
+ * it said it fit and then held more: a file that grows, or one of /proc).
+ */
+async function readAttached(
+  path: string,
+  typed: string,
+  room: number,
+): Promise<{ bytes: Uint8Array } | { size: number | null }> {
   try {
     const info = await Deno.stat(path);
-    if (!info.isFile) throw new UsageError(`Attached file "${typed}" is not a file`);
-    return await Deno.readFile(path);
+    if (!info.isFile) {
+      throw new UsageError(`Attached file "${typed}" is ${kindOf(info)}, not a file`);
+    }
+    if (info.size > room) return { size: info.size };
+    const file = await Deno.open(path);
+    const read = await readCappedBytes(file.readable, room);
+    return read.over ? { size: null } : { bytes: read.bytes };
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     if (error instanceof Deno.errors.NotFound) {
       throw new UsageError(`Attached file "${typed}" does not exist`);
     }
-    throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`Attached file "${typed}" cannot be read: ${detail}`);
   }
 }
 
@@ -45,14 +79,16 @@ export async function attach(sys: Sys, dir: string, typed: readonly string[]): P
   let total = 0;
   for (const name of typed) {
     const full = resolve(sys.cwd(), name);
-    const bytes = await readText(full, name);
-    total += bytes.length;
-    if (total > ATTACH_LIMIT_BYTES) {
+    const read = await readAttached(full, name, ATTACH_LIMIT_BYTES - total);
+    if (!("bytes" in read)) {
+      const size = read.size === null ? `more than ${ATTACH_LIMIT_BYTES}` : `${total + read.size}`;
       throw new UsageError(
-        `Attached files are too large: ${total} bytes with "${name}", at most ${ATTACH_LIMIT_BYTES}`,
+        `Attached files are too large: ${size} bytes with "${name}", at most ${ATTACH_LIMIT_BYTES}`,
         { hint: "attach fewer files, or name their paths in the task for the worker to read" },
       );
     }
+    const bytes = read.bytes;
+    total += bytes.length;
     let text: string;
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

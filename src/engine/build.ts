@@ -18,7 +18,7 @@ import type { RunRequest } from "./request.ts";
 import { resolveTier, type TierName, TIERS } from "./settings.ts";
 import { loadNamed } from "./select.ts";
 import { inRepo } from "./tree.ts";
-import { attach } from "./attach.ts";
+import { attach, checkTaskSize } from "./attach.ts";
 import { checkBudget } from "./budget.ts";
 import { RANK_WINDOW_MS, rankChain, targetRecords } from "./rank.ts";
 
@@ -190,7 +190,8 @@ async function followUpFrom(
   if (kept !== undefined) {
     throw new UsageError(`--continue keeps the earlier run's settings: leave out --${kept}`);
   }
-  const [prev] = await loadNamed(sys, [typed]);
+  // The engine resolved what was typed (in the caller's scope): a full id names it anywhere.
+  const [prev] = await loadNamed(sys, [typed], null);
   if (prev === undefined) throw new UsageError("No run to continue");
   if (!isFinal(prev.state)) {
     throw new RefusedError("run_live", `Run "${prev.id}" is still ${prev.state}`, {
@@ -238,6 +239,8 @@ export async function buildRuns(
   request: RunRequest,
   loaded: LoadedSettings,
 ): Promise<BuiltRuns> {
+  // Every interface's task (the CLI's arguments, stdin, a task file, an MCP call) has one cap.
+  checkTaskSize([...(request.tasks ?? []), ...(request.task === undefined ? [] : [request.task])]);
   let plan: PlanRef | undefined;
   if (request.plan !== undefined || request.step !== undefined) {
     ({ request, plan } = await plannedRequest(sys, request));

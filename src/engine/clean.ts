@@ -8,15 +8,15 @@ import type { DatabaseSync } from "node:sqlite";
 import { isLocked, tryLock } from "../store/locks.ts";
 import { statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
-import { listRunIds, readRecord } from "../store/runs.ts";
+import { listRunIds, readRecord, readRecordChecked } from "../store/runs.ts";
 import { exists, removeIfThere } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { join } from "../sys/path.ts";
 import { readRunFiles } from "../store/history/files.ts";
 import { RunWriter } from "../store/history/write.ts";
 
-/** Why an old run folder stays. */
-export type KeepReason = "live" | "unapplied-patch";
+/** Why an old run folder stays (a damaged run.json: whatever its age, nothing says it). */
+export type KeepReason = "live" | "unapplied-patch" | "damaged-record";
 
 /** What clean decides about one run folder (pure). */
 function verdict(record: RunRecord, cutoff: number): "remove" | "recent" | KeepReason {
@@ -71,9 +71,16 @@ export async function planClean(sys: Sys, options: PlanOptions): Promise<CleanPl
   const paths = statePaths(sys.stateDir);
   const plan: CleanPlan = { cutoff: options.cutoff, remove: [], keep: [] };
   for (const id of await listRunIds(paths)) {
-    const read = await readRecord(paths, id);
-    // A folder without a readable record may be a run being created: it stays.
-    if (read === null) continue;
+    const checked = await readRecordChecked(paths, id);
+    const read = checked.record;
+    // A folder without run.json may be a run being created; one with a damaged run.json is the
+    // run's only trace of its record: both stay, the damaged one named.
+    if (read === null) {
+      if (checked.damage !== null && checked.damage !== "missing") {
+        plan.keep.push({ id, reason: "damaged-record" });
+      }
+      continue;
+    }
     if (read.createdAt >= options.cutoff) continue;
     const record = options.reconcile ? await options.reconcile(read) : read;
     let what = verdict(record, options.cutoff);
@@ -147,7 +154,10 @@ async function removeOrphanCopies(sys: Sys): Promise<string[]> {
   const paths = statePaths(sys.stateDir);
   const used = new Set<string>();
   for (const id of await listRunIds(paths)) {
-    const copy = (await readRecord(paths, id))?.isolation?.copyRoot;
+    const read = await readRecordChecked(paths, id);
+    // A damaged record may be the one that still uses a copy: then none is removed.
+    if (read.record === null && read.damage !== null && read.damage !== "missing") return [];
+    const copy = read.record?.isolation?.copyRoot;
     if (copy !== undefined) used.add(copy);
   }
   const removed: string[] = [];

@@ -4,9 +4,9 @@
 import { isLocked } from "../store/locks.ts";
 import { type StatePaths, statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
-import { loadRecord, writeRecord } from "../store/runs.ts";
+import { damagedRunJson, loadRecord, readRecordChecked, writeRecord } from "../store/runs.ts";
 import type { Sys } from "../sys/mod.ts";
-import { RefusedError, StillRunning } from "../sys/errors.ts";
+import { type DamagedRecord, RefusedError, StillRunning } from "../sys/errors.ts";
 import { killGroup } from "./process.ts";
 import { reconcile } from "./liveness.ts";
 import { trackTree } from "./tree.ts";
@@ -27,6 +27,11 @@ export interface WaitOptions {
   again?: string;
   /** Aborting ends the wait with the abort reason (the runs go on). */
   signal?: AbortSignal;
+  /**
+   * Told of each damaged file met (once per run): a run whose record is damaged counts as ended
+   * and is left out of the result; one whose events file is, ends when its record says so.
+   */
+  onDamage?(damage: DamagedRecord): void;
 }
 
 /**
@@ -42,10 +47,20 @@ export async function waitForRuns(
   const paths = statePaths(sys.stateDir);
   const ended: string[] = [];
   const first = Promise.withResolvers<void>();
+  const damaged = new Map<string, DamagedRecord>();
   const feed = subscribe(sys, { runs: ids }, ({ run, event }) => {
     if (event.type !== "run.finished" && event.type !== "run.lost") return;
     ended.push(run);
     if (options.any) first.resolve();
+  }, {
+    onDamage(damage) {
+      damaged.set(damage.run, damage);
+      options.onDamage?.(damage);
+      if (damage.file !== "run.json") return;
+      // Its state cannot be known: it is not waited for.
+      ended.push(damage.run);
+      if (options.any) first.resolve();
+    },
   });
   feed.ended.then(() => first.resolve(), (error) => first.reject(error));
   const timer = new AbortController();
@@ -79,7 +94,17 @@ export async function waitForRuns(
   }
   const chosen = options.any ? [...new Set(ended)] : ids;
   const records: RunRecord[] = [];
-  for (const id of chosen) records.push(await reconcile(sys, await loadRecord(paths, id)));
+  for (const id of chosen) {
+    const read = await readRecordChecked(paths, id);
+    if (read.record !== null) records.push(await reconcile(sys, read.record));
+    // Cleaned while waited for: `No run`.
+    else if (read.damage === null) records.push(await loadRecord(paths, id));
+    else if (!damaged.has(id)) {
+      const damage = damagedRunJson(id, read.damage);
+      damaged.set(id, damage);
+      options.onDamage?.(damage);
+    }
+  }
   return records;
 }
 

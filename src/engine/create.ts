@@ -1,7 +1,7 @@
 /**
  * Creating a run: the record in state `queued`, written atomically before anything runs.
  */
-import { statePaths } from "../store/paths.ts";
+import { type StatePaths, statePaths } from "../store/paths.ts";
 import {
   type AuditOf,
   emptyProgress,
@@ -14,12 +14,13 @@ import {
   type TreeSnapshot,
 } from "../store/record.ts";
 import { join } from "../sys/path.ts";
-import { createRunDir, writeRecord } from "../store/runs.ts";
+import { createRunDir, readRecord, writeRecord } from "../store/runs.ts";
 import { markActive, markRecent } from "../store/active.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { Mode } from "../workers/types.ts";
 import { newRunId } from "./ids.ts";
 import type { Caps } from "./caps.ts";
+import { removeIfThere } from "../sys/fs.ts";
 
 /** What a new run is. */
 export interface NewRun {
@@ -107,8 +108,35 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
   } else if (spec.mode === "isolate") {
     record.isolation = { copyRoot: join(paths.copies, id), links: spec.links ?? [] };
   }
-  await writeRecord(paths, record);
-  await markActive(paths, id);
-  await markRecent(paths, id);
+  try {
+    await writeRecord(paths, record);
+    await markActive(paths, id);
+    await markRecent(paths, id);
+  } catch (error) {
+    // No half-made run stays behind (a full disk fails here): its folder and markers go.
+    await removeRunFiles(paths, id);
+    throw error;
+  }
   return record;
+}
+
+/** Removes a run's folder and markers; a failure to is not the error to report (never throws). */
+async function removeRunFiles(paths: StatePaths, id: string): Promise<void> {
+  await Promise.allSettled([
+    removeIfThere(paths.run(id).dir),
+    removeIfThere(join(paths.root, "active", id)),
+    removeIfThere(join(paths.root, "recent", id)),
+  ]);
+}
+
+/**
+ * Takes back a created run that never started (still queued, no supervisor ever took it): a
+ * write that failed right after `createRun` (a full disk) leaves nothing behind. A run that
+ * did start is left as it is. Never throws.
+ */
+export async function discardUnstarted(sys: Sys, id: string): Promise<void> {
+  const paths = statePaths(sys.stateDir);
+  const record = await readRecord(paths, id).catch(() => null);
+  if (record !== null && (record.state !== "queued" || record.supervised === true)) return;
+  await removeRunFiles(paths, id);
 }

@@ -17,6 +17,7 @@ import type { Sys } from "../sys/mod.ts";
 import { BACKENDS } from "../workers/registry.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
 import { loadSettings } from "./load_settings.ts";
+import { isNoSpace, isUnwritable, removeIfThere } from "../sys/fs.ts";
 
 /** How a check came out. */
 export type CheckStatus = "ok" | "warn" | "error" | "skip";
@@ -247,15 +248,25 @@ async function stateDirCheck(sys: Sys): Promise<Check> {
       path: sys.stateDir,
     };
   } catch (error) {
+    if (isNoSpace(error)) {
+      await removeIfThere(probe).catch(() => undefined); // a partial probe, if any
+      return {
+        check: "state_dir",
+        status: "error",
+        message: `${sys.stateDir} has no space left: ${(error as Error).message}`,
+        path: sys.stateDir,
+        hint: "free some space on its disk",
+      };
+    }
     if (
       !(error instanceof Deno.errors.PermissionDenied) &&
       !(error instanceof Deno.errors.NotFound) && !(error instanceof Deno.errors.AlreadyExists) &&
-      !(error instanceof Deno.errors.NotADirectory)
+      !(error instanceof Deno.errors.NotADirectory) && !isUnwritable(error)
     ) throw error;
     return {
       check: "state_dir",
       status: "error",
-      message: `${sys.stateDir} is not writable: ${error.message}`,
+      message: `${sys.stateDir} is not writable: ${(error as Error).message}`,
       path: sys.stateDir,
       hint: "set PITROOM_STATE_DIR to a writable directory",
     };

@@ -13,16 +13,19 @@ import { listActive } from "../store/active.ts";
 import { isLocked } from "../store/locks.ts";
 import { isRunId, type StatePaths, statePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
-import { listRunIds, readRecord } from "../store/runs.ts";
+import { listRunIds, readRecord, readRecordChecked } from "../store/runs.ts";
+import { DamagedRecord } from "../sys/errors.ts";
 import { basename, dirname } from "../sys/path.ts";
 import type { Sys, Timer } from "../sys/mod.ts";
 import { EventTail } from "./feed_tail.ts";
 import { reconcile, STARTUP_GRACE_MS } from "./liveness.ts";
+import { inScope, type Scope } from "./scope.ts";
 
 /** Which runs a subscription follows. */
 export type FeedFilter =
   | { runs: readonly string[] }
-  | { group: string }
+  /** A group's runs (of one repository's, with `scope`). */
+  | { group: string; scope?: Scope }
   /** Every live run, and every run started while subscribed. */
   | { live: true };
 
@@ -42,6 +45,12 @@ export interface FeedOptions {
   onRun?(record: RunRecord): void;
   /** Per run, the byte offset to resume from (an earlier event's `offset`); else the start. */
   fromOffsets?: Readonly<Record<string, number>>;
+  /**
+   * Told once per run when its events file or record turns out damaged: the events before the
+   * damage were given, and the run ends when its record says it ended (or at once, when its
+   * record is the damaged file), never waiting for events that cannot come.
+   */
+  onDamage?(damage: DamagedRecord): void;
 }
 
 /** A live subscription. */
@@ -61,6 +70,8 @@ interface Followed {
   tail: EventTail;
   ended: boolean;
   grace: Timer | undefined;
+  /** The damage told already (one line per run). */
+  damaged: boolean;
 }
 
 const FINAL_EVENTS = new Set(["run.finished", "run.lost"]);
@@ -72,6 +83,11 @@ const FINAL_EVENTS = new Set(["run.finished", "run.lost"]);
  * whatever was dropped before that change was delivered.
  */
 const SWEEP_AFTER_MS = 200;
+
+function inGroup(filter: { group: string; scope?: Scope }, record: RunRecord): boolean {
+  return record.group === filter.group &&
+    (filter.scope === undefined || inScope(filter.scope, record));
+}
 
 /** The final event a final record stands for. */
 function finalEvent(record: RunRecord): PitroomEvent {
@@ -166,9 +182,18 @@ class Feed implements Subscription {
       : await listRunIds(this.#paths);
     const out: RunRecord[] = [];
     for (const id of ids) {
-      const record = await readRecord(this.#paths, id);
-      if (record === null) continue;
-      if ("group" in f && record.group !== f.group) continue;
+      const read = await readRecordChecked(this.#paths, id);
+      const record = read.record;
+      if (record === null) {
+        // A named run whose record is damaged cannot be followed: it is said, not waited for.
+        if ("runs" in f && read.damage !== null) {
+          this.#options.onDamage?.(
+            new DamagedRecord({ run: id, file: "run.json", detail: read.damage }),
+          );
+        }
+        continue;
+      }
+      if ("group" in f && !inGroup(f, record)) continue;
       out.push(record);
     }
     return out;
@@ -184,6 +209,7 @@ class Feed implements Subscription {
       ),
       ended: false,
       grace: undefined,
+      damaged: false,
     });
     this.#options.onRun?.(record);
   }
@@ -257,7 +283,7 @@ class Feed implements Subscription {
       for (const id of this.#take(this.#toJoin)) {
         const record = await readRecord(this.#paths, id);
         if (record === null) continue;
-        if ("group" in this.#filter && record.group !== this.#filter.group) continue;
+        if ("group" in this.#filter && !inGroup(this.#filter, record)) continue;
         this.#join(record);
         this.#toRead.add(id);
         this.#toCheck.add(id);
@@ -305,7 +331,13 @@ class Feed implements Subscription {
   async #read(id: string): Promise<void> {
     const followed = this.#runs.get(id);
     if (followed === undefined || followed.ended) return;
-    for (const { event, offset } of await followed.tail.readAt()) {
+    const events = await followed.tail.readAt();
+    // A damage met by this read is told first, whether or not its final event came before it.
+    const damage = followed.damaged ? null : followed.tail.damage;
+    if (damage !== null) {
+      this.#damaged(followed, { run: id, file: followed.tail.fileName, detail: damage });
+    }
+    for (const { event, offset } of events) {
       if (this.#closed) return;
       this.#onEvent({ run: id, event, replay: this.#replaying, offset });
       if (FINAL_EVENTS.has(event.type)) {
@@ -313,19 +345,38 @@ class Feed implements Subscription {
         return;
       }
     }
+    // What the file cannot tell, the record does: a finished run ends here.
+    if (damage !== null) await this.#checkAlive(id);
+  }
+
+  #damaged(followed: Followed, damage: ConstructorParameters<typeof DamagedRecord>[0]): void {
+    if (followed.damaged) return;
+    followed.damaged = true;
+    this.#options.onDamage?.(new DamagedRecord(damage));
   }
 
   /** Marks a run lost when its supervisor is gone; the `run.lost` event then comes as usual. */
   async #checkAlive(id: string): Promise<void> {
     const followed = this.#runs.get(id);
     if (followed === undefined || followed.ended) return;
-    const current = await readRecord(this.#paths, id);
-    if (current === null) return;
-    const record = await reconcile(this.#sys, current);
+    const read = await readRecordChecked(this.#paths, id);
+    if (read.record === null) {
+      // Its record is damaged (the run's state cannot be known) or its folder was cleaned.
+      if (read.damage !== null) {
+        this.#damaged(followed, { run: id, file: "run.json", detail: read.damage });
+      }
+      this.#end(id);
+      return;
+    }
+    const record = await reconcile(this.#sys, read.record);
     followed.record = record;
     if (isFinal(record.state)) {
       await this.#read(id);
       if (followed.ended || this.#closed) return;
+      // A run that started and ended has an events file: none at all is damage, said once.
+      if (followed.tail.missing && record.startedAt !== undefined) {
+        this.#damaged(followed, { run: id, file: "events.jsonl.gz", detail: "missing" });
+      }
       // The record is final but its final event is not written yet (or never was, when its
       // writer died in between): the record says the same, so it ends the run here.
       this.#onEvent({

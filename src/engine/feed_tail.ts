@@ -6,6 +6,8 @@
  * read from the compressed copy once.
  */
 import { parseEventLine, type PitroomEvent } from "../events/mod.ts";
+import { gunzipChecked, isForeignEvent } from "../store/events_file.ts";
+import { basename } from "../sys/path.ts";
 
 const CHUNK = 64 * 1024;
 
@@ -27,6 +29,8 @@ export class EventTail {
   #decoder = new TextDecoder();
   #done = false;
   #file: Deno.FsFile | null = null;
+  #damage: string | null = null;
+  #missing = false;
 
   /**
    * Follows the events file at `path` (the plain one; `path.gz` is its compressed form), from
@@ -36,6 +40,24 @@ export class EventTail {
     this.path = path;
     this.#offset = from;
     this.#lineStart = from;
+  }
+
+  /**
+   * What is wrong with the file, once a read met damage (the events before it were read): a
+   * compressed file that is not a whole gzip stream, or a line that is not an event.
+   */
+  get damage(): string | null {
+    return this.#damage;
+  }
+
+  /** True when the last read found neither form of the file. */
+  get missing(): boolean {
+    return this.#missing;
+  }
+
+  /** The file's name as a message names it (the compressed one once it was read). */
+  get fileName(): string {
+    return basename(this.#done ? `${this.path}.gz` : this.path);
   }
 
   /** Bytes consumed so far. */
@@ -79,22 +101,29 @@ export class EventTail {
 
   async #readCompressed(): Promise<TailEvent[]> {
     let file: Deno.FsFile;
+    this.#missing = false;
     try {
       file = await Deno.open(`${this.path}.gz`, { read: true });
     } catch (error) {
-      // Neither form: the run has not opened its events file yet.
-      if (error instanceof Deno.errors.NotFound) return [];
+      // Neither form: the run has not opened its events file yet (or it is gone).
+      if (error instanceof Deno.errors.NotFound) {
+        this.#missing = true;
+        return [];
+      }
       throw error;
     }
-    const all = new Uint8Array(
-      await new Response(file.readable.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer(),
-    );
+    const { text, damage } = await gunzipChecked(file);
     this.#done = true;
+    if (damage !== null) this.#damage ??= damage;
+    const all = encoder.encode(text);
     const events = this.#take([all.subarray(this.#offset)]);
+    // A line cut by the damage is not an event (the damage is said already).
+    if (damage !== null) this.#partial = "";
     if (this.#partial.length > 0) {
       const last = parseEventLine(this.#partial);
       this.#lineStart += encoder.encode(this.#partial).length;
       if (last) events.push({ event: last, offset: this.#lineStart });
+      else if (!isForeignEvent(this.#partial)) this.#damage ??= "its last line is not an event";
       this.#partial = "";
     }
     return events;
@@ -115,6 +144,7 @@ export class EventTail {
       if (line.length === 0) continue;
       const ev = parseEventLine(line);
       if (ev) events.push({ event: ev, offset: this.#lineStart });
+      else if (!isForeignEvent(line)) this.#damage ??= "a line is not an event";
     }
     return events;
   }

@@ -13,7 +13,7 @@ import { tryLock, tryLockSoon } from "../store/locks.ts";
 import { clearActive } from "../store/active.ts";
 import { writeTextAtomic } from "../store/atomic.ts";
 import { logFailure } from "../store/log.ts";
-import { isOsError } from "../sys/fs.ts";
+import { isNoSpace, isOsError } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { Exit, PitroomError } from "../sys/errors.ts";
 import type { Backend, WorkerName } from "../workers/types.ts";
@@ -107,6 +107,12 @@ export async function executeRun(
       final = { outcome: "stopped", message: "Stopped before it started" };
     } else if (error instanceof PitroomError && error.exit === Exit.refused) {
       final = { outcome: "refused", message: error.message };
+    } else if (isNoSpace(error)) {
+      // Pitroom's own write failed, not the worker: a refusal (exit 3), said in one line.
+      final = {
+        outcome: "refused",
+        message: `No space left on the disk: ${(error as Error).message}`,
+      };
     } else {
       final = {
         outcome: "failed",

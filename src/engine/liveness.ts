@@ -14,6 +14,7 @@ import { clearActive } from "../store/active.ts";
 import { killGroup } from "./process.ts";
 import { finishFiles } from "./finish.ts";
 import { indexRun } from "../store/history/mod.ts";
+import { isUnwritable } from "../sys/fs.ts";
 
 /** How long a just-created record may wait for its supervisor to take the lock. */
 export const STARTUP_GRACE_MS = 15_000;
@@ -35,7 +36,14 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
   fresh.outcome = "failed";
   fresh.exit = Exit.workerFailed;
   fresh.message = "The run's supervisor died before the run finished";
-  await writeRecord(paths, fresh);
+  try {
+    await writeRecord(paths, fresh);
+  } catch (error) {
+    // Nothing can be written (a full or read-only disk): a read still sees the run as lost; the
+    // first reader after that marks it for good.
+    if (isUnwritable(error)) return fresh;
+    throw error;
+  }
   const log = await EventLog.open(runPaths.events);
   try {
     log.write(event("run.lost", sys.clock.now(), { run: fresh.id, reason: fresh.message }));

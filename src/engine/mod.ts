@@ -61,7 +61,6 @@ export {
   type EngineOptions,
   type EngineWaitOptions,
   type GroupApplied,
-  type ListFilter,
   type ReviewStarted,
   type RunOptions,
   type Selector,
@@ -69,6 +68,8 @@ export {
   type SubscribeOptions,
 } from "./api.ts";
 export type { EngineHistory, HistoryOptions, Period } from "./api_history.ts";
+export type { EventsFound, Found, ListFilter } from "./api_runs.ts";
+export { placeOf, type Scope, scopeName } from "./scope.ts";
 export {
   parseRequest,
   type RunRequest,
@@ -155,7 +156,7 @@ export {
 } from "./doctor.ts";
 export { MIN_GIT, parseGitVersion, type SelfCheck } from "./self_check.ts";
 export type { ModelRow, UsageSummary, WorkerModels } from "./models.ts";
-export { ATTACH_LIMIT_BYTES } from "./attach.ts";
+export { ATTACH_LIMIT_BYTES, TASK_LIMIT_BYTES } from "./attach.ts";
 export type { Applied } from "./apply.ts";
 export type { FeedEvent, Subscription } from "./feed.ts";
 export type { LoadedSettings } from "./load_settings.ts";

@@ -138,7 +138,7 @@ export async function notifyEnded(
     const dir = join(sys.stateDir, "notified");
     await Deno.mkdir(dir, { recursive: true });
     await withLock(join(dir, "notify.lock"), async () => {
-      const runs = await loadGroup(sys, group);
+      const runs = await loadGroup(sys, group, null);
       const notice = groupNotice(group, runs);
       if (notice === null) return;
       // Told once per set of runs: a group that later gets more runs is told again at their end.

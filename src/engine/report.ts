@@ -105,6 +105,7 @@ export const RunReportSchema = z.object({
     files: z.array(changedFile),
     /** Files changed while the run worked, not by a tool the worker called. */
     others: z.array(changedFile).optional(),
+    patchDigest: z.string().optional(),
     reverted: z.boolean().optional(),
     othersReverted: z.boolean().optional(),
   }).optional(),

@@ -6,6 +6,7 @@
  * them instead. Collected after the last attempt: a write run's changes recorded, a read run's
  * undone, the patch written.
  */
+import { writePatch } from "../store/patch_file.ts";
 import type { Changes, RunRecord } from "../store/record.ts";
 import { statePaths } from "../store/paths.ts";
 import { writeRecord } from "../store/runs.ts";
@@ -275,7 +276,7 @@ export async function collectWorkspace(
   const patch = changes.others === undefined
     ? diff.patch
     : await work.patch(before, after, changes.files.map((f) => f.path));
-  await Deno.writeFile(runPaths.patch, patch, { mode: 0o600 });
+  changes.patchDigest = await writePatch(runPaths.patch, patch);
   if (record.mode !== "read") return { ...last, changes };
   if (changes.files.length === 0) {
     // Only the user's edits changed the tree: no violation of the worker's (ignored files aside).

@@ -146,7 +146,9 @@ export function event<K extends EventType>(
 export function isEvent(value: unknown): value is PitroomEvent {
   if (typeof value !== "object" || value === null) return false;
   const { type, time } = value as { type?: unknown; time?: unknown };
-  if (typeof type !== "string" || !(type in EVENTS) || typeof time !== "number") return false;
+  if (typeof type !== "string" || !Object.hasOwn(EVENTS, type) || typeof time !== "number") {
+    return false;
+  }
   return checkShape(EVENTS[type as EventType], value);
 }
 

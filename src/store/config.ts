@@ -3,6 +3,7 @@
  * wrong types are warnings, never fatal; each setting remembers where it came from.
  */
 import { readJsonOrNull } from "./atomic.ts";
+import { own } from "../sys/own.ts";
 
 /** The settings Pitroom reads from its config file. */
 export interface Config {
@@ -129,7 +130,8 @@ export async function loadConfig(path: string): Promise<LoadedConfig> {
   const config: Record<string, unknown> = {};
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    const kind = KEYS[key as keyof Config];
+    // Own keys only: `constructor` or `toString` is not a setting of every object.
+    const kind = own(KEYS, key);
     if (kind === undefined) {
       warnings.push(`Config key "${key}" is unknown and ignored`);
     } else if (!fits(kind, value)) {

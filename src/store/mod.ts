@@ -10,5 +10,5 @@
  */
 export { type RunPaths, type StatePaths, statePaths } from "./paths.ts";
 export type { Attempt, ChangedFile, Changes, Progress, RunRecord, Target } from "./record.ts";
-export { listRunIds, loadRecord, readRecord, resolveRunId, writeRecord } from "./runs.ts";
+export { listRunIds, loadRecord, readRecord, readRecordChecked, writeRecord } from "./runs.ts";
 export { type Config, loadConfig } from "./config.ts";

@@ -2,7 +2,7 @@
  * The run record (`run.json`): the truth about one run. Written atomically by the run's
  * supervisor; read by every command. `schemaVersion` changes when the shape does.
  */
-import type { OutcomeClass, RunState } from "../events/mod.ts";
+import { type OutcomeClass, RUN_STATES, type RunState } from "../events/mod.ts";
 import type { Mode, WorkerName } from "../workers/types.ts";
 import type { Config } from "./config.ts";
 
@@ -87,6 +87,8 @@ export interface Changes {
    * tool call of the worker could have changed; revert leaves them alone unless `--all`.
    */
   others?: ChangedFile[];
+  /** The digest of the run's `patch.diff` (`sha256:<hex>`), to tell a damaged one. */
+  patchDigest?: string;
   /** True once `pitroom revert` (or the read-only guard) undid them. */
   reverted?: boolean;
   /** True once `pitroom revert --all` undid `others` too. */
@@ -381,10 +383,34 @@ export function isFinal(state: RunState): boolean {
   return state === "done" || state === "problem" || state === "lost";
 }
 
+const MODES: readonly string[] = ["read", "write", "isolate"];
+
+/**
+ * What is wrong with a parsed `run.json`, or null when its shape is whole enough to trust: the
+ * fields every reader relies on (a damaged state or mode would be taken for another run's).
+ */
+export function recordProblem(value: unknown): string | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return `not a run record: ${
+      value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`
+    }`;
+  }
+  const r = value as Partial<Record<keyof RunRecord, unknown>>;
+  if (typeof r.schemaVersion !== "number") return "no schemaVersion";
+  if (typeof r.id !== "string") return "no id";
+  if (!(RUN_STATES as readonly unknown[]).includes(r.state)) return `an unknown state`;
+  if (!MODES.includes(r.mode as string)) return "an unknown mode";
+  if (typeof r.task !== "string" || typeof r.cwd !== "string") return "no task or folder";
+  if (typeof r.createdAt !== "number") return "no creation time";
+  if (!Array.isArray(r.attempts) || !Array.isArray(r.chain)) return "no worker chain";
+  const progress = r.progress as Partial<Progress> | undefined;
+  if (typeof progress !== "object" || progress === null || typeof progress.tokens !== "object") {
+    return "no progress";
+  }
+  return null;
+}
+
 /** Checks the shape of a parsed `run.json` enough to trust it. */
 export function isRunRecord(value: unknown): value is RunRecord {
-  if (typeof value !== "object" || value === null) return false;
-  const r = value as Partial<RunRecord>;
-  return typeof r.schemaVersion === "number" && typeof r.id === "string" &&
-    typeof r.state === "string" && typeof r.task === "string" && Array.isArray(r.attempts);
+  return recordProblem(value) === null;
 }

@@ -1,35 +1,94 @@
 /**
  * Reading, writing and listing run records in the state dir.
  */
-import { RefusedError, UsageError } from "../sys/errors.ts";
-import { readJsonOrNull, writeJsonAtomic } from "./atomic.ts";
+import { DamagedRecord, RefusedError, UsageError } from "../sys/errors.ts";
+import { writeJsonAtomic } from "./atomic.ts";
 import { isRunId, type StatePaths } from "./paths.ts";
-import { isRunRecord, type RunRecord } from "./record.ts";
+import { recordProblem, type RunRecord } from "./record.ts";
 
 /** Writes a record atomically. */
 export async function writeRecord(paths: StatePaths, record: RunRecord): Promise<void> {
   await writeJsonAtomic(paths.run(record.id).record, record);
 }
 
-/** Reads a record, or null when the run does not exist or its record is unreadable. */
-export async function readRecord(paths: StatePaths, id: string): Promise<RunRecord | null> {
-  let value: unknown;
+/** What reading a run's record found: the record, or why there is none. */
+export type RecordRead =
+  | { record: RunRecord; damage?: undefined }
+  /** `damage` is null when there is no such run (no folder), else what is wrong with run.json. */
+  | { record: null; damage: string | null };
+
+/**
+ * Reads a run's record, telling a run that does not exist from one whose `run.json` is missing
+ * (a folder without it), empty, cut short, not JSON, not a record or another run's.
+ */
+export async function readRecordChecked(paths: StatePaths, id: string): Promise<RecordRead> {
+  let text: string;
   try {
-    value = await readJsonOrNull(paths.run(id).record);
+    text = await Deno.readTextFile(paths.run(id).record);
   } catch (error) {
-    if (error instanceof SyntaxError) return null;
-    throw error;
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    return { record: null, damage: (await isDir(paths.run(id).dir)) ? "missing" : null };
   }
-  return isRunRecord(value) ? value : null;
+  return parseRecordText(text, id);
 }
 
-/** Reads a record or throws a usage error naming the run. */
-export async function loadRecord(paths: StatePaths, id: string): Promise<RunRecord> {
-  const record = await readRecord(paths, id);
-  if (record === null) {
-    throw new UsageError(`No run "${id}"`, { hint: "list runs with `pitroom ls`" });
+/**
+ * `readRecordChecked`, synchronously: for a scan over many folders (resolving `last` among one
+ * repository's runs), where an async op per record would cost several times the read.
+ */
+export function readRecordCheckedSync(paths: StatePaths, id: string): RecordRead {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(paths.run(id).record);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    let there = false;
+    try {
+      there = Deno.statSync(paths.run(id).dir).isDirectory;
+    } catch (statError) {
+      if (!(statError instanceof Deno.errors.NotFound)) throw statError;
+    }
+    return { record: null, damage: there ? "missing" : null };
   }
-  return record;
+  return parseRecordText(text, id);
+}
+
+/** A `run.json`'s text as a record, or what is wrong with it. */
+export function parseRecordText(text: string, id: string): RecordRead {
+  if (text.trim() === "") return { record: null, damage: "empty" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    return { record: null, damage: "cut short or not JSON" };
+  }
+  const problem = recordProblem(value);
+  if (problem !== null) return { record: null, damage: problem };
+  const record = value as RunRecord;
+  if (record.id !== id) return { record: null, damage: `it names another run, "${record.id}"` };
+  return { record };
+}
+
+/** Reads a record, or null when the run does not exist or its record is unreadable. */
+export async function readRecord(paths: StatePaths, id: string): Promise<RunRecord | null> {
+  return (await readRecordChecked(paths, id)).record;
+}
+
+/**
+ * Reads a record; throws a usage error naming the run when there is none, and `DamagedRecord`
+ * when its folder is there but its `run.json` cannot be read.
+ */
+export async function loadRecord(paths: StatePaths, id: string): Promise<RunRecord> {
+  const read = await readRecordChecked(paths, id);
+  if (read.record !== null) return read.record;
+  if (read.damage !== null) throw damagedRunJson(id, read.damage);
+  throw new UsageError(`No run "${id}"`, { hint: "list runs with `pitroom ls`" });
+}
+
+/** The error of a damaged `run.json` (what still works is the engine's to add). */
+export function damagedRunJson(id: string, damage: string): DamagedRecord {
+  return new DamagedRecord({ run: id, file: "run.json", detail: damage });
 }
 
 async function isDir(path: string): Promise<boolean> {
@@ -54,35 +113,6 @@ export function listRunIds(paths: StatePaths): Promise<string[]> {
     throw error;
   }
   return Promise.resolve(ids.sort());
-}
-
-/**
- * Resolves what a user typed to a run id: a full id, a unique suffix or prefix, or `last` (the
- * newest run that is not an audit: an audit started after a run never takes its place).
- */
-export async function resolveRunId(paths: StatePaths, typed: string): Promise<string> {
-  // A full id names only itself (ids have one length): no need to list a large folder.
-  if (isRunId(typed) && (await isDir(paths.run(typed).dir))) return typed;
-  const ids = await listRunIds(paths);
-  if (typed === "last") {
-    let last: string | undefined;
-    for (let i = ids.length - 1; i >= 0 && last === undefined; i--) {
-      if ((await readRecord(paths, ids[i]!))?.auditOf === undefined) last = ids[i];
-    }
-    if (last === undefined) {
-      throw new UsageError("No runs yet", { hint: 'start one with `pitroom run "task"`' });
-    }
-    return last;
-  }
-  if (ids.includes(typed)) return typed;
-  const matches = ids.filter((id) => id.endsWith(typed) || id.startsWith(typed));
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) {
-    throw new UsageError(`Run "${typed}" is ambiguous: ${matches.length} runs match`, {
-      hint: "give more of the id",
-    });
-  }
-  throw new UsageError(`No run "${typed}"`, { hint: "list runs with `pitroom ls`" });
 }
 
 /** Creates the run folder; refuses when it exists. */

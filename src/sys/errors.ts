@@ -12,6 +12,7 @@ export const Exit = {
   timeout: 4,
   readOnlyViolation: 5,
   verifyFailed: 6,
+  damagedRecord: 7,
   stillRunning: 75,
 } as const;
 
@@ -69,6 +70,46 @@ export class ReadOnlyViolation extends PitroomError {
 export class VerifyFailed extends PitroomError {
   constructor(message: string, options: ErrorOptions = {}) {
     super("verify_failed", Exit.verifyFailed, message, options);
+  }
+}
+
+/**
+ * A file of a run's record (`run.json`, its events file, its patch) or a history row is damaged:
+ * exit 7. The message names the file and what still works (`works`: the commands that do).
+ */
+export class DamagedRecord extends PitroomError {
+  /** The run. */
+  readonly run: string;
+  /** The damaged file (`run.json`, `events.jsonl.gz`, `patch.diff`, `history.db`). */
+  readonly file: string;
+  /** What is wrong with it (the reader's own words). */
+  readonly detail: string;
+  /** What still works despite the damage, each a command with where it reads from. */
+  readonly works: readonly string[];
+
+  constructor(
+    damage: { run: string; file: string; detail: string; works?: readonly string[] },
+    options: ErrorOptions = {},
+  ) {
+    const works = damage.works ?? [];
+    super(
+      "damaged_record",
+      Exit.damagedRecord,
+      `Run "${damage.run}": ${damage.file} is damaged (${damage.detail})${
+        works.length > 0 ? `; still works: ${works.join(", ")}` : ""
+      }`,
+      options,
+    );
+    this.run = damage.run;
+    this.file = damage.file;
+    this.detail = damage.detail;
+    this.works = works;
+  }
+
+  /** The same damage with what still works put in. */
+  withWorks(works: readonly string[]): DamagedRecord {
+    const { run, file, detail } = this;
+    return new DamagedRecord({ run, file, detail, works }, { cause: this.cause });
   }
 }
 

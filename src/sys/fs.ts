@@ -49,3 +49,45 @@ export function isOsError(error: unknown): error is Error & { code: string } {
   const code: unknown = (error as Error & { code?: unknown }).code;
   return typeof code === "string" && /^E[A-Z0-9]+$/.test(code);
 }
+
+/**
+ * True for an error saying the disk is full: `ENOSPC`, `EDQUOT` (a quota), or SQLite's
+ * `SQLITE_FULL` ("database or disk is full").
+ */
+export function isNoSpace(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, errcode } = error as Error & { code?: unknown; errcode?: unknown };
+  if (code === "ENOSPC" || code === "EDQUOT") return true;
+  // node:sqlite: the primary result code (the low byte of an extended one).
+  if (typeof errcode === "number" && (errcode & 0xff) === 13) return true;
+  return /No space left on device|Disk quota exceeded|database or disk is full/i.test(
+    error.message,
+  );
+}
+
+/** True for an error saying nothing can be written there: a full disk or a read-only one. */
+export function isUnwritable(error: unknown): boolean {
+  if (isNoSpace(error)) return true;
+  return error instanceof Error && (error as Error & { code?: unknown }).code === "EROFS";
+}
+
+/**
+ * True when `dir` cannot take a small file because its disk is full (a probe written and
+ * removed at once): tells a full disk behind an error that does not say so (SQLite's "disk I/O
+ * error" when it cannot grow its shared-memory file).
+ */
+export function noSpaceIn(dir: string): boolean {
+  const probe = `${dir}/.space-probe-${Deno.pid}`;
+  try {
+    Deno.writeFileSync(probe, new Uint8Array(16 * 1024), { mode: 0o600 });
+    Deno.removeSync(probe);
+    return false;
+  } catch (error) {
+    try {
+      Deno.removeSync(probe);
+    } catch {
+      // It was never made.
+    }
+    return isNoSpace(error);
+  }
+}

@@ -15,7 +15,7 @@ import { git, type GitSys } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
 import type { Snapshot } from "./snapshot.ts";
 import { isUnderIgnored } from "./snapshot.ts";
-import { type StoreOptions, withScratch } from "./store.ts";
+import { quoteAlternate, type StoreOptions, withScratch } from "./store.ts";
 import { rawCommonDir } from "./raw.ts";
 
 /** Options of `makeCopy`. */
@@ -89,7 +89,8 @@ async function writeGitDir(
   await Deno.writeTextFile(join(gitDir, "HEAD"), head ? `${head}\n` : "ref: refs/heads/main\n");
   await Deno.writeTextFile(
     join(gitDir, "objects", "info", "alternates"),
-    `${repo.objectsDir}\n${options.objectsDir}\n`,
+    // One a line: a path holding a line break is quoted (git unquotes it).
+    `${quoteAlternate(repo.objectsDir)}\n${quoteAlternate(options.objectsDir)}\n`,
   );
   let exclude = "";
   try {

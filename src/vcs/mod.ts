@@ -58,6 +58,7 @@ export {
   treeOf,
 } from "./diff.ts";
 export type { ChangeStatus, FileChange } from "./diff_parse.ts";
+export { undoPatch } from "./patch_undo.ts";
 export {
   type BlobFile,
   ChangedSinceError,

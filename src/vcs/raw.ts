@@ -33,9 +33,10 @@ async function readOrNull(path: string): Promise<Uint8Array | null> {
   }
 }
 
-/** Quotes a config value (a path) for a config file. */
+/** Quotes a config value (a path) for a config file (a line break as `\n`, which git reads). */
 function configValue(text: string): string {
-  return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  const escaped = text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+  return `"${escaped}"`;
 }
 
 /** Writes the overlay of `repo`'s common git dir into `dir` (a fresh folder); returns its path. */

@@ -50,6 +50,28 @@ export function parseRepoQuery(stdout: string): Omit<RepoInfo, "root"> & { top: 
   return { top, gitDir, commonDir, objectsDir, indexFile, objectFormat: format };
 }
 
+/** The same questions as `QUERY`, each alone (its answer is everything but the last newline). */
+async function askOneByOne(
+  sys: GitSys,
+  dir: string,
+): Promise<Omit<RepoInfo, "root"> & { top: string }> {
+  const ask = async (...args: string[]) =>
+    (await git(sys, ["rev-parse", "--path-format=absolute", ...args], { cwd: dir })).stdout
+      .replace(/\n$/, "");
+  const [top, gitDir, commonDir, objectsDir, indexFile, format] = await Promise.all([
+    ask("--show-toplevel"),
+    ask("--git-dir"),
+    ask("--git-common-dir"),
+    ask("--git-path", "objects"),
+    ask("--git-path", "index"),
+    ask("--show-object-format"),
+  ]);
+  if (format !== "sha1" && format !== "sha256") {
+    throw new Error(`Unexpected "git rev-parse" output in "${dir}": object format "${format}"`);
+  }
+  return { top, gitDir, commonDir, objectsDir, indexFile, objectFormat: format };
+}
+
 const NOT_A_WORK_TREE = /not a git repository|must be run in a work tree/i;
 
 /**
@@ -62,8 +84,8 @@ export async function findRepo(sys: GitSys, dir: string): Promise<RepoInfo | nul
     if (NOT_A_WORK_TREE.test(out.stderr)) return null;
     await git(sys, QUERY, { cwd: dir }); // throws GitError with git's message
   }
-  const parsed = parseRepoQuery(out.stdout);
-  if (parsed === null) throw new Error(`Unexpected "git rev-parse" output in "${dir}"`);
+  // A path holding a newline makes more lines: then one question at a time, one answer each.
+  const parsed = parseRepoQuery(out.stdout) ?? await askOneByOne(sys, dir);
   const { top, ...rest } = parsed;
   return { root: await Deno.realPath(top), ...rest };
 }

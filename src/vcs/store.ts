@@ -18,10 +18,15 @@ export interface StoreOptions {
   scratchDir?: string;
 }
 
-/** Quotes one entry of `GIT_ALTERNATE_OBJECT_DIRECTORIES` when it holds the separator. */
+/**
+ * Quotes one entry of `GIT_ALTERNATE_OBJECT_DIRECTORIES` (or a line of `objects/info/alternates`)
+ * C-style when it holds a separator (`:`, a line break) or starts with a quote; git unquotes it.
+ */
 export function quoteAlternate(path: string): string {
-  if (!path.includes(":") && !path.startsWith('"')) return path;
-  return `"${path.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  if (!/[:\n\r]/.test(path) && !path.startsWith('"')) return path;
+  const escaped = path.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")
+    .replace(/\r/g, "\\r");
+  return `"${escaped}"`;
 }
 
 /** The environment that points git at the user's repository but at Pitroom's object store. */

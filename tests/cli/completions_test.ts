@@ -18,8 +18,10 @@ const RUN_B = "20261201-110000-bbbb";
 /** A state dir with two runs in two groups, and a `pitroom` on PATH that uses it. */
 async function completionWorld() {
   const home = await tempHome();
-  const a = { ...finishedRun(RUN_A, [], { input: 1, output: 1 }), group: "docs" };
-  const b = { ...finishedRun(RUN_B, [], { input: 1, output: 1 }), group: "fixes" };
+  const work = join(home.root, "work");
+  // Runs started where the completions are asked for: ids and groups are the folder's own.
+  const a = { ...finishedRun(RUN_A, [], { input: 1, output: 1 }), group: "docs", cwd: work };
+  const b = { ...finishedRun(RUN_B, [], { input: 1, output: 1 }), group: "fixes", cwd: work };
   await writeRuns(home.stateDir, [a, b]);
   const bin = join(home.root, "bin");
   await Deno.mkdir(bin);
@@ -27,7 +29,6 @@ async function completionWorld() {
   await Deno.writeTextFile(join(bin, "pitroom"), `#!/bin/sh\nexec ${argv} "$@"\n`, {
     mode: 0o755,
   });
-  const work = join(home.root, "work");
   await Deno.mkdir(join(work, "src"), { recursive: true });
   await Deno.writeTextFile(join(work, "notes.md"), "x\n");
   const env = {

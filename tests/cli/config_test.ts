@@ -97,3 +97,21 @@ Deno.test("pitroom config shows the caps: none by default, the file's when it se
   const text = await pitroom(["config"], { env: home.env(), cwd: home.root });
   assert.match(text.stdout, /^caps\s+file\s+maxCost=0\.5 maxSteps=40$/m);
 });
+
+Deno.test("config keys every object has (constructor, __proto__, toString) are unknown keys, not functions", async () => {
+  await using home = await tempHome();
+  const names = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
+  // Written as text: a `__proto__` key in an object literal would not be an own key.
+  await home.writeConfig({});
+  await Deno.writeTextFile(
+    home.configPath,
+    `{${names.map((n) => `"${n}": 1`).join(", ")}, "worker": "codex"}`,
+  );
+  const result = await pitroom(["config", "--json"], { env: home.env(), cwd: home.root });
+  assert.equal(result.code, 0, result.stderr);
+  const report = JSON.parse(result.stdout);
+  assert.deepEqual(report.warnings, names.map((n) => `Config key "${n}" is unknown and ignored`));
+  assert.deepEqual(report.settings.worker, { value: "codex", source: "file" });
+  const text = await pitroom(["config"], { env: home.env(), cwd: home.root });
+  assert.doesNotMatch(text.stdout + text.stderr, /native code|function|\[object/);
+});

@@ -54,10 +54,12 @@ Deno.test("a write run's hostile answer and file name are escaped in report, sho
     assertInert(out.stdout + out.stderr, args.join(" "));
   }
   await using other = await tempRepo({ "other.txt": "another repository\n" });
-  const reverted = await pitroom(["revert", "last"], { env: w.env, cwd: other.path });
+  // From inside another repository `last` is not this run; its full id is, and names its repository.
+  const last = await pitroom(["revert", "last"], { env: w.env, cwd: other.path });
+  assert.equal(last.code, 2, last.stderr);
+  const reverted = await pitroom(["revert", id], { env: w.env, cwd: other.path });
   assert.equal(reverted.code, 0, reverted.stderr);
   assertInert(reverted.stdout, "revert");
-  // Typed from inside another repository, `revert last` names the one it reverts.
   assert.match(reverted.stdout, new RegExp(`^reverted 1 file\\(s\\) of ${id} in ${w.repo}`));
   assert.match(reverted.stdout, /^ {2}evil\\e\[31mred\\nname\.txt$/m);
   await assert.rejects(Deno.stat(join(w.repo, NAME)), Deno.errors.NotFound);

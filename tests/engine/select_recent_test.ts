@@ -37,10 +37,10 @@ Deno.test("of two runs made in the same second, the later one is the newest, wha
   await made("20261201-145900-aaaa", 500);
   await made("20261201-145901-ffff", 1000); // earlier in the second, larger id
   await made("20261201-145901-0000", 2000); // later in the second, smaller id
-  assert.deepEqual((await loadCurrent(sys, 1)).map((r) => r.id), ["20261201-145901-0000"]);
-  assert.deepEqual((await loadCurrent(sys, 2)).map((r) => r.id).sort(), [
+  assert.deepEqual((await loadCurrent(sys, 1, null)).map((r) => r.id), ["20261201-145901-0000"]);
+  assert.deepEqual((await loadCurrent(sys, 2, null)).map((r) => r.id).sort(), [
     "20261201-145901-0000",
     "20261201-145901-ffff",
   ]);
-  assert.equal((await loadCurrent(sys, 3)).length, 3);
+  assert.equal((await loadCurrent(sys, 3, null)).length, 3);
 });

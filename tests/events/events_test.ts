@@ -76,3 +76,10 @@ Deno.test("the event registry keeps its names (a rename must show up here)", () 
     "run.lost",
   ]);
 });
+
+Deno.test("parseEventLine() refuses a type every object has (constructor, __proto__, toString)", () => {
+  for (const type of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+    assert.equal(parseEventLine(JSON.stringify({ type, time: 1 })), null, type);
+    assert.equal(isEvent({ type, time: 1 }), false, type);
+  }
+});

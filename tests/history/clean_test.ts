@@ -105,6 +105,25 @@ Deno.test("clean without --yes lists old finished runs and removes nothing", asy
   assert.match(text.stdoutText(), /pitroom clean --yes/);
 });
 
+Deno.test("clean leaves a run whose run.json is damaged, names it, and then removes no copy", async () => {
+  await using t = await setup();
+  // The unapplied isolate run's record is damaged: nothing says it still uses copies/x.
+  const record = await Deno.readTextFile(t.paths.run(t.runs.unapplied.id).record);
+  await Deno.writeTextFile(t.paths.run(t.runs.unapplied.id).record, record.slice(0, 80));
+  await Deno.mkdir(`${t.state}/copies/x`, { recursive: true });
+  await Deno.mkdir(`${t.state}/copies/20250101-000000-dead`, { recursive: true });
+  await cleanCommand({ sys: t.sys, flags: { days: 14 }, args: [] });
+  const listed = t.sys.stdoutText().split("\n").find((l) => l.includes(t.runs.unapplied.id));
+  assert.match(listed ?? "", /its run\.json is damaged: left for you to look at/);
+  const yes = testSys({ stateDir: t.state });
+  await cleanCommand({ sys: yes, flags: { days: 14, yes: true, json: true }, args: [] });
+  const result = JSON.parse(yes.stdoutText());
+  assert.equal(result.removed.some((r: { id: string }) => r.id === t.runs.unapplied.id), false);
+  assert.deepEqual(result.copiesRemoved ?? [], []);
+  assert.ok((await Deno.stat(`${t.state}/copies/x`)).isDirectory);
+  assert.ok((await Deno.stat(t.paths.run(t.runs.unapplied.id).patch)).isFile);
+});
+
 Deno.test("clean --yes removes old folders but never a live run nor an unapplied isolate patch", async () => {
   await using t = await setup();
   // The copy the kept runs share stays; a copy no remaining run refers to goes.
@@ -133,7 +152,11 @@ Deno.test("show prints a cleaned run's report, steps and patch from the history"
   await cleanCommand({ sys: t.sys, flags: { days: 14, yes: true }, args: [] });
   const env = { PITROOM_STATE_DIR: t.state, HOME: t.state, PATH: Deno.env.get("PATH") ?? "" };
   const id = t.runs.old.id;
-  const report = await pitroom(["show", id.slice(-4)], { env, cwd: t.state });
+  // A part of its id means a run of the folder it is typed in; the full id names it anywhere.
+  const part = await pitroom(["show", id.slice(-4)], { env, cwd: t.state });
+  assert.equal(part.code, 2);
+  assert.match(part.stderr, new RegExp(`it names run "${id}" of "/tmp/project"`));
+  const report = await pitroom(["show", id], { env, cwd: t.state });
   assert.equal(report.code, 0, report.stderr);
   assert.match(report.stdout, new RegExp(`^run ${id} · done · write`));
   assert.match(report.stdout, /answer:\n {2}Renamed it to backoff\(\)/);

@@ -151,7 +151,7 @@ Deno.test("a database damaged inside is found on use, moved aside and rebuilt; t
   assert.deepEqual(dump(path), live);
 });
 
-Deno.test("a run whose compressed events file is truncated is indexed without its steps, live or imported", async () => {
+Deno.test("a run whose compressed events file is cut short keeps the steps read before the cut, live or imported", async () => {
   const { writeFakeRun } = await import("./_fixtures.ts");
   const { indexRun } = await import("../../src/store/history/mod.ts");
   await using state = await tempDir("pitroom-truncated-");
@@ -168,8 +168,9 @@ Deno.test("a run whose compressed events file is truncated is indexed without it
   const path = statePaths(state.path).history;
   const live = dump(path);
   assert.equal(live.runs!.length, 1);
-  assert.equal(live.steps!.length, 0);
+  assert.equal(live.steps!.length, 1);
   await removeDb(path);
+  // A rebuild reads the file the slow way where node:zlib refuses it: the same steps.
   await withHistory(sys, () => undefined);
   assert.deepEqual(dump(path), live);
 });

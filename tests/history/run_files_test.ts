@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { showCommand } from "../../src/cli/show.ts";
 import { createRun } from "../../src/engine/create.ts";
-import { readEventsFile } from "../../src/store/events_file.ts";
+import { readEventsChecked, readEventsFile } from "../../src/store/events_file.ts";
+import type { PitroomEvent } from "../../src/events/mod.ts";
+import { DamagedRecord } from "../../src/sys/errors.ts";
 import { finishFiles } from "../../src/engine/finish.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
@@ -67,23 +69,50 @@ Deno.test("readEventsFile() reads the plain file first, then the compressed one"
   await using dir = await tempDir();
   const run = statePaths(dir.path).run("20260101-000000-abcd");
   await Deno.mkdir(run.dir, { recursive: true });
-  const line = (text: string) =>
-    JSON.stringify({ type: "worker.text", time: 1, text }) + "\nnot an event\n";
-  await Deno.writeTextFile(run.events, line("plain"));
-  assert.deepEqual(
-    (await readEventsFile(run.events)).map((e) => e.type === "worker.text" && e.text),
-    [
-      "plain",
-    ],
-  );
+  const line = (text: string) => JSON.stringify({ type: "worker.text", time: 1, text }) + "\n";
+  // An event of a type this version does not know is skipped, not damage.
+  const foreign = JSON.stringify({ type: "worker.future", time: 2, x: 1 }) + "\n";
+  await Deno.writeTextFile(run.events, line("plain") + foreign);
+  const texts = (events: PitroomEvent[]) => events.map((e) => e.type === "worker.text" && e.text);
+  assert.deepEqual(texts(await readEventsFile(run.events)), ["plain"]);
   await finishFiles(run, true);
   assert.equal(await exists(run.events), false);
-  assert.deepEqual(
-    (await readEventsFile(run.events)).map((e) => e.type === "worker.text" && e.text),
-    [
-      "plain",
-    ],
-  );
+  assert.deepEqual(texts(await readEventsFile(run.events)), ["plain"]);
   await Deno.remove(run.eventsGz);
   assert.deepEqual(await readEventsFile(run.events), []);
+});
+
+Deno.test("a damaged events file is read up to the damage and named, never read as whole", async () => {
+  await using dir = await tempDir();
+  const run = statePaths(dir.path).run("20260101-000000-abcd");
+  await Deno.mkdir(run.dir, { recursive: true });
+  const line = (text: string) => JSON.stringify({ type: "worker.text", time: 1, text }) + "\n";
+  // A line that is not an event (torn, flipped, another JSON type) is damage.
+  for (const bad of ["not an event", "[1,2]", '{"type":"worker.text","time":1}', '"text"']) {
+    await Deno.writeTextFile(run.events, line("a") + bad + "\n" + line("b"));
+    const read = await readEventsChecked(run.events);
+    assert.deepEqual(read.events.length, 1, bad);
+    assert.equal(read.damage, "line 2 is not an event", bad);
+    await assert.rejects(readEventsFile(run.events), (e: unknown) => {
+      assert.ok(e instanceof DamagedRecord);
+      assert.equal(e.file, "events.jsonl");
+      assert.equal(e.run, "20260101-000000-abcd");
+      return true;
+    });
+  }
+  // A live file's last line may still be being written: not damage.
+  await Deno.writeTextFile(run.events, line("a") + '{"type":"wor');
+  assert.equal((await readEventsChecked(run.events)).damage, null);
+  // A compressed file cut short, altered or empty.
+  await Deno.writeTextFile(run.events, line("a") + line("b") + line("c"));
+  await finishFiles(run, true);
+  const whole = await Deno.readFile(run.eventsGz);
+  const flipped = whole.slice();
+  flipped[whole.length - 6]! ^= 0xff;
+  for (const bytes of [whole.subarray(0, whole.length - 12), flipped, new Uint8Array()]) {
+    await Deno.writeFile(run.eventsGz, bytes);
+    const read = await readEventsChecked(run.events);
+    assert.equal(read.file, "events.jsonl.gz");
+    assert.match(read.damage ?? "", /not a whole gzip stream/);
+  }
 });

@@ -9,6 +9,7 @@ import { tempDir } from "../support/temp.ts";
 import { testSys } from "../support/sys.ts";
 import { buildRuns } from "../../src/engine/build.ts";
 import { loadSettings } from "../../src/engine/load_settings.ts";
+import { renderPlanStatus } from "../../src/cli/plan.ts";
 
 const PLAN = "# P\n\n## Task 1: One\n\nx\n\n## Task 2: Two\n\n**Worker:** capable\n";
 
@@ -102,11 +103,67 @@ Deno.test("statusOf() counts fix rounds after the first review and takes the las
   assert.equal(one.state, "running");
   assert.equal(one.fixRounds, 1);
   assert.deepEqual(one.runs, ["a", "b"]);
-  assert.equal(one.lastReview?.run, "r2");
-  assert.equal(one.lastReview?.complete, false);
+  // The review still going does not hide the verdict before it.
+  assert.equal(one.lastReview?.run, "r1");
+  assert.equal(one.lastReview?.quality, "NEEDS-FIXES");
+  assert.equal(one.newerReview?.run, "r2");
+  assert.equal(one.newerReview?.complete, false);
   const done = statusOf(loaded, records.slice(0, 3), []);
   assert.equal(done.tasks[0]!.state, "in progress");
   assert.equal(done.tasks[0]!.lastReview?.quality, "NEEDS-FIXES");
+});
+
+Deno.test("plan status keeps the last verdict when a later review attempt gave none", () => {
+  const loaded = { path: "/p.md", plan: parsePlan(PLAN), group: "plan-p" };
+  const plan = { path: "/p.md", step: 1, title: "One" };
+  const review = (id: string, createdAt: number, verdict?: RunRecord["review"] & object) =>
+    rec({
+      id,
+      createdAt,
+      mode: "read",
+      state: verdict?.verdict?.complete === false ? "problem" : "done",
+      review: { kind: "task", of: "a", redacted: { files: [], secrets: 0 }, ...verdict },
+    });
+  const fail = {
+    kind: "task" as const,
+    redacted: { files: [], secrets: 0 },
+    verdict: {
+      spec: "FAIL" as const,
+      quality: "NEEDS-FIXES" as const,
+      findings: [{ severity: "Critical" as const, text: "the check is inverted" }],
+      cannotVerify: [],
+      complete: true,
+    },
+  };
+  const failed = {
+    kind: "task" as const,
+    redacted: { files: [], secrets: 0 },
+    verdict: { findings: [], cannotVerify: [], complete: false },
+  };
+  const records = [
+    rec({ id: "a", createdAt: 1, plan, implementer: { status: "DONE", openIssues: [] } }),
+    review("r1", 2, fail),
+    review("r2", 3, failed),
+  ];
+  const row = statusOf(loaded, records, []).tasks[0]!;
+  assert.equal(row.lastReview?.run, "r1");
+  assert.equal(row.lastReview?.spec, "FAIL");
+  assert.equal(row.lastReview?.findings.critical, 1);
+  assert.equal(row.newerReview?.run, "r2");
+  const text = renderPlanStatus(statusOf(loaded, records, []));
+  assert.match(text, /SPEC FAIL · QUALITY NEEDS-FIXES \(1C 0I 0M\); then r2 gave no verdict/);
+  // Only failed attempts: the newest is shown as it is, with nothing newer.
+  const only = statusOf(loaded, [records[0]!, records[2]!], []).tasks[0]!;
+  assert.equal(only.lastReview?.run, "r2");
+  assert.equal(only.newerReview, undefined);
+  // A verdict with one line missing still shows the line it has.
+  const partial = {
+    ...failed,
+    verdict: { spec: "FAIL" as const, findings: [], cannotVerify: [], complete: false },
+  };
+  const half = statusOf(loaded, [records[0]!, review("r3", 4, partial)], []);
+  assert.equal(half.tasks[0]!.lastReview?.spec, "FAIL");
+  assert.match(renderPlanStatus(half), /SPEC FAIL · failed review \(no QUALITY line\)/);
 });
 
 Deno.test("a plan run takes its task's tier; an unconfigured tier falls back with a warning", async () => {

@@ -2,8 +2,6 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { writeJsonAtomic } from "../../src/store/atomic.ts";
 import { loadConfig } from "../../src/store/config.ts";
-import { statePaths } from "../../src/store/paths.ts";
-import { resolveRunId } from "../../src/store/runs.ts";
 import { tempDir } from "../support/temp.ts";
 
 Deno.test("loadConfig() warns about unknown keys and wrong types and keeps the rest", async () => {
@@ -51,43 +49,6 @@ Deno.test("loadConfig() turns a broken file into a warning and a missing one int
   const broken = await loadConfig(path);
   assert.equal(broken.config.worker, undefined);
   assert.match(broken.warnings[0] ?? "", /is not valid JSON/);
-});
-
-Deno.test("resolveRunId() takes a full id, a unique part or `last`, and refuses ambiguity", async () => {
-  await using dir = await tempDir();
-  const paths = statePaths(dir.path);
-  for (const id of ["20261130-101500-3f2a", "20261130-101501-3f2b", "20261130-111111-aaaa"]) {
-    await Deno.mkdir(paths.run(id).dir, { recursive: true });
-  }
-  assert.equal(await resolveRunId(paths, "last"), "20261130-111111-aaaa");
-  assert.equal(await resolveRunId(paths, "3f2a"), "20261130-101500-3f2a");
-  assert.equal(await resolveRunId(paths, "20261130-101501-3f2b"), "20261130-101501-3f2b");
-  await assert.rejects(resolveRunId(paths, "20261130-1015"), /ambiguous/);
-  await assert.rejects(resolveRunId(paths, "zzzz"), /No run "zzzz"/);
-});
-
-Deno.test("resolveRunId() answers a full id without listing the runs folder", async () => {
-  await using dir = await tempDir();
-  const paths = statePaths(dir.path);
-  await Deno.mkdir(paths.run("20261130-101500-3f2a").dir, { recursive: true });
-  const readDirSync = Deno.readDirSync;
-  let listings = 0;
-  Object.assign(Deno, {
-    readDirSync: (path: string | URL) => {
-      listings++;
-      return readDirSync(path);
-    },
-  });
-  try {
-    assert.equal(await resolveRunId(paths, "20261130-101500-3f2a"), "20261130-101500-3f2a");
-    assert.equal(listings, 0);
-    // A full id that is not there, and a part of one, still look through the folder.
-    await assert.rejects(resolveRunId(paths, "20261130-101500-0000"), /No run/);
-    assert.equal(await resolveRunId(paths, "3f2a"), "20261130-101500-3f2a");
-    assert.equal(listings, 2);
-  } finally {
-    Object.assign(Deno, { readDirSync });
-  }
 });
 
 Deno.test("writeJsonAtomic() leaves no temp file behind and replaces the old content whole", async () => {

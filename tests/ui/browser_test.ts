@@ -97,7 +97,8 @@ Deno.test({
     const old = await start("Find the zebra parser in the codebase");
     assert.equal(old.state, "done", old.message);
 
-    await page.goto(dash.url);
+    // The address `pitroom dash` prints: a one-time token, then the clean address.
+    await page.goto(await dash.link());
     await page.waitFor("[data-tile=running]");
 
     await t.step("a card appears when a run starts and finishes without a reload", async () => {
@@ -205,7 +206,7 @@ Deno.test({
       async () => {
         // A second server that lists no finished run on Live.
         await using bare = serveDashboard(engine, { recent: 0 });
-        await page.goto(`${bare.url}#${old.id}`);
+        await page.goto(`${await bare.link()}#${old.id}`);
         await page.waitFor(`${card(old.id)}.open .panel .answer`);
         assert.equal(await page.count("article.card"), 1);
         await page.goto(`${bare.url}#20200101-000000-0000`);
@@ -219,7 +220,7 @@ Deno.test({
       async () => {
         await page.goto(`${dash.url}#live`);
         await page.colorScheme("light");
-        await page.eval("localStorage.clear()");
+        await page.eval(`localStorage.removeItem("pitroom.theme")`);
         await page.reload();
         await page.waitForFunction("document.documentElement.dataset.theme === 'light'");
         await page.click("[data-theme-toggle]");
@@ -259,33 +260,121 @@ Deno.test({
     assert.deepEqual(errors, []);
 
     await t.step(
-      "a POST without the secret, and one from another origin, are refused",
+      "a POST without the key, and one from another origin, are refused",
       async () => {
         const task = "Keep going [hang]";
         const running = start(task);
         const id = await idOf(task);
-        // From the page itself, without the secret.
+        // From the page itself, without the key (the cookie goes along).
         const status = await page.eval<number>(
           `fetch("/api/runs/${id}/stop", { method: "POST" }).then((r) => r.status)`,
         );
-        assert.equal(status, 403);
-        // From a page of another origin (another loopback port), with and without the secret.
-        await using evil = evilSite(dash.url, id, dash.secret);
+        assert.equal(status, 401);
+        // From a page of another origin (another loopback port: the same site, so the browser
+        // sends it the dashboard's cookie), with and without a guessed key.
+        await using evil = evilSite(dash.url, id);
         const other = await browser.newPage();
         await other.goto(evil.url);
-        await other.waitForFunction("window.__done === true");
+        // A mark in the DOM, not a global: waitForFunction re-checks only when the DOM changes.
+        await other.waitFor("html[data-done]", { state: "attached" });
         assert.equal(await engineState(engine, id), "running");
         const events = await engine.events(id);
         assert.ok(!events.some((e) => e.type === "run.finished"));
+        // What that server got of the dashboard: its cookie (cookies do not tell ports apart).
+        // With it, a worker's server gets the bare page, never a run, nor the key.
+        const cookie = evil.cookies().find((c) => c.startsWith(`pitroom-dash-${dash.port}=`));
+        assert.ok(cookie, evil.cookies().join("; "));
+        const asWorker = (path: string, init: RequestInit = {}) =>
+          fetch(new URL(path, dash.url), { ...init, headers: { cookie, ...init.headers } })
+            .then(async (r) => [r.status, await r.text()] as const);
+        assert.equal((await asWorker("/"))[0], 200);
+        for (const path of ["/api/runs", `/api/runs/${id}/events`, "/api/stream"]) {
+          assert.equal((await asWorker(path))[0], 401, path);
+        }
+        const claim = await asWorker("/api/session", {
+          method: "POST",
+          headers: { origin: dash.url.slice(0, -1) },
+        });
+        assert.equal(claim[0], 409, claim[1]);
+        assert.equal(
+          (await asWorker(`/api/runs/${id}/stop`, {
+            method: "POST",
+            headers: { origin: dash.url.slice(0, -1) },
+          }))[0],
+          401,
+        );
+        assert.equal(await engineState(engine, id), "running");
         await engine.stop({ runs: [id] });
         assert.equal((await running).outcome, "stopped");
+      },
+    );
+
+    await t.step(
+      "one click: the token leaves the address bar; reloads and new tabs stay in; a used address is refused",
+      async () => {
+        await browser.freshContext();
+        const link = await dash.link();
+        await page.goto(`${link}#stats`);
+        await page.waitFor(".chart svg");
+        assert.equal(await page.eval("location.href"), `${dash.url}#stats`);
+        // The token's page was replaced: going back does not reach it.
+        assert.equal(await page.eval("history.length"), 2);
+        await page.reload();
+        await page.waitFor(".chart svg");
+        const tab = await browser.newPage();
+        await tab.goto(`${dash.url}#live`);
+        await tab.waitFor("[data-tile=running]");
+        await tab.waitFor("[data-connecting]", { state: "detached" });
+        // The same address in another browser (a new context: no cookie, no storage).
+        await browser.freshContext();
+        await page.goto(link);
+        assert.match(await page.text("body"), /opened already/);
+        assert.match(await page.text("body"), /pitroom dash/);
+        // The plain address lets nobody in.
+        await page.goto(dash.url);
+        assert.match(await page.text("h1"), /needs a fresh address/);
+      },
+    );
+
+    await t.step(
+      "after a restart the open page says how to get back in; an old address is refused",
+      async () => {
+        const first = serveDashboard(engine);
+        let firstUp = true;
+        await using _first = {
+          async [Symbol.asyncDispose]() {
+            if (firstUp) await first[Symbol.asyncDispose]();
+          },
+        };
+        const old = await first.link();
+        await browser.freshContext();
+        await page.goto(await first.link());
+        await page.waitFor("[data-tile=running]");
+        await page.waitFor("[data-connecting]", { state: "detached" });
+        const port = first.port;
+        firstUp = false;
+        await first[Symbol.asyncDispose]();
+        // The same port, a new start: the page's stream reconnects and is refused.
+        await using second = serveDashboard(engine, { port });
+        await page.waitFor("[data-denied]", { timeoutMs: 20_000 });
+        assert.match(await page.text("[data-denied]"), /pitroom dash/);
+        await page.goto(old);
+        assert.match(await page.text("body"), /not this dashboard's/);
+        // A new address lets the same browser in again.
+        await page.goto(await second.link());
+        await page.waitFor("[data-tile=running]");
+        // Back to the first dashboard for the screenshots.
+        await browser.freshContext();
+        await page.goto(await dash.link());
+        await page.waitFor("[data-tile=running]");
+        await browser.consoleErrors();
       },
     );
 
     await t.step("screenshots of Live, a panel and Stats in light and dark", async () => {
       await Deno.mkdir(SHOTS, { recursive: true });
       for (const scheme of ["light", "dark"] as const) {
-        await page.eval("localStorage.clear()");
+        await page.eval(`localStorage.removeItem("pitroom.theme")`);
         await page.colorScheme(scheme);
         await page.goto(`${dash.url}#live`);
         await page.reload();
@@ -313,19 +402,27 @@ async function engineState(engine: ReturnType<typeof createEngine>, id: string) 
   return (await engine.get(id)).state;
 }
 
-/** A page on another origin that tries to press Stop on the dashboard. */
-function evilSite(dashUrl: string, id: string, secret: string) {
+/**
+ * A page on another origin (another port of 127.0.0.1) that tries to press Stop on the
+ * dashboard; `cookies()` are the Cookie headers the browser sent it.
+ */
+function evilSite(dashUrl: string, id: string) {
   const target = `${dashUrl}api/runs/${id}/stop`;
   const html = `<!doctype html><script src="/evil.js"></script>`;
   const js = `
     Promise.allSettled([
       fetch(${JSON.stringify(target)}, { method: "POST", mode: "no-cors" }),
+      fetch(${JSON.stringify(target)}, { method: "POST", mode: "no-cors", credentials: "include" }),
       fetch(${JSON.stringify(target)}, {
         method: "POST",
-        headers: { "X-Pitroom-Secret": ${JSON.stringify(secret)} },
+        credentials: "include",
+        headers: { "X-Pitroom-Key": "0123456789abcdef0123456789abcdef" },
       }),
-    ]).then(() => { window.__done = true; });`;
+    ]).then(() => { document.documentElement.dataset.done = "1"; });`;
+  const cookies: string[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const cookie = req.headers.get("cookie");
+    if (cookie !== null) cookies.push(...cookie.split("; "));
     const path = new URL(req.url).pathname;
     return path === "/evil.js"
       ? new Response(js, { headers: { "content-type": "text/javascript" } })
@@ -333,6 +430,7 @@ function evilSite(dashUrl: string, id: string, secret: string) {
   });
   return {
     url: `http://127.0.0.1:${server.addr.port}/`,
+    cookies: () => cookies,
     [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }

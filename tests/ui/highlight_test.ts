@@ -206,3 +206,10 @@ function languages(): Language[] {
     "markdown",
   ];
 }
+
+Deno.test("languageOf() knows no language for files named like an object's property", () => {
+  for (const path of ["constructor", "src/toString", "a.constructor", "b.__proto__", "c.valueOf"]) {
+    assertEquals(languageOf(path), null, path);
+    assertEquals(highlight(languageOf(path), "x = 1"), [[{ cls: "", text: "x = 1" }]]);
+  }
+});

@@ -8,6 +8,7 @@ import { createEngine } from "../../src/engine/mod.ts";
 import { createDashboardApp } from "../../src/server/dash/app.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir } from "../support/temp.ts";
+import { enter, passHeaders, testDoor } from "../server/dash/_world.ts";
 
 /** The budget, in bytes (400 KB). */
 const BUDGET = 400_000;
@@ -15,9 +16,13 @@ const BUDGET = 400_000;
 Deno.test("the dashboard's first load is at most 400 KB uncompressed and loads nothing from elsewhere", async () => {
   await using state = await tempDir("pitroom-state-");
   const engine = createEngine(testSys({ stateDir: state.path }));
-  const app = createDashboardApp(engine, { secret: "s", port: 7878 });
+  const door = testDoor();
+  const app = createDashboardApp(engine, { door, port: 7878 });
+  const pass = await enter(app, door);
   const get = async (path: string) => {
-    const res = await app.request(path, { headers: { host: "127.0.0.1:7878" } });
+    const res = await app.request(path, {
+      headers: { host: "127.0.0.1:7878", ...passHeaders(pass) },
+    });
     assert.equal(res.status, 200, path);
     return await res.text();
   };

@@ -2,10 +2,12 @@
  * The dashboard page: mounted into `#app` of the page the server sends. Three tabs with
  * addresses (`#live`, `#history`, `#stats`); `#<run-id>` opens that run's card as a panel. The
  * live data comes from one event stream (store.ts); the views are in view/, their pure logic in
- * model/, the highlighter in highlight/.
+ * model/, the highlighter in highlight/. The page first claims its session's key (api/client.ts);
+ * without one, or once the dashboard refuses it, it says how to get a fresh address.
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { onDenied, signIn } from "./api/client.ts";
 import { hashOf, parseHash, type Route, type Tab } from "./model/route.ts";
 import { parseChoice, THEME_KEY, themeOf, toggled } from "./model/theme.ts";
 import { HistoryView } from "./view/history_view.tsx";
@@ -47,7 +49,28 @@ function useTheme(): [string, () => void] {
   }];
 }
 
+/** What the page shows when the dashboard does not let it in. */
+function Denied() {
+  return (
+    <main class="denied" data-denied>
+      <h1>This page has no pass for the dashboard</h1>
+      <p>
+        The dashboard restarted, or this browser was never let in. Run <code>pitroom dash</code>
+        {" "}
+        in a terminal and open the address it prints: each address lets one browser in, once.
+      </p>
+    </main>
+  );
+}
+
+function useDenied(): boolean {
+  const [denied, setDenied] = useState(false);
+  useEffect(() => onDenied(() => setDenied(true)), []);
+  return denied;
+}
+
 function App() {
+  const denied = useDenied();
   const [route, go] = useRoute();
   const [theme, toggle] = useTheme();
   const open = (run: string | null) => go({ tab: route.tab, run });
@@ -77,14 +100,18 @@ function App() {
           {theme === "dark" ? "☀" : "☾"}
         </button>
       </header>
-      <main>
-        {route.tab === "live" && <LiveView open={route.run} onOpen={open} />}
-        {route.tab === "history" && <HistoryView open={route.run} onOpen={open} />}
-        {route.tab === "stats" && <StatsView />}
-      </main>
+      {denied ? <Denied /> : (
+        <main>
+          {route.tab === "live" && <LiveView open={route.run} onOpen={open} />}
+          {route.tab === "history" && <HistoryView open={route.run} onOpen={open} />}
+          {route.tab === "stats" && <StatsView />}
+        </main>
+      )}
     </>
   );
 }
 
 const root = document.getElementById("app");
-if (root) render(<App />, root);
+if (root) {
+  void signIn().then((ok) => render(ok ? <App /> : <Denied />, root));
+}

@@ -10,7 +10,8 @@
  */
 import { statePaths } from "../../store/paths.ts";
 import type { RunRecord } from "../../store/record.ts";
-import { loadRecord, resolveRunId } from "../../store/runs.ts";
+import { loadRecord } from "../../store/runs.ts";
+import { resolveRun } from "../select.ts";
 import type { Sys } from "../../sys/mod.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import type { PitroomEvent } from "../../events/mod.ts";
@@ -53,7 +54,8 @@ export async function runAudit(
 ): Promise<AuditOutcome> {
   const checked = parseAuditRequest(request);
   const paths = statePaths(sys.stateDir);
-  const id = await resolveRunId(paths, checked.run);
+  // The engine resolved what was typed in the caller's scope: a full id names it anywhere.
+  const id = await resolveRun(sys, checked.run, null);
   const audit = await createAudit(sys, id, {
     sampled: false,
     ...(checked.worker === undefined ? {} : { worker: checked.worker }),

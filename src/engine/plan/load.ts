@@ -7,6 +7,10 @@ import { RefusedError, UsageError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { basename, resolve } from "../../sys/path.ts";
 import { parsePlan, type Plan, type PlanTask } from "./parse.ts";
+import { kindOf, readCapped, sizeText } from "../../sys/read.ts";
+
+/** The most a plan file may hold (1 MiB: hundreds of tasks). */
+export const PLAN_LIMIT_BYTES = 1024 * 1024;
 
 /** A plan read from its file. */
 export interface LoadedPlan {
@@ -29,7 +33,15 @@ export async function planPath(sys: Sys, typed: string): Promise<string> {
   const given = resolve(sys.cwd(), typed);
   try {
     const real = await Deno.realPath(given);
-    if (!(await Deno.stat(real)).isFile) throw new UsageError(`Plan "${typed}" is not a file`);
+    const info = await Deno.stat(real);
+    if (!info.isFile) throw new UsageError(`Plan "${typed}" is ${kindOf(info)}, not a file`);
+    if (info.size > PLAN_LIMIT_BYTES) {
+      throw new UsageError(
+        `Plan "${typed}" holds ${info.size} bytes, more than a plan may (${
+          sizeText(PLAN_LIMIT_BYTES)
+        })`,
+      );
+    }
     return real;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
@@ -42,7 +54,14 @@ export async function planPath(sys: Sys, typed: string): Promise<string> {
 /** Reads and parses a plan; refuses one without tasks or with a task number given twice. */
 export async function loadPlan(sys: Sys, typed: string): Promise<LoadedPlan> {
   const path = await planPath(sys, typed);
-  const plan = parsePlan(await Deno.readTextFile(path));
+  // Read to the limit at most: the file may have grown since it was checked.
+  const read = await readCapped((await Deno.open(path)).readable, PLAN_LIMIT_BYTES);
+  if (read.over) {
+    throw new UsageError(
+      `Plan "${typed}" holds more than a plan may (${sizeText(PLAN_LIMIT_BYTES)})`,
+    );
+  }
+  const plan = parsePlan(read.text);
   if (plan.tasks.length === 0) {
     throw new RefusedError("plan_without_tasks", `Plan "${typed}" has no tasks`, {
       hint: "give each task a heading like `## Task 1: Add the parser`",

@@ -40,7 +40,13 @@ export interface TaskRow {
   /** The last finished implementer run's status (`unknown` without a status line). */
   implementer?: string;
   openIssues: string[];
+  /**
+   * The newest review of the task that gave a verdict (a SPEC or QUALITY line), else the newest
+   * review: a later attempt that failed or is still going never hides an earlier verdict.
+   */
   lastReview?: ReviewRow;
+  /** The newest review when it came after `lastReview` without a verdict (failed or going). */
+  newerReview?: ReviewRow;
   /** Implementer runs after the task's first review. */
   fixRounds: number;
   applied: boolean;
@@ -75,6 +81,12 @@ function reviewRow(r: RunRecord): ReviewRow {
     findings: { critical: count("Critical"), important: count("Important"), minor: count("Minor") },
     cannotVerify: verdict?.cannotVerify.length ?? 0,
   };
+}
+
+/** True when a review ended with at least one verdict line. */
+function hasVerdict(r: RunRecord): boolean {
+  const v = r.review?.verdict;
+  return v?.spec !== undefined || v?.quality !== undefined;
 }
 
 function byCreation(a: RunRecord, b: RunRecord): number {
@@ -136,7 +148,8 @@ export function statusOf(
       : runs.length > 0
       ? "in progress"
       : "pending";
-    const lastReview = taskReviews.at(-1);
+    const newest = taskReviews.at(-1);
+    const lastReview = taskReviews.findLast(hasVerdict) ?? newest;
     return {
       step: task.step,
       title: task.title,
@@ -147,6 +160,7 @@ export function statusOf(
       ...(last?.implementer ? { implementer: last.implementer.status } : {}),
       openIssues: last?.implementer?.openIssues ?? [],
       ...(lastReview === undefined ? {} : { lastReview: reviewRow(lastReview) }),
+      ...(newest === undefined || newest === lastReview ? {} : { newerReview: reviewRow(newest) }),
       fixRounds: firstReview === undefined
         ? 0
         : runs.filter((r) => r.createdAt > firstReview).length,

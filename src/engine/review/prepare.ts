@@ -5,7 +5,8 @@
  */
 import { statePaths } from "../../store/paths.ts";
 import type { ReviewInfo } from "../../store/record.ts";
-import { loadRecord, resolveRunId } from "../../store/runs.ts";
+import { loadRecord } from "../../store/runs.ts";
+import { resolveRun } from "../select.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { resolve } from "../../sys/path.ts";
 import { exists } from "../../sys/fs.ts";
@@ -52,7 +53,8 @@ export async function prepareReview(
   };
   if (request.run !== undefined) {
     const paths = statePaths(sys.stateDir);
-    const id = await resolveRunId(paths, request.run);
+    // The engine resolved what was typed in the caller's scope: a full id names it anywhere.
+    const id = await resolveRun(sys, request.run, null);
     const record = await reconcile(sys, await loadRecord(paths, id));
     const pkg = await runPackage(sys, record);
     const { who, warnings } = pick(pkg.info.implementer, false);

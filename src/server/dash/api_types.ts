@@ -442,8 +442,16 @@ export interface StreamMessages {
 /** A stream event name. */
 export type StreamEventName = keyof StreamMessages;
 
-/** The header a write carries the page's secret in. */
-export const SECRET_HEADER = "X-Pitroom-Secret";
+/** `POST /api/session`: the session's key, handed out once (the page keeps it). */
+export interface SessionResponse {
+  key: string;
+}
 
-/** The `<meta name=...>` of the page that carries the secret. */
-export const SECRET_META = "pitroom-secret";
+/** The header every API call carries the session's key in (the stream: `?key=`). */
+export const KEY_HEADER = "X-Pitroom-Key";
+
+/** The header an owner's single request carries a one-time token in (instead of a session). */
+export const TOKEN_HEADER = "X-Pitroom-Token";
+
+/** The localStorage item the page keeps its session's key in. */
+export const KEY_ITEM = "pitroom-key";

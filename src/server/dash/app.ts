@@ -1,8 +1,9 @@
 /**
  * `createDashboardApp(engine, options)`: the dashboard as a Hono app that does not listen
  * (serve.ts binds it to 127.0.0.1; tests call `app.request()`). Every request passes the Host
- * guard; the page and its assets are served from memory; the JSON API and the stream read
- * through the engine only; the two writes pass the write guard too. README.md has the routes.
+ * guard and the door (guards.ts: a one-time token opens a session; the page needs its cookie,
+ * the API its key too); the page and its assets are served from memory; the JSON API and the
+ * stream read through the engine only; a POST needs the page's Origin. README.md has the routes.
  */
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -11,11 +12,14 @@ import { realClock } from "../../sys/real.ts";
 import type { Engine } from "../../engine/mod.ts";
 import { PitroomError } from "../../sys/errors.ts";
 import { apiError, statusOf } from "./errors.ts";
-import { hostGuard, writeGuard } from "./guards.ts";
+import { cookieName, doorGuard, hostGuard, originGuard } from "./guards.ts";
+import type { Door } from "./door.ts";
+import { DOOR_JS, FRESH_HINT } from "./door_pages.ts";
+import { getCookie } from "hono/cookie";
 import { CSP, loadPage, type Page } from "./page.ts";
 import { decodeCursor } from "./cursor.ts";
 import { Connection } from "./stream.ts";
-import type { HealthResponse } from "./api_types.ts";
+import type { HealthResponse, SessionResponse } from "./api_types.ts";
 import { apiRoutes } from "./routes.ts";
 
 /** Tells the server a request is being answered (the idle timer waits while any is). */
@@ -26,8 +30,8 @@ export interface Activity {
 
 /** Options of `createDashboardApp`. */
 export interface DashboardOptions {
-  /** The per-start secret the page is served with and every write must carry. */
-  secret: string;
+  /** Who may come in (door.ts): the tokens, sessions and keys of this start. */
+  door: Door;
   /** The port the server listens on (a request must name it in its Host). */
   port: number;
   /** What `GET /api/health` says: this start's id (not a secret) and the server's pid. */
@@ -69,7 +73,8 @@ export function createDashboardApp(engine: Engine, options: DashboardOptions): H
     c.header("Cross-Origin-Resource-Policy", "same-origin");
   });
   app.use("*", hostGuard(options.port));
-  app.post("/api/*", writeGuard(options.secret));
+  app.use("*", doorGuard(options.door, options.port));
+  app.post("*", originGuard());
 
   app.onError((error, c) => {
     if (error instanceof PitroomError) {
@@ -82,7 +87,26 @@ export function createDashboardApp(engine: Engine, options: DashboardOptions): H
   app.get("/", async (c) => {
     const p = await pageOnce();
     c.header("Cache-Control", "no-store");
-    return c.html(p.html(options.secret));
+    return c.html(p.html(options.door.unclaimed(getCookie(c, cookieName(options.port)))));
+  });
+  app.get("/door.js", (c) => {
+    c.header("Cache-Control", "no-store");
+    c.header("Content-Type", "text/javascript; charset=utf-8");
+    return c.body(DOOR_JS);
+  });
+  app.post("/api/session", (c) => {
+    c.header("Cache-Control", "no-store");
+    const key = options.door.claim(getCookie(c, cookieName(options.port)));
+    if (key === null) {
+      return apiError(
+        c,
+        409,
+        "claimed",
+        "This browser's pass was claimed already (the page keeps it)",
+        FRESH_HINT,
+      );
+    }
+    return c.json({ key } satisfies SessionResponse);
   });
   for (const name of ["js", "css"] as const) {
     app.get(`/app.${name}`, async (c) => {

@@ -4,15 +4,20 @@
  * the live one (`--detach`), `stopDashboard` ends it (`--stop`), and `ensureDashboard` is what a
  * long run or the MCP server calls: the address, or undefined when the config turns it off or it
  * cannot start. Starting and stopping hold the state dir's `dash.lock`, so two callers at once
- * end up with one dashboard.
+ * end up with one dashboard. Every address handed out carries a new one-time token (door.ts):
+ * minted in the serving process, or with the key of `dash.key` for a dashboard that runs.
  */
 import { createEngine } from "../../engine/mod.ts";
 import { PitroomError, RefusedError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
+import { TOKEN_HEADER } from "./api_types.ts";
+import { mintToken } from "./door.ts";
 import {
   type DashRecord,
   isHealthy,
+  linkTo,
   liveDashboard,
+  readDashKey,
   readDashRecord,
   removeDashRecord,
   withStartLock,
@@ -39,6 +44,7 @@ export interface DashOptions {
 
 /** A dashboard's address and whether it was running already. */
 export interface DashAddress {
+  /** The address with a one-time token: it lets one browser in. */
   address: string;
   pid: number;
   port: number;
@@ -50,11 +56,14 @@ export interface DashAddress {
 export async function runDashboard(
   sys: Sys,
   options: DashOptions & { signal?: AbortSignal },
-): Promise<{ served: Served } | { other: DashRecord }> {
+): Promise<{ served: Served } | { other: DashAddress }> {
   // A detached start holds the lock for its child (flock would make the child wait for it).
   const started = await withStartLock(sys, async () => {
     const other = await liveDashboard(sys);
-    if (other !== null) return { other };
+    if (other !== null) {
+      const address = await linkTo(sys, other);
+      return { other: { address, pid: other.pid, port: other.port, reused: true } };
+    }
     const served = serveDashboard(sys, {
       idleMs: options.idleMs ?? DEFAULT_IDLE_MS,
       ...(options.port === undefined ? {} : { port: options.port }),
@@ -68,7 +77,7 @@ export async function runDashboard(
         address: served.address,
         instance: served.instance,
         startedAt: sys.clock.now(),
-      });
+      }, served.key);
     } catch (error) {
       await served.close();
       throw error;
@@ -100,7 +109,9 @@ export function startDetached(sys: Sys, options: DashOptions = {}): Promise<Dash
 
 async function spawnDetached(sys: Sys, options: DashOptions): Promise<DashAddress> {
   const live = await liveDashboard(sys);
-  if (live !== null) return { address: live.address, pid: live.pid, port: live.port, reused: true };
+  if (live !== null) {
+    return { address: await linkTo(sys, live), pid: live.pid, port: live.port, reused: true };
+  }
   const argv = [
     ...sys.selfCommand(),
     "dash",
@@ -175,12 +186,19 @@ async function stopLive(sys: Sys): Promise<DashRecord | null> {
     await removeDashRecord(sys, record.instance);
     return null;
   }
-  // Its stream ends when it stops: follow one, then ask it to stop.
+  // Its stream ends when it stops: follow one (the owner's one request), then ask it to stop.
+  const key = await readDashKey(sys);
+  const headers: Record<string, string> = key?.instance === record.instance
+    ? {
+      [TOKEN_HEADER]: await mintToken(key.key, { now: sys.clock.now(), nonce: sys.randomHex(8) }),
+    }
+    : {};
   const controller = new AbortController();
   const timer = sys.clock.after(STOP_MS, () => controller.abort(new Error("timeout")));
   try {
     const res = await fetch(`http://127.0.0.1:${record.port}/api/stream?recent=0`, {
       signal: controller.signal,
+      headers,
     });
     sys.runner.kill(record.pid, "SIGTERM");
     if (res.body) { for await (const _ of res.body) { /* until it ends */ } }

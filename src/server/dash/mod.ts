@@ -14,6 +14,6 @@ export {
   startDetached,
   stopDashboard,
 } from "./detach.ts";
-export { liveDashboard } from "./record.ts";
+export { liveDashboard, liveLink } from "./record.ts";
 export { DEFAULT_PORT } from "./serve.ts";
 export type * from "./api_types.ts";

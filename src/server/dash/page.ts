@@ -1,9 +1,9 @@
 /**
- * The page: the HTML the server renders (page.html, with the secret in `<meta
- * name="pitroom-secret">` and the assets' content hashes in their addresses) and the two assets
- * built into ui/dist/ (`deno task build:ui`), embedded through text imports so `deno run` and the
- * compiled binary serve the same bytes. The assets' addresses change with their content, so a
- * hashed address is cached for good; the page itself never is (its secret is per start).
+ * The page: the HTML the server renders (page.html, with the assets' content hashes in their
+ * addresses and whether the session's key is still to be claimed; it holds no secret) and the two assets built into ui/dist/ (`deno task build:ui`),
+ * embedded through text imports so `deno run` and the compiled binary serve the same bytes. The
+ * assets' addresses change with their content, so a hashed address is cached for good; the page
+ * itself never is (it is behind the door: a cached copy would outlive the session).
  */
 import html from "./page.html" with { type: "text" };
 import js from "../../../ui/dist/app.js" with { type: "text" };
@@ -38,8 +38,8 @@ export interface Asset {
 export interface Page {
   js: Asset;
   css: Asset;
-  /** The HTML with this start's secret. */
-  html(secret: string): string;
+  /** The HTML; `fresh`: the session has not claimed its key yet (the page claims it). */
+  html(fresh: boolean): string;
 }
 
 async function hashOf(text: string): Promise<string> {
@@ -48,22 +48,21 @@ async function hashOf(text: string): Promise<string> {
     .join("");
 }
 
-/** The text with `&`, `<`, `>` and `"` escaped for an attribute. */
-function attr(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;");
-}
-
 /** Builds the page from the embedded files (or the given ones, for tests). */
 export async function loadPage(files: { js?: string; css?: string } = {}): Promise<Page> {
   const script = files.js ?? js;
   const style = files.css ?? css;
-  const page: Page = {
-    js: { body: script, type: "text/javascript; charset=utf-8", hash: await hashOf(script) },
-    css: { body: style, type: "text/css; charset=utf-8", hash: await hashOf(style) },
-    html: (secret) =>
-      html.replaceAll("{{secret}}", attr(secret)).replaceAll("{{js}}", page.js.hash)
-        .replaceAll("{{css}}", page.css.hash),
+  const jsAsset = {
+    body: script,
+    type: "text/javascript; charset=utf-8",
+    hash: await hashOf(script),
   };
-  return page;
+  const cssAsset = { body: style, type: "text/css; charset=utf-8", hash: await hashOf(style) };
+  return {
+    js: jsAsset,
+    css: cssAsset,
+    html: (fresh) =>
+      html.replaceAll("{{js}}", jsAsset.hash).replaceAll("{{css}}", cssAsset.hash)
+        .replaceAll("{{session}}", fresh ? "fresh" : "claimed"),
+  };
 }

@@ -1,10 +1,12 @@
 /**
- * The running dashboard's record in the state dir (`dash.json`: pid, port, address, instance,
- * start time; never the secret), the lock that lets one process at a time start or stop a
- * dashboard (`dash.lock`), and the health probe that tells a live dashboard from a stale record
- * (the recorded address answers `GET /api/health` with the recorded instance).
+ * The running dashboard's files in the state dir: its record (`dash.json`: pid, port, address,
+ * instance, start time; nothing that opens it), its key (`dash.key`, mode 0600: the start's key
+ * the owner mints one-time tokens with; door.ts), the lock that lets one process at a time start
+ * or stop a dashboard (`dash.lock`), and the health probe that tells a live dashboard from a
+ * stale record (the recorded address answers `GET /api/health` with the recorded instance).
  */
 import { writeJsonAtomic } from "../../engine/mod.ts";
+import { mintToken } from "./door.ts";
 import { join } from "../../sys/path.ts";
 import type { Sys } from "../../sys/mod.ts";
 import type { HealthResponse } from "./api_types.ts";
@@ -22,19 +24,40 @@ export interface DashRecord {
 /** How long the health probe waits for an answer. */
 const PROBE_MS = 2_000;
 
+/** What `dash.key` holds: the key of the start named by `instance`. */
+export interface DashKey {
+  schemaVersion: 1;
+  instance: string;
+  key: string;
+}
+
+/** A live dashboard: its record and its start's key. */
+export interface LiveDashboard extends DashRecord {
+  key: string;
+}
+
 function recordPath(sys: Sys): string {
   return join(sys.stateDir, "dash.json");
 }
 
-/** The recorded dashboard, or null. */
-export async function readDashRecord(sys: Sys): Promise<DashRecord | null> {
-  let text: string;
+function keyPath(sys: Sys): string {
+  return join(sys.stateDir, "dash.key");
+}
+
+/** The text of `path`, or null when it does not exist. */
+async function readOrNull(path: string): Promise<string | null> {
   try {
-    text = await Deno.readTextFile(recordPath(sys));
+    return await Deno.readTextFile(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
+}
+
+/** The recorded dashboard, or null. */
+export async function readDashRecord(sys: Sys): Promise<DashRecord | null> {
+  const text = await readOrNull(recordPath(sys));
+  if (text === null) return null;
   try {
     const value = JSON.parse(text) as Partial<DashRecord>;
     if (
@@ -49,19 +72,53 @@ export async function readDashRecord(sys: Sys): Promise<DashRecord | null> {
   }
 }
 
-/** Records a dashboard that listens now. */
-export async function writeDashRecord(sys: Sys, record: DashRecord): Promise<void> {
+/** The recorded key, or null (none, or not this project's shape). */
+export async function readDashKey(sys: Sys): Promise<DashKey | null> {
+  const text = await readOrNull(keyPath(sys));
+  if (text === null) return null;
+  try {
+    const value = JSON.parse(text) as Partial<DashKey>;
+    if (
+      value.schemaVersion !== 1 || typeof value.instance !== "string" ||
+      typeof value.key !== "string"
+    ) return null;
+    return value as DashKey;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+/** Records a dashboard that listens now: its key first (mode 0600), then its record. */
+export async function writeDashRecord(
+  sys: Sys,
+  record: DashRecord,
+  key: string,
+): Promise<void> {
   await Deno.mkdir(sys.stateDir, { recursive: true, mode: 0o700 });
+  const keyFile: DashKey = { schemaVersion: 1, instance: record.instance, key };
+  await writeJsonAtomic(keyPath(sys), keyFile);
   await writeJsonAtomic(recordPath(sys), record);
 }
 
-/** Removes the record if it is still this instance's. */
-export async function removeDashRecord(sys: Sys, instance: string): Promise<void> {
-  const record = await readDashRecord(sys);
-  if (record?.instance !== instance) return;
-  await Deno.remove(recordPath(sys)).catch((error) => {
+async function removeIfThere(path: string): Promise<void> {
+  await Deno.remove(path).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   });
+}
+
+/** Removes the record and the key if they are still this instance's. */
+export async function removeDashRecord(sys: Sys, instance: string): Promise<void> {
+  if ((await readDashKey(sys))?.instance === instance) await removeIfThere(keyPath(sys));
+  const record = await readDashRecord(sys);
+  if (record?.instance !== instance) return;
+  await removeIfThere(recordPath(sys));
+}
+
+/** The address of `live` with a new one-time token: it lets one browser in. */
+export async function linkTo(sys: Sys, live: LiveDashboard): Promise<string> {
+  const token = await mintToken(live.key, { now: sys.clock.now(), nonce: sys.randomHex(8) });
+  return `${live.address}?token=${token}`;
 }
 
 /** True when the recorded dashboard answers as itself. */
@@ -89,10 +146,21 @@ export async function isHealthy(sys: Sys, record: DashRecord): Promise<boolean> 
   }
 }
 
-/** The live recorded dashboard, or null. */
-export async function liveDashboard(sys: Sys): Promise<DashRecord | null> {
+/**
+ * The live recorded dashboard with its key, or null: none is recorded, it does not answer, or
+ * its key is not there (one of an older Pitroom, which a new start replaces).
+ */
+export async function liveDashboard(sys: Sys): Promise<LiveDashboard | null> {
   const record = await readDashRecord(sys);
-  return record !== null && (await isHealthy(sys, record)) ? record : null;
+  if (record === null || !(await isHealthy(sys, record))) return null;
+  const key = await readDashKey(sys);
+  return key?.instance === record.instance ? { ...record, key: key.key } : null;
+}
+
+/** The address of the live dashboard with a new one-time token, or null when none runs. */
+export async function liveLink(sys: Sys): Promise<string | null> {
+  const live = await liveDashboard(sys);
+  return live === null ? null : await linkTo(sys, live);
 }
 
 /**

@@ -69,7 +69,10 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
     const group = c.req.query("group");
     const recent = intParam(c.req.query("recent"), "recent", { min: 0, max: 500 }) ??
       options.recent;
-    const runs = group === undefined ? await engine.list({ recent }) : await engine.list({ group });
+    // The dashboard shows every repository's runs.
+    const runs = group === undefined
+      ? await engine.list({ recent, all: true })
+      : await engine.list({ group, all: true });
     // Newest first: by creation time (ids of the same second do not sort by time).
     const cards = runs.map(cardOf).sort((a, b) =>
       b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)
@@ -171,7 +174,7 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
 
   api.get("/summary", async (c) => {
     const at = now();
-    const live = await engine.list({ recent: 0 });
+    const live = await engine.list({ recent: 0, all: true });
     const midnight = new Date(at);
     midnight.setHours(0, 0, 0, 0);
     const today = await engine.history.stats({ since: midnight.getTime() });

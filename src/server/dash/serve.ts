@@ -1,13 +1,14 @@
 /**
  * Serving the dashboard on 127.0.0.1: the port (7878, else the next free one, unless one was
- * asked for), a new secret and instance id at every start, the idle timer (it runs only while
- * no request is answered and no stream is open) and a clean stop (streams end, then the
- * listener).
+ * asked for), a new key (the door's, for one-time tokens) and instance id at every start, the
+ * idle timer (it runs only while no request is answered and no stream is open) and a clean stop
+ * (streams end, then the listener).
  */
 import { createEngine } from "../../engine/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import type { Sys, Timer } from "../../sys/mod.ts";
 import { createDashboardApp } from "./app.ts";
+import { Door } from "./door.ts";
 
 /** The port tried first. */
 export const DEFAULT_PORT = 7878;
@@ -28,10 +29,15 @@ export interface ServeOptions {
 
 /** A listening dashboard. */
 export interface Served {
+  /** The plain address (it opens nothing by itself: `link()` does). */
   address: string;
   port: number;
   /** Tells this start apart from any other (the health answer carries it; not a secret). */
   instance: string;
+  /** This start's key: whoever holds it can mint one-time tokens (`dash.key` keeps it). */
+  key: string;
+  /** The address with a new one-time token: it lets one browser in. */
+  link(): Promise<string>;
   /** Resolves once the server has stopped (idle, aborted or closed). */
   finished: Promise<void>;
   /** Why it stopped: `idle`, `stopped`. */
@@ -42,8 +48,9 @@ export interface Served {
 /** Listens on 127.0.0.1 and serves the dashboard over `sys`'s state dir. */
 export function serveDashboard(sys: Sys, options: ServeOptions): Served {
   const stop = new AbortController();
-  const secret = sys.randomHex(32);
+  const key = sys.randomHex(32);
   const instance = sys.randomHex(8);
+  const door = new Door({ key, now: () => sys.clock.now(), randomHex: (n) => sys.randomHex(n) });
   let busy = 0;
   let idle: Timer | undefined;
   let reason: string | null = null;
@@ -65,7 +72,7 @@ export function serveDashboard(sys: Sys, options: ServeOptions): Served {
   );
   const port = server.addr.port;
   const app = createDashboardApp(engine, {
-    secret,
+    door,
     port,
     health: { instance, pid: sys.pid },
     signal: stop.signal,
@@ -93,10 +100,13 @@ export function serveDashboard(sys: Sys, options: ServeOptions): Served {
     idle?.cancel();
     options.signal?.removeEventListener("abort", onAbort);
   });
+  const address = `http://127.0.0.1:${port}/`;
   return {
-    address: `http://127.0.0.1:${port}/`,
+    address,
     port,
     instance,
+    key,
+    link: async () => `${address}?token=${await door.mint()}`,
     finished,
     reason: () => reason,
     async close() {

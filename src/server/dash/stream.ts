@@ -92,7 +92,7 @@ export class Connection {
     // Runs the feed did not bring: finished ones to announce, and any that raced it.
     const since = cursor === null ? null : cursor.time - ENDED_KEEP_MS;
     const latecomers: string[] = [];
-    for (const record of await this.#engine.list({ recent: this.#options.recent })) {
+    for (const record of await this.#engine.list({ recent: this.#options.recent, all: true })) {
       if (this.#runs.has(record.id)) continue;
       const final = record.state !== "queued" && record.state !== "running";
       if (!final) {

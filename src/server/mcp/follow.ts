@@ -6,6 +6,7 @@
  */
 import { formatDuration, LiveFold, type RunReport, type RunView } from "../../engine/mod.ts";
 import type { ToolContext } from "./tool.ts";
+import { DamagedRecord } from "../../sys/errors.ts";
 
 /** How often progress goes out at most. */
 export const PROGRESS_EVERY_MS = 3000;
@@ -15,6 +16,11 @@ export interface FollowOptions {
   timeoutMs: number;
   /** End once one run ended. */
   any?: boolean;
+  /**
+   * Told of each damaged file met, one line each (which file, what still works): a run whose
+   * record is damaged is left out of the reports, one whose events file is ends by its record.
+   */
+  onDamage?(line: string): void;
 }
 
 /**
@@ -52,7 +58,16 @@ export async function followRuns(
       return;
     }
     if (fold.apply(run, event) !== null || event.type === "run.progress") changed = true;
-  }, { onRun: (record) => fold.add(record) });
+  }, {
+    onRun: (record) => fold.add(record),
+    onDamage: (damage) => {
+      options.onDamage?.(damage.message);
+      // A run whose record is damaged cannot be followed to its end: it counts as ended.
+      if (damage.file !== "run.json") return;
+      ended.add(damage.run);
+      if (options.any || ended.size === ids.length) done.resolve();
+    },
+  });
   feed.ended.then(() => done.resolve(), (error) => done.reject(error));
   feed.ready.then(progress, (error) => done.reject(error));
   const timeout = clock.after(options.timeoutMs, () => done.resolve());
@@ -68,7 +83,14 @@ export async function followRuns(
     extra.signal.removeEventListener("abort", onAbort);
     await feed.close();
   }
-  return await Promise.all(ids.map((id) => engine.report(id)));
+  const reports = await Promise.all(ids.map((id) =>
+    engine.report(id).catch((error) => {
+      if (!(error instanceof DamagedRecord)) throw error;
+      options.onDamage?.(error.message);
+      return null;
+    })
+  ));
+  return reports.filter((r) => r !== null);
 }
 
 /** The progress text: one run's line, or how many ended and the first one going. */

@@ -1,7 +1,9 @@
 /**
  * `history import`: (re)indexes every finished run found in the run folders. Idempotent: a run
  * already in the history is replaced by what its folder says now. Runs whose folders were
- * cleaned stay in the history untouched.
+ * cleaned stay in the history untouched, and so does what a damaged file can no longer give: a
+ * run whose run.json is damaged keeps its row, one whose events file or patch is keeps its
+ * steps or diff (files.ts). Every damaged file is listed in the result.
  */
 import type { DatabaseSync } from "node:sqlite";
 import { statePaths } from "../paths.ts";
@@ -9,7 +11,7 @@ import { isFinal } from "../record.ts";
 import { listRunIds } from "../runs.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { metaSet } from "./db.ts";
-import { readRunFilesSync } from "./files.ts";
+import { type DamagedFile, readRunFolder } from "./files.ts";
 import { type RunFiles, RunWriter } from "./write.ts";
 
 /** Runs written per transaction. */
@@ -23,6 +25,8 @@ export interface ImportResult {
   live: number;
   /** Folders without a readable record. */
   unreadable: number;
+  /** The damaged files found (a record, an events file, a patch), one entry each. */
+  damaged: DamagedFile[];
   ms: number;
 }
 
@@ -33,14 +37,21 @@ export async function importRuns(sys: Sys, db: DatabaseSync): Promise<ImportResu
   const writer = new RunWriter(db);
   const { gunzipSync } = await import("node:zlib");
   const gunzip = (bytes: Uint8Array) => gunzipSync(bytes);
-  const result: ImportResult = { indexed: 0, live: 0, unreadable: 0, ms: 0 };
+  const result: ImportResult = { indexed: 0, live: 0, unreadable: 0, damaged: [], ms: 0 };
   let batch: RunFiles[] = [];
   for (const id of await listRunIds(paths)) {
-    // Synchronous reads on purpose: one folder after another, without an async op per file.
-    const files = readRunFilesSync(paths, id, gunzip);
-    if (files === null) result.unreadable++;
-    else if (!isFinal(files.record.state)) result.live++;
-    else batch.push(files);
+    // Synchronous reads where it can: one folder after another, without an async op per file.
+    const { files, damage } = await readRunFolder(paths, id, gunzip);
+    if (files === null) {
+      if (damage !== null) {
+        result.unreadable++;
+        result.damaged.push(damage);
+      }
+    } else if (!isFinal(files.record.state)) result.live++;
+    else {
+      batch.push(files);
+      result.damaged.push(...(files.damaged ?? []));
+    }
     if (batch.length >= BATCH) {
       writer.write(batch);
       result.indexed += batch.length;
@@ -75,7 +86,7 @@ export async function indexPending(sys: Sys, db: DatabaseSync): Promise<number> 
   const batch: RunFiles[] = [];
   const done: string[] = [];
   for (const id of ids) {
-    const files = readRunFilesSync(paths, id, gunzip);
+    const { files } = await readRunFolder(paths, id, gunzip);
     if (files !== null && !isFinal(files.record.state)) continue;
     if (files !== null) batch.push(files);
     done.push(id);

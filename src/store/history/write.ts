@@ -6,6 +6,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { RunRecord } from "../record.ts";
 import { attemptsOf, docRow, rowidOf, runRow, type Step } from "./row.ts";
+import type { DamagedFile } from "./files.ts";
 
 /** What is indexed for one run. */
 export interface RunFiles {
@@ -13,6 +14,14 @@ export interface RunFiles {
   steps: Step[];
   /** The patch text, when the run kept one. */
   patch: string | null;
+  /**
+   * A damaged events file or patch: the history keeps the steps or diff it has for the run
+   * (what was read when the file was whole) instead of what could be read now; a run new to it
+   * gets the steps read before the damage and no diff.
+   */
+  keep?: { steps: boolean; patch: boolean };
+  /** The damaged files found (for the import's list). */
+  damaged?: DamagedFile[];
 }
 
 /** The columns of `runs`, in the order of the insert. */
@@ -56,7 +65,7 @@ export class RunWriter {
   #db: DatabaseSync;
   #old: StatementSync;
   #ftsDelete: StatementSync;
-  #deletes: StatementSync[];
+  #deletes: Record<string, StatementSync>;
   #insertRun: StatementSync;
   #insertDoc: StatementSync;
   #insertFts: StatementSync;
@@ -70,13 +79,13 @@ export class RunWriter {
     this.#ftsDelete = db.prepare(
       "INSERT INTO runs_fts (runs_fts, rowid, task, answer, steps_text) VALUES ('delete', ?, ?, ?, ?)",
     );
-    this.#deletes = ["attempts", "steps", "diffs"].map((t) =>
-      db.prepare(`DELETE FROM ${t} WHERE run_n = ?`)
+    this.#deletes = Object.fromEntries(
+      ["attempts", "steps", "diffs"].map((
+        t,
+      ) => [t, db.prepare(`DELETE FROM ${t} WHERE run_n = ?`)]),
     );
-    this.#deletes.push(
-      db.prepare("DELETE FROM run_docs WHERE n = ?"),
-      db.prepare("DELETE FROM runs WHERE n = ?"),
-    );
+    this.#deletes.docs = db.prepare("DELETE FROM run_docs WHERE n = ?");
+    this.#deletes.runs = db.prepare("DELETE FROM runs WHERE n = ?");
     this.#insertRun = db.prepare(
       `INSERT INTO runs (n, ${RUN_COLUMNS.join(", ")}) VALUES (?${
         ", ?".repeat(RUN_COLUMNS.length)
@@ -109,7 +118,7 @@ export class RunWriter {
     }
   }
 
-  #writeOne({ record, steps, patch }: RunFiles): void {
+  #writeOne({ record, steps, patch, keep }: RunFiles): void {
     // An audit (and its correction round) is not a run of its own: its verdict, tokens and cost
     // are kept on the audited run, so stats and savings never count it.
     if (record.auditOf !== undefined) return;
@@ -117,21 +126,30 @@ export class RunWriter {
     const old = this.#old.get(n) as
       | { task: string; answer: string | null; steps_text: string }
       | undefined;
+    // What a damaged file can no longer give, the history keeps as it had it.
+    const keepSteps = keep?.steps === true && old !== undefined;
+    const keepPatch = keep?.patch === true && old !== undefined;
     if (old !== undefined) {
       this.#ftsDelete.run(n, old.task, old.answer, old.steps_text);
-      for (const d of this.#deletes) d.run(n);
+      for (const [table, d] of Object.entries(this.#deletes)) {
+        if ((table === "steps" && keepSteps) || (table === "diffs" && keepPatch)) continue;
+        d.run(n);
+      }
     }
     const row = runRow(record);
     this.#insertRun.run(n, ...RUN_COLUMNS.map((c) => row[c] ?? null));
     const doc = docRow(record, steps);
-    this.#insertDoc.run(n, doc.task, doc.answer, doc.steps_text, doc.record);
-    this.#insertFts.run(n, doc.task, doc.answer, doc.steps_text);
+    const stepsText = keepSteps ? old!.steps_text : doc.steps_text;
+    this.#insertDoc.run(n, doc.task, doc.answer, stepsText, doc.record);
+    this.#insertFts.run(n, doc.task, doc.answer, stepsText);
     for (const a of attemptsOf(record)) {
       this.#insertAttempt.run(n, a.seq, a.worker, a.model, a.outcome, a.startedAt, a.endedAt);
     }
-    for (const s of steps) {
-      this.#insertStep.run(n, s.seq, s.time, s.type, s.tool, s.kind, s.target, s.status, s.text);
+    if (!keepSteps) {
+      for (const s of steps) {
+        this.#insertStep.run(n, s.seq, s.time, s.type, s.tool, s.kind, s.target, s.status, s.text);
+      }
     }
-    if (patch !== null) this.#insertDiff.run(n, patch);
+    if (patch !== null && !keepPatch) this.#insertDiff.run(n, patch);
   }
 }

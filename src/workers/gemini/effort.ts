@@ -24,6 +24,7 @@ import {
   type ThinkingKind,
   thinkingKind,
 } from "./models.ts";
+import { own } from "../../sys/own.ts";
 
 /** Reads a file of the user's gemini home as text; `null` when it does not exist. */
 export type ReadUserFile = (path: string) => string | null;
@@ -61,7 +62,7 @@ export function thinkingConfig(model: string, effort: string): Record<string, st
   const table: Readonly<Record<string, string | number>> = kind === "level"
     ? THINKING_LEVELS
     : THINKING_BUDGETS;
-  const value = table[effort];
+  const value = own(table, effort);
   if (value === undefined) {
     const levels = Object.keys(table);
     throw new UsageError(
@@ -113,14 +114,14 @@ const FAMILY_BASE: Readonly<Record<ThinkingKind, string>> = {
 /** Overrides that set the effort on every chat model of each family that has it. */
 function familyOverrides(effort: string): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  const level = THINKING_LEVELS[effort];
+  const level = own(THINKING_LEVELS, effort);
   if (level !== undefined) {
     out.push({
       match: { model: FAMILY_BASE.level },
       modelConfig: { generateContentConfig: { thinkingConfig: { thinkingLevel: level } } },
     });
   }
-  const budget = THINKING_BUDGETS[effort];
+  const budget = own(THINKING_BUDGETS, effort);
   if (budget !== undefined) {
     out.push({
       match: { model: FAMILY_BASE.budget },

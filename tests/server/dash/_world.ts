@@ -1,7 +1,8 @@
 /**
  * A dashboard test's world: an engine world (a repository, a temp state dir, the fake backend)
  * with the engine and the dashboard app over it, and helpers to make runs and send requests the
- * way the page does (a local Host; for a write, the page's Origin and secret).
+ * way the page does (a local Host, the session's cookie and key; for a write, the page's Origin).
+ * `enter(app, door)` lets a client in the way a browser comes in (a one-time token, then the key).
  *
  * The fake worker plays by its task: `wait:<name>` waits until the file `<name>` appears in the
  * world's gate folder (`release(name)` makes it), `edit:<path>` writes a file, and every task
@@ -9,8 +10,10 @@
  */
 import { join } from "node:path";
 import { createEngine, type RunReport } from "../../../src/engine/mod.ts";
+import type { Hono } from "hono";
 import { createDashboardApp, type DashboardOptions } from "../../../src/server/dash/app.ts";
-import { SECRET_HEADER } from "../../../src/server/dash/api_types.ts";
+import { KEY_HEADER, type SessionResponse } from "../../../src/server/dash/api_types.ts";
+import { Door } from "../../../src/server/dash/door.ts";
 import type { FakeStep } from "../../support/fake_backend.ts";
 import { engineWorld } from "../../support/engine_world.ts";
 import { tempDir, tempRepo, waitFor } from "../../support/temp.ts";
@@ -19,8 +22,44 @@ import { tempDir, tempRepo, waitFor } from "../../support/temp.ts";
 export const PORT = 7878;
 /** The page's Host. */
 export const HOST = `127.0.0.1:${PORT}`;
-/** The secret of the test app. */
-export const SECRET = "0123456789abcdef0123456789abcdef";
+/** The key of the test app's door. */
+export const KEY = "0123456789abcdef0123456789abcdef";
+
+/** A door with `KEY` (and the real clock unless `now` is given). */
+export function testDoor(now: () => number = Date.now): Door {
+  return new Door({
+    key: KEY,
+    now,
+    randomHex: (n) =>
+      [...crypto.getRandomValues(new Uint8Array(n))].map((b) => b.toString(16).padStart(2, "0"))
+        .join(""),
+  });
+}
+
+/** A client that came in: its cookie (`name=value`) and its session's key. */
+export interface Pass {
+  cookie: string;
+  key: string;
+}
+
+/** Comes in as a browser does: spends a new token at `/`, then claims the session's key. */
+export async function enter(app: Hono, door: Door, host = HOST): Promise<Pass> {
+  const res = await app.request(`/?token=${await door.mint()}`, { headers: { host } });
+  await res.body?.cancel();
+  const cookie = /^([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+  if (res.status !== 200 || cookie === undefined) throw new Error(`not let in: ${res.status}`);
+  const claim = await app.request("/api/session", {
+    method: "POST",
+    headers: { host, origin: `http://${host}`, cookie },
+  });
+  if (claim.status !== 200) throw new Error(`no key: ${await claim.text()}`);
+  return { cookie, key: (await claim.json() as SessionResponse).key };
+}
+
+/** The headers of a request with `pass`. */
+export function passHeaders(pass: Pass): Record<string, string> {
+  return { cookie: pass.cookie, [KEY_HEADER.toLowerCase()]: pass.key };
+}
 
 /** Makes a world; `options` go to the app. */
 export async function dashWorld(options: Partial<DashboardOptions> = {}) {
@@ -32,17 +71,34 @@ export async function dashWorld(options: Partial<DashboardOptions> = {}) {
   const world = await engineWorld(repo, (spec) => stepsFor(spec.prompt, gates.path));
   const engine = createEngine(world.sys, { backends: () => world.backend });
   const stop = new AbortController();
+  const door = options.door ?? testDoor();
   const app = createDashboardApp(engine, {
-    secret: SECRET,
+    door,
     port: PORT,
     signal: stop.signal,
     ...options,
   });
+  const pass = await enter(app, door);
   const running = new Set<Promise<RunReport>>();
+  const send = (
+    path: string,
+    method: string,
+    base: Record<string, string>,
+    headers: Record<string, string | null>,
+  ) => {
+    const all: Record<string, string | null> = { ...base };
+    for (const [k, v] of Object.entries(headers)) all[k.toLowerCase()] = v;
+    const sent = Object.fromEntries(
+      Object.entries(all).filter((e): e is [string, string] => e[1] !== null),
+    );
+    return Promise.resolve(app.request(path, { method, headers: sent }));
+  };
   return {
     ...world,
     engine,
     app,
+    door,
+    pass,
     gates: gates.path,
     /** Runs a task to its end in this process. */
     async run(task: string, mode: "read" | "write" | "isolate" = "read"): Promise<RunReport> {
@@ -66,22 +122,14 @@ export async function dashWorld(options: Partial<DashboardOptions> = {}) {
     async release(name: string): Promise<void> {
       await Deno.writeTextFile(join(gates.path, name), "");
     },
-    /** A GET the way the page sends it. */
-    get(path: string, headers: Record<string, string> = {}): Promise<Response> {
-      return Promise.resolve(app.request(path, { headers: { host: HOST, ...headers } }));
+    /** A GET the way the page sends it (override or drop a header with `headers`). */
+    get(path: string, headers: Record<string, string | null> = {}): Promise<Response> {
+      return send(path, "GET", { host: HOST, ...passHeaders(pass) }, headers);
     },
     /** A POST the way the page sends it (override or drop a header with `headers`). */
     post(path: string, headers: Record<string, string | null> = {}): Promise<Response> {
-      const all: Record<string, string | null> = {
-        host: HOST,
-        origin: `http://${HOST}`,
-        [SECRET_HEADER.toLowerCase()]: SECRET,
-      };
-      for (const [k, v] of Object.entries(headers)) all[k.toLowerCase()] = v;
-      const sent = Object.fromEntries(
-        Object.entries(all).filter((e): e is [string, string] => e[1] !== null),
-      );
-      return Promise.resolve(app.request(path, { method: "POST", headers: sent }));
+      const page = { host: HOST, origin: `http://${HOST}`, ...passHeaders(pass) };
+      return send(path, "POST", page, headers);
     },
     async [Symbol.asyncDispose]() {
       stop.abort();

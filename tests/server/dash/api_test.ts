@@ -1,7 +1,7 @@
 /**
  * The dashboard's API through `app.request()` over a real engine world (real git, real SQLite
  * history, the fake worker as a real process): every route, bad ids and parameters, 404s, and
- * the guards (a forged Host anywhere; a write without the secret or from another Origin).
+ * the guards (a forged Host anywhere; a write from another Origin). door_test.ts has the door.
  */
 import assert from "node:assert/strict";
 import type {
@@ -18,7 +18,7 @@ import type {
   WriteResponse,
 } from "../../../src/server/dash/api_types.ts";
 import { CSP } from "../../../src/server/dash/page.ts";
-import { dashWorld, HOST, SECRET } from "./_world.ts";
+import { dashWorld, HOST, passHeaders } from "./_world.ts";
 
 async function json<T>(res: Response, status = 200): Promise<T> {
   const text = await res.text();
@@ -35,7 +35,7 @@ async function refused(res: Response, status: number, code: string): Promise<Api
 
 const MISSING = "20200101-000000-abcd";
 
-Deno.test("GET / serves the page: the secret in a meta tag, a strict CSP, no inline script", async () => {
+Deno.test("GET / serves the page: no secret in it, a strict CSP, no inline script", async () => {
   await using w = await dashWorld({ page: { js: "console.log(1)", css: "body{}" } });
   const res = await w.get("/");
   const html = await res.text();
@@ -44,7 +44,13 @@ Deno.test("GET / serves the page: the secret in a meta tag, a strict CSP, no inl
   assert.match(CSP, /default-src 'self'/);
   assert.doesNotMatch(CSP, /unsafe-inline|unsafe-eval/);
   assert.equal(res.headers.get("cache-control"), "no-store");
-  assert.ok(html.includes(`<meta name="pitroom-secret" content="${SECRET}">`), html);
+  assert.ok(html.includes(`<div id="app"></div>`), html);
+  // The page is the same for everyone: neither the cookie nor the key is in it.
+  assert.equal(html.includes(w.pass.key), false);
+  assert.equal(html.includes(w.pass.cookie.split("=")[1]!), false);
+  assert.doesNotMatch(html, /pitroom-secret/);
+  // The page of a session that claimed its key says so (the page then reads it from storage).
+  assert.match(html, /<meta name="pitroom-session" content="claimed">/);
   // Every script is an external file of this origin: nothing inline.
   for (const m of html.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)) {
     assert.match(m[1]!, /src="\/app\.js\?v=[0-9a-f]{16}"/);
@@ -291,13 +297,14 @@ Deno.test("GET /api/models and /api/health", async () => {
   assert.deepEqual(health, { service: "pitroom-dash", instance: "i-1", pid: 42 });
 });
 
-Deno.test("POST stop: refused without the secret or from another Origin; stops a running run", async () => {
+Deno.test("POST stop: refused without the key or from another Origin; stops a running run", async () => {
   await using w = await dashWorld();
   const { id, done } = await w.begin("Take your time wait:never");
   const path = `/api/runs/${id}/stop`;
-  await refused(await w.post(path, { "x-pitroom-secret": null }), 403, "bad_secret");
-  await refused(await w.post(path, { "x-pitroom-secret": "guess" }), 403, "bad_secret");
-  await refused(await w.post(path, { "x-pitroom-secret": SECRET.slice(1) }), 403, "bad_secret");
+  await refused(await w.post(path, { "x-pitroom-key": null }), 401, "bad_key");
+  await refused(await w.post(path, { "x-pitroom-key": "guess" }), 401, "bad_key");
+  await refused(await w.post(path, { "x-pitroom-key": w.pass.key.slice(1) }), 401, "bad_key");
+  await refused(await w.post(path, { cookie: null }), 401, "no_session");
   await refused(await w.post(path, { origin: null }), 403, "bad_origin");
   await refused(await w.post(path, { origin: "http://evil.example" }), 403, "bad_origin");
   await refused(await w.post(path, { origin: "https://127.0.0.1:7878" }), 403, "bad_origin");
@@ -328,7 +335,8 @@ Deno.test("POST discard: only a finished isolate run whose patch is neither appl
   await refused(await w.post(`/api/runs/${read.id}/discard`), 409, "not_discardable");
   const iso = await w.run("Change it edit:src/app.ts", "isolate");
   const path = `/api/runs/${iso.id}/discard`;
-  await refused(await w.post(path, { "x-pitroom-secret": null }), 403, "bad_secret");
+  await refused(await w.post(path, { "x-pitroom-key": null }), 401, "bad_key");
+  await refused(await w.post(path, { cookie: null }), 401, "no_session");
   await refused(await w.post(path, { origin: "http://evil.example" }), 403, "bad_origin");
   const copy = iso.isolation!.copyRoot;
   assert.ok((await Deno.stat(copy)).isDirectory);
@@ -354,7 +362,7 @@ Deno.test("nothing else writes: other methods and routes are 404", async () => {
   for (const method of ["PUT", "DELETE", "PATCH"]) {
     const res = await w.app.request(`/api/runs/${read.id}`, {
       method,
-      headers: { host: HOST },
+      headers: { host: HOST, ...passHeaders(w.pass) },
     });
     await refused(res, 404, "not_found");
   }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { Engine, FeedEvent, RunReport, Subscription } from "../../../src/engine/mod.ts";
 import { Connection, type Message } from "../../../src/server/dash/stream.ts";
 import { createDashboardApp } from "../../../src/server/dash/app.ts";
+import { enter, passHeaders, testDoor } from "./_world.ts";
 
 const ID = "20261201-120000-abcd";
 
@@ -118,8 +119,12 @@ Deno.test("a stream whose start fails says so in an `error` event and ends", asy
   const failing = Object.assign(Object.create(engine), {
     list: () => Promise.reject(new Error("the runs folder is unreadable")),
   }) as Engine;
-  const app = createDashboardApp(failing, { secret: "s", port: 7878 });
-  const res = await app.request("/api/stream", { headers: { host: "127.0.0.1:7878" } });
+  const door = testDoor();
+  const app = createDashboardApp(failing, { door, port: 7878 });
+  const pass = await enter(app, door);
+  const res = await app.request("/api/stream", {
+    headers: { host: "127.0.0.1:7878", ...passHeaders(pass) },
+  });
   const text = await res.text();
   assert.match(text, /^event: hello$/m);
   assert.match(text, /^event: error\ndata: the runs folder is unreadable$/m);

@@ -15,6 +15,13 @@ import { liveViewForBackground } from "../../../src/cli/live_view.ts";
 import { testSys } from "../../support/sys.ts";
 import { tempDir, waitFor } from "../../support/temp.ts";
 
+/** The status of opening `address` as a new browser. */
+async function opens(address: string): Promise<number> {
+  const res = await fetch(address);
+  await res.body?.cancel();
+  return res.status;
+}
+
 async function liveWorld(config: Record<string, unknown> = {}) {
   const w = await crewWorld(config);
   // The test support turns the live view off for every other test.
@@ -64,10 +71,19 @@ Deno.test("a foreground run still going after a few seconds starts the dashboard
   const out = await child.output();
   const stdout = new TextDecoder().decode(out.stdout);
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const id = /Live view of every run: (http:\/\/127\.0\.0\.1:\d+\/)#(\S+)/.exec(stdout);
+  const id = /Live view of every run: ((http:\/\/127\.0\.0\.1:\d+\/)\?token=\S+)#(\S+)/.exec(
+    stdout,
+  );
   assert.ok(id, stdout);
-  assert.equal(id[1], dash.address);
-  assert.equal((await w.record(id[2]!)).outcome, "ok");
+  assert.equal(id[2], dash.address);
+  assert.equal((await w.record(id[3]!)).outcome, "ok");
+  // The address opens the dashboard, once; the one on stderr (while it ran) is another.
+  assert.equal(await opens(id[1]!), 200);
+  assert.equal(await opens(id[1]!), 401);
+  const during = /Live view of every run: (\S+)#/.exec(new TextDecoder().decode(out.stderr));
+  assert.ok(during, new TextDecoder().decode(out.stderr));
+  assert.notEqual(during[1], id[1]);
+  assert.equal(await opens(during[1]!), 200);
 });
 
 Deno.test("a quick run starts no dashboard and says nothing of one", async () => {
@@ -96,13 +112,18 @@ Deno.test("--bg: a long background run gets a dashboard; the next is told its ad
   ]);
   assert.equal(second.code, 0, second.stderr);
   const started = JSON.parse(second.stdout);
-  assert.equal(started.dashboard, dash.address);
+  assert.ok(started.dashboard.startsWith(`${dash.address}?token=`), started.dashboard);
+  assert.equal(await opens(started.dashboard), 200);
   const third = await w.run([
     "run",
     "--bg",
     task("Slow too", [{ waitFile: w.gate("c") }, { answer: "c" }]),
   ]);
-  assert.match(third.stderr, new RegExp(`Live view of every run: ${dash.address}#`));
+  const line = new RegExp(`Live view of every run: (${dash.address}\\?token=\\S+)#`).exec(
+    third.stderr,
+  );
+  assert.ok(line, third.stderr);
+  assert.equal(await opens(line[1]!), 200);
   for (const gate of ["a", "b", "c"]) await w.release(gate);
   const ids = [first.stdout.trim(), started.id, third.stdout.trim()];
   const waited = await w.run(["wait", "--brief", ...ids]);
@@ -121,7 +142,9 @@ Deno.test("a crew still going after a few seconds starts the dashboard too", asy
   const { group, runs } = JSON.parse(crew.stdout);
   const dash = await w.dashboard();
   const next = await w.run(["crew", "--json", "-g", group, task("Three", [{ answer: "3" }])]);
-  assert.equal(JSON.parse(next.stdout).dashboard, dash.address);
+  const address = JSON.parse(next.stdout).dashboard;
+  assert.ok(address.startsWith(`${dash.address}?token=`), address);
+  assert.equal(await opens(address), 200);
   await w.release("two");
   const waited = await w.run(["wait", "--brief", ...runs, ...JSON.parse(next.stdout).runs]);
   assert.equal(waited.code, 0, waited.stderr);

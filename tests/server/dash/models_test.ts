@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import type { Engine } from "../../../src/engine/mod.ts";
 import { createDashboardApp } from "../../../src/server/dash/app.ts";
 import { FakeClock } from "../../support/clock.ts";
+import { enter, passHeaders, testDoor } from "./_world.ts";
 
 Deno.test("GET /api/models reuses one listing for a minute, then asks again", async () => {
   let listings = 0;
@@ -16,9 +17,13 @@ Deno.test("GET /api/models reuses one listing for a minute, then asks again", as
     },
   } as unknown as Engine;
   const clock = new FakeClock();
-  const app = createDashboardApp(engine, { secret: "s", port: 7878, clock });
+  const door = testDoor(() => clock.now());
+  const app = createDashboardApp(engine, { door, port: 7878, clock });
+  const pass = await enter(app, door);
   const get = async () => {
-    const res = await app.request("/api/models", { headers: { host: "127.0.0.1:7878" } });
+    const res = await app.request("/api/models", {
+      headers: { host: "127.0.0.1:7878", ...passHeaders(pass) },
+    });
     assert.equal(res.status, 200);
     return await res.json();
   };

@@ -16,6 +16,13 @@ interface Detached {
   reused: boolean;
 }
 
+/** The status of opening `address` as a browser that was never let in. */
+async function opens(address: string): Promise<number> {
+  const res = await fetch(address);
+  await res.body?.cancel();
+  return res.status;
+}
+
 /** True while `pid` is a process that has not ended (a zombie has ended). */
 async function alive(pid: number): Promise<boolean> {
   const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
@@ -76,23 +83,39 @@ Deno.test("pitroom dash --detach starts one, a second reuses it, --stop ends it"
   await using w = await world();
   const first = await w.detach();
   assert.equal(first.reused, false);
-  assert.equal(first.address, `http://127.0.0.1:${first.port}/`);
+  const base = `http://127.0.0.1:${first.port}/`;
+  assert.match(first.address, new RegExp(`^${base}\\?token=[0-9a-z.]+$`));
   assert.ok(await alive(first.pid));
   assert.equal((await w.health(first.port))?.pid, first.pid);
   const record = JSON.parse(await Deno.readTextFile(w.record));
   assert.equal(record.pid, first.pid);
-  assert.equal(record.address, first.address);
-  assert.equal("secret" in record, false);
-  // The record holds no secret; the page does.
-  const html = await (await fetch(first.address)).text();
-  const secret = /name="pitroom-secret" content="([0-9a-f]+)"/.exec(html)![1]!;
-  assert.equal((await Deno.readTextFile(w.record)).includes(secret), false);
+  assert.equal(record.address, base);
+  // The record opens nothing: no key, no token. The key is in dash.key, the user's alone.
+  const recordText = await Deno.readTextFile(w.record);
+  const keyFile = join(w.env.PITROOM_STATE_DIR, "dash.key");
+  const { key } = JSON.parse(await Deno.readTextFile(keyFile));
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.equal((await Deno.stat(keyFile)).mode! & 0o777, 0o600);
+  assert.equal(recordText.includes(key), false);
+  assert.equal(recordText.includes("token"), false);
+  // The address opens the dashboard once.
+  assert.equal(await opens(first.address), 200);
+  assert.equal(await opens(first.address), 401);
 
+  // A second --detach reuses it and prints a new address that opens it.
   const second = await w.detach();
-  assert.deepEqual({ ...second, reused: false }, first);
+  assert.deepEqual({ ...second, reused: false, address: "" }, { ...first, address: "" });
   assert.equal(second.reused, true);
-  // The text form prints the address alone on stdout.
-  assert.equal((await w.dash("--detach")).stdout, `${first.address}\n`);
+  assert.notEqual(second.address, first.address);
+  assert.equal(await opens(second.address), 200);
+  // The text form prints the address alone on stdout: a new one every time.
+  const text = (await w.dash("--detach")).stdout;
+  assert.match(text, new RegExp(`^${base}\\?token=\\S+\n$`));
+  assert.equal(await opens(text.trim()), 200);
+  // So does `pitroom dash` in the foreground, when one runs already.
+  const fg = await w.dash("--json");
+  assert.equal(JSON.parse(fg.stdout).reused, true);
+  assert.equal(await opens(JSON.parse(fg.stdout).address), 200);
 
   const stopped = await w.dash("--stop", "--json");
   assert.deepEqual(JSON.parse(stopped.stdout), { stopped: true, pid: first.pid });
@@ -101,6 +124,7 @@ Deno.test("pitroom dash --detach starts one, a second reuses it, --stop ends it"
     what: "the stopped dashboard to end",
   });
   await assert.rejects(Deno.stat(w.record), Deno.errors.NotFound);
+  await assert.rejects(Deno.stat(keyFile), Deno.errors.NotFound);
   const again = await w.dash("--stop", "--json");
   assert.deepEqual(JSON.parse(again.stdout), { stopped: false });
 });
@@ -109,7 +133,8 @@ Deno.test("two --detach at once end up with one dashboard", async () => {
   await using w = await world();
   const [a, b] = await Promise.all([w.detach(), w.detach()]);
   assert.equal(a!.pid, b!.pid);
-  assert.equal(a!.address, b!.address);
+  assert.equal(a!.port, b!.port);
+  assert.notEqual(a!.address, b!.address);
   assert.deepEqual([a!.reused, b!.reused].sort(), [false, true]);
   await w.dash("--stop");
 });
@@ -190,4 +215,30 @@ Deno.test("--port: a bad port is a usage error; --stop takes no other flag", asy
   assert.match(bad.stderr, /--port/);
   const mixed = await pitroom(["dash", "--stop", "--detach"], { env: w.env, cwd: w.root });
   assert.equal(mixed.code, 2, mixed.stderr);
+});
+
+Deno.test("--open hands the browser its own one-time address; the printed one stays good", async () => {
+  await using w = await world();
+  // The system browser, as `xdg-open` is called: it writes down the address it was given.
+  const bin = join(w.root, "bin");
+  const opened = join(w.root, "opened");
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > "${opened}"\n`, {
+    mode: 0o755,
+  });
+  const env = { ...w.env, PATH: `${bin}:${w.env.PATH}` };
+  const out = await pitroom(["dash", "--detach", "--open", "--json"], { env, cwd: w.root });
+  assert.equal(out.code, 0, out.stderr);
+  const started = JSON.parse(out.stdout) as Detached;
+  w.track(started.pid);
+  let given = "";
+  await waitFor(async () => {
+    given = await Deno.readTextFile(opened).catch(() => "");
+    return given !== "";
+  }, { timeoutMs: 10_000, what: "the browser to be opened" });
+  assert.match(given, /^http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/);
+  assert.notEqual(given, started.address);
+  assert.equal(await opens(given), 200);
+  assert.equal(await opens(started.address), 200);
+  await w.dash("--stop");
 });

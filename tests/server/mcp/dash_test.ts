@@ -11,7 +11,7 @@ import { createMcpServer } from "../../../src/server/mcp/mod.ts";
 import type { Clock } from "../../../src/sys/mod.ts";
 import { realClock } from "../../../src/sys/real.ts";
 import { Client, InMemoryTransport } from "./_sdk.ts";
-import { engineOf, structured, textOf, type World, world } from "./_world.ts";
+import { engineOf, stdioClient, structured, textOf, type World, world } from "./_world.ts";
 
 const AHEAD: Clock = { ...realClock, now: () => realClock.now() + 60_000 };
 const DASH = "http://127.0.0.1:7878/";
@@ -87,4 +87,43 @@ Deno.test("results of runs still going carry the dashboard's address, unless mcp
     assert.deepEqual(structured(ended).still, []);
     assert.equal(structured(ended).dashboard, undefined, "a run that ended gets no address");
   }
+});
+
+Deno.test("pitroom mcp: a long run's live view address opens the dashboard once; each answer has its own", async () => {
+  await using w = await world({ hang: { turns: [{ hang: true }] } });
+  const started = await w.run(["run", "--bg", "-W", "opencode", "-m", "fake/hang", "Hold on"]);
+  assert.equal(started.code, 0, started.stderr);
+  const id = started.stdout.trim();
+  // The real program on stdio, its live view on (the test support turns it off elsewhere).
+  await using c = await stdioClient(w, { env: { PITROOM_DASH: "1" } });
+  await using _dash = {
+    async [Symbol.asyncDispose]() {
+      await w.run(["stop", id]);
+      const stopped = await w.run(["dash", "--stop"]);
+      assert.equal(stopped.code, 0, stopped.stderr);
+    },
+  };
+  // Waiting past a few seconds of the run makes the answer carry the address.
+  const wait = { name: "pitroom_wait", arguments: { runs: [id], timeoutSeconds: 4 } };
+  const first = structured(await c.client.callTool(wait)).dashboard as string;
+  assert.match(first, /^http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/);
+  const second = structured(await c.client.callTool(wait)).dashboard as string;
+  assert.notEqual(second, first);
+  const opens = async (address: string) => {
+    const res = await fetch(address);
+    await res.body?.cancel();
+    return res.status;
+  };
+  assert.equal(await opens(first), 200);
+  assert.equal(await opens(first), 401);
+  assert.equal(await opens(second), 200);
+  // Without a pass, the dashboard shows nothing of the run.
+  const base = new URL(first).origin;
+  assert.equal(
+    await fetch(`${base}/api/runs/${id}`).then(async (r) => {
+      await r.body?.cancel();
+      return r.status;
+    }),
+    401,
+  );
 });

@@ -1,6 +1,6 @@
 import { deepStrictEqual as assertEquals, throws } from "node:assert/strict";
 import { geminiLaunch } from "../../../src/workers/gemini/argv.ts";
-import { stripJsonComments } from "../../../src/workers/gemini/effort.ts";
+import { stripJsonComments, thinkingConfig } from "../../../src/workers/gemini/effort.ts";
 import type { LaunchFile, RunSpec } from "../../../src/workers/types.ts";
 
 const PRIVATE = "/state/runs/x/attempt-1";
@@ -170,4 +170,12 @@ Deno.test("launch() refuses a level the model does not take, a follow-up, and br
 Deno.test("stripJsonComments() drops comments but keeps slashes inside strings", () => {
   const text = '{"url": "http://x/*y*/", // note\n /* block */ "a": "b\\"//c"}';
   assertEquals(JSON.parse(stripJsonComments(text)), { url: "http://x/*y*/", a: 'b"//c' });
+});
+
+Deno.test("thinkingConfig() refuses an effort named like an object's property (constructor, toString)", () => {
+  for (const model of ["gemini-2.5-pro", "gemini-3-pro-preview"]) {
+    for (const effort of ["constructor", "toString", "__proto__"]) {
+      throws(() => thinkingConfig(model, effort), /does not accept effort/);
+    }
+  }
 });

@@ -81,10 +81,12 @@ const BY_NAME: Record<string, Language> = {
 /** The language of a file, from its name; null when the highlighter does not know it. */
 export function languageOf(path: string): Language | null {
   const name = path.split("/").at(-1) ?? path;
-  if (name in BY_NAME) return BY_NAME[name]!;
+  // Own keys only: a worker may name a file `constructor` or `x.constructor`.
+  if (Object.hasOwn(BY_NAME, name)) return BY_NAME[name]!;
   const dot = name.lastIndexOf(".");
   if (dot <= 0) return null;
-  return BY_EXTENSION[name.slice(dot + 1).toLowerCase()] ?? null;
+  const ext = name.slice(dot + 1).toLowerCase();
+  return Object.hasOwn(BY_EXTENSION, ext) ? BY_EXTENSION[ext]! : null;
 }
 
 /** Tokenizes one line of `lang` given the state the previous line left. */

@@ -5,12 +5,13 @@
  */
 import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
-import type { Applied } from "../../../engine/mod.ts";
+import { type Applied, placeOf } from "../../../engine/mod.ts";
 import { UsageError } from "../../../sys/errors.ts";
 import { defineTool } from "../tool.ts";
 
 const AppliedResult = z.object({
   id: z.string(),
+  repo: z.string().describe("the repository the patch was applied to"),
   applied: z.array(z.string()).describe("written from the patch onto unchanged files"),
   merged: z.array(z.string()).describe("patched into files changed since the run started"),
   already: z.array(z.string()).describe("already as the patch leaves them"),
@@ -19,12 +20,14 @@ const AppliedResult = z.object({
 });
 
 function appliedOf({ record, report }: Applied): z.input<typeof AppliedResult> {
-  return { id: record.id, ...report };
+  return { id: record.id, repo: placeOf(record), ...report };
 }
 
 function appliedLine(a: z.input<typeof AppliedResult>): string {
   const files = [...a.applied, ...a.merged];
-  return `applied ${a.id}: ${files.length} file(s)${files.length ? `: ${files.join(", ")}` : ""}`;
+  return `applied ${a.id} in ${a.repo}: ${files.length} file(s)${
+    files.length ? `: ${files.join(", ")}` : ""
+  }`;
 }
 
 export const applyTool = defineTool({
@@ -36,7 +39,9 @@ export const applyTool = defineTool({
     "finished isolate runs in order, stopping at the first that does not apply.",
   ].join(" "),
   input: z.object({
-    run: z.string().optional().describe("run id (or a unique part of it, or `last`)"),
+    run: z.string().optional().describe(
+      "run id (or a unique part of it, or `last`, among the server's repository's runs)",
+    ),
     group: z.string().optional().describe("apply this group's finished isolate runs"),
     allowDelete: z.boolean().optional().describe("apply deletions too"),
   }),
@@ -103,7 +108,10 @@ export const discardTool = defineTool({
   },
   async call({ run }, ctx) {
     const report = await ctx.engine.discard(run);
-    return { result: { report }, text: `discarded the copy of ${report.id} (its patch stays)` };
+    return {
+      result: { report },
+      text: `discarded the copy of ${report.id} (of ${placeOf(report)}; its patch stays)`,
+    };
   },
 });
 
@@ -135,7 +143,7 @@ export const revertTool = defineTool({
     const others = record.changes?.others ?? [];
     const reverted = [...(record.changes?.files ?? []), ...(all ? others : [])].map((f) => f.path);
     const leftAlone = all ? [] : others.map((f) => f.path);
-    const repo = record.repoRoot ?? record.cwd;
+    const repo = placeOf(record);
     const lines = [
       `reverted ${reverted.length} file(s) of ${record.id} in ${repo}: ${reverted.join(", ")}`,
     ];

@@ -3,7 +3,7 @@
  * folder was cleaned comes from the history, as `pitroom show` gives it: its record, its steps as
  * events and its patch, with `kept: true`.
  */
-import { stepEvents } from "../../../engine/mod.ts";
+import { type PitroomEvent, stepEvents } from "../../../engine/mod.ts";
 import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
 import { runText } from "../render.ts";
@@ -22,7 +22,10 @@ const output = z.object({
   events: z.array(z.object({ type: z.string(), time: z.number() }).catchall(z.json())).optional()
     .describe("the run's events (`pitroom help events` describes each type)"),
   kept: z.boolean().optional().describe(
-    "true: the run's folder was cleaned and this is what the history keeps (events are its steps)",
+    "true: the run's folder was cleaned (or its run.json is damaged) and this is what the history keeps (events are its steps)",
+  ),
+  damaged: z.array(z.string()).optional().describe(
+    "each damaged file of the run met: which file, and what still works",
   ),
 });
 
@@ -41,16 +44,24 @@ export const showTool = defineTool({
   async call({ run, patch, events, since }, ctx) {
     const found = await ctx.engine.found(run);
     const { report, kept } = found;
+    const damaged = found.damage === undefined ? [] : [found.damage.message];
     const diff = patch ? await ctx.engine.foundPatch(found) : undefined;
-    const evs = !events
-      ? undefined
-      : kept === null
-      ? await ctx.engine.events(report.id, since === undefined ? {} : { since })
-      : stepEvents(kept.steps).slice(since ?? 0);
+    let evs: PitroomEvent[] | undefined;
+    // A damaged run.json leaves its folder's events file: it is read as usual.
+    if (events && (kept === null || found.damage !== undefined)) {
+      const read = await ctx.engine.eventsFound(report.id, since === undefined ? {} : { since });
+      evs = read.events;
+      if (read.damage !== null) damaged.push(read.damage.message);
+    } else if (events) evs = stepEvents(kept!.steps).slice(since ?? 0);
     const parts = [runText(report, ctx.clock.now())];
     if (kept !== null) {
-      parts.unshift(`Run "${report.id}": its folder was cleaned; this is what the history keeps`);
+      parts.unshift(
+        found.damage === undefined
+          ? `Run "${report.id}": its folder was cleaned; this is what the history keeps`
+          : `Run "${report.id}": this is the history's copy of its record`,
+      );
     }
+    parts.unshift(...damaged);
     if (diff !== undefined) parts.push(diff);
     if (evs !== undefined) parts.push(evs.map((e) => JSON.stringify(e)).join("\n"));
     return {
@@ -59,6 +70,7 @@ export const showTool = defineTool({
         ...(diff === undefined ? {} : { patch: diff }),
         ...(evs === undefined ? {} : { events: evs }),
         ...(kept === null ? {} : { kept: true }),
+        ...(damaged.length === 0 ? {} : { damaged }),
       },
       text: parts.join("\n\n"),
     };

@@ -3,6 +3,7 @@
  * them), or clears the cooldowns so rate-limited models are tried again.
  */
 import { ReportSchema } from "./_runs.ts";
+import { placeOf } from "../../../engine/mod.ts";
 import { z } from "zod/v4";
 import { UsageError } from "../../../sys/errors.ts";
 import { defineTool } from "../tool.ts";
@@ -47,7 +48,9 @@ export const stopTool = defineTool({
     const stopped = await ctx.engine.stop(named ? { runs: runs! } : { group: group! });
     const text = stopped.length === 0
       ? `nothing to stop in group "${group}"`
-      : stopped.map((r) => `${r.id} ${r.state}${r.outcome ? ` (${r.outcome})` : ""}`).join("\n");
+      : stopped.map((r) =>
+        `${r.id} ${r.state}${r.outcome ? ` (${r.outcome})` : ""} in ${placeOf(r)}`
+      ).join("\n");
     return { result: { stopped }, text };
   },
 });

@@ -52,10 +52,16 @@ export const waitTool = defineTool({
         hint: 'name a run: pitroom_wait {"runs": ["RUN"]}',
       });
     }
+    const damaged: string[] = [];
     const reports = await followRuns(ctx, chosen.map((r) => r.id), {
       timeoutMs: (timeoutSeconds ?? DEFAULT_WAIT_SECONDS) * 1000,
       ...(any ? { any: true } : {}),
+      onDamage: (line) => damaged.includes(line) || damaged.push(line),
     });
-    return await runsAnswer(ctx, reports, group === undefined ? {} : { group });
+    // A damaged file met is said with the reports, as the CLI says it on stderr.
+    return await runsAnswer(ctx, reports, {
+      ...(group === undefined ? {} : { group }),
+      ...(damaged.length > 0 ? { warnings: damaged } : {}),
+    });
   },
 });
