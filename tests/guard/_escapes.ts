@@ -479,7 +479,7 @@ export const ESCAPES: readonly Escape[] = [
   },
   {
     name: "the real program without the marker, on the user's state dir",
-    command: "env -u PITROOM_INSIDE_RUN PITROOM_STATE_DIR={STATE} {PITROOM} ls --json",
+    command: "env -u PITROOM_INSIDE_RUN PITROOM_STATE_DIR={STATE} {PITROOM} ls --all --json",
     expect: {
       gap: "a process can change its own environment, and the state dir is the user's",
       shows: /other-run-escape-secret/,
