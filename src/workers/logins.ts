@@ -95,11 +95,19 @@ export function loginPaths(worker: WorkerName, env: Env): string[] {
   return LOGINS[worker](env);
 }
 
-/** Every other CLI's login files: what `worker` must not see (all of them for none). */
+/**
+ * Every other CLI's login files: what `worker` must not see (all of them for none). Both where
+ * the environment points each CLI (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`,
+ * `XDG_DATA_HOME`) and the default places in the home folder: a login the user made with the
+ * defaults stays there when a variable points the CLI elsewhere.
+ */
 export function otherLogins(worker: WorkerName | null, env: Env): string[] {
-  return (Object.keys(LOGINS) as WorkerName[]).filter((w) => w !== worker).flatMap((w) =>
-    LOGINS[w](env)
-  );
+  const defaults: Env = { HOME: env.HOME };
+  const out = new Set<string>();
+  for (const w of (Object.keys(LOGINS) as WorkerName[]).filter((w) => w !== worker)) {
+    for (const path of [...LOGINS[w](env), ...LOGINS[w](defaults)]) out.add(path);
+  }
+  return [...out];
 }
 
 /** The config files each CLI reads its provider's address from (user-wide, then the project's). */
