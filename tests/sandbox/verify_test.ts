@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createRun } from "../../src/engine/create.ts";
 import { executeRun } from "../../src/engine/lifecycle.ts";
+import { runVerify } from "../../src/engine/verify.ts";
 import { exists } from "../../src/sys/fs.ts";
 import { fakeBackend } from "../support/fake_backend.ts";
 import { marker, sandboxWorld, sleepers } from "./_world.ts";
@@ -99,4 +100,28 @@ Deno.test("verify in a write run writes the repository but not .git; in a read r
   assert.equal(read.outcome, "ok", read.message);
   assert.doesNotMatch(read.verify?.output ?? "", /WROTE-TREE|WROTE-GIT/);
   assert.equal(await exists(join(w.repo, "out.txt")), false);
+});
+
+Deno.test("a verify command past its time is killed with everything it started, and the timeout is recorded", async () => {
+  await using w = await sandboxWorld();
+  const tag = marker();
+  const privateDir = join(w.state, "verify-timeout");
+  await Deno.mkdir(privateDir);
+  // A daemon of its own session and a foreground sleep: both outlive the time given.
+  const command = `setsid sleep ${tag} </dev/null >/dev/null 2>&1 & echo started; sleep ${tag}`;
+  try {
+    const { verify } = await runVerify(w.sys, command, {
+      cwd: w.repo,
+      timeoutMs: 1500,
+      run: { id: "20250101-000000-veri", mode: "write", privateDir },
+    });
+    assert.equal(verify.timedOut, true);
+    assert.equal(verify.ok, false);
+    assert.equal(verify.command, command);
+    assert.match(verify.output, /^started$/m);
+    // The sandbox's PID namespace ended with the verify command: nothing of it is left.
+    assert.deepEqual(await sleepers(tag), []);
+  } finally {
+    for (const line of await sleepers(tag)) Deno.kill(Number(line.split(/\s+/)[0]), "SIGKILL");
+  }
 });
