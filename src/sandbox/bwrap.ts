@@ -9,7 +9,8 @@
  * with the sandbox's parent. The network is the host's unless the caller adds its own options
  * (network.ts).
  */
-import { HIDDEN_TMP, planMounts, type SandboxPlan } from "./plan.ts";
+import { planMounts, type SandboxPlan } from "./plan.ts";
+import { HIDDEN_TMP } from "./tmp.ts";
 
 /** Options of `bwrapArgv`. */
 export interface BwrapOptions {

@@ -8,7 +8,7 @@ import { findOnPath } from "../workers/_detect.ts";
 import { join } from "../sys/path.ts";
 import { bwrapArgv, bwrapProbe } from "./bwrap.ts";
 import { networkArgv, networkBwrapOptions } from "./network.ts";
-import { HIDDEN_TMP } from "./plan.ts";
+import { HIDDEN_TMP } from "./tmp.ts";
 
 /** A sandbox mechanism that works here, or why there is none. */
 export type SandboxKind =

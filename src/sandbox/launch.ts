@@ -14,7 +14,9 @@ import type { Launch, Mode } from "../workers/types.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { detectNetwork, detectSandbox } from "./detect.ts";
 import { envTexts, loopbackPorts, networkArgv, networkBwrapOptions } from "./network.ts";
-import { planSandbox, type SandboxPlan } from "./plan.ts";
+import { hiddenHolder, planSandbox, type SandboxPlan } from "./plan.ts";
+import { realOrNull } from "./paths.ts";
+import { programOnPath } from "./tmp.ts";
 import { sandboxExecArgv } from "./seatbelt.ts";
 import type { SandboxSetting } from "./settings.ts";
 import { writableFolders } from "./writable.ts";
@@ -79,6 +81,7 @@ export async function sandboxLaunch(
     ...(input.show === undefined ? {} : { show: input.show }),
   });
   const inner = launch.inSandbox ?? launch.argv;
+  await refuseHiddenProgram(plan, inner[0], launch.env.PATH ?? "");
   const asRoot = Deno.uid() === 0;
   let argv: string[];
   let network: { ports: number[] } | undefined;
@@ -137,4 +140,26 @@ export async function sandboxLaunch(
     use: { kind: found.kind, ...(network === undefined ? {} : { network }) },
     plan,
   };
+}
+
+/**
+ * Refuses (exit 3) a launch whose program lies in a folder the sandbox hides (a CLI installed in
+ * the state dir or under a credential folder): it could not start, and bubblewrap would only say
+ * `execvp: No such file or directory`.
+ */
+async function refuseHiddenProgram(
+  plan: SandboxPlan,
+  program: string | undefined,
+  path: string,
+): Promise<void> {
+  if (program === undefined) return;
+  const found = programOnPath(program, path);
+  const real = found === null ? null : await realOrNull(found);
+  const holder = real === null ? null : hiddenHolder(plan, real);
+  if (holder === null) return;
+  throw new RefusedError(
+    "program_hidden",
+    `Cannot start "${program}" in the sandbox: its executable ${real} is in ${holder}, which the sandbox hides from workers`,
+    { hint: `install it elsewhere, or add "${holder}" to "sandbox.show" in the config` },
+  );
 }

@@ -10,7 +10,9 @@
  * the launch needs inside them shown again, parents first) and wraps the launch's argv
  * (`bwrap.ts`, `seatbelt.ts`, both pure). With bubblewrap the worker and everything it starts
  * live in a PID namespace that ends with the sandbox, so killing the process group ends them all.
- * `names.ts` reads `sandbox.hide`/`show` entries, `paths.ts` holds the path checks, `links.ts`
+ * `tmp.ts` finds what the private `/tmp` must show again (the tree, HOME, a CLI or its interpreter
+ * reached through a link into `/tmp`); a program the sandbox would hide is refused before it
+ * starts. `names.ts` reads `sandbox.hide`/`show` entries, `paths.ts` holds the path checks, `links.ts`
  * finds links in a tree that lead out of it, for runs without a sandbox.
  */
 export { bwrapArgv, bwrapProbe } from "./bwrap.ts";
@@ -21,6 +23,7 @@ export { escapingLinks } from "./links.ts";
 export { isPathEntry, matchesName } from "./names.ts";
 export {
   expandHome,
+  hiddenHolder,
   type PlanInput,
   type PlanMount,
   planMounts,

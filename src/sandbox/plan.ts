@@ -13,14 +13,15 @@
  *   caller's `show` paths, the guard) is shown again, because mounts are applied parents first;
  * - visible again: what the private `/tmp` hides, where the launch names it (the whole folder
  *   right below `/tmp` that holds it): the tree, `HOME`, absolute paths in the environment (PATH)
- *   and the argv, and the real folders of PATH entries and of the program itself when a link
- *   leads there from outside `/tmp`.
+ *   and the argv, and the real folders of PATH entries, of the program itself and of the
+ *   interpreter its `#!` line names, when a link (or a link on the way) leads there from outside
+ *   `/tmp`.
  */
 import { dirname, isAbsolute, join } from "../sys/path.ts";
 import { lstatOrNull } from "../sys/fs.ts";
-import { findOnPath } from "../workers/_detect.ts";
 import type { Mode } from "../workers/types.ts";
 import { depth, holds, isKernelPath, realOrNull } from "./paths.ts";
+import { shownInTmp } from "./tmp.ts";
 
 /** The folders of one sandboxed launch. */
 export interface SandboxPlan {
@@ -77,60 +78,6 @@ export interface PlanInput {
 export type PlanMount =
   | { kind: "visible" | "rw" | "ro" | "hide"; path: string }
   | { kind: "mask"; path: string; source: string };
-
-/** The folder the sandbox replaces with the private temp folder. */
-export const HIDDEN_TMP = "/tmp";
-
-const TMP_PATH = /(?:^|[\s'"=:,])(\/tmp\/[^\s'":,;)]+)/g;
-
-/** Absolute paths under `/tmp` that a text names (pure). */
-export function tmpPathsIn(text: string): string[] {
-  return [...text.matchAll(TMP_PATH)].map((m) => m[1]!.replace(/\/+$/, ""));
-}
-
-/**
- * The folder right below `/tmp` that holds `path` (its nearest existing parent, real); null when
- * none. The whole top folder is shown, not just the path: a CLI installed under `/tmp` names its
- * `node_modules/.bin` on PATH, and the links there point into the packages beside it.
- */
-async function topBelowTmp(path: string): Promise<string | null> {
-  let at = path;
-  while (at !== HIDDEN_TMP && at.startsWith(`${HIDDEN_TMP}/`)) {
-    const real = await realOrNull(at);
-    if (real !== null) return topOf(real);
-    at = dirname(at);
-  }
-  return null;
-}
-
-/** The folder right below `/tmp` holding a real path, or null outside `/tmp` (pure). */
-function topOf(real: string): string | null {
-  if (!real.startsWith(`${HIDDEN_TMP}/`)) return null;
-  return join(HIDDEN_TMP, real.slice(HIDDEN_TMP.length + 1).split("/")[0]!);
-}
-
-/**
- * Real paths under `/tmp` that the launch reaches from outside it: PATH entries that are links
- * into `/tmp`, and the program itself when its executable (found on PATH) resolves there.
- */
-async function linkedIntoTmp(
-  env: Readonly<Record<string, string>>,
-  argv: readonly string[],
-): Promise<string[]> {
-  const out: string[] = [];
-  const entries = (env.PATH ?? "").split(":").filter((p) => isAbsolute(p) && !p.startsWith("/tmp"));
-  for (const entry of entries) {
-    const real = await realOrNull(entry);
-    if (real !== null && topOf(real) !== null) out.push(real);
-  }
-  const program = argv[0];
-  if (program !== undefined) {
-    const found = program.includes("/") ? program : findOnPath(program, { PATH: env.PATH ?? "" });
-    const real = found === null ? null : await realOrNull(found);
-    if (real !== null && topOf(real) !== null) out.push(real);
-  }
-  return out;
-}
 
 /** Expands a leading `~/` against `home` (pure). */
 export function expandHome(path: string, home: string | undefined): string {
@@ -272,16 +219,10 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     await Deno.writeTextFile(empty, "", { mode: 0o400 });
     add(readOnly, dirname(empty));
   }
-  const named = [
-    root,
-    ...repos,
-    ...(home === undefined ? [] : [home]),
-    ...[...Object.values(input.env), ...input.argv].flatMap(tmpPathsIn),
-    ...await linkedIntoTmp(input.env, input.argv),
-  ];
-  const visible: string[] = [];
-  for (const path of named) add(visible, await topBelowTmp(path));
-  visible.sort((a, b) => a.length - b.length);
+  const visible = await shownInTmp([root, ...repos, ...(home === undefined ? [] : [home])], {
+    env: input.env,
+    argv: input.argv,
+  });
   return {
     cwd,
     visible,
@@ -294,6 +235,20 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     tmp: await Deno.realPath(tmp),
     ...(realCache === null || !writable.includes(realCache) ? {} : { cache: realCache }),
   };
+}
+
+/**
+ * The hidden folder or file that holds `path` (a real path) in the plan's sandbox, or null when
+ * it is visible there: not under a hidden one, or shown again by a deeper mount (pure).
+ */
+export function hiddenHolder(plan: SandboxPlan, path: string): string | null {
+  const holder = [...plan.hidden, ...plan.masked].filter((h) => holds(h, path))
+    .sort((a, b) => depth(b) - depth(a))[0];
+  if (holder === undefined) return null;
+  const shown = [...plan.writable, ...plan.readOnly].some((s) =>
+    holds(s, path) && depth(s) > depth(holder)
+  );
+  return shown ? null : holder;
 }
 
 const RANK: Record<PlanMount["kind"], number> = { visible: 0, rw: 1, ro: 2, hide: 3, mask: 3 };

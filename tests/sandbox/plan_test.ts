@@ -10,14 +10,17 @@ import {
   defaultSandboxSetting,
   detectSandbox,
   escapingLinks,
+  hiddenHolder,
   planMounts,
   planSandbox,
+  sandboxLaunch,
   type SandboxPlan,
   sandboxSetting,
   seatbeltProfile,
 } from "../../src/sandbox/mod.ts";
-import { tmpPathsIn } from "../../src/sandbox/plan.ts";
+import { tmpPathsIn } from "../../src/sandbox/tmp.ts";
 import { realRunner } from "../../src/sys/real.ts";
+import { testSys } from "../support/sys.ts";
 import { git, tempDir, tempRepo } from "../support/temp.ts";
 
 const PLAN: SandboxPlan = {
@@ -314,10 +317,28 @@ Deno.test("a worker CLI reached through a link from outside /tmp into /tmp runs 
     await Deno.mkdir(join(outside, "bin"));
     await Deno.symlink(join(pkg, "cli.sh"), join(outside, "bin", "fakecli"));
     await Deno.symlink(pkg, join(outside, "linked-bin"));
+    // A chain that passes through /tmp to a program outside it: the link in /tmp is needed.
+    await Deno.mkdir(join(outside, "real"));
+    await Deno.writeTextFile(join(outside, "real", "cli.sh"), "#!/bin/sh\necho linked-cli-ran\n");
+    await Deno.chmod(join(outside, "real", "cli.sh"), 0o755);
+    await Deno.mkdir(join(install, "hop"));
+    await Deno.symlink(join(outside, "real", "cli.sh"), join(install, "hop", "cli"));
+    await Deno.mkdir(join(outside, "chain"));
+    await Deno.symlink(join(install, "hop", "cli"), join(outside, "chain", "chaincli"));
+    // A script CLI outside /tmp whose interpreter (`#!/usr/bin/env fakenode`, like node) is
+    // reached through a link into /tmp.
+    await Deno.writeTextFile(join(pkg, "fakenode"), "#!/bin/sh\necho linked-cli-ran\n");
+    await Deno.chmod(join(pkg, "fakenode"), 0o755);
+    await Deno.mkdir(join(outside, "script"));
+    await Deno.writeTextFile(join(outside, "script", "scriptcli"), "#!/usr/bin/env fakenode\n");
+    await Deno.chmod(join(outside, "script", "scriptcli"), 0o755);
+    await Deno.symlink(join(pkg, "fakenode"), join(outside, "bin", "fakenode"));
     for (
       const [env, program] of [
         [{ PATH: `${join(outside, "bin")}:/usr/bin:/bin` }, "fakecli"],
         [{ PATH: `${join(outside, "linked-bin")}:/usr/bin:/bin` }, "cli.sh"],
+        [{ PATH: `${join(outside, "chain")}:/usr/bin:/bin` }, "chaincli"],
+        [{ PATH: `${join(outside, "script")}:${join(outside, "bin")}:/usr/bin:/bin` }, "scriptcli"],
       ] as const
     ) {
       const plan = await planSandbox({
@@ -414,4 +435,52 @@ Deno.test("planSandbox() hides what it is told, shows again what the launch need
   });
   assert.deepEqual(risky.writable, [r, await Deno.realPath(priv.path)]);
   assert.equal(risky.cache, undefined);
+});
+
+Deno.test("hiddenHolder() names the hidden folder or file over a path, unless a deeper mount shows it", () => {
+  assert.equal(hiddenHolder(PLAN, "/home/u/.ssh/bin/cli"), "/home/u/.ssh");
+  assert.equal(hiddenHolder(PLAN, "/home/u/repo/.env"), "/home/u/repo/.env");
+  // The guard and the attempt's folder are shown again inside the hidden state dir.
+  assert.equal(hiddenHolder(PLAN, "/state/guard/bin/git"), null);
+  assert.equal(hiddenHolder(PLAN, "/state/runs/x/private/attempt-1/tmp/x"), null);
+  assert.equal(hiddenHolder(PLAN, "/state/runs/y/run.json"), "/state");
+  assert.equal(hiddenHolder(PLAN, "/usr/bin/opencode"), null);
+});
+
+Deno.test("a worker CLI installed in a folder the sandbox hides is refused in one line naming it (exit 3)", async () => {
+  await using root = await tempDir("pitroom-sbx-hidden-cli-");
+  const home = join(root.path, "home");
+  const bin = join(home, ".aws", "bin");
+  await Deno.mkdir(bin, { recursive: true });
+  await Deno.writeTextFile(join(bin, "fakecli"), "#!/bin/sh\necho ran\n");
+  await Deno.chmod(join(bin, "fakecli"), 0o755);
+  const tree = join(root.path, "tree");
+  await Deno.mkdir(tree);
+  const sys = testSys({ stateDir: join(root.path, "state"), cwd: tree, env: { HOME: home } });
+  const env = { HOME: home, PATH: `${bin}:/usr/bin:/bin` };
+  const launch = { argv: ["fakecli"], env, cwd: tree, files: [], stdin: null };
+  const input = {
+    mode: "read" as const,
+    privateDir: join(root.path, "private"),
+    setting: defaultSandboxSetting(),
+  };
+  const error = await sandboxLaunch(sys, launch, { ...input, hide: [join(home, ".aws")] })
+    .then(() => null, (e: unknown) => e);
+  assert.ok(error instanceof Error && "exit" in error, String(error));
+  assert.equal((error as { exit: number }).exit, 3);
+  assert.match(
+    error.message,
+    new RegExp(
+      `^Cannot start "fakecli" in the sandbox: its executable ${join(bin, "fakecli")} is in ${
+        join(home, ".aws")
+      }, which the sandbox hides from workers$`,
+    ),
+  );
+  // Shown again by sandbox.show, it starts.
+  const shown = await sandboxLaunch(sys, launch, {
+    ...input,
+    hide: [join(home, ".aws")],
+    show: [bin],
+  });
+  assert.equal(shown.use.kind, "bwrap");
 });
