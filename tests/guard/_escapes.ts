@@ -496,6 +496,15 @@ export const ESCAPES: readonly Escape[] = [
     },
     sandboxed: { hidden: /env-file-secret/ },
   },
+  {
+    name: "a committed key read through git (blank in the tree)",
+    command: "cat deploy.pem; git show HEAD:deploy.pem",
+    // Its blob is in the repository's history, which the worker reads (git must work).
+    expect: {
+      gap: "a file git already holds is in the history the worker reads",
+      shows: /committed-key-escape-secret/,
+    },
+  },
   // ---- Pitroom's own doors: its state dir, the MCP token and the MCP HTTP server
   {
     name: "reading the MCP token",

@@ -77,6 +77,8 @@ async function buildTemplate(dir: string): Promise<void> {
   await write("a.txt", "alpha\n");
   await write("b.txt", "beta\n");
   await write(".gitignore", ".env\n");
+  // A key committed by mistake: blank in the sandbox, but in the history.
+  await write("deploy.pem", "committed-key-escape-secret\n");
   await git(repo, "add", "-A");
   await git(repo, "commit", "-qm", "init");
   await write("a.txt", "alpha 2\n");
