@@ -221,7 +221,10 @@ export async function sandboxCheck(
     };
   }
   if (found.kind !== "none") {
-    const base = `workers run in ${found.kind} (${found.binary}); ${await hiddenSummary(sys)}`;
+    const base = `workers run in ${found.kind} (${found.binary}); ${await hiddenSummary(
+      sys,
+      setting,
+    )}`;
     if (setting.network !== "isolated") {
       return { status: "ok", message: `${base}; network: the host's` };
     }
@@ -250,23 +253,35 @@ export async function sandboxCheck(
   };
 }
 
-/** Which credentials of this home folder a worker does not see, counted, with examples. */
-async function hiddenSummary(sys: Sys): Promise<string> {
+/**
+ * What a worker does not see here: Pitroom's own places, the credentials of this home folder
+ * that exist (the built-in list, the CLIs' logins and `sandbox.hide` paths, less `sandbox.show`),
+ * counted with examples, and the tree's secret-looking files with the config's name patterns.
+ */
+async function hiddenSummary(sys: Sys, setting: SandboxSetting): Promise<string> {
   const env = sys.env.toObject();
   const home = env.HOME;
+  const shown = setting.show.filter(isPathEntry);
   const candidates = [
     ...(home === undefined ? [] : HOME_CREDENTIALS.map((p) => join(home, p))),
     ...otherLogins(null, env),
-  ];
+    ...setting.hide.filter(isPathEntry),
+  ].filter((p) => !shown.some((s) => s === p || p.startsWith(`${s}/`)));
+  const short = (path: string) =>
+    home !== undefined && path.startsWith(`${home}/`) ? `~/${path.slice(home.length + 1)}` : path;
   const present: string[] = [];
   for (const path of new Set(candidates)) {
-    if (await lstatOrNull(path) === null) continue;
-    present.push(
-      home !== undefined && path.startsWith(`${home}/`) ? `~/${path.slice(home.length + 1)}` : path,
-    );
+    if (await lstatOrNull(path) !== null) present.push(short(path));
   }
   const creds = present.length === 0
     ? "none of the known credential files is in your home folder"
     : listed(present.length, "credential path", present.slice(0, 4));
-  return `hidden from workers: Pitroom's state dir and config, ${creds} (each CLI keeps its own login), and a tree's secret-looking files`;
+  const names = namePatterns(setting);
+  const tree = names.hide.length === 0
+    ? "a tree's secret-looking files"
+    : `a tree's secret-looking files and those named ${names.hide.join(", ")}`;
+  const after = [...shown.map(short), ...names.show];
+  return `hidden from workers: Pitroom's state dir and config, ${creds} (each CLI keeps its own login), and ${tree}${
+    after.length === 0 ? "" : ` (shown after all: ${after.join(", ")})`
+  }`;
 }

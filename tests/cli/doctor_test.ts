@@ -162,6 +162,16 @@ Deno.test("runDoctor() says which sandbox runs workers, warns without one, error
     found.message,
     /^workers run in bwrap \(.*bwrap\); hidden from workers: Pitroom's state dir and config, 2 credential paths \(~\/\.ssh, ~\/\.netrc\) \(each CLI keeps its own login\), and a tree's secret-looking files; network: the host's$/,
   );
+  // The config's sandbox.hide and sandbox.show are counted in.
+  await Deno.mkdir(join(home.root, "notes"));
+  await home.writeConfig({
+    sandbox: { hide: ["~/notes", "*.sqlite"], show: ["~/.netrc", ".env.test"] },
+  });
+  const configured = find(await runDoctor(sys, { backends: none }), "sandbox");
+  assert.match(
+    configured.message,
+    /hidden from workers: Pitroom's state dir and config, 2 credential paths \(~\/\.ssh, ~\/notes\) \(each CLI keeps its own login\), and a tree's secret-looking files and those named \*\.sqlite \(shown after all: ~\/\.netrc, \.env\.test\); network/,
+  );
   await home.writeConfig({ sandbox: "off" });
   const off = find(await runDoctor(sys, { backends: none }), "sandbox");
   assert.equal(off.status, "warn");
