@@ -3,8 +3,8 @@
  * ways (pasta attached to bubblewrap's namespace as root, pasta's own namespaces as a user), and
  * the real thing: run in a network namespace of its own with a routable interface (a veth pair), since
  * pasta refuses to work without one, as in the CI's loopback-only `unshare -n`. There a sandboxed
- * command and a real codex worker reach the forwarded port and not the host's other loopback
- * services, as root and as an unprivileged user; on the host's network (the control) they do;
+ * command and a real codex worker (or every CLI `PITROOM_NETWORK_WORKERS` names) reach the
+ * forwarded port and not the host's other loopback services, as root and as an unprivileged user; on the host's network (the control) they do;
  * and when the process that started a sandbox is killed, the worker and pasta end with it.
  */
 import assert from "node:assert/strict";
@@ -72,6 +72,11 @@ Deno.test("networkArgv(): a user's runs start in pasta's namespaces; root's atta
 });
 
 const env = Deno.env.toObject();
+/**
+ * The real CLIs run with an isolated network: codex (the quickest) unless
+ * `PITROOM_NETWORK_WORKERS` names others (`opencode,codex,claude,gemini` for all four).
+ */
+const WORKERS = (env.PITROOM_NETWORK_WORKERS ?? "codex").split(",").filter((w) => w !== "");
 const canTry = Deno.uid() === 0 && ["unshare", "ip", "pasta", "bwrap", "setpriv", "curl"].every(
   (p) => findOnPath(p, env) !== null,
 );
@@ -97,7 +102,7 @@ Deno.test({
       'exec "$@"',
     ].join(" && ");
     const out = await new Deno.Command("unshare", {
-      args: ["-n", "sh", "-c", setup, "sh", ...inner, script, "codex"],
+      args: ["-n", "sh", "-c", setup, "sh", ...inner, script, WORKERS.join(",")],
       stdin: "null",
     }).output();
     const text = new TextDecoder().decode(out.stdout);
@@ -113,13 +118,16 @@ Deno.test({
     }
     assert.ok(r.kill.running > 0, "the sleeping worker ran");
     assert.deepEqual(r.kill.left, [], "a killed Pitroom leaves no worker and no pasta");
-    assert.equal(r["codex-host"].outcome, "ok", JSON.stringify(r["codex-host"]));
-    assert.equal(r["codex-host"].hostHits, 1, "the control: on the host's network the fetch lands");
-    assert.equal(r.codex.outcome, "ok", JSON.stringify(r.codex));
-    assert.equal(r.codex.hostHits, 0, JSON.stringify(r.codex));
-    assert.ok(
-      r.codex.notes.some((n: string) => /network of its own: .*port/.test(n)),
-      JSON.stringify(r.codex.notes),
-    );
+    const control = r[`${WORKERS[0]}-host`];
+    assert.equal(control.outcome, "ok", JSON.stringify(control));
+    assert.equal(control.hostHits, 1, "the control: on the host's network the fetch lands");
+    for (const worker of WORKERS) {
+      assert.equal(r[worker].outcome, "ok", `${worker}: ${JSON.stringify(r[worker])}`);
+      assert.equal(r[worker].hostHits, 0, `${worker}: ${JSON.stringify(r[worker])}`);
+      assert.ok(
+        r[worker].notes.some((n: string) => /network of its own: .*port/.test(n)),
+        `${worker}: ${JSON.stringify(r[worker].notes)}`,
+      );
+    }
   },
 });
