@@ -138,6 +138,7 @@ export async function sandboxAttempt(
   });
   const notes: string[] = [];
   const who = input.who ?? "The worker";
+  if (wrapped.plan !== undefined) await refuseVisibleState(sys.stateDir, wrapped.plan);
   if (wrapped.use.kind !== "none") {
     const hidden = wrapped.plan === undefined ? null : await hiddenOf(own, launch, wrapped.plan);
     if (wrapped.use.network !== undefined) {
@@ -167,6 +168,23 @@ export async function sandboxAttempt(
     }
   }
   return { launch: wrapped.launch, use: wrapped.use, notes };
+}
+
+/**
+ * Refuses (exit 3) a sandbox that could not hide Pitroom's state dir: one that is `/`, holds the
+ * home folder (`PITROOM_STATE_DIR=$HOME`) or lies in a `sandbox.show` path is never hidden, which
+ * would leave the MCP token, the dashboard's key and every run's record readable.
+ */
+async function refuseVisibleState(stateDir: string, plan: SandboxPlan): Promise<void> {
+  const real = await realOrSelf(stateDir);
+  if (plan.hidden.includes(real)) return;
+  throw new RefusedError(
+    "state_dir_visible",
+    `Cannot hide Pitroom's state dir ${stateDir} from the worker: it is /, holds your home folder or is in a "sandbox.show" path`,
+    {
+      hint: "set PITROOM_STATE_DIR to a folder of its own (the default is ~/.local/state/pitroom)",
+    },
+  );
 }
 
 /** The texts of the files that exist and can be read (for the loopback ports they name). */

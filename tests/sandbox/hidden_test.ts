@@ -7,6 +7,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { renderReport } from "../../src/cli/report.ts";
+import { createRun } from "../../src/engine/create.ts";
+import { executeRun } from "../../src/engine/lifecycle.ts";
+import { exists } from "../../src/sys/fs.ts";
+import { fakeBackend } from "../support/fake_backend.ts";
+import { testSys } from "../support/sys.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { sandboxWorld } from "./_world.ts";
 
@@ -149,4 +154,32 @@ Deno.test("sandbox.hide hides more paths and tree names; sandbox.show shows a bu
   assert.ok(!text.includes("sqlite-secret"), text);
   assert.match(text, /npm-shown/);
   assert.match(text, /local-env/);
+});
+
+Deno.test("a state dir that holds the home folder cannot be hidden: the run is refused (exit 3), nothing starts", async () => {
+  await using w = await sandboxWorld();
+  await Deno.writeTextFile(join(w.state, "mcp-token"), "mcp-token-secret\n", { mode: 0o600 });
+  const home = join(w.state, "home");
+  await Deno.mkdir(home);
+  const sys = testSys({ stateDir: w.state, cwd: w.repo, env: { HOME: home } });
+  await Deno.writeTextFile(sys.configPath, JSON.stringify({ sandbox: "auto" }));
+  const created = await createRun(sys, {
+    task: "try",
+    mode: "write",
+    cwd: w.repo,
+    chain: [{ worker: "opencode" }],
+    timeoutMs: 30_000,
+  });
+  const seen = join(w.repo, "seen.txt");
+  const backend = fakeBackend(() => [
+    { run: `cat '${join(w.state, "mcp-token")}' > '${seen}'` },
+    { answer: "done" },
+  ]);
+  const record = await executeRun(sys, created.id, { maxParallel: 20, backends: () => backend });
+  assert.equal(record.exit, 3, record.message);
+  assert.match(
+    record.message ?? "",
+    /Cannot hide Pitroom's state dir .* from the worker: it is \/, holds your home folder/,
+  );
+  assert.equal(await exists(seen), false, "the worker ran");
 });
