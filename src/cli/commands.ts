@@ -47,6 +47,11 @@ const RUN_FLAGS: FlagDef[] = [
     describe: "with -i and no sandbox: run even though links in the tree lead out of the copy",
   },
   {
+    name: "allow-secrets",
+    type: "boolean",
+    describe: "with -w or -i: the worker may read the tree's secret files (.env, keys)",
+  },
+  {
     name: "worker",
     short: "W",
     type: "string",

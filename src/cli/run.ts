@@ -57,6 +57,7 @@ export function requestFrom(flags: FlagValues, mode: RunRequest["mode"]): RunReq
   }
   if (flags.link !== undefined) request.link = flags.link as string[];
   if (flags["allow-links"] === true) request.allowLinks = true;
+  if (flags["allow-secrets"] === true) request.allowSecrets = true;
   if (flags.file !== undefined) request.files = flags.file as string[];
   if (flags.web === true) request.web = true;
   if (flags["no-fallback"] === true) request.noFallback = true;

@@ -81,6 +81,7 @@ export {
   RunRequestSchema,
 } from "./request.ts";
 export { type RunReport, runReportJsonSchema, RunReportSchema } from "./report.ts";
+export { hiddenLine } from "./hidden.ts";
 export {
   answerSummary,
   type CheckedRefs,
