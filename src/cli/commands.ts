@@ -688,7 +688,7 @@ export const COMMANDS: readonly CommandDef[] = [
     flags: [JSON_FLAG],
     args: [],
     examples: ["pitroom config", "pitroom config --json"],
-    load: () => import("./config_command.ts").then((m) => m.configCommand),
+    load: () => import("./config.ts").then((m) => m.configCommand),
   },
   {
     name: "mcp",
@@ -901,7 +901,7 @@ export const COMMANDS: readonly CommandDef[] = [
     flags: [],
     args: [{ name: "COMMAND", describe: "the command to explain, or `events`" }],
     examples: ["pitroom help run", "pitroom help events"],
-    load: () => import("./help_command.ts").then((m) => m.helpCommand),
+    load: () => import("./help_topics.ts").then((m) => m.helpCommand),
   },
   {
     name: "completions",

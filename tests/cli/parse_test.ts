@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { eventsHelp } from "../../src/cli/help_command.ts";
+import { eventsHelp } from "../../src/cli/help_topics.ts";
 import { EVENTS } from "../../src/events/mod.ts";
 import { findCommand } from "../../src/cli/commands.ts";
 import { formatDuration, parseDuration } from "../../src/engine/duration.ts";
