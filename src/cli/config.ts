@@ -4,6 +4,7 @@
  */
 import { createEngine, type Setting, type Settings, TIERS } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
+import type { CONFIG_FLAGS } from "./config_command.ts";
 import { printJson, table, warn } from "./output.ts";
 
 /**
@@ -86,7 +87,7 @@ function show(name: string, value: unknown, settings: Settings): string {
 }
 
 /** Shows the effective settings. */
-export const configCommand: CommandRun = async ({ sys, flags }) => {
+export const configCommand: CommandRun<typeof CONFIG_FLAGS> = async ({ sys, flags }) => {
   const { loaded, settings, warnings } = await createEngine(sys).settings();
   const rows = settingRows(settings, loaded.config);
   if (flags.json) {

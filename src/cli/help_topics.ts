@@ -1,6 +1,6 @@
 /** `pitroom help [COMMAND]`. */
 import { UsageError } from "../sys/errors.ts";
-import type { CommandRun } from "./command.ts";
+import type { CommandRun, NoFlags } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
 import { VERSION } from "./version.ts";
@@ -33,7 +33,7 @@ export function eventsHelp(): string {
 }
 
 /** Prints help. */
-export const helpCommand: CommandRun = ({ sys, args }) => {
+export const helpCommand: CommandRun<NoFlags> = ({ sys, args }) => {
   const name = args[0];
   if (name === undefined) {
     sys.out.stdout(overviewHelp(COMMANDS, VERSION));
