@@ -8,7 +8,7 @@ import { UsageError } from "../../src/sys/errors.ts";
 
 const run = findCommand("run")!;
 
-Deno.test("parseCommand() reads run's flags, short forms and the task words", () => {
+Deno.test("parse() reads run's flags, short forms and the task words", () => {
   const p = run.parse([
     "-w",
     "-W",
@@ -28,7 +28,7 @@ Deno.test("parseCommand() reads run's flags, short forms and the task words", ()
   assert.equal(p.help, false);
 });
 
-Deno.test("parseCommand() suggests the closest flag for a typo", () => {
+Deno.test("parse() suggests the closest flag for a typo", () => {
   assert.throws(() => run.parse(["--wrte", "x"]), (e: unknown) => {
     assert.ok(e instanceof UsageError);
     assert.equal(e.message, 'Unknown flag "--wrte" for `pitroom run`');
@@ -37,7 +37,7 @@ Deno.test("parseCommand() suggests the closest flag for a typo", () => {
   });
 });
 
-Deno.test("parseCommand() refuses a bad duration and a missing required argument with exit 2", () => {
+Deno.test("parse() refuses a bad duration and a missing required argument with exit 2", () => {
   assert.throws(() => run.parse(["-t", "soon", "x"]), /Invalid --timeout "soon"/);
   assert.throws(
     () => findCommand("revert")!.parse([]),
