@@ -8,7 +8,6 @@ import {
   createEngine,
   formatDuration,
   OUTCOME_CLASSES,
-  type OutcomeClass,
   type Preparation,
   type SearchFilter,
   type SearchHit,
@@ -51,9 +50,8 @@ export function notePreparation(sys: Sys, prep: Preparation): void {
 /** `--state` as a filter: a final state, `problem`, or an outcome class. */
 export function stateFilter(value: string): Pick<SearchFilter, "state" | "outcome"> {
   if (value === "done" || value === "problem" || value === "lost") return { state: value };
-  if ((OUTCOME_CLASSES as readonly string[]).includes(value)) {
-    return { outcome: value as OutcomeClass };
-  }
+  const outcome = OUTCOME_CLASSES.find((c) => c === value);
+  if (outcome !== undefined) return { outcome };
   if (value === "queued" || value === "running") {
     throw new UsageError(`The history holds finished runs only, not "${value}" ones`, {
       hint: "see live runs with `pitroom ls --running`",
