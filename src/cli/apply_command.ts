@@ -24,11 +24,7 @@ export const APPLY = defineCommand({
   ].join("\n"),
   flags: APPLY_FLAGS,
   args: [{ ...RUN_SELECTION, variadic: true }],
-  examples: [
-    "pitroom apply last",
-    "pitroom apply 3f2a --allow-delete",
-    "pitroom apply -g docs",
-  ],
+  examples: ["pitroom apply last", "pitroom apply 3f2a --allow-delete", "pitroom apply -g docs"],
   run: () => import("./apply.ts").then((m) => m.applyCommand),
 });
 
@@ -42,8 +38,6 @@ export const DISCARD = defineCommand({
   summary: "remove an isolate run's private copy (its patch stays)",
   flags: DISCARD_FLAGS,
   args: [{ ...RUN_SELECTION, variadic: true }],
-  examples: [
-    "pitroom discard last",
-  ],
+  examples: ["pitroom discard last"],
   run: () => import("./apply.ts").then((m) => m.discardCommand),
 });

@@ -25,10 +25,6 @@ export const AUDIT = defineCommand({
   ].join("\n"),
   flags: AUDIT_FLAGS,
   args: [{ ...RUN_SELECTION, required: true }],
-  examples: [
-    "pitroom audit last",
-    "pitroom audit 3f2a -W codex",
-    "pitroom audit last --bg",
-  ],
+  examples: ["pitroom audit last", "pitroom audit 3f2a -W codex", "pitroom audit last --bg"],
   run: () => import("./audit.ts").then((m) => m.auditCommand),
 });

@@ -21,9 +21,6 @@ export const CLEAN = defineCommand({
   ].join("\n"),
   flags: CLEAN_FLAGS,
   args: [],
-  examples: [
-    "pitroom clean",
-    "pitroom clean --days 30 --yes",
-  ],
+  examples: ["pitroom clean", "pitroom clean --days 30 --yes"],
   run: () => import("./clean.ts").then((m) => m.cleanCommand),
 });

@@ -10,9 +10,6 @@ export const CONFIG = defineCommand({
   summary: "show every effective setting and where it comes from",
   flags: CONFIG_FLAGS,
   args: [],
-  examples: [
-    "pitroom config",
-    "pitroom config --json",
-  ],
+  examples: ["pitroom config", "pitroom config --json"],
   run: () => import("./config.ts").then((m) => m.configCommand),
 });

@@ -12,10 +12,7 @@ export const STOP = defineCommand({
   summary: "stop queued or running runs (kills the workers' process groups)",
   flags: STOP_FLAGS,
   args: [{ ...RUN_SELECTION, variadic: true }],
-  examples: [
-    "pitroom stop 3f2a",
-    "pitroom stop -g fixes",
-  ],
+  examples: ["pitroom stop 3f2a", "pitroom stop -g fixes"],
   run: () => import("./control.ts").then((m) => m.stopCommand),
 });
 
@@ -32,9 +29,6 @@ export const REVERT = defineCommand({
   summary: "undo exactly the changes a write run's tools made (checked first)",
   flags: REVERT_FLAGS,
   args: [{ ...RUN_SELECTION, required: true }],
-  examples: [
-    "pitroom revert 3f2a",
-    "pitroom revert 3f2a --all",
-  ],
+  examples: ["pitroom revert 3f2a", "pitroom revert 3f2a --all"],
   run: () => import("./control.ts").then((m) => m.revertCommand),
 });

@@ -11,9 +11,6 @@ export const COOLDOWN = defineCommand({
   summary: "show (or clear) workers cooling down after a rate limit or quota",
   flags: COOLDOWN_FLAGS,
   args: [],
-  examples: [
-    "pitroom cooldown",
-    "pitroom cooldown --clear",
-  ],
+  examples: ["pitroom cooldown", "pitroom cooldown --clear"],
   run: () => import("./cooldown.ts").then((m) => m.cooldownCommand),
 });

@@ -34,10 +34,6 @@ export const DASH = defineCommand({
   ].join("\n"),
   flags: DASH_FLAGS,
   args: [],
-  examples: [
-    "pitroom dash --detach",
-    "pitroom dash --open",
-    "pitroom dash --stop",
-  ],
+  examples: ["pitroom dash --detach", "pitroom dash --open", "pitroom dash --stop"],
   run: () => import("./dash.ts").then((m) => m.dashCommand),
 });

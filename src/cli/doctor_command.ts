@@ -11,9 +11,6 @@ export const DOCTOR = defineCommand({
   summary: "check each worker: installed, version, config, fallback",
   flags: DOCTOR_FLAGS,
   args: [],
-  examples: [
-    "pitroom doctor",
-    "pitroom doctor --probe --json",
-  ],
+  examples: ["pitroom doctor", "pitroom doctor --probe --json"],
   run: () => import("./doctor.ts").then((m) => m.doctorCommand),
 });

@@ -6,9 +6,6 @@ export const HELP = defineCommand({
   summary: "show help for pitroom or a command",
   flags: {},
   args: [{ name: "COMMAND", describe: "the command to explain, or `events`" }],
-  examples: [
-    "pitroom help run",
-    "pitroom help events",
-  ],
+  examples: ["pitroom help run", "pitroom help events"],
   run: () => import("./help_topics.ts").then((m) => m.helpCommand),
 });

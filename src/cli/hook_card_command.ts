@@ -10,8 +10,6 @@ export const HOOK_CARD = defineCommand({
   ].join("\n"),
   flags: {},
   args: [],
-  examples: [
-    "pitroom hook-card < hook-input.json",
-  ],
+  examples: ["pitroom hook-card < hook-input.json"],
   run: () => import("./hook_card.ts").then((m) => m.hookCardCommand),
 });

@@ -14,9 +14,6 @@ export const INIT = defineCommand({
   summary: "propose a starter config from the installed workers (writes only with --yes)",
   flags: INIT_FLAGS,
   args: [],
-  examples: [
-    "pitroom init",
-    "pitroom init --fallback codex,claude --yes",
-  ],
+  examples: ["pitroom init", "pitroom init --fallback codex,claude --yes"],
   run: () => import("./init.ts").then((m) => m.initCommand),
 });

@@ -56,9 +56,6 @@ export const UNINSTALL = defineCommand({
   ].join("\n"),
   flags: UNINSTALL_FLAGS,
   args: [],
-  examples: [
-    "pitroom uninstall",
-    "pitroom uninstall --mcp",
-  ],
+  examples: ["pitroom uninstall", "pitroom uninstall --mcp"],
   run: () => import("./install.ts").then((m) => m.uninstallCommand),
 });

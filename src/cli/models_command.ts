@@ -11,10 +11,6 @@ export const MODELS = defineCommand({
   summary: "list each installed worker's models, effort levels, your costs and usage",
   flags: MODELS_FLAGS,
   args: [{ name: "WORKER", describe: "only this worker (opencode, codex, claude, gemini)" }],
-  examples: [
-    "pitroom models",
-    "pitroom models opencode --all",
-    "pitroom models --json",
-  ],
+  examples: ["pitroom models", "pitroom models opencode --all", "pitroom models --json"],
   run: () => import("./models.ts").then((m) => m.modelsCommand),
 });

@@ -10,9 +10,6 @@ export const SELF_CHECK = defineCommand({
   summary: "check the program itself: embedded assets, permission set, state dir, git",
   flags: SELF_CHECK_FLAGS,
   args: [],
-  examples: [
-    "pitroom self-check",
-    "pitroom self-check --json",
-  ],
+  examples: ["pitroom self-check", "pitroom self-check --json"],
   run: () => import("./self_check.ts").then((m) => m.selfCheckCommand),
 });

@@ -13,10 +13,7 @@ export const STATUS = defineCommand({
   summary: "show runs and their state",
   flags: STATUS_FLAGS,
   args: [{ ...RUN_SELECTION, variadic: true }],
-  examples: [
-    "pitroom status",
-    "pitroom status 20261130-101500-3f2a --json",
-  ],
+  examples: ["pitroom status", "pitroom status 20261130-101500-3f2a --json"],
   run: () => import("./status.ts").then((m) => m.statusCommand),
 });
 
@@ -41,9 +38,6 @@ export const LS = defineCommand({
   summary: "list runs, newest first",
   flags: LS_FLAGS,
   args: [],
-  examples: [
-    "pitroom ls",
-    "pitroom ls --running --json",
-  ],
+  examples: ["pitroom ls", "pitroom ls --running --json"],
   run: () => import("./status.ts").then((m) => m.lsCommand),
 });

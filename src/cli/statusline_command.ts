@@ -15,9 +15,6 @@ export const STATUSLINE = defineCommand({
   ].join("\n"),
   flags: STATUSLINE_FLAGS,
   args: [],
-  examples: [
-    "pitroom statusline",
-    "pitroom statusline --then '~/.claude/statusline.sh'",
-  ],
+  examples: ["pitroom statusline", "pitroom statusline --then '~/.claude/statusline.sh'"],
   run: () => import("./statusline.ts").then((m) => m.statuslineCommand),
 });

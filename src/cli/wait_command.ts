@@ -19,10 +19,6 @@ export const WAIT = defineCommand({
   summary: "wait for runs to finish and print their reports",
   flags: WAIT_FLAGS,
   args: [{ ...RUN_SELECTION, variadic: true }],
-  examples: [
-    "pitroom wait 3f2a",
-    "pitroom wait -g docs --brief",
-    "pitroom wait --any a1 b2",
-  ],
+  examples: ["pitroom wait 3f2a", "pitroom wait -g docs --brief", "pitroom wait --any a1 b2"],
   run: () => import("./wait.ts").then((m) => m.waitCommand),
 });
