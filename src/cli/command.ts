@@ -77,34 +77,22 @@ export type FlagDef = FlagSpec & { readonly name: string };
 /** The flags of a command that has none. */
 export type NoFlags = Record<never, FlagSpec>;
 
-type Options<S extends FlagSpec> = Omit<S, "type">;
+/** A declaration builder of one flag type: it keeps the literal options, so the value is typed. */
+function builder<T extends FlagSpec["type"]>(type: T) {
+  return <const O extends Omit<Extract<FlagSpec, { type: T }>, "type">>(o: O): O & { type: T } => ({
+    type,
+    ...o,
+  });
+}
 
 /** The flag declarations (`flag.number({ value: "N", min: 1, describe })`). */
 export const flag = {
-  boolean: <const O extends Options<BooleanFlag>>(o: O): O & { type: "boolean" } => ({
-    type: "boolean",
-    ...o,
-  }),
-  string: <const O extends Options<StringFlag>>(o: O): O & { type: "string" } => ({
-    type: "string",
-    ...o,
-  }),
-  number: <const O extends Options<NumberFlag>>(o: O): O & { type: "number" } => ({
-    type: "number",
-    ...o,
-  }),
-  duration: <const O extends Options<DurationFlag>>(o: O): O & { type: "duration" } => ({
-    type: "duration",
-    ...o,
-  }),
-  repeated: <const O extends Options<RepeatedFlag>>(o: O): O & { type: "repeated" } => ({
-    type: "repeated",
-    ...o,
-  }),
-  enum: <const O extends Options<EnumFlag>>(o: O): O & { type: "enum" } => ({
-    type: "enum",
-    ...o,
-  }),
+  boolean: builder("boolean"),
+  string: builder("string"),
+  number: builder("number"),
+  duration: builder("duration"),
+  repeated: builder("repeated"),
+  enum: builder("enum"),
 };
 
 /** The value a flag's declaration gives the command. */
