@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Pitroom's development needs into the checkout, from the npm registry:
-# Deno 2.9.6 in .tools/, the pinned worker CLIs in .tools/workers/, ripgrep and bubblewrap where
-# missing.
+# Deno 2.9.6 in .tools/, the pinned worker CLIs in .tools/workers/, ripgrep, bubblewrap and pasta
+# where missing.
 # Safe to run again: it only installs what is missing or at the wrong version.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,6 +35,16 @@ if ! command -v bwrap >/dev/null 2>&1; then
     apt-get update -qq >&2 && apt-get install -y -qq bubblewrap >&2
   else
     echo "bubblewrap is missing: install it with your package manager (apt install bubblewrap)" >&2
+    exit 3
+  fi
+fi
+
+if ! command -v pasta >/dev/null 2>&1; then
+  echo "installing pasta (Debian passt: the sandbox's isolated network, \"network\": \"isolated\")" >&2
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq >&2 && apt-get install -y -qq passt >&2
+  else
+    echo "pasta is missing: install it with your package manager (apt install passt)" >&2
     exit 3
   fi
 fi

@@ -1,19 +1,33 @@
 /**
  * The sandbox's start-up cost per run: the launch a backend describes, spawned bare, against the
- * same launch wrapped by `sandboxLaunch` (src/confine/sandbox/: bubblewrap with the plan of a read run),
- * interleaved, medians; plus `true` alone, which is the sandbox's own cost with nothing to start.
- * Target per worker: sandboxed - bare <= 50 ms and sandboxed / bare <= 1.05.
+ * same launch wrapped as the engine wraps an attempt (engine/sandboxing.ts: bubblewrap with the
+ * plan of a read run, Pitroom's state dir and config hidden with the guard and the private folder
+ * shown again, the home's credentials and the other CLIs' logins hidden), interleaved, medians;
+ * plus `true` alone, which is the sandbox's own cost with nothing to start. With `--credentials`
+ * every known credential path exists in the worker's home (the most mounts a run can get); with
+ * `--network isolated` the worker gets a network of its own (pasta; it needs a routable
+ * interface, see the README). Target per worker: sandboxed - bare <= 50 ms and sandboxed / bare
+ * <= 1.05.
  *
- *   deno run -P=pitroom --quiet benchmarks/overhead/sandbox.ts [--workers LIST] [--runs N] [--json]
+ *   deno run -P=pitroom --quiet benchmarks/overhead/sandbox.ts [--workers LIST] [--runs N]
+ *     [--credentials] [--network host|isolated] [--json] [--out FILE]
  *
- * Writes every sample to results/sandbox.json. Exits 1 when a target is missed (a missing
- * sandbox fails the first run: the setting is "required").
+ * Writes every sample to results/sandbox.json (or `--out`). Exits 1 when a target is missed (a
+ * missing sandbox fails the first run: the setting is "required").
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { buildPrompt } from "../../src/engine/run/prompt.ts";
 import { writeLaunchFiles } from "../../src/engine/run/process.ts";
-import { sandboxLaunch } from "../../src/confine/sandbox/mod.ts";
+import { confinementPaths } from "../../src/confine/sandboxing.ts";
+import { HOME_CREDENTIALS } from "../../src/confine/secret_names.ts";
+import {
+  defaultSandboxSetting,
+  type NetworkMode,
+  sandboxLaunch,
+} from "../../src/confine/sandbox/mod.ts";
+import { statePaths } from "../../src/store/paths.ts";
+import { configPaths } from "../../src/workers/logins.ts";
 import { realRunner } from "../../src/sys/real.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";
 import type { Launch, WorkerName } from "../../src/workers/types.ts";
@@ -37,6 +51,9 @@ const { values } = parseArgs({
     workers: { type: "string", default: "true,opencode,codex,claude,gemini" },
     runs: { type: "string", default: "7" },
     json: { type: "boolean", default: false },
+    credentials: { type: "boolean", default: false },
+    network: { type: "string", default: "host" },
+    out: { type: "string", default: "" },
   },
 });
 const rounds = Number(values.runs);
@@ -49,7 +66,23 @@ const sys = {
   runner: realRunner,
   env: { get: (n: string) => server.env[n], toObject: () => ({ ...server.env }) },
 };
-const setting = { mode: "required" as const, writable: [] };
+const network = values.network as NetworkMode;
+if (network !== "host" && network !== "isolated") throw new Error("--network host|isolated");
+const setting = { ...defaultSandboxSetting(), mode: "required" as const, network };
+// A state dir as the engine has one (the guard shown again inside it) and a config file.
+const state = {
+  stateDir: join(scratch.path, "state"),
+  configPath: join(scratch.path, "config.json"),
+};
+await Deno.mkdir(statePaths(state.stateDir).guard, { recursive: true });
+await Deno.writeTextFile(join(state.stateDir, "mcp-token"), "x".repeat(64));
+await Deno.writeTextFile(state.configPath, "{}");
+if (values.credentials) {
+  for (const path of HOME_CREDENTIALS) {
+    await Deno.mkdir(join(server.home, path, ".."), { recursive: true });
+    await Deno.writeTextFile(join(server.home, path), "secret\n");
+  }
+}
 let runs = 0;
 
 /** A fresh launch of `name` (its own private dir, files written). */
@@ -97,9 +130,31 @@ for (const name of names) {
     bare: async () => time((await launchOf(name)).launch, `bare ${name}`, expect),
     sandboxed: async () => {
       const { launch, privateDir } = await launchOf(name);
-      // The plan (paths resolved, folders made) counts as part of the sandbox's cost.
+      // The plan (paths resolved, folders made, config files read) counts as part of the
+      // sandbox's cost, as the engine's seam does it (engine/sandboxing.ts).
       const start = performance.now();
-      const wrapped = await sandboxLaunch(sys, launch, { mode: "read", privateDir, setting });
+      const worker = name === "true" ? null : name as WorkerName;
+      const { hide, show } = confinementPaths(state, {
+        worker,
+        env: launch.env,
+        setting,
+        secrets: [],
+      });
+      const loopback = network === "isolated" && worker !== null
+        ? await Promise.all(
+          configPaths(worker, launch.env, launch.cwd).map((p) =>
+            Deno.readTextFile(p).catch(() => "")
+          ),
+        )
+        : [];
+      const wrapped = await sandboxLaunch(sys, launch, {
+        mode: "read",
+        privateDir,
+        setting,
+        hide,
+        show,
+        loopback,
+      });
       const planMs = performance.now() - start;
       return planMs + await time(wrapped.launch, `sandboxed ${name}`, expect);
     },
@@ -114,15 +169,27 @@ for (const name of names) {
 }
 
 const load = Deno.loadavg().map((n) => n.toFixed(2)).join(" ");
-const doc = { schemaVersion: 1, date: new Date().toISOString(), load, rounds, results };
+const doc = {
+  schemaVersion: 1,
+  date: new Date().toISOString(),
+  load,
+  rounds,
+  network,
+  credentials: values.credentials,
+  results,
+};
 await Deno.writeTextFile(
-  new URL("./results/sandbox.json", import.meta.url),
+  values.out === "" ? new URL("./results/sandbox.json", import.meta.url) : values.out,
   JSON.stringify(doc, null, 2) + "\n",
 );
 if (values.json) {
   console.log(JSON.stringify(doc));
 } else {
-  console.log(`${new Date().toISOString()} · load ${load} · rounds ${rounds}`);
+  console.log(
+    `${new Date().toISOString()} · load ${load} · rounds ${rounds} · network ${network}${
+      values.credentials ? " · every credential path present" : ""
+    }`,
+  );
   console.log("| launch | bare | sandboxed | diff | ratio | target |");
   console.log("| --- | --- | --- | --- | --- | --- |");
   for (const r of results) {

@@ -8,6 +8,7 @@ import { engineFor } from "./engine_for.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
+import type { APPLY_FLAGS, DISCARD_FLAGS } from "./apply_command.ts";
 import { printJson } from "./output.ts";
 import { safe } from "./safe.ts";
 
@@ -90,12 +91,12 @@ async function applyGroup(
 }
 
 /** Applies isolate runs' patches. */
-export const applyCommand: CommandRun = async ({ sys, flags, args }) => {
+export const applyCommand: CommandRun<typeof APPLY_FLAGS> = async ({ sys, flags, args }) => {
   const allowDelete = flags["allow-delete"] === true;
   const json = flags.json === true;
   if (flags.group !== undefined) {
     if (args.length > 0) throw new UsageError("Give runs or -g GROUP, not both");
-    return await applyGroup(engineFor(sys, flags), sys, flags.group as string, {
+    return await applyGroup(engineFor(sys, flags), sys, flags.group, {
       allowDelete,
       json,
     });
@@ -115,7 +116,7 @@ export const applyCommand: CommandRun = async ({ sys, flags, args }) => {
 };
 
 /** Removes isolate runs' copies, keeping their patches. */
-export const discardCommand: CommandRun = async ({ sys, flags, args }) => {
+export const discardCommand: CommandRun<typeof DISCARD_FLAGS> = async ({ sys, flags, args }) => {
   const engine = engineFor(sys, flags);
   const runs = await engine.list({ runs: args.length > 0 ? args : ["last"] });
   const out: RunReport[] = [];

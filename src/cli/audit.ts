@@ -5,11 +5,12 @@
  */
 import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";
+import type { AUDIT_FLAGS } from "./audit_command.ts";
 import { printJson } from "./output.ts";
 import { auditLines } from "./audit_lines.ts";
 
 /** Audits a run. */
-export const auditCommand: CommandRun = async ({ sys, flags, args }) => {
+export const auditCommand: CommandRun<typeof AUDIT_FLAGS> = async ({ sys, flags, args }) => {
   const engine = engineFor(sys, flags);
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error("interrupted"));
@@ -17,7 +18,7 @@ export const auditCommand: CommandRun = async ({ sys, flags, args }) => {
   try {
     const outcome = await engine.audit({
       run: args[0]!,
-      ...(typeof flags.worker === "string" ? { worker: flags.worker } : {}),
+      ...(flags.worker === undefined ? {} : { worker: flags.worker }),
       ...(flags.bg === true ? { background: true } : {}),
     }, { signal: stop.signal });
     if (flags.json) printJson(sys, outcome);

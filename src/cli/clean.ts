@@ -6,6 +6,7 @@ import { safeLine } from "./safe.ts";
 import { type CleanItem, type CleanPlan, createEngine, type KeepReason } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
+import type { CLEAN_FLAGS } from "./clean_command.ts";
 import { dateTime } from "./figures.ts";
 import { notePreparation } from "./history.ts";
 import { printJson, table } from "./output.ts";
@@ -92,8 +93,8 @@ export function renderPlan(
 }
 
 /** `pitroom clean`. */
-export const cleanCommand: CommandRun = async ({ sys, flags }) => {
-  const days = flags.days as number;
+export const cleanCommand: CommandRun<typeof CLEAN_FLAGS> = async ({ sys, flags }) => {
+  const days = flags.days;
   if (!Number.isFinite(days) || days < 0) {
     throw new UsageError(`--days needs a number of days (0 or more), got "${flags.days}"`);
   }

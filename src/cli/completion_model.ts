@@ -47,6 +47,7 @@ const SUBCOMMANDS: Record<string, string[]> = {
 
 function flagValue(flag: FlagDef): ValueKind | null {
   if (flag.type === "boolean") return null;
+  if (flag.type === "enum") return { kind: "words", words: [...flag.values] };
   switch (flag.name) {
     case "group":
       return { kind: "groups" };

@@ -4,7 +4,7 @@
  * state dir at completion time.
  */
 import { UsageError } from "../sys/errors.ts";
-import type { CommandRun } from "./command.ts";
+import type { CommandRun, NoFlags } from "./command.ts";
 import { COMMANDS } from "./commands.ts";
 import { completionModel, DYNAMIC_KINDS } from "./completion_model.ts";
 import { bashScript } from "./completions_bash.ts";
@@ -29,15 +29,15 @@ export function completionScript(shell: typeof SHELLS[number]): string {
 }
 
 /** Prints the completion script of a shell. */
-export const completionsCommand: CommandRun = ({ sys, args }) => {
-  const shell = args[0];
-  if (!(SHELLS as readonly string[]).includes(shell ?? "")) {
+export const completionsCommand: CommandRun<NoFlags> = ({ sys, args }) => {
+  const shell = SHELLS.find((s) => s === args[0]);
+  if (shell === undefined) {
     throw new UsageError(
-      shell === undefined ? "Which shell? Give bash, zsh or fish" : `Unknown shell "${shell}"`,
+      args[0] === undefined ? "Which shell? Give bash, zsh or fish" : `Unknown shell "${args[0]}"`,
       { hint: "pitroom completions bash|zsh|fish" },
     );
   }
-  sys.out.stdout(completionScript(shell as typeof SHELLS[number]));
+  sys.out.stdout(completionScript(shell));
   return Promise.resolve(0);
 };
 
@@ -45,10 +45,10 @@ export const completionsCommand: CommandRun = ({ sys, args }) => {
 const RECENT_RUNS = 50;
 
 /** `pitroom __complete runs|groups`: one word a line, newest first, for the scripts. */
-export const completeCommand: CommandRun = async ({ sys, args }) => {
-  const kind = args[0];
-  if (!(DYNAMIC_KINDS as readonly string[]).includes(kind ?? "")) {
-    throw new UsageError(`Unknown completion kind "${kind ?? ""}"`, {
+export const completeCommand: CommandRun<NoFlags> = async ({ sys, args }) => {
+  const kind = DYNAMIC_KINDS.find((k) => k === args[0]);
+  if (kind === undefined) {
+    throw new UsageError(`Unknown completion kind "${args[0] ?? ""}"`, {
       hint: `pitroom __complete ${DYNAMIC_KINDS.join("|")}`,
     });
   }

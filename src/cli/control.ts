@@ -4,13 +4,14 @@
 import { placeOf, type RunReport } from "../engine/mod.ts";
 import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";
+import type { REVERT_FLAGS, STOP_FLAGS } from "./control_command.ts";
 import { printJson, sayDamaged } from "./output.ts";
 import { safe, shortList } from "./safe.ts";
 import { type DamagedRecord, UsageError } from "../sys/errors.ts";
 
 /** Stops runs: the named ones or a group's live ones (queued runs too), side by side. */
-export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
-  const group = flags.group as string | undefined;
+export const stopCommand: CommandRun<typeof STOP_FLAGS> = async ({ sys, flags, args }) => {
+  const group = flags.group;
   if (group !== undefined && args.length > 0) {
     throw new UsageError("Name runs or a group (-g), not both");
   }
@@ -36,7 +37,7 @@ export const stopCommand: CommandRun = async ({ sys, flags, args }) => {
 };
 
 /** Reverts a run's changes (with `--all` also those no tool call of its worker made). */
-export const revertCommand: CommandRun = async ({ sys, flags, args }) => {
+export const revertCommand: CommandRun<typeof REVERT_FLAGS> = async ({ sys, flags, args }) => {
   const all = flags.all === true;
   const damaged: DamagedRecord[] = [];
   let record: RunReport;

@@ -4,10 +4,11 @@
 import { safeLine } from "./safe.ts";
 import { createEngine, formatUntil } from "../engine/mod.ts";
 import type { CommandRun } from "./command.ts";
+import type { COOLDOWN_FLAGS } from "./cooldown_command.ts";
 import { printJson, table } from "./output.ts";
 
 /** Shows or clears cooldowns. */
-export const cooldownCommand: CommandRun = async ({ sys, flags }) => {
+export const cooldownCommand: CommandRun<typeof COOLDOWN_FLAGS> = async ({ sys, flags }) => {
   const engine = createEngine(sys);
   const now = sys.clock.now();
   if (flags.clear) {

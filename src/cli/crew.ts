@@ -9,6 +9,7 @@ import { createEngine, newRunId } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
+import type { CREW_FLAGS } from "./crew_command.ts";
 import { printJson, warn } from "./output.ts";
 import { liveViewForBackground } from "./live_view.ts";
 import { modeOf, requestFrom } from "./run.ts";
@@ -40,15 +41,15 @@ async function readTasks(
 }
 
 /** Starts every task as a background run of one group. */
-export const crewCommand: CommandRun = async ({ sys, flags, args }) => {
+export const crewCommand: CommandRun<typeof CREW_FLAGS> = async ({ sys, flags, args }) => {
   const mode = modeOf(flags, "isolated copies");
-  const tasks = await readTasks(sys, args, flags["task-file"] as string | undefined);
+  const tasks = await readTasks(sys, args, flags["task-file"]);
   if (tasks.length === 0) {
     throw new UsageError("No tasks given", { hint: 'pitroom crew "task 1" "task 2"' });
   }
-  await checkLinkFlags(sys, flags.link as string[] | undefined, flags.dir as string | undefined);
+  await checkLinkFlags(sys, flags.link, flags.dir);
   const engine = createEngine(sys);
-  const group = (flags.group as string | undefined) ?? `crew-${newRunId(sys)}`;
+  const group = flags.group ?? `crew-${newRunId(sys)}`;
   const started = await engine.start({ ...requestFrom(flags, mode), group, tasks });
   warn(sys, started.warnings);
   const ids = started.ids;

@@ -7,18 +7,15 @@ import { PitroomError, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { createEngine, formatDuration } from "../engine/mod.ts";
 import { LONG_RUN_MS } from "./live_view.ts";
-import {
-  DEFAULT_IDLE_MS,
-  liveLink,
-  runDashboard,
-  startDetached,
-  stopDashboard,
-} from "../server/dash/mod.ts";
-import type { CommandRun, FlagValues } from "./command.ts";
+import { liveLink, runDashboard, startDetached, stopDashboard } from "../server/dash/mod.ts";
+import type { CommandRun, FlagValuesOf } from "./command.ts";
+import type { DASH_FLAGS } from "./dash_command.ts";
+
+type DashValues = FlagValuesOf<typeof DASH_FLAGS>;
 import { printJsonLine, warn } from "./output.ts";
 
 /** Serves, starts, or stops the dashboard. */
-export const dashCommand: CommandRun = async ({ sys, flags }) => {
+export const dashCommand: CommandRun<typeof DASH_FLAGS> = async ({ sys, flags }) => {
   const options = dashOptions(flags);
   if (flags.stop) {
     if (flags.detach || flags.open || flags.port !== undefined) {
@@ -34,7 +31,7 @@ export const dashCommand: CommandRun = async ({ sys, flags }) => {
     }
     return 0;
   }
-  const after = flags["after-run"] as string | undefined;
+  const after = flags["after-run"];
   if (after !== undefined) {
     if (!(await stillGoing(sys, after.split(",")))) return 0;
     const { settings } = await createEngine(sys).settings();
@@ -65,20 +62,20 @@ async function stillGoing(sys: Sys, ids: string[]): Promise<boolean> {
   }
 }
 
-function dashOptions(flags: FlagValues): { port?: number; idleMs: number } {
-  const port = flags.port as number | undefined;
+function dashOptions(flags: DashValues): { port?: number; idleMs: number } {
+  const port = flags.port;
   if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) {
     throw new UsageError(`--port must be a port number 1..65535: "${port}"`);
   }
   return {
-    idleMs: (flags.idle as number | undefined) ?? DEFAULT_IDLE_MS,
+    idleMs: flags.idle,
     ...(port === undefined ? {} : { port }),
   };
 }
 
 async function serveHere(
   sys: Sys,
-  flags: FlagValues,
+  flags: DashValues,
   options: { port?: number; idleMs: number },
 ): Promise<number> {
   const stop = new AbortController();

@@ -13,6 +13,7 @@ import {
 } from "../engine/mod.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
+import type { DOCTOR_FLAGS } from "./doctor_command.ts";
 import { printJson, table } from "./output.ts";
 import { integrationChecks } from "./doctor_integrations.ts";
 
@@ -104,7 +105,7 @@ async function useChecks(engine: Engine): Promise<Check[]> {
 }
 
 /** Checks the setup. */
-export const doctorCommand: CommandRun = async ({ sys, flags }) => {
+export const doctorCommand: CommandRun<typeof DOCTOR_FLAGS> = async ({ sys, flags }) => {
   const engine = createEngine(sys);
   const checks = [
     ...await engine.doctor({ probe: flags.probe === true }),

@@ -4,10 +4,8 @@
  */
 import { createEngine, type Engine } from "../engine/mod.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { FlagValues } from "./command.ts";
 
 /** The engine over `sys`, standing in the `-d` folder when one was given. */
-export function engineFor(sys: Sys, flags: FlagValues): Engine {
-  const dir = flags.dir;
-  return createEngine(sys, typeof dir === "string" ? { dir } : {});
+export function engineFor(sys: Sys, flags: { readonly dir?: string }): Engine {
+  return createEngine(sys, flags.dir === undefined ? {} : { dir: flags.dir });
 }

@@ -12,6 +12,7 @@ import {
 } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
+import type { EVAL_FLAGS } from "./eval_command.ts";
 import { printJson, table } from "./output.ts";
 import { safeLine } from "./safe.ts";
 
@@ -52,7 +53,7 @@ export function renderEval(result: EvalResult): string {
 }
 
 /** Runs an eval. */
-export const evalCommand: CommandRun = async ({ sys, flags, args }) => {
+export const evalCommand: CommandRun<typeof EVAL_FLAGS> = async ({ sys, flags, args }) => {
   if (args.length !== 1) {
     throw new UsageError("Give one questions file", { hint: "pitroom eval questions.json" });
   }
@@ -61,9 +62,9 @@ export const evalCommand: CommandRun = async ({ sys, flags, args }) => {
   Deno.addSignalListener("SIGINT", onSignal);
   try {
     const result = await createEngine(sys).eval(args[0]!, {
-      workers: (flags.worker as string[] | undefined) ?? [],
+      workers: flags.worker ?? [],
       signal: stop.signal,
-      ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout as number }),
+      ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
     });
     if (flags.json) printJson(sys, result);
     else sys.out.stdout(renderEval(result));

@@ -1,12 +1,27 @@
 /**
  * Help text, generated from the command declarations.
  */
-import type { CommandDef } from "./command.ts";
+import type { CommandDef, FlagDef } from "./command.ts";
 
-function flagLabel(f: CommandDef["flags"][number]): string {
-  const value = f.type === "boolean" ? "" : ` ${f.value ?? f.type.toUpperCase()}`;
+function flagLabel(f: FlagDef): string {
+  const value = f.type === "boolean" ? "" : ` ${f.value}`;
   return `${f.short ? `-${f.short}, ` : "    "}--${f.name}${value}`;
 }
+
+/** What help says after a flag's description: its default, or that it must be given. */
+function flagNote(f: FlagDef): string {
+  if (f.type === "boolean" || f.type === "repeated") return "";
+  if (f.default !== undefined) return ` (default ${f.default})`;
+  return f.required ? " (required)" : "";
+}
+
+/** The help flag every command takes. */
+const HELP_FLAG: FlagDef = {
+  name: "help",
+  short: "h",
+  type: "boolean",
+  describe: "show this help",
+};
 
 /** Help for one command. */
 export function commandHelp(def: CommandDef): string {
@@ -26,16 +41,9 @@ export function commandHelp(def: CommandDef): string {
     lines.push("", "Arguments:");
     for (const a of def.args) lines.push(`  ${a.name.padEnd(24)} ${a.describe}`);
   }
-  const flags = [...def.flags, {
-    name: "help",
-    short: "h",
-    type: "boolean" as const,
-    describe: "show this help",
-  }];
   lines.push("", "Flags:");
-  for (const f of flags) {
-    const dflt = f.default !== undefined && f.default !== false ? ` (default ${f.default})` : "";
-    lines.push(`  ${flagLabel(f).padEnd(28)} ${f.describe}${dflt}`);
+  for (const f of [...def.flags, HELP_FLAG]) {
+    lines.push(`  ${flagLabel(f).padEnd(28)} ${f.describe}${flagNote(f)}`);
   }
   if (def.examples.length) {
     lines.push("", "Examples:");

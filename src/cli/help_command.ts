@@ -1,52 +1,11 @@
-/** `pitroom help [COMMAND]`. */
-import { UsageError } from "../sys/errors.ts";
-import type { CommandRun } from "./command.ts";
-import { COMMANDS, findCommand } from "./commands.ts";
-import { commandHelp, overviewHelp } from "./help.ts";
-import { VERSION } from "./version.ts";
-import { describeEvents, describeWatchLines } from "../engine/mod.ts";
+/** `pitroom help`, declared beside its code (help_topics.ts). */
+import { defineCommand } from "./command.ts";
 
-/**
- * The event union as `show --events` prints it and the lines of `watch --json`, both generated
- * from their registries.
- */
-export function eventsHelp(): string {
-  const lines = [
-    "Events: one JSON object per line, each with `type` and `time` (ms since the epoch).",
-    "`pitroom show RUN --events` prints a run's events; fields marked ? may be absent.",
-    "",
-  ];
-  for (const [type, fields] of Object.entries(describeEvents())) {
-    lines.push(`${type}`);
-    for (const [name, shape] of Object.entries(fields)) lines.push(`  ${name}: ${shape}`);
-  }
-  lines.push(
-    "",
-    "Watch lines: `pitroom watch --json` prints one JSON object per change, each with `event`.",
-    "",
-  );
-  for (const [name, fields] of Object.entries(describeWatchLines())) {
-    lines.push(`${name}`);
-    for (const [field, shape] of Object.entries(fields)) lines.push(`  ${field}: ${shape}`);
-  }
-  return lines.join("\n") + "\n";
-}
-
-/** Prints help. */
-export const helpCommand: CommandRun = ({ sys, args }) => {
-  const name = args[0];
-  if (name === undefined) {
-    sys.out.stdout(overviewHelp(COMMANDS, VERSION));
-    return Promise.resolve(0);
-  }
-  if (name === "events") {
-    sys.out.stdout(eventsHelp());
-    return Promise.resolve(0);
-  }
-  const def = findCommand(name);
-  if (def === undefined) {
-    throw new UsageError(`Unknown command "${name}"`, { hint: "see `pitroom help`" });
-  }
-  sys.out.stdout(commandHelp(def));
-  return Promise.resolve(0);
-};
+export const HELP = defineCommand({
+  name: "help",
+  summary: "show help for pitroom or a command",
+  flags: {},
+  args: [{ name: "COMMAND", describe: "the command to explain, or `events`" }],
+  examples: ["pitroom help run", "pitroom help events"],
+  run: () => import("./help_topics.ts").then((m) => m.helpCommand),
+});

@@ -8,7 +8,6 @@ import {
   createEngine,
   formatDuration,
   OUTCOME_CLASSES,
-  type OutcomeClass,
   type Preparation,
   type SearchFilter,
   type SearchHit,
@@ -17,18 +16,20 @@ import {
 } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { CommandRun, FlagValues } from "./command.ts";
+import type { CommandRun, FlagValuesOf } from "./command.ts";
+import type { HISTORY_FLAGS } from "./history_command.ts";
 import { compact, dateTime, percent, usd } from "./figures.ts";
 import { printJson, table } from "./output.ts";
 import { periodWords, sinceOf } from "./period.ts";
 
-const SEARCH_FLAGS = ["model", "worker", "state", "group", "since", "limit", "json"];
-const STATS_FLAGS = ["since", "json"];
-const IMPORT_FLAGS = ["json"];
+type HistoryValues = FlagValuesOf<typeof HISTORY_FLAGS>;
 
-function onlyFlags(flags: FlagValues, allowed: string[], command: string): void {
-  for (const [name, value] of Object.entries(flags)) {
-    if (value !== undefined && !allowed.includes(name)) {
+const STATS_FLAGS: (keyof HistoryValues)[] = ["since", "json"];
+const IMPORT_FLAGS: (keyof HistoryValues)[] = ["json"];
+
+function onlyFlags(flags: HistoryValues, allowed: string[], command: string): void {
+  for (const name of Object.keys(flags)) {
+    if (!allowed.includes(name)) {
       throw new UsageError(`\`pitroom ${command}\` takes no --${name}`, {
         hint: `see \`pitroom history --help\``,
       });
@@ -49,9 +50,8 @@ export function notePreparation(sys: Sys, prep: Preparation): void {
 /** `--state` as a filter: a final state, `problem`, or an outcome class. */
 export function stateFilter(value: string): Pick<SearchFilter, "state" | "outcome"> {
   if (value === "done" || value === "problem" || value === "lost") return { state: value };
-  if ((OUTCOME_CLASSES as readonly string[]).includes(value)) {
-    return { outcome: value as OutcomeClass };
-  }
+  const outcome = OUTCOME_CLASSES.find((c) => c === value);
+  if (outcome !== undefined) return { outcome };
   if (value === "queued" || value === "running") {
     throw new UsageError(`The history holds finished runs only, not "${value}" ones`, {
       hint: "see live runs with `pitroom ls --running`",
@@ -65,15 +65,19 @@ export function stateFilter(value: string): Pick<SearchFilter, "state" | "outcom
 }
 
 /** The search filter of the flags (no effects). */
-export function searchFilter(flags: FlagValues, text: string, now: number): SearchFilter {
+export function searchFilter(
+  flags: Pick<HistoryValues, "model" | "worker" | "group" | "state" | "since">,
+  text: string,
+  now: number,
+): SearchFilter {
   const filter: SearchFilter = {};
   if (text.trim() !== "") filter.text = text;
   for (const name of ["model", "worker", "group"] as const) {
     const value = flags[name];
-    if (typeof value === "string") filter[name] = value;
+    if (value !== undefined) filter[name] = value;
   }
-  if (typeof flags.state === "string") Object.assign(filter, stateFilter(flags.state));
-  const since = sinceOf(typeof flags.since === "string" ? flags.since : "all", now);
+  if (flags.state !== undefined) Object.assign(filter, stateFilter(flags.state));
+  const since = sinceOf(flags.since ?? "all", now);
   if (since !== null) filter.since = since;
   return filter;
 }
@@ -100,11 +104,10 @@ function renderHit(hit: SearchHit, now: number): string {
   return lines.join("\n") + "\n";
 }
 
-async function search(sys: Sys, flags: FlagValues, text: string): Promise<number> {
-  onlyFlags(flags, SEARCH_FLAGS, "history");
+async function search(sys: Sys, flags: HistoryValues, text: string): Promise<number> {
   const now = sys.clock.now();
   const filter = searchFilter(flags, text, now);
-  const limit = typeof flags.limit === "number" ? flags.limit : 20;
+  const limit = flags.limit ?? 20;
   if (!Number.isInteger(limit) || limit < 1) {
     throw new UsageError(`--limit needs a whole number above 0, got "${flags.limit}"`);
   }
@@ -176,10 +179,10 @@ export function renderStats(stats: Stats, period: string): string {
   return lines.join("\n") + "\n";
 }
 
-async function stats(sys: Sys, flags: FlagValues): Promise<number> {
+async function stats(sys: Sys, flags: HistoryValues): Promise<number> {
   onlyFlags(flags, STATS_FLAGS, "history stats");
   const now = sys.clock.now();
-  const sinceText = typeof flags.since === "string" ? flags.since : "30d";
+  const sinceText = flags.since ?? "30d";
   const since = sinceOf(sinceText, now);
   const result = await createEngine(sys).history.stats({ since }, {
     onPrepared: (prep) => notePreparation(sys, prep),
@@ -189,7 +192,7 @@ async function stats(sys: Sys, flags: FlagValues): Promise<number> {
   return 0;
 }
 
-async function importCommand(sys: Sys, flags: FlagValues): Promise<number> {
+async function importCommand(sys: Sys, flags: HistoryValues): Promise<number> {
   onlyFlags(flags, IMPORT_FLAGS, "history import");
   const result = await createEngine(sys).history.import({
     onPrepared: (prep) => {
@@ -220,7 +223,7 @@ async function importCommand(sys: Sys, flags: FlagValues): Promise<number> {
 }
 
 /** `pitroom history`. */
-export const historyCommand: CommandRun = async ({ sys, flags, args }) => {
+export const historyCommand: CommandRun<typeof HISTORY_FLAGS> = async ({ sys, flags, args }) => {
   const [first, ...rest] = args;
   if (first === "stats" || first === "import") {
     if (rest.length > 0) {

@@ -18,7 +18,7 @@ import {
   workerOf as workerLabel,
 } from "../engine/mod.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { CommandRun } from "./command.ts";
+import type { CommandRun, NoFlags } from "./command.ts";
 import { shellCommands } from "./shell_words.ts";
 import { readCapped } from "../sys/read.ts";
 
@@ -194,7 +194,7 @@ async function readStdin(): Promise<string> {
 }
 
 /** Prints the cards of a PostToolUse hook call, or nothing. */
-export const hookCardCommand: CommandRun = async ({ sys }) => {
+export const hookCardCommand: CommandRun<NoFlags> = async ({ sys }) => {
   const input = parseHookInput(await readStdin());
   if (input === null || pitroomCalls(input.command).length === 0) return 0;
   const cards = await cardsFor(sys, input);

@@ -17,6 +17,7 @@ import {
 import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
+import type { INIT_FLAGS } from "./init_command.ts";
 import { printJson } from "./output.ts";
 import { exists } from "../sys/fs.ts";
 
@@ -132,10 +133,10 @@ export async function initConfig(sys: Sys, options: InitOptions): Promise<InitRe
 }
 
 /** Proposes (and with --yes writes) a starter config. */
-export const initCommand: CommandRun = async ({ sys, flags }) => {
-  const fallbackFlag = flags.fallback as string | undefined;
+export const initCommand: CommandRun<typeof INIT_FLAGS> = async ({ sys, flags }) => {
+  const fallbackFlag = flags.fallback;
   const report = await initConfig(sys, {
-    ...(flags.model === undefined ? {} : { model: flags.model as string }),
+    ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(fallbackFlag === undefined
       ? {}
       : { fallback: fallbackFlag.split(",").filter((t) => t.trim() !== "") }),

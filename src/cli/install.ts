@@ -9,7 +9,8 @@
  * record (install_record.ts), which `uninstall` follows to remove exactly those.
  */
 import type { Sys } from "../sys/mod.ts";
-import type { CommandRun, FlagValues } from "./command.ts";
+import type { CommandRun, FlagValuesOf } from "./command.ts";
+import type { INSTALL_FLAGS, UNINSTALL_FLAGS } from "./install_command.ts";
 import { type InstallRecord, readRecord, writeRecord } from "./install_record.ts";
 import { installMcp, type McpChange, parseClients, uninstallMcp } from "./install_mcp.ts";
 import { applySettings, describeSettings, type SettingsResult } from "./install_settings.ts";
@@ -30,7 +31,10 @@ interface Parts {
   mcp: boolean;
 }
 
-function partsOf(flags: FlagValues): Parts {
+/** The values of install's flags; uninstall takes these but --copy and --force. */
+type InstallValues = FlagValuesOf<typeof INSTALL_FLAGS>;
+
+function partsOf(flags: InstallValues): Parts {
   const mcp = flags.mcp === true || flags.client !== undefined;
   const named = flags.statusline === true || flags.skills === true || mcp;
   return named
@@ -46,7 +50,7 @@ interface Outcome {
 
 async function runParts(
   sys: Sys,
-  flags: FlagValues,
+  flags: InstallValues,
   record: InstallRecord,
   options: { install: boolean; dryRun: boolean },
 ): Promise<Outcome> {
@@ -125,7 +129,7 @@ function describe(outcome: Outcome, dryRun: boolean): string[] {
   return lines;
 }
 
-async function apply(sys: Sys, flags: FlagValues, install: boolean): Promise<number> {
+async function apply(sys: Sys, flags: InstallValues, install: boolean): Promise<number> {
   const dryRun = flags["dry-run"] === true;
   // A dry run first: a config that cannot be read stops everything before the first write.
   const outcome = await runParts(sys, flags, await readRecord(sys.stateDir), {
@@ -161,7 +165,9 @@ async function apply(sys: Sys, flags: FlagValues, install: boolean): Promise<num
 }
 
 /** Puts the status line and hook card, the skills and (`--mcp`) the MCP server in place. */
-export const installCommand: CommandRun = ({ sys, flags }) => apply(sys, flags, true);
+export const installCommand: CommandRun<typeof INSTALL_FLAGS> = ({ sys, flags }) =>
+  apply(sys, flags, true);
 
 /** Takes out again what `install` put in place. */
-export const uninstallCommand: CommandRun = ({ sys, flags }) => apply(sys, flags, false);
+export const uninstallCommand: CommandRun<typeof UNINSTALL_FLAGS> = ({ sys, flags }) =>
+  apply(sys, flags, false);

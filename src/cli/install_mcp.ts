@@ -73,18 +73,20 @@ export function sameEntry(raw: unknown, entry: ServerEntry): boolean {
 }
 
 /** The clients `--client` names (all when none), checked. */
-export function parseClients(value: unknown): McpClientId[] | null {
-  if (value === undefined) return null;
-  const words = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(","))
-    .map((w) => w.trim()).filter((w) => w !== "");
+export function parseClients(values: readonly string[] | undefined): McpClientId[] | null {
+  if (values === undefined) return null;
+  const words = values.flatMap((v) => v.split(",")).map((w) => w.trim()).filter((w) => w !== "");
+  const clients = new Set<McpClientId>();
   for (const word of words) {
-    if (!(MCP_CLIENTS as readonly string[]).includes(word)) {
+    const client = MCP_CLIENTS.find((c) => c === word);
+    if (client === undefined) {
       throw new UsageError(`Unknown MCP client "${word}"`, {
         hint: `name one of ${MCP_CLIENTS.join(", ")}`,
       });
     }
+    clients.add(client);
   }
-  return [...new Set(words)] as McpClientId[];
+  return [...clients];
 }
 
 async function cli(ctx: Ctx, client: Client, argv: string[], commands: string[]): Promise<void> {

@@ -6,9 +6,7 @@ import { join } from "../sys/path.ts";
 import { isNoSpace, noSpaceIn } from "../sys/fs.ts";
 import { errorLines, exitCodeOf, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import { COMMANDS, findCommand } from "./commands.ts";
-import { commandHelp, overviewHelp } from "./help.ts";
-import { parseCommand, suggest } from "./parse.ts";
+import { loadCommand } from "./command_list.ts";
 import { safe } from "./safe.ts";
 import { buildInfo, VERSION, versionLine } from "./version.ts";
 import { RECURSION_MARKER } from "../engine/mod.ts";
@@ -37,6 +35,10 @@ async function dispatch(argv: string[], sys: Sys): Promise<number> {
     }
   }
   if (name === undefined || name === "--help" || name === "-h") {
+    const [{ COMMANDS }, { overviewHelp }] = await Promise.all([
+      import("./commands.ts"),
+      import("./help.ts"),
+    ]);
     sys.out.stdout(overviewHelp(COMMANDS, VERSION));
     return 0;
   }
@@ -47,20 +49,25 @@ async function dispatch(argv: string[], sys: Sys): Promise<number> {
     );
     return 0;
   }
-  const def = findCommand(name);
-  if (def === undefined) {
+  const load = loadCommand(name);
+  if (load === undefined) {
+    const [{ COMMANDS }, { suggest }] = await Promise.all([
+      import("./commands.ts"),
+      import("./parse.ts"),
+    ]);
     const guess = suggest(name, COMMANDS.filter((c) => !c.hidden).map((c) => c.name));
     throw new UsageError(`Unknown command "${name}"`, {
       hint: guess ? `did you mean \`pitroom ${guess}\`?` : "see `pitroom help`",
     });
   }
-  const parsed = parseCommand(def, rest);
+  const def = await load;
+  const parsed = def.parse(rest);
   if (parsed.help) {
+    const { commandHelp } = await import("./help.ts");
     sys.out.stdout(commandHelp(def));
     return 0;
   }
-  const run = await def.load();
-  return await run({ sys, flags: parsed.flags, args: parsed.args });
+  return await parsed.run(sys);
 }
 
 function report(sys: Sys, error: unknown): number {

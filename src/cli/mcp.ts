@@ -8,21 +8,22 @@ import { RefusedError, UsageError } from "../sys/errors.ts";
 import { statOrNullSync } from "../sys/fs.ts";
 import { resolve } from "../sys/path.ts";
 import type { CommandRun } from "./command.ts";
+import type { MCP_FLAGS } from "./mcp_command.ts";
 import { VERSION } from "./version.ts";
 
 /** The HTTP port when `--port` is not given. */
 export const DEFAULT_MCP_PORT = 7117;
 
 /** Serves MCP until the client leaves (stdio) or a signal comes (both). */
-export const mcpCommand: CommandRun = async ({ sys, flags }) => {
+export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) => {
   if (flags.port !== undefined && !flags.http) {
     throw new UsageError("--port needs --http", { hint: "pitroom mcp --http --port 7117" });
   }
-  const port = flags.port as number | undefined;
+  const port = flags.port;
   if (port !== undefined && port > 65535) {
     throw new UsageError(`--port must be at most 65535, got ${port}`);
   }
-  const dir = resolve(sys.cwd(), (flags.dir as string | undefined) ?? ".");
+  const dir = resolve(sys.cwd(), flags.dir ?? ".");
   if (!statOrNullSync(dir)?.isDirectory) {
     throw new RefusedError("no_dir", `Cannot serve MCP in "${dir}": not a directory`);
   }

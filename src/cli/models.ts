@@ -11,10 +11,10 @@ import {
   type UsageSummary,
   WORKER_NAMES,
   type WorkerModels,
-  type WorkerName,
 } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
+import type { MODELS_FLAGS } from "./models_command.ts";
 import { printJson, table, warn } from "./output.ts";
 
 function tokens(n: number): string {
@@ -70,9 +70,10 @@ export function renderModels(workers: readonly WorkerModels[]): string {
 }
 
 /** Lists models. */
-export const modelsCommand: CommandRun = async ({ sys, flags, args }) => {
+export const modelsCommand: CommandRun<typeof MODELS_FLAGS> = async ({ sys, flags, args }) => {
   const name = args[0];
-  if (name !== undefined && !(WORKER_NAMES as readonly string[]).includes(name)) {
+  const worker = WORKER_NAMES.find((w) => w === name);
+  if (name !== undefined && worker === undefined) {
     throw new UsageError(`Unknown worker "${name}": expected one of ${WORKER_NAMES.join(", ")}`, {
       hint: "pitroom models",
     });
@@ -80,7 +81,7 @@ export const modelsCommand: CommandRun = async ({ sys, flags, args }) => {
   const engine = createEngine(sys);
   const { warnings } = await engine.settings();
   warn(sys, warnings);
-  const workers = await engine.models(name as WorkerName | undefined, { all: flags.all === true });
+  const workers = await engine.models(worker, { all: flags.all === true });
   if (flags.json) printJson(sys, workers);
   else sys.out.stdout(renderModels(workers));
   return 0;

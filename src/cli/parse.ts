@@ -1,17 +1,18 @@
 /**
- * argv -> flag values and arguments for one declared command (no effects).
+ * argv -> flag values and arguments for one declared command (no effects): the values typed
+ * from the command's flag declarations (command.ts).
  */
 import { UsageError } from "../sys/errors.ts";
-import type { CommandDef, FlagDef, FlagValues } from "./command.ts";
-import { MAX_DURATION } from "../engine/mod.ts";
-import { parseDuration } from "../engine/mod.ts";
-
-/** The parsed form of a command line. */
-export interface Parsed {
-  flags: FlagValues;
-  args: string[];
-  help: boolean;
-}
+import type {
+  CommandDef,
+  EnumFlag,
+  FlagDef,
+  FlagSpecs,
+  FlagValue,
+  FlagValuesOf,
+  NumberFlag,
+} from "./command.ts";
+import { MAX_DURATION, parseDuration } from "../engine/mod.ts";
 
 /** Suggests a command or flag name close to `word` (the nearest, if it is near enough). */
 export function suggest(word: string, candidates: string[]): string | undefined {
@@ -44,36 +45,38 @@ export function distance(a: string, b: string): number {
 
 type RawValue = string | boolean | string[];
 
+/** The help flag every command takes. */
+const HELP: FlagDef = { name: "help", short: "h", type: "boolean", describe: "" };
+
+/** Who is parsed: the command's name and arguments. */
+type Command = Pick<CommandDef, "name" | "args">;
+
 /**
  * Splits argv into flag values and positionals, strictly: `--name`, `--name=value`,
  * `--name value`, `-x`, `-x value`, `-xyz` (booleans), and `--` ending the flags. Unknown
  * flags and missing values are usage errors.
  */
 function splitArgv(
-  def: CommandDef,
-  argv: string[],
-): { values: Record<string, RawValue>; positionals: string[] } {
-  const flags = [...def.flags, {
-    name: "help",
-    short: "h",
-    type: "boolean" as const,
-    describe: "",
-  }];
+  def: Command,
+  declared: readonly FlagDef[],
+  argv: readonly string[],
+): { values: Map<string, RawValue>; positionals: string[] } {
+  const flags = [...declared, HELP];
   const byName = new Map(flags.map((f) => [f.name, f]));
   const byShort = new Map(flags.flatMap((f) => (f.short ? [[f.short, f] as const] : [])));
-  const values: Record<string, RawValue> = {};
+  const values = new Map<string, RawValue>();
   const positionals: string[] = [];
   const help = `see \`pitroom ${def.name} --help\``;
-  const set = (f: typeof flags[number], value: string | boolean) => {
-    if (f.type === "strings") {
-      const list = values[f.name];
-      values[f.name] = [...(Array.isArray(list) ? list : []), String(value)];
+  const set = (f: FlagDef, value: string | boolean) => {
+    if (f.type === "repeated") {
+      const list = values.get(f.name);
+      values.set(f.name, [...(Array.isArray(list) ? list : []), String(value)]);
     } else {
-      values[f.name] = value;
+      values.set(f.name, value);
     }
   };
   const unknown = (typed: string) => {
-    const guess = suggest(typed.replace(/^-+/, ""), def.flags.map((f) => f.name));
+    const guess = suggest(typed.replace(/^-+/, ""), declared.map((f) => f.name));
     return new UsageError(`Unknown flag "${typed}" for \`pitroom ${def.name}\``, {
       hint: guess ? `did you mean --${guess}?` : help,
     });
@@ -124,32 +127,45 @@ function splitArgv(
   return { values, positionals };
 }
 
-/** Parses `argv` against `def`. */
-export function parseCommand(def: CommandDef, argv: string[]): Parsed {
-  const parsed = splitArgv(def, argv);
-  const values: Record<string, RawValue | undefined> = parsed.values;
-  const flags: FlagValues = {};
-  for (const f of def.flags) {
-    const raw = values[f.name];
-    if (raw === undefined) {
-      if (f.default !== undefined) {
-        flags[f.name] = f.type === "duration" && typeof f.default === "string"
-          ? parseDuration(f.default, `--${f.name}`)
-          : f.default;
-      }
-      continue;
-    }
-    for (const value of Array.isArray(raw) ? raw : [raw]) {
-      if (value === "") throw new UsageError(`Flag "--${f.name}" needs a value, got ""`);
-    }
-    if (f.type === "duration") flags[f.name] = durationOf(f, String(raw));
-    else if (f.type === "number") flags[f.name] = numberOf(f, String(raw));
-    else flags[f.name] = raw;
+/** Parses `argv` against a command's flags; the values are typed from their declaration. */
+export function parseInput<F extends FlagSpecs>(
+  def: Command,
+  specs: F,
+  argv: readonly string[],
+): { flags: FlagValuesOf<F>; args: string[]; help: boolean } {
+  const declared = Object.entries(specs).map(([name, spec]): FlagDef => ({ name, ...spec }));
+  const parsed = splitArgv(def, declared, argv);
+  const flags: Record<string, FlagValue> = {};
+  for (const f of declared) {
+    const value = valueOf(f, parsed.values.get(f.name));
+    if (value !== undefined) flags[f.name] = value;
   }
   const args = parsed.positionals;
-  const help = values.help === true;
-  if (!help) checkArgs(def, args);
-  return { flags, args, help };
+  const help = parsed.values.get("help") === true;
+  if (!help) {
+    checkArgs(def, args);
+    checkRequired(def, declared, flags);
+  }
+  // Each declared flag now has a value of its declared type (valueOf), or none: the shape
+  // FlagValuesOf<F> describes, which the loop cannot show the compiler.
+  return { flags: flags as FlagValuesOf<F>, args, help };
+}
+
+/** A flag's value from its raw text: checked, converted, or its default. */
+function valueOf(f: FlagDef, raw: RawValue | undefined): FlagValue | undefined {
+  if (raw === undefined) {
+    if (f.type === "duration" && f.default !== undefined) {
+      return parseDuration(f.default, `--${f.name}`);
+    }
+    return f.type === "boolean" || f.type === "repeated" ? undefined : f.default;
+  }
+  for (const value of Array.isArray(raw) ? raw : [raw]) {
+    if (value === "") throw new UsageError(`Flag "--${f.name}" needs a value, got ""`);
+  }
+  if (f.type === "duration") return durationOf(f, String(raw));
+  if (f.type === "number") return numberOf(f, String(raw));
+  if (f.type === "enum") return oneOf(f, String(raw));
+  return raw;
 }
 
 function durationOf(f: FlagDef, raw: string): number {
@@ -160,7 +176,7 @@ function durationOf(f: FlagDef, raw: string): number {
   return ms;
 }
 
-function numberOf(f: FlagDef, raw: string): number {
+function numberOf(f: NumberFlag & { name: string }, raw: string): number {
   const n = Number(raw);
   if (raw.trim() === "" || !Number.isFinite(n)) {
     throw new UsageError(`Flag "--${f.name}" needs a number, got "${raw}"`);
@@ -174,7 +190,14 @@ function numberOf(f: FlagDef, raw: string): number {
   return n;
 }
 
-function checkArgs(def: CommandDef, args: string[]): void {
+function oneOf(f: EnumFlag & { name: string }, raw: string): string {
+  if (!f.values.includes(raw)) {
+    throw new UsageError(`Flag "--${f.name}" takes one of ${f.values.join(", ")}, got "${raw}"`);
+  }
+  return raw;
+}
+
+function checkArgs(def: Command, args: string[]): void {
   const required = def.args.filter((a) => a.required).length;
   const variadic = def.args.some((a) => a.variadic);
   if (args.length < required) {
@@ -190,5 +213,19 @@ function checkArgs(def: CommandDef, args: string[]): void {
         hint: `quote a task with spaces, or see \`pitroom ${def.name} --help\``,
       },
     );
+  }
+}
+
+function checkRequired(
+  def: Command,
+  declared: readonly FlagDef[],
+  flags: Record<string, FlagValue>,
+): void {
+  for (const f of declared) {
+    if (f.type !== "boolean" && f.required && flags[f.name] === undefined) {
+      throw new UsageError(`\`pitroom ${def.name}\` needs --${f.name} ${f.value}`, {
+        hint: `see \`pitroom ${def.name} --help\``,
+      });
+    }
   }
 }

@@ -5,6 +5,7 @@
 import { createEngine, type PlanStatus, type ReviewRow, type TaskRow } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
+import type { PLAN_FLAGS } from "./plan_command.ts";
 import { printJson, table } from "./output.ts";
 import { safeLine } from "./safe.ts";
 import { verdictLabel } from "./plan_report.ts";
@@ -58,7 +59,7 @@ export function renderPlanStatus(status: PlanStatus): string {
 }
 
 /** `plan status` and `plan note`. */
-export const planCommand: CommandRun = async ({ sys, flags, args }) => {
+export const planCommand: CommandRun<typeof PLAN_FLAGS> = async ({ sys, flags, args }) => {
   const [action, plan, ...rest] = args;
   const engine = createEngine(sys);
   if (action === "status") {

@@ -9,6 +9,7 @@ import {
   formatDuration,
   formatUntil,
   grouped,
+  hiddenLine,
   receiptLines,
   refsLabel,
   type RunReport,
@@ -141,6 +142,7 @@ export function renderReport(
   if (record.message && record.state !== "done") lines.push(`problem  ${safe(record.message)}`);
   lines.push(...answerCheckLines(record, now));
   for (const note of record.notes ?? []) lines.push(`note     ${safe(note)}`);
+  if (record.hidden) lines.push(`hidden   ${safe(hiddenLine(record.hidden))}`);
   const verify = record.verify;
   if (verify) {
     const how = verify.ok

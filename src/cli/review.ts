@@ -6,15 +6,18 @@
 import type { ReviewRequest } from "../engine/mod.ts";
 import { engineFor } from "./engine_for.ts";
 import { UsageError } from "../sys/errors.ts";
-import type { CommandRun, FlagValues } from "./command.ts";
+import type { CommandRun, FlagValuesOf } from "./command.ts";
+import type { REVIEW_FLAGS } from "./review_command.ts";
 import { printJson, warn } from "./output.ts";
 import { renderReport } from "./report.ts";
 import { safe } from "./safe.ts";
 
 /** The request the review flags describe. */
-export function reviewRequestFrom(flags: FlagValues, args: readonly string[]): ReviewRequest {
+export function reviewRequestFrom(
+  flags: FlagValuesOf<typeof REVIEW_FLAGS>,
+  args: readonly string[],
+): ReviewRequest {
   if (args.length > 1) throw new UsageError("Review one run at a time");
-  const text = (name: string) => flags[name] as string | undefined;
   const request: ReviewRequest = {};
   if (args[0] !== undefined) request.run = args[0];
   const fields = [
@@ -26,16 +29,16 @@ export function reviewRequestFrom(flags: FlagValues, args: readonly string[]): R
     ["dir", "dir"],
   ] as const;
   for (const [flag, field] of fields) {
-    const value = text(flag);
+    const value = flags[flag];
     if (value !== undefined) request[field] = value;
   }
-  if (flags.timeout !== undefined) request.timeoutMs = flags.timeout as number;
+  if (flags.timeout !== undefined) request.timeoutMs = flags.timeout;
   if (flags.bg === true) request.background = true;
   return request;
 }
 
 /** Reviews a run or a range. */
-export const reviewCommand: CommandRun = async ({ sys, flags, args }) => {
+export const reviewCommand: CommandRun<typeof REVIEW_FLAGS> = async ({ sys, flags, args }) => {
   const engine = engineFor(sys, flags);
   const started = await engine.review(reviewRequestFrom(flags, args), {
     onWarning: (w) => warn(sys, [w]),

@@ -5,7 +5,8 @@
 import { createEngine, type RunRequest } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { CommandRun, FlagValues } from "./command.ts";
+import type { CommandRun, FlagValuesOf } from "./command.ts";
+import type { RUN_FLAGS } from "./run_command.ts";
 import { checkLinkFlags, readTaskFile, readTaskStdin } from "./flag_files.ts";
 import { printJson, warn } from "./output.ts";
 import { safe, safeLine } from "./safe.ts";
@@ -23,8 +24,11 @@ async function readTask(sys: Sys, args: string[], taskFile: string | undefined):
   return args.join(" ");
 }
 
+/** The values of run's flags (crew's are these but a few). */
+type RunValues = FlagValuesOf<typeof RUN_FLAGS>;
+
 /** The mode the flags choose (at most one of -r, -w, -i). */
-export function modeOf(flags: FlagValues, copies = "an isolated copy"): RunRequest["mode"] {
+export function modeOf(flags: RunValues, copies = "an isolated copy"): RunRequest["mode"] {
   if ([flags.read, flags.write, flags.isolate].filter(Boolean).length > 1) {
     throw new UsageError(`Choose one mode: -r (read), -w (write in place) or -i (${copies})`);
   }
@@ -32,13 +36,12 @@ export function modeOf(flags: FlagValues, copies = "an isolated copy"): RunReque
 }
 
 /** The request the run flags describe, without its task (`crew` shares it). */
-export function requestFrom(flags: FlagValues, mode: RunRequest["mode"]): RunRequest {
+export function requestFrom(flags: RunValues, mode: RunRequest["mode"]): RunRequest {
   const caps = {
-    ...(flags["max-tokens"] === undefined ? {} : { maxTokens: flags["max-tokens"] as number }),
-    ...(flags["max-cost"] === undefined ? {} : { maxCost: flags["max-cost"] as number }),
-    ...(flags["max-steps"] === undefined ? {} : { maxSteps: flags["max-steps"] as number }),
+    ...(flags["max-tokens"] === undefined ? {} : { maxTokens: flags["max-tokens"] }),
+    ...(flags["max-cost"] === undefined ? {} : { maxCost: flags["max-cost"] }),
+    ...(flags["max-steps"] === undefined ? {} : { maxSteps: flags["max-steps"] }),
   };
-  const text = (name: string) => flags[name] as string | undefined;
   const request: RunRequest = {};
   if (mode !== undefined) request.mode = mode;
   const strings = [
@@ -52,12 +55,13 @@ export function requestFrom(flags: FlagValues, mode: RunRequest["mode"]): RunReq
     ["continue", "continue"],
   ] as const;
   for (const [flag, field] of strings) {
-    const value = text(flag);
+    const value = flags[flag];
     if (value !== undefined) request[field] = value;
   }
-  if (flags.link !== undefined) request.link = flags.link as string[];
+  if (flags.link !== undefined) request.link = flags.link;
   if (flags["allow-links"] === true) request.allowLinks = true;
-  if (flags.file !== undefined) request.files = flags.file as string[];
+  if (flags["allow-secrets"] === true) request.allowSecrets = true;
+  if (flags.file !== undefined) request.files = flags.file;
   if (flags.web === true) request.web = true;
   if (flags["no-fallback"] === true) request.noFallback = true;
   if (flags.fresh === true) request.fresh = true;
@@ -66,29 +70,29 @@ export function requestFrom(flags: FlagValues, mode: RunRequest["mode"]): RunReq
   }
   if (flags.audit === true) request.audit = true;
   if (flags["no-audit"] === true) request.audit = false;
-  if (flags.timeout !== undefined) request.timeoutMs = flags.timeout as number;
-  if (flags.plan !== undefined) request.plan = flags.plan as string;
-  if (flags.step !== undefined) request.step = flags.step as number;
+  if (flags.timeout !== undefined) request.timeoutMs = flags.timeout;
+  if (flags.plan !== undefined) request.plan = flags.plan;
+  if (flags.step !== undefined) request.step = flags.step;
   if (Object.keys(caps).length > 0) request.caps = caps;
   return request;
 }
 
-function checkCaps(flags: FlagValues): void {
-  for (const name of ["max-tokens", "max-cost", "max-steps"]) {
-    const value = flags[name] as number | undefined;
+function checkCaps(flags: RunValues): void {
+  for (const name of ["max-tokens", "max-cost", "max-steps"] as const) {
+    const value = flags[name];
     if (value !== undefined && !(value > 0)) throw new UsageError(`--${name} must be more than 0`);
   }
 }
 
 /** Runs a task. */
-export const runCommand: CommandRun = async ({ sys, flags, args }) => {
+export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, args }) => {
   const mode = modeOf(flags);
-  const task = (await readTask(sys, args, flags["task-file"] as string | undefined)).trim();
+  const task = (await readTask(sys, args, flags["task-file"])).trim();
   if (task.length === 0 && flags.plan === undefined) {
     throw new UsageError("No task given", { hint: 'pitroom run "what the worker should do"' });
   }
   checkCaps(flags);
-  await checkLinkFlags(sys, flags.link as string[] | undefined, flags.dir as string | undefined);
+  await checkLinkFlags(sys, flags.link, flags.dir);
   const request: RunRequest = {
     ...requestFrom(flags, mode),
     ...(task === "" ? {} : { task }),

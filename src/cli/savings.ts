@@ -12,6 +12,7 @@ import {
 import { UsageError } from "../sys/errors.ts";
 import { resolve } from "../sys/path.ts";
 import type { CommandRun } from "./command.ts";
+import type { SAVINGS_FLAGS } from "./savings_command.ts";
 import { compact, count, usd } from "./figures.ts";
 import { notePreparation } from "./history.ts";
 import { printJson, table } from "./output.ts";
@@ -67,11 +68,11 @@ export function renderSavings(totals: SavingsTotals, period: string, models: boo
 }
 
 /** `pitroom savings`. */
-export const savingsCommand: CommandRun = async ({ sys, flags }) => {
+export const savingsCommand: CommandRun<typeof SAVINGS_FLAGS> = async ({ sys, flags }) => {
   const now = sys.clock.now();
-  const sinceText = typeof flags.since === "string" ? flags.since : "30d";
+  const sinceText = flags.since;
   const since = sinceOf(sinceText, now);
-  const cardPath = typeof flags.card === "string" ? flags.card : undefined;
+  const cardPath = flags.card;
   if (cardPath !== undefined && !cardPath.endsWith(".svg")) {
     throw new UsageError(
       `--card writes an SVG file: give a name ending in .svg, not "${cardPath}"`,

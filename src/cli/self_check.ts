@@ -8,6 +8,7 @@ import { RefusedError } from "../sys/errors.ts";
 import { permissionMismatches } from "../sys/permissions.ts";
 import { EMBEDDED_ASSETS } from "./assets.ts";
 import type { CommandRun } from "./command.ts";
+import type { SELF_CHECK_FLAGS } from "./self_check_command.ts";
 import { printJson, table } from "./output.ts";
 import { buildInfo, versionLine } from "./version.ts";
 
@@ -48,7 +49,7 @@ function permissionCheck(): SelfCheck {
 }
 
 /** Checks the program itself. */
-export const selfCheckCommand: CommandRun = async ({ sys, flags }) => {
+export const selfCheckCommand: CommandRun<typeof SELF_CHECK_FLAGS> = async ({ sys, flags }) => {
   const checks = [
     ...await assetChecks(),
     permissionCheck(),

@@ -7,13 +7,14 @@
  */
 import { type DamagedRecord, UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
+import type { SHOW_FLAGS } from "./show_command.ts";
 import { engineFor } from "./engine_for.ts";
 import { printJson, printJsonLine, sayDamaged } from "./output.ts";
 import { deniedCalls, renderReport } from "./report.ts";
 import { showKept } from "./show_kept.ts";
 
 /** Prints a run's report, patch or events. */
-export const showCommand: CommandRun = async ({ sys, flags, args }) => {
+export const showCommand: CommandRun<typeof SHOW_FLAGS> = async ({ sys, flags, args }) => {
   if ([flags.patch, flags.events].filter(Boolean).length > 1) {
     throw new UsageError("Choose one of --patch and --events");
   }

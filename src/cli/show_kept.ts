@@ -4,7 +4,6 @@
 import { safeLine } from "./safe.ts";
 import { type KeptRun, type Step, stepEvents } from "../engine/mod.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { FlagValues } from "./command.ts";
 import { printJson, printJsonLine } from "./output.ts";
 import { renderReport } from "./report.ts";
 
@@ -32,7 +31,7 @@ export function renderSteps(steps: Step[]): string {
  */
 export function showKept(
   sys: Sys,
-  flags: FlagValues,
+  flags: { readonly events?: boolean; readonly json?: boolean; readonly full?: boolean },
   kept: KeptRun,
   why: "cleaned" | "damaged" = "cleaned",
 ): number {

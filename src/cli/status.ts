@@ -18,7 +18,8 @@ import {
 } from "../engine/mod.ts";
 import type { DamagedRecord } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { CommandRun, FlagValues } from "./command.ts";
+import type { CommandRun } from "./command.ts";
+import type { LS_FLAGS, STATUS_FLAGS } from "./status_command.ts";
 import { engineFor } from "./engine_for.ts";
 import { printJson, sayDamaged, table } from "./output.ts";
 
@@ -63,7 +64,7 @@ async function print(
   sys: Sys,
   engine: Engine,
   records: RunReport[],
-  options: { flags: FlagValues; empty: string; damaged: DamagedRecord[] },
+  options: { flags: { json?: boolean; all?: boolean }; empty: string; damaged: DamagedRecord[] },
 ): Promise<number> {
   const { flags, damaged } = options;
   if (flags.json) printJson(sys, records.map((r) => ({ ...r, repo: placeOf(r) })));
@@ -80,28 +81,28 @@ async function print(
 }
 
 /** Shows runs: the named ones, a group, or the live and recent ones. */
-export const statusCommand: CommandRun = async ({ sys, flags, args }) => {
+export const statusCommand: CommandRun<typeof STATUS_FLAGS> = async ({ sys, flags, args }) => {
   const engine = engineFor(sys, flags);
   const damaged: DamagedRecord[] = [];
   const common = { all: flags.all === true, onDamaged: (d: DamagedRecord) => damaged.push(d) };
   const records = args.length > 0
     ? await engine.list({ runs: args })
     : flags.group
-    ? await engine.list({ group: flags.group as string, ...common })
+    ? await engine.list({ group: flags.group, ...common })
     : await engine.list({ recent: 10, ...common });
   return await print(sys, engine, records, { flags, empty: "No runs yet", damaged });
 };
 
 /** Lists runs newest first. */
-export const lsCommand: CommandRun = async ({ sys, flags }) => {
+export const lsCommand: CommandRun<typeof LS_FLAGS> = async ({ sys, flags }) => {
   const engine = engineFor(sys, flags);
   const damaged: DamagedRecord[] = [];
   const common = { all: flags.all === true, onDamaged: (d: DamagedRecord) => damaged.push(d) };
   let records = flags.group
-    ? await engine.list({ group: flags.group as string, ...common })
-    : await engine.list({ recent: flags.limit as number, ...common });
+    ? await engine.list({ group: flags.group, ...common })
+    : await engine.list({ recent: flags.limit, ...common });
   if (flags.running) records = records.filter((r) => !isFinal(r.state));
-  records = records.reverse().slice(0, flags.limit as number);
+  records = records.reverse().slice(0, flags.limit);
   return await print(sys, engine, records, {
     flags,
     empty: flags.running ? "No runs are running" : "No runs yet",

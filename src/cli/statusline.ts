@@ -8,6 +8,7 @@
 import { createEngine, formatUsd, killGroup } from "../engine/mod.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
+import type { STATUSLINE_FLAGS } from "./statusline_command.ts";
 import { readCapped } from "../sys/read.ts";
 
 /** How long the user's own status line may take, ms. */
@@ -71,9 +72,9 @@ export async function runOwn(
 }
 
 /** Prints the status line. */
-export const statuslineCommand: CommandRun = async ({ sys, flags }) => {
+export const statuslineCommand: CommandRun<typeof STATUSLINE_FLAGS> = async ({ sys, flags }) => {
   const input = await readStdin();
-  const then = typeof flags.then === "string" && flags.then.trim() !== "" ? flags.then : null;
+  const then = flags.then !== undefined && flags.then.trim() !== "" ? flags.then : null;
   const engine = createEngine(sys);
   const [own, active, saved] = await Promise.all([
     then === null ? Promise.resolve(null) : runOwn(sys, then, input, THEN_TIMEOUT_MS),

@@ -3,10 +3,10 @@
  * SIGTERM or SIGINT stops every run it hosts, then it exits.
  */
 import { runHost } from "../engine/mod.ts";
-import type { CommandRun } from "./command.ts";
+import type { CommandRun, NoFlags } from "./command.ts";
 
 /** Hosts background runs until none is left. */
-export const superviseCommand: CommandRun = async ({ sys }) => {
+export const superviseCommand: CommandRun<NoFlags> = async ({ sys }) => {
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error("stopped"));
   Deno.addSignalListener("SIGTERM", onSignal);

@@ -6,6 +6,7 @@ import { isFinal, type RunReport, scopeName } from "../engine/mod.ts";
 import { type DamagedRecord, UsageError } from "../sys/errors.ts";
 import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";
+import type { WAIT_FLAGS } from "./wait_command.ts";
 import { printJson, sayDamaged } from "./output.ts";
 import { renderBrief, renderReport } from "./report.ts";
 
@@ -15,8 +16,8 @@ export function groupExit(records: readonly RunReport[]): number {
 }
 
 /** Waits for runs and prints their reports. */
-export const waitCommand: CommandRun = async ({ sys, flags, args }) => {
-  const group = flags.group as string | undefined;
+export const waitCommand: CommandRun<typeof WAIT_FLAGS> = async ({ sys, flags, args }) => {
+  const group = flags.group;
   const engine = engineFor(sys, flags);
   const damaged: DamagedRecord[] = [];
   const onDamaged = (d: DamagedRecord) => damaged.push(d);
@@ -39,10 +40,10 @@ export const waitCommand: CommandRun = async ({ sys, flags, args }) => {
     );
   }
   const again = ["pitroom wait", ...(group && args.length === 0 ? ["-g", group] : args)];
-  if (typeof flags.dir === "string") again.push("-d", flags.dir);
+  if (flags.dir !== undefined) again.push("-d", flags.dir);
   if (flags.any) again.push("--any");
   const records = chosen.length === 0 ? [] : await engine.wait({ runs: chosen.map((r) => r.id) }, {
-    timeoutMs: flags.timeout as number,
+    timeoutMs: flags.timeout,
     again: again.join(" "),
     ...(flags.any ? { any: true } : {}),
     onDamage: onDamaged,

@@ -18,6 +18,7 @@ import {
 import { type DamagedRecord, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
+import type { WATCH_FLAGS } from "./watch_command.ts";
 import { engineFor } from "./engine_for.ts";
 import { printJsonLine, sayDamaged, table } from "./output.ts";
 
@@ -156,7 +157,7 @@ class Printer {
   }
 }
 
-function styleOf(sys: Sys, flags: Record<string, unknown>): Style {
+function styleOf(sys: Sys, flags: { json?: boolean; brief?: boolean }): Style {
   if (flags.json && flags.brief) throw new UsageError("Choose one of --json and --brief");
   if (flags.json) return "json";
   if (flags.brief || !sys.out.isTTY) return "brief";
@@ -164,9 +165,9 @@ function styleOf(sys: Sys, flags: Record<string, unknown>): Style {
 }
 
 /** Follows runs live until every one has ended. */
-export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
+export const watchCommand: CommandRun<typeof WATCH_FLAGS> = async ({ sys, flags, args }) => {
   const style = styleOf(sys, flags);
-  const group = flags.group as string | undefined;
+  const group = flags.group;
   if (group !== undefined && args.length > 0) {
     throw new UsageError("Name runs or a group (-g), not both");
   }
@@ -187,7 +188,7 @@ export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
     selector = { runs: records.map((r) => r.id) };
   }
   const view = new LiveFold();
-  const interval = (flags.interval as number | undefined) ?? 1;
+  const interval = flags.interval;
   if (!(interval >= 0)) throw new UsageError(`Invalid --interval "${interval}": expected seconds`);
   const printer = new Printer(sys, style, view, interval * 1000);
   const allDone = Promise.withResolvers<void>();
@@ -221,7 +222,7 @@ export const watchCommand: CommandRun = async ({ sys, flags, args }) => {
     }
   }, { onRun: (record) => view.add(record), onDamage: (d) => damaged.push(d) });
   const timer = new AbortController();
-  const timeoutMs = flags.timeout as number | undefined;
+  const timeoutMs = flags.timeout;
   const scope = await engine.scope();
   try {
     await feed.ready;

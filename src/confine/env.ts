@@ -56,8 +56,8 @@ const PROVIDER_PREFIXES: Record<WorkerName, readonly string[]> = {
 
 /** Options of `scrubEnv`. */
 export interface ScrubOptions {
-  /** The worker the env is for: its provider's credentials are kept. */
-  worker: WorkerName;
+  /** The worker the env is for: its provider's credentials are kept (none for null: verify). */
+  worker: WorkerName | null;
   /**
    * More credential names the worker's provider reads (codex's `env_key` settings).
    * @default none
@@ -69,7 +69,7 @@ function providerKeeps(
   env: Record<string, string>,
   options: ScrubOptions,
 ): (name: string) => boolean {
-  const prefixes = [...PROVIDER_PREFIXES[options.worker]];
+  const prefixes = options.worker === null ? [] : [...PROVIDER_PREFIXES[options.worker]];
   if (options.worker === "claude") {
     if (env.CLAUDE_CODE_USE_BEDROCK) prefixes.push("AWS_");
     if (env.CLAUDE_CODE_USE_VERTEX) prefixes.push("GOOGLE_", "CLOUD_ML_", "VERTEX_");
@@ -105,7 +105,10 @@ export function codexEnvKeys(configToml: string): string[] {
     .map((m) => m[1]!);
 }
 
-async function providerKeys(worker: WorkerName, env: Record<string, string>): Promise<string[]> {
+async function providerKeys(
+  worker: WorkerName | null,
+  env: Record<string, string>,
+): Promise<string[]> {
   if (worker !== "codex") return [];
   const home = env.CODEX_HOME ?? (env.HOME ? join(env.HOME, ".codex") : null);
   if (home === null) return [];
@@ -130,11 +133,12 @@ export interface WorkerEnv {
 /**
  * The environment of one worker attempt: scrubbed, guarded (the guard written or repaired first)
  * and marked with the run id so Pitroom refuses to run inside it. Pitroom's own git calls never
- * get it: they run with Pitroom's environment.
+ * get it: they run with Pitroom's environment. A run's verify command gets the same with no
+ * worker (`worker: null`): no provider's credentials at all.
  */
 export async function workerEnv(
   sys: Sys,
-  options: { worker: WorkerName; runId: string },
+  options: { worker: WorkerName | null; runId: string },
 ): Promise<WorkerEnv> {
   const caller = sys.env.toObject();
   const [guard, keep] = await Promise.all([

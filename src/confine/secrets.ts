@@ -1,49 +1,61 @@
 /**
- * Secret-looking files: what a read run should not see (`.env`, private keys, credential files).
- * Pure: given the paths of a snapshot and what git ignores, it names the ones to keep out.
+ * Secret-looking files in a tree: what a worker should not see (`.env`, private keys, credential
+ * files). Pure: given the paths of a snapshot and what git ignores, it names the ones to keep
+ * out. The names themselves are policy (confine/secret_names.ts), with the config's
+ * `sandbox.hide`/`sandbox.show` name patterns (confine/sandbox/names.ts) laid over them.
  */
+import { isSecretDir, isSecretPath } from "./secret_names.ts";
+import { matchesName } from "./sandbox/mod.ts";
 
-const SECRET_NAMES = [
-  /^\.env$/,
-  /^\.env\.(?!example$|sample$|template$|dist$|defaults$)[^/]+$/,
-  /^\.envrc$/,
-  /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/i,
-  /^id_(rsa|dsa|ecdsa|ed25519)$/,
-  /^\.?(netrc|npmrc|pypirc|pgpass)$/,
-  /^credentials(\.json|\.ya?ml|\.toml)?$/i,
-  /^(client_)?secrets?(\.json|\.ya?ml|\.toml)$/i,
-  /^service[-_]?account.*\.json$/i,
-  /\.tfvars$/,
-  /^\.dockerconfigjson$/,
-];
+export { isSecretPath };
 
-const SECRET_DIRS = /^(\.ssh|\.aws|\.gnupg|\.docker|secrets?)$/;
-
-/** True when a file's path looks like it holds a secret (by its name). */
-export function isSecretPath(path: string): boolean {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  if (name.endsWith(".pub")) return false;
-  return SECRET_NAMES.some((re) => re.test(name));
+/** Name patterns of the config (`sandbox.hide`, `sandbox.show`) over the built-in list. */
+export interface SecretPatterns {
+  hide: readonly string[];
+  show: readonly string[];
 }
 
-/** True when an ignored directory entry (`dir/`) looks like a folder of secrets. */
-function isSecretDir(entry: string): boolean {
+const NONE: SecretPatterns = { hide: [], show: [] };
+
+/** True when a tree path is hidden: a secret-looking name or a `hide` pattern, and no `show`. */
+export function isHiddenPath(path: string, patterns: SecretPatterns = NONE): boolean {
+  if (patterns.show.some((p) => matchesName(p, path))) return false;
+  return isSecretPath(path) || patterns.hide.some((p) => matchesName(p, path));
+}
+
+/** True when an ignored directory entry (`dir/`) is hidden as a whole. */
+function isHiddenDir(entry: string, patterns: SecretPatterns): boolean {
   const trimmed = entry.replace(/\/$/, "");
-  return SECRET_DIRS.test(trimmed.slice(trimmed.lastIndexOf("/") + 1));
+  if (patterns.show.some((p) => matchesName(p, trimmed))) return false;
+  return isSecretDir(trimmed) || patterns.hide.some((p) => matchesName(p, trimmed));
+}
+
+/** Secret-looking paths of a tree, relative to its root. */
+export interface FoundSecrets {
+  /** Tracked and untracked files (in the snapshot). */
+  tracked: string[];
+  /** Ignored files and folders (a folder ends with `/`). */
+  ignored: string[];
+  /** Whether there is any. */
+  any: boolean;
+  /** Up to three, for a report. */
+  examples: string[];
 }
 
 /**
- * The secret-looking files among a snapshot's files (to drop from a read view) and whether the
- * work tree holds any secret at all, ignored ones included (then read runs use a view).
+ * The secret-looking files among a snapshot's files (to drop from a read view or mask in a
+ * sandbox) and among the ignored entries git lists (an ignored folder listed as a whole is
+ * looked at by its own name only).
  */
 export function findSecrets(
   files: readonly string[],
   ignored: readonly string[],
-): { tracked: string[]; any: boolean; examples: string[] } {
-  const tracked = files.filter(isSecretPath);
+  patterns: SecretPatterns = NONE,
+): FoundSecrets {
+  const tracked = files.filter((path) => isHiddenPath(path, patterns));
   const hidden = ignored.filter((entry) =>
-    entry.endsWith("/") ? isSecretDir(entry) : isSecretPath(entry)
+    entry.endsWith("/") ? isHiddenDir(entry, patterns) : isHiddenPath(entry, patterns)
   );
   const examples = [...tracked, ...hidden].slice(0, 3);
-  return { tracked, any: tracked.length + hidden.length > 0, examples };
+  return { tracked, ignored: hidden, any: tracked.length + hidden.length > 0, examples };
 }

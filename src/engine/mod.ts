@@ -134,6 +134,7 @@ export { installPaths, isRunId } from "../store/paths.ts";
 export { writeJsonAtomic, writeTextAtomic } from "../store/atomic.ts";
 export { describeEvents, OUTCOME_CLASSES } from "../events/mod.ts";
 export { RECURSION_MARKER } from "../confine/floor.ts";
+export { hiddenLine } from "../confine/hidden.ts";
 export { WORKER_NAMES } from "../workers/types.ts";
 export { receiptLines } from "../receipts/lines.ts";
 export { formatRatio, formatTokens, formatUsd, grouped, primaryName } from "../receipts/format.ts";

@@ -15,6 +15,12 @@ export interface Target {
   model?: string;
 }
 
+/** What the sandbox hid from a worker (confine/sandboxing.ts). */
+export interface Hidden {
+  credentials: { count: number; examples: string[] };
+  files: { count: number; examples: string[] };
+}
+
 /** One attempt: a target that ran (or was skipped). */
 export interface Attempt {
   worker: WorkerName;
@@ -226,6 +232,8 @@ export interface RunRecord {
   skipped?: { worker: WorkerName; model?: string; until: number }[];
   /** An isolate run without a sandbox may hold links leading out of its copy (`--allow-links`). */
   allowLinks?: boolean;
+  /** A write or isolate run whose worker sees the tree's secret-looking files (`--allow-secrets`). */
+  allowSecrets?: boolean;
   /** A crew's run: its task's place among the tasks given together (0 first). */
   taskIndex?: number;
   /** A follow-up: the run it continues and the worker session it resumes. */
@@ -238,6 +246,12 @@ export interface RunRecord {
   changes?: Changes;
   /** Things the user should know about how the run was set up (shown in the report). */
   notes?: string[];
+  /**
+   * What the sandbox hid from the worker besides Pitroom's own state: credential paths of the
+   * home folder (`~/.ssh`, another CLI's login) and secret-looking files of the tree, with up to
+   * three examples of each.
+   */
+  hidden?: Hidden;
   /** Isolate mode: where the copy is and what became of the patch. */
   isolation?: Isolation;
   /** What the run cost and saved (set when it ends). */

@@ -154,9 +154,24 @@ Deno.test("runDoctor() says which sandbox runs workers, warns without one, error
   await using home = await tempHome();
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
   const none = { opencode: undefined, codex: undefined, claude: undefined, gemini: undefined };
+  await Deno.mkdir(join(home.root, ".ssh"), { recursive: true });
+  await Deno.writeTextFile(join(home.root, ".netrc"), "machine x password y\n");
   const found = find(await runDoctor(sys, { backends: none }), "sandbox");
   assert.equal(found.status, "ok", found.message);
-  assert.match(found.message, /^workers run in bwrap \(.*bwrap\)$/);
+  assert.match(
+    found.message,
+    /^workers run in bwrap \(.*bwrap\); hidden from workers: Pitroom's state dir and config, 2 credential paths \(~\/\.ssh, ~\/\.netrc\) \(each CLI keeps its own login\), and a tree's secret-looking files; network: the host's$/,
+  );
+  // The config's sandbox.hide and sandbox.show are counted in.
+  await Deno.mkdir(join(home.root, "notes"));
+  await home.writeConfig({
+    sandbox: { hide: ["~/notes", "*.sqlite"], show: ["~/.netrc", ".env.test"] },
+  });
+  const configured = find(await runDoctor(sys, { backends: none }), "sandbox");
+  assert.match(
+    configured.message,
+    /hidden from workers: Pitroom's state dir and config, 2 credential paths \(~\/\.ssh, ~\/notes\) \(each CLI keeps its own login\), and a tree's secret-looking files and those named \*\.sqlite \(shown after all: ~\/\.netrc, \.env\.test\); network/,
+  );
   await home.writeConfig({ sandbox: "off" });
   const off = find(await runDoctor(sys, { backends: none }), "sandbox");
   assert.equal(off.status, "warn");
@@ -168,4 +183,17 @@ Deno.test("runDoctor() says which sandbox runs workers, warns without one, error
   assert.equal(required.status, "error");
   assert.match(required.message, /bubblewrap \(bwrap\) is not installed.*"required"/);
   assert.equal(required.hint, "apt-get install bubblewrap");
+  // An isolated network where pasta is missing: an error, runs are refused.
+  const bin = join(home.root, "bin");
+  await Deno.mkdir(bin);
+  await Deno.symlink("/usr/bin/bwrap", join(bin, "bwrap"));
+  await home.writeConfig({ sandbox: { network: "isolated" } });
+  const noPasta = testSys({ stateDir: home.stateDir, env: { ...home.env(), PATH: bin } });
+  const isolated = find(await runDoctor(noPasta, { backends: none }), "sandbox");
+  assert.equal(isolated.status, "error", isolated.message);
+  assert.match(
+    isolated.message,
+    /network: "isolated" cannot be made \(pasta .* is not installed\)/,
+  );
+  assert.match(isolated.hint ?? "", /apt-get install passt/);
 });

@@ -1,16 +1,15 @@
 import assert from "node:assert/strict";
-import { eventsHelp } from "../../src/cli/help_command.ts";
+import { eventsHelp } from "../../src/cli/help_topics.ts";
 import { EVENTS } from "../../src/events/mod.ts";
 import { findCommand } from "../../src/cli/commands.ts";
 import { formatDuration, parseDuration } from "../../src/engine/core/duration.ts";
 import { commandHelp } from "../../src/cli/help.ts";
-import { parseCommand } from "../../src/cli/parse.ts";
 import { UsageError } from "../../src/sys/errors.ts";
 
 const run = findCommand("run")!;
 
-Deno.test("parseCommand() reads run's flags, short forms and the task words", () => {
-  const p = parseCommand(run, [
+Deno.test("parse() reads run's flags, short forms and the task words", () => {
+  const p = run.parse([
     "-w",
     "-W",
     "opencode:fake/a,codex",
@@ -29,8 +28,8 @@ Deno.test("parseCommand() reads run's flags, short forms and the task words", ()
   assert.equal(p.help, false);
 });
 
-Deno.test("parseCommand() suggests the closest flag for a typo", () => {
-  assert.throws(() => parseCommand(run, ["--wrte", "x"]), (e: unknown) => {
+Deno.test("parse() suggests the closest flag for a typo", () => {
+  assert.throws(() => run.parse(["--wrte", "x"]), (e: unknown) => {
     assert.ok(e instanceof UsageError);
     assert.equal(e.message, 'Unknown flag "--wrte" for `pitroom run`');
     assert.equal(e.hint, "did you mean --write?");
@@ -38,16 +37,16 @@ Deno.test("parseCommand() suggests the closest flag for a typo", () => {
   });
 });
 
-Deno.test("parseCommand() refuses a bad duration and a missing required argument with exit 2", () => {
-  assert.throws(() => parseCommand(run, ["-t", "soon", "x"]), /Invalid --timeout "soon"/);
+Deno.test("parse() refuses a bad duration and a missing required argument with exit 2", () => {
+  assert.throws(() => run.parse(["-t", "soon", "x"]), /Invalid --timeout "soon"/);
   assert.throws(
-    () => parseCommand(findCommand("revert")!, []),
+    () => findCommand("revert")!.parse([]),
     (e: unknown) => e instanceof UsageError && e.exit === 2,
   );
 });
 
 Deno.test("wait's --timeout defaults to 540 seconds", () => {
-  assert.equal(parseCommand(findCommand("wait")!, []).flags.timeout, 540_000);
+  assert.equal(findCommand("wait")!.parse([]).flags.timeout, 540_000);
 });
 
 Deno.test("parseDuration() and formatDuration() cover seconds, minutes, hours and plain numbers", () => {

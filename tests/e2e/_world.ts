@@ -15,7 +15,11 @@ export interface World extends AsyncDisposable {
   repo: string;
   stateDir: string;
   env: Record<string, string>;
-  run(args: string[], options?: { stdin?: string }): Promise<PitroomResult>;
+  /** Runs pitroom in the repo; `env` is laid over the world's. */
+  run(
+    args: string[],
+    options?: { stdin?: string; env?: Record<string, string> },
+  ): Promise<PitroomResult>;
   record(id: string): Promise<RunRecord>;
   read(path: string): Promise<string>;
 }
@@ -41,7 +45,8 @@ export async function world(
     repo: repo.path,
     stateDir: env.PITROOM_STATE_DIR,
     env,
-    run: (args, o = {}) => pitroom(args, { env, cwd: repo.path, ...o }),
+    run: (args, { env: more, ...o } = {}) =>
+      pitroom(args, { env: { ...env, ...more }, cwd: repo.path, ...o }),
     async record(id) {
       return JSON.parse(
         await Deno.readTextFile(join(env.PITROOM_STATE_DIR, "runs", id, "run.json")),

@@ -2,7 +2,8 @@
  * A representative subset of the escape suite (tests/guard/) through real worker CLIs: the
  * scripted model makes codex and claude run each escape in their shell tool during a write run
  * in a repository with the user's work in every state. The repository comes out intact, and each
- * refusal shows in the run's tool steps.
+ * refusal shows in the run's tool steps. And claude's shell, told to read Pitroom's MCP token,
+ * another run's record, an SSH key and codex's login, finds none of them.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -106,3 +107,58 @@ function guardCase(worker: Worker, model: string) {
 
 guardCase("codex", "fake/escape");
 guardCase("claude", "escape");
+
+Deno.test("claude: the worker's shell reads no MCP token, no other run's record and no credential of the home", async () => {
+  await using w = await world({ first: { turns: [{ answer: "other-run-answer-secret" }] } });
+  const home = w.env.HOME!;
+  await Deno.mkdir(join(home, ".ssh"), { recursive: true });
+  await Deno.writeTextFile(join(home, ".ssh", "id_ed25519"), "ssh-key-e2e-secret\n");
+  await Deno.mkdir(join(home, ".codex"), { recursive: true });
+  await Deno.writeTextFile(join(home, ".codex", "auth.json"), '{"key":"codex-login-e2e-secret"}');
+  const first = await w.run(["run", "-W", "claude", "-m", "first", "-t", "120s", "--json", "Q"]);
+  assert.equal(first.code, 0, first.stderr);
+  await Deno.writeTextFile(join(w.stateDir, "mcp-token"), "mcp-token-e2e-secret-0123456789\n", {
+    mode: 0o600,
+  });
+  const commands = [
+    `cat ${join(w.stateDir, "mcp-token")}`,
+    `cat ${w.stateDir}/runs/*/run.json`,
+    `cat ${join(home, ".ssh", "id_ed25519")}`,
+    `cat ${join(home, ".codex", "auth.json")}`,
+  ];
+  // The scenario names the state dir, known once the world exists: the server reads it per request.
+  await Deno.writeTextFile(
+    join(home, "..", "scenarios", "reads.json"),
+    JSON.stringify({
+      turns: [...commands.map((shell) => ({ shell })), { answer: "Read what I could." }],
+    }),
+  );
+  const r = await w.run([
+    "run",
+    "-w",
+    "-W",
+    "claude",
+    "-m",
+    "reads",
+    "-t",
+    "120s",
+    "--json",
+    "Read",
+  ]);
+  const record = JSON.parse(r.stdout) as RunRecord;
+  assert.equal(r.code, 0, `${r.stderr} ${record.message}`);
+  const calls = await toolCalls(w, record.id);
+  for (const command of commands) {
+    assert.ok(calls.some((c) => c.target.includes(command)), `no step for ${command}`);
+  }
+  // What the shell printed is in claude's raw stream (its tool results): none of the secrets.
+  const gz = await Deno.readFile(join(w.stateDir, "runs", record.id, "stream.jsonl.gz"));
+  const raw = await new Response(
+    new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip")),
+  ).text();
+  assert.match(raw, /No such file or directory|no matches found/);
+  for (const secret of ["mcp-token-e2e", "other-run-answer", "ssh-key-e2e", "codex-login-e2e"]) {
+    assert.ok(!raw.includes(secret), `${secret} reached the worker`);
+  }
+  assert.ok(record.hidden && record.hidden.credentials.count >= 2, JSON.stringify(record.hidden));
+});

@@ -24,6 +24,7 @@ async function gitCalls(
   mode: "read" | "write",
   extra: Record<string, string> = {},
   answer = "Done",
+  config?: Record<string, unknown>,
 ): Promise<string[]> {
   await using state = await tempDir("pitroom-state-");
   await using repo = await tempRepo({ "a.txt": "one\n", ".gitignore": "build/\n" });
@@ -34,6 +35,7 @@ async function gitCalls(
     await Deno.writeTextFile(join(repo.path, path), content);
   }
   const base = testSys({ stateDir: state.path, cwd: repo.path });
+  if (config !== undefined) await Deno.writeTextFile(base.configPath, JSON.stringify(config));
   const calls: string[] = [];
   const runner: Runner = {
     ...base.runner,
@@ -100,8 +102,13 @@ Deno.test("checking an answer's references lists the tree once; a stated count a
   assert.deepEqual(counted, [...read, "ls-tree -r", grep, grep].sort());
 });
 
-Deno.test("a read run of a tree with a secret-looking file adds the view's calls and no more", async () => {
+Deno.test("a sandboxed read run of a tree with a secret-looking file hides it and makes no more calls", async () => {
   const read = (await gitCalls("read", { ".env": "KEY=1\n" })).sort();
+  assert.deepEqual(read, [...WRITE_RUN, "hash-object --no-filters"].sort());
+});
+
+Deno.test("without a sandbox, a read run of a tree with a secret-looking file adds the view's calls and no more", async () => {
+  const read = (await gitCalls("read", { ".env": "KEY=1\n" }, "Done", { sandbox: "off" })).sort();
   const view = [
     // The tree without the secret (treeWithout) and its checkout (makeCopy).
     "read-tree 0", // a tree id follows

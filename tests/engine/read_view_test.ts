@@ -43,13 +43,14 @@ async function setup(steps: (marks: string) => FakeStep[]) {
     repo: repo.path,
     state: state.path,
     marks: marks.path,
-    async run(mode: Mode = "read") {
+    async run(mode: Mode = "read", options: { allowSecrets?: boolean } = {}) {
       const record = await createRun(sys, {
         task: "look",
         mode,
         cwd: join(repo.path, "src"),
         chain: [{ worker: "opencode" }],
         timeoutMs: 30_000,
+        ...(options.allowSecrets ? { allowSecrets: true } : {}),
       });
       return await executeRun(sys, record.id, { maxParallel: 20, backends: () => backend });
     },
@@ -76,12 +77,32 @@ async function views(stateDir: string): Promise<string[]> {
   return out;
 }
 
-Deno.test("a read run in a tree with secret files reads a shared write-protected view without them", async () => {
-  await using t = await setup((marks) => [
-    { run: `cat app.ts ../.env ../deploy/key.pem > '${marks}/seen.txt' 2>&1` },
-    { run: `pwd > '${marks}/cwd.txt'` },
-    { answer: "looked" },
-  ]);
+const LOOK = (marks: string): FakeStep[] => [
+  { run: `cat app.ts ../.env ../deploy/key.pem > '${marks}/seen.txt' 2>&1` },
+  { run: `pwd > '${marks}/cwd.txt'` },
+  { answer: "looked" },
+];
+
+Deno.test("a sandboxed read run reads the tree itself, its secret files hidden, and makes no view", async () => {
+  await using t = await setup(LOOK);
+  const record = await t.run();
+  assert.equal(record.state, "done", record.message);
+  assert.equal(record.attempts[0]?.sandbox, "bwrap");
+  const seen = await Deno.readTextFile(join(t.marks, "seen.txt"));
+  assert.match(seen, /export const a = 2; \/\/ mine/, "the user's uncommitted work is visible");
+  assert.doesNotMatch(seen, /hunter2/, "the ignored .env is not");
+  assert.doesNotMatch(seen, /PRIVATE KEY/, "the tracked key is not");
+  const cwd = (await Deno.readTextFile(join(t.marks, "cwd.txt"))).trim();
+  assert.equal(cwd, join(await Deno.realPath(t.repo), "src"));
+  assert.deepEqual(record.hidden?.files, { count: 2, examples: ["deploy/key.pem", ".env"] });
+  assert.deepEqual(await views(t.state).catch(() => []), []);
+  // The user's files are as they were.
+  assert.equal(await Deno.readTextFile(join(t.repo, ".env")), "TOKEN=hunter2\n");
+});
+
+Deno.test("without a sandbox a read run in a tree with secret files reads a shared write-protected view without them", async () => {
+  await using t = await setup(LOOK);
+  await Deno.writeTextFile(t.sys.configPath, JSON.stringify({ sandbox: "off" }));
   const record = await t.run();
   assert.equal(record.state, "done", record.message);
   const seen = await Deno.readTextFile(join(t.marks, "seen.txt"));
@@ -117,10 +138,50 @@ Deno.test("a read run that forces a write into its view is a violation and the v
   );
 });
 
-Deno.test("a write run in a tree with secret files says it can read them", async () => {
-  await using t = await setup(() => [{ answer: "done" }]);
+const WRITE_AND_LOOK = (marks: string): FakeStep[] => [
+  { writeFile: "app.ts", content: "export const a = 3;\n" },
+  { run: `cat ../.env ../deploy/key.pem > '${marks}/seen.txt' 2>&1` },
+  { run: `echo planted 2> '${marks}/err.txt' > ../.env` },
+  { answer: "done" },
+];
+
+Deno.test("a sandboxed write run edits its tree but cannot read or change its secret files", async () => {
+  await using t = await setup(WRITE_AND_LOOK);
   const record = await t.run("write");
-  assert.equal(record.state, "done");
-  assert.match(record.notes?.[0] ?? "", /secret-looking files.*-i/);
+  assert.equal(record.state, "done", record.message);
+  assert.deepEqual(record.changes?.files.map((f) => f.path), ["src/app.ts"]);
+  assert.equal(await Deno.readTextFile(join(t.marks, "seen.txt")), "");
+  assert.match(await Deno.readTextFile(join(t.marks, "err.txt")), /Read-only file system/);
+  assert.equal(await Deno.readTextFile(join(t.repo, ".env")), "TOKEN=hunter2\n");
+  assert.equal(record.hidden?.files.count, 2, JSON.stringify(record.hidden));
   await git(t.repo, "status");
+});
+
+Deno.test("a write run with secrets allowed reads them; without a sandbox the report says it could", async () => {
+  await using t = await setup(WRITE_AND_LOOK);
+  const allowed = await t.run("write", { allowSecrets: true });
+  assert.equal(allowed.state, "done", allowed.message);
+  assert.match(await Deno.readTextFile(join(t.marks, "seen.txt")), /hunter2[^]*PRIVATE KEY/);
+  assert.match(
+    allowed.notes?.[0] ?? "",
+    /secret-looking files.*could read them \(secrets allowed\)/,
+  );
+  await Deno.writeTextFile(join(t.repo, ".env"), "TOKEN=hunter2\n");
+  await Deno.writeTextFile(t.sys.configPath, JSON.stringify({ sandbox: "off" }));
+  const bare = await t.run("write");
+  assert.equal(bare.state, "done", bare.message);
+  assert.match(bare.notes?.[0] ?? "", /secret-looking files.*without a sandbox.*-i/);
+});
+
+Deno.test("a sandboxed isolate run's copy hides its tracked secret files", async () => {
+  await using t = await setup((marks) => [
+    { run: `cat ../deploy/key.pem ../.env > '${marks}/seen.txt' 2>&1` },
+    { answer: "done" },
+  ]);
+  const record = await t.run("isolate");
+  assert.equal(record.state, "done", record.message);
+  const seen = await Deno.readTextFile(join(t.marks, "seen.txt"));
+  assert.doesNotMatch(seen, /PRIVATE KEY/);
+  assert.match(seen, /\.env: No such file/, "the ignored .env is not copied at all");
+  assert.deepEqual(record.hidden?.files, { count: 1, examples: ["deploy/key.pem"] });
 });

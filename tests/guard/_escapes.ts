@@ -3,8 +3,9 @@
  * guard), the command a worker runs, and what must happen. `{GIT}` (the real git's absolute
  * path), `{GUARD}` (the shims' folder), `{HOOKS}`, `{REPO}`, `{REMOTE}`, `{SCRATCH}` (a folder
  * outside the repo), `{OTHER}` (another repository), `{ETC}` and `{TMPFILE}` (a file in /etc and
- * in /tmp), `{TAG}` (a marker for a daemon's `sleep`) and `{PITROOM}` (the real program's argv)
- * are filled in per scene.
+ * in /tmp), `{TAG}` (a marker for a daemon's `sleep`), `{PITROOM}` (the real program's argv),
+ * `{STATE}` (Pitroom's state dir) and `{MCPURL}` (the real `pitroom mcp --http` on that state dir,
+ * started for the escapes that name it) are filled in per scene.
  */
 
 /**
@@ -26,7 +27,9 @@ export type Expect =
    */
   | { gap: string; shows?: RegExp }
   /** The command may run, and nothing the suite watches changed (the sandbox holds it). */
-  | { contained: true };
+  | { contained: true }
+  /** The command may run, but its output never matches: what it reads is hidden from it. */
+  | { hidden: RegExp };
 
 /** One escape attempt. */
 export interface Escape {
@@ -57,6 +60,18 @@ const RECURSION = /[Aa] worker may not start Pitroom/;
 
 const COMMIT = "commit -qm escaped";
 const READ_ONLY = { refused: /Read-only file system/ };
+
+/** An MCP `initialize` request, as a client's first POST. */
+const MCP_INIT = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "w", version: "1" },
+  },
+});
 
 /** Every escape attempt of the suite. */
 export const ESCAPES: readonly Escape[] = [
@@ -463,13 +478,90 @@ export const ESCAPES: readonly Escape[] = [
     expect: { gap: "a process can change its own environment", shows: /^pitroom \d/m },
   },
   {
+    name: "the real program without the marker, on the user's state dir",
+    command: "env -u PITROOM_INSIDE_RUN PITROOM_STATE_DIR={STATE} {PITROOM} ls --all --json",
+    expect: {
+      gap: "a process can change its own environment, and the state dir is the user's",
+      shows: /other-run-escape-secret/,
+    },
+    // The state dir is an empty folder in the sandbox: such a pitroom sees no run of the user's.
+    sandboxed: { hidden: /other-run-escape-secret/ },
+  },
+  {
     name: "a writing worker reads .env",
     command: "cat .env",
     expect: {
-      gap:
-        "write and isolate runs read what the user can; only read runs get a tree without secret files",
+      gap: "without a sandbox nothing hides a file the user can read",
       shows: /env-file-secret/,
     },
+    sandboxed: { hidden: /env-file-secret/ },
+  },
+  {
+    name: "a committed key read through git (blank in the tree)",
+    command: "cat deploy.pem; git show HEAD:deploy.pem",
+    // Its blob is in the repository's history, which the worker reads (git must work).
+    expect: {
+      gap: "a file git already holds is in the history the worker reads",
+      shows: /committed-key-escape-secret/,
+    },
+  },
+  // ---- Pitroom's own doors: its state dir, the MCP token and the MCP HTTP server
+  {
+    name: "reading the MCP token",
+    command: "cat {STATE}/mcp-token",
+    expect: {
+      gap: "the state dir is the user's, readable by their processes",
+      shows: /mcp-escape/,
+    },
+    sandboxed: { hidden: /mcp-escape/ },
+  },
+  {
+    name: "reading another run's record and the history",
+    command: "cat {STATE}/runs/*/run.json {STATE}/history.db; grep -r escape {STATE}",
+    expect: {
+      gap: "the state dir is the user's, readable by their processes",
+      shows: /other-run-escape-secret/,
+    },
+    sandboxed: { hidden: /other-run-escape-secret|history-escape-secret/ },
+  },
+  {
+    name: "calling the MCP HTTP server with the token from the state dir",
+    command:
+      `curl -sf -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat {STATE}/mcp-token)" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' --data '${MCP_INIT}' {MCPURL}`,
+    needs: "curl",
+    expect: { gap: "the state dir is the user's, readable by their processes", shows: /^200$/ },
+    // The token is not there to read: the server answers 401 (curl -f exits 22).
+    sandboxed: { refused: /^401/ },
+  },
+  // ---- credentials in files: the home folder's and the other worker CLIs' logins
+  {
+    name: "reading ~/.ssh/id_*",
+    command: 'cat "$HOME"/.ssh/id_*',
+    expect: { gap: "without a sandbox nothing hides a file the user can read", shows: /ssh-key/ },
+    sandboxed: { hidden: /ssh-key-escape-secret/ },
+  },
+  {
+    name: "reading ~/.aws/credentials",
+    command: 'cat "$HOME/.aws/credentials"',
+    expect: { gap: "without a sandbox nothing hides a file the user can read", shows: /aws-file/ },
+    sandboxed: { hidden: /aws-file-escape-secret/ },
+  },
+  {
+    name: "reading forge, registry and cluster tokens",
+    command:
+      'cat "$HOME/.config/gh/hosts.yml" "$HOME/.npmrc" "$HOME/.netrc" "$HOME/.docker/config.json" "$HOME/.kube/config" "$HOME/.git-credentials"',
+    expect: { gap: "without a sandbox nothing hides a file the user can read", shows: /gh-escape/ },
+    sandboxed: { hidden: /(gh|npmrc|netrc|docker|kube|git-credentials)-escape-secret/ },
+  },
+  {
+    name: "reading another worker CLI's login",
+    command:
+      'cat "$HOME/.local/share/opencode/auth.json" "$HOME/.claude/.credentials.json" "$HOME/.gemini/oauth_creds.json"',
+    expect: {
+      gap: "without a sandbox nothing hides a file the user can read",
+      shows: /opencode-login/,
+    },
+    sandboxed: { hidden: /(opencode|claude|gemini)-login-escape-secret/ },
   },
 
   // ---- file-system and process escapes: gaps of the guard alone, closed by the sandbox

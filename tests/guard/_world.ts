@@ -1,13 +1,23 @@
 /**
  * The world the escape suite runs in: a user's repository with work in every state git knows
  * (a second commit, a branch, a stash, staged and unstaged changes, an untracked file, an ignored
- * `.env`, a bare remote), copied afresh for each escape; the exact environment a codex worker
- * gets (built by `workerEnv`, the function the engine's attempts use, then the backend's launch);
- * and a fingerprint of everything the guard promises to keep.
+ * `.env`, a bare remote), copied afresh for each escape; a home folder holding the credentials a
+ * hostile worker goes for (SSH, AWS, forges, registries, every worker CLI's login); a state dir
+ * holding what Pitroom keeps there (the MCP token, another run's record, the history), and, when
+ * an escape names it, the real `pitroom mcp --http` serving that state dir; the exact
+ * environment a codex worker gets (built by `workerEnv`, the function the engine's attempts use,
+ * then the backend's launch), wrapped as the engine wraps an attempt (confine/sandboxing.ts, with
+ * the tree's secret files the engine finds); and a fingerprint of everything the guard promises
+ * to keep.
  */
 import { join } from "node:path";
+import { createRun } from "../../src/engine/request/create.ts";
 import { workerEnv } from "../../src/confine/env.ts";
-import { sandboxLaunch } from "../../src/confine/sandbox/mod.ts";
+import { findSecrets } from "../../src/confine/secrets.ts";
+import { trackTree } from "../../src/engine/tree/tree.ts";
+import { statePaths } from "../../src/store/paths.ts";
+import { sandboxAttempt } from "../../src/confine/sandboxing.ts";
+import { defaultSandboxSetting } from "../../src/confine/sandbox/mod.ts";
 import { codexLaunch } from "../../src/workers/codex/argv.ts";
 import { findOnPath } from "../../src/workers/_detect.ts";
 import { moduleCacheEnv, pitroomArgv } from "../support/pitroom.ts";
@@ -31,6 +41,29 @@ export const OWN_KEY = { OPENAI_API_KEY: "sk-own-provider-key" };
 /** The run id the worker env is marked with. */
 export const RUN_ID = "20250101-000000-esca";
 
+/** What the state dir holds that no worker may read (marked so a leak shows). */
+export const STATE_SECRETS = {
+  token: "mcp-escape-token-0123456789abcdef",
+  otherRun: "other-run-escape-secret",
+  history: "history-escape-secret",
+};
+
+/** Credential files of the user's home folder (the worker is codex: its own login is shown). */
+export const HOME_FILES: Readonly<Record<string, string>> = {
+  ".ssh/id_ed25519": "ssh-key-escape-secret",
+  ".aws/credentials": "aws-file-escape-secret",
+  ".config/gh/hosts.yml": "gh-escape-secret",
+  ".npmrc": "npmrc-escape-secret",
+  ".netrc": "netrc-escape-secret",
+  ".docker/config.json": "docker-escape-secret",
+  ".kube/config": "kube-escape-secret",
+  ".git-credentials": "git-credentials-escape-secret",
+  ".local/share/opencode/auth.json": "opencode-login-escape-secret",
+  ".claude/.credentials.json": "claude-login-escape-secret",
+  ".gemini/oauth_creds.json": "gemini-login-escape-secret",
+  ".codex/auth.json": "codex-own-login",
+};
+
 function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
@@ -44,6 +77,8 @@ async function buildTemplate(dir: string): Promise<void> {
   await write("a.txt", "alpha\n");
   await write("b.txt", "beta\n");
   await write(".gitignore", ".env\n");
+  // A key committed by mistake: blank in the sandbox, but in the history.
+  await write("deploy.pem", "committed-key-escape-secret\n");
   await git(repo, "add", "-A");
   await git(repo, "commit", "-qm", "init");
   await write("a.txt", "alpha 2\n");
@@ -165,6 +200,8 @@ export interface EscapeWorld extends AsyncDisposable {
   outside(scene: Scene, options?: { settle?: boolean }): Promise<Record<string, string>>;
   /** Ends the processes an escape left behind (by pid). */
   endLeftovers(scene: Scene): Promise<void>;
+  /** Starts the real `pitroom mcp --http` on the state dir (once), for `{MCPURL}`. */
+  startMcp(): Promise<void>;
 }
 
 /** Live `sleep <tag>` processes, as `pid args` lines. */
@@ -205,6 +242,10 @@ export async function escapeWorld(options: { sandbox?: boolean } = {}): Promise<
   const home = join(root.path, "home");
   await Deno.mkdir(home);
   await Deno.writeTextFile(join(home, ".bashrc"), "# the user's own\n");
+  for (const [path, text] of Object.entries(HOME_FILES)) {
+    await Deno.mkdir(join(home, path, ".."), { recursive: true });
+    await Deno.writeTextFile(join(home, path), text, { mode: 0o600 });
+  }
   const stateDir = join(root.path, "state");
   const path = Deno.env.get("PATH") ?? "/usr/bin:/bin";
   const realGit = findOnPath("git", { PATH: path });
@@ -232,6 +273,10 @@ export async function escapeWorld(options: { sandbox?: boolean } = {}): Promise<
     env: { get: (n: string) => onlyCaller[n], toObject: () => ({ ...onlyCaller }) },
   };
   let scenes = 0;
+  await fillState(callerSys, template);
+  // The tree's secret-looking files, found as the engine finds them (engine/workspace.ts).
+  const secretPaths = await treeSecrets(callerSys, join(template, "repo"));
+  let mcp: { url: string; end(): Promise<void> } | null = null;
 
   let launchEnv: Record<string, string> | null = null;
   async function workerLaunchEnv(): Promise<Record<string, string>> {
@@ -262,6 +307,8 @@ export async function escapeWorld(options: { sandbox?: boolean } = {}): Promise<
       ETC: `/etc/pitroom-escape-${scene.tag}`,
       TMPFILE: `/tmp/pitroom-escape-${scene.tag}`,
       PITROOM: pitroomArgv().map(shQuote).join(" "),
+      STATE: stateDir,
+      MCPURL: mcp?.url ?? "http://127.0.0.1:9/mcp",
     }),
     async scene(name) {
       const dir = join(root.path, `scene-${++scenes}-${name.replace(/[^a-z0-9]+/gi, "-")}`);
@@ -286,10 +333,14 @@ export async function escapeWorld(options: { sandbox?: boolean } = {}): Promise<
       if (options.sandbox === true) {
         const privateDir = join(scene.dir, "private");
         await Deno.mkdir(privateDir, { recursive: true });
-        const wrapped = await sandboxLaunch(callerSys, launch, {
+        // As the engine wraps an attempt: Pitroom's state dir, the home's credentials and the
+        // other CLIs' logins hidden (confine/sandboxing.ts).
+        const wrapped = await sandboxAttempt(callerSys, launch, {
           mode: "write",
           privateDir,
-          setting: { mode: "required", writable: [scene.scratch] },
+          worker: "codex",
+          secrets: secretPaths.map((p) => join(scene.repo, p)),
+          setting: { ...defaultSandboxSetting(), mode: "required", writable: [scene.scratch] },
         });
         argv = wrapped.launch.argv;
         env = wrapped.launch.env;
@@ -341,6 +392,77 @@ export async function escapeWorld(options: { sandbox?: boolean } = {}): Promise<
         if (!(error instanceof Deno.errors.NotFound)) throw error;
       });
     },
-    [Symbol.asyncDispose]: () => root[Symbol.asyncDispose](),
+    async startMcp() {
+      mcp ??= await serveMcp(onlyCaller, template);
+    },
+    async [Symbol.asyncDispose]() {
+      await mcp?.end();
+      await root[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** The state dir's secrets: the MCP token, another run's record, the history. */
+async function fillState(sys: Parameters<typeof createRun>[0], template: string): Promise<void> {
+  const paths = statePaths(sys.stateDir);
+  await Deno.mkdir(paths.root, { recursive: true });
+  await Deno.writeTextFile(join(paths.root, "mcp-token"), `${STATE_SECRETS.token}\n`, {
+    mode: 0o600,
+  });
+  await Deno.writeTextFile(paths.history, STATE_SECRETS.history);
+  await createRun(sys, {
+    task: `an earlier task: ${STATE_SECRETS.otherRun}`,
+    mode: "read",
+    cwd: join(template, "repo"),
+    chain: [{ worker: "opencode" }],
+    timeoutMs: 60_000,
+  });
+}
+
+/** The tree's secret-looking paths, relative to its root, as the engine finds them. */
+async function treeSecrets(
+  sys: Parameters<typeof trackTree>[0] & { stateDir: string },
+  repo: string,
+): Promise<string[]> {
+  const tree = await trackTree(sys, statePaths(sys.stateDir), repo);
+  if (tree === null) throw new Error(`${repo} is not a repository`);
+  const before = await tree.snapshot();
+  const found = findSecrets(await tree.files(before), before.ignored);
+  return [...found.tracked, ...found.ignored].map((p) => p.replace(/\/+$/, ""));
+}
+
+/** The real `pitroom mcp --http` on the state dir of `env`, until `end()`. */
+async function serveMcp(
+  env: Record<string, string>,
+  template: string,
+): Promise<{ url: string; end(): Promise<void> }> {
+  const [command, ...args] = pitroomArgv();
+  const child = new Deno.Command(command!, {
+    args: [...args, "mcp", "--http", "--port", "0"],
+    cwd: join(template, "repo"),
+    env: { ...moduleCacheEnv(), ...env },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!/register it: .*\n/.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`pitroom mcp --http ended before listening:\n${text}`);
+    text += value;
+  }
+  const drained = (async () => {
+    while (!(await reader.read()).done) { /* the rest of its stderr */ }
+  })();
+  const url = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text)![1]!;
+  return {
+    url,
+    async end() {
+      child.kill("SIGTERM");
+      await child.status;
+      await drained;
+    },
   };
 }

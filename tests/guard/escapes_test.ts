@@ -45,6 +45,7 @@ function expected(w: EscapeWorld, escape: Escape): Expect {
 }
 
 async function attemptIn(w: EscapeWorld, scene: Scene, escape: Escape): Promise<void> {
+  if (escape.command.includes("{MCPURL}")) await w.startMcp();
   const places = w.places(scene);
   if (escape.setup !== undefined) {
     const set = await w.plain(scene, fill(escape.setup, places));
@@ -72,6 +73,9 @@ async function attemptIn(w: EscapeWorld, scene: Scene, escape: Escape): Promise<
     assert.deepEqual(changed, [], `changed ${changed.join(", ")}: ${context}`);
   } else if ("contained" in expect) {
     assert.deepEqual(changed, [], `changed ${changed.join(", ")}: ${context}`);
+  } else if ("hidden" in expect) {
+    assert.doesNotMatch(out, expect.hidden, `read what is hidden: ${context}`);
+    assert.deepEqual(changed, [], `changed ${changed.join(", ")}: ${context}`);
   } else if ("scrubbed" in expect) {
     assert.equal(r.code, 0, context);
   } else if (expect.shows) {
@@ -92,7 +96,13 @@ for (const sandbox of [true, false]) {
     await using w = await escapeWorld({ sandbox });
     for (const escape of ESCAPES) {
       const expect = expected(w, escape);
-      const kind = "gap" in expect ? "gap" : "contained" in expect ? "held" : "refused";
+      const kind = "gap" in expect
+        ? "gap"
+        : "contained" in expect
+        ? "held"
+        : "hidden" in expect
+        ? "hidden"
+        : "refused";
       await t.step({
         name: `${kind}: ${escape.name}`,
         ignore: escape.needs !== undefined && !w.has(escape.needs),
@@ -111,6 +121,14 @@ Deno.test("the worker keeps its own provider's key and nothing of Pitroom's", as
   assert.match(r.stdout, /^PITROOM_INSIDE_RUN=20250101-000000-esca$/m);
   assert.doesNotMatch(r.stdout, /^PITROOM_STATE_DIR=/m);
   assert.match(r.stdout, /^GIT_TERMINAL_PROMPT=0$/m);
+});
+
+Deno.test("in the sandbox the codex worker still reads its own login, and its guard works", async () => {
+  await using w = await escapeWorld({ sandbox: true });
+  const scene = await w.scene("own-login");
+  const r = await w.guarded(scene, 'cat "$HOME/.codex/auth.json" && git status --short');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^codex-own-login/);
 });
 
 Deno.test("control: without the guard the same escapes do change the user's repository", async () => {

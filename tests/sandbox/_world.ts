@@ -59,7 +59,13 @@ export async function sandboxWorld(options: WorldOptions = {}) {
     async run(
       mode: Mode,
       steps: FakeStep[],
-      more: { timeoutMs?: number; stop?: AbortSignal; allowLinks?: boolean } = {},
+      more: {
+        timeoutMs?: number;
+        stop?: AbortSignal;
+        allowLinks?: boolean;
+        verify?: string;
+        allowSecrets?: boolean;
+      } = {},
     ): Promise<RunRecord> {
       const record = await createRun(sys, {
         task: "try",
@@ -68,6 +74,8 @@ export async function sandboxWorld(options: WorldOptions = {}) {
         chain: [{ worker: "opencode" }],
         timeoutMs: more.timeoutMs ?? 30_000,
         ...(more.allowLinks ? { allowLinks: true } : {}),
+        ...(more.allowSecrets ? { allowSecrets: true } : {}),
+        ...(more.verify === undefined ? {} : { verify: more.verify }),
       });
       const backend = fakeBackend(() => steps);
       return await executeRun(sys, record.id, {

@@ -7,26 +7,34 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   bwrapArgv,
+  defaultSandboxSetting,
   detectSandbox,
   escapingLinks,
+  hiddenHolder,
+  planMounts,
   planSandbox,
+  sandboxLaunch,
   type SandboxPlan,
   sandboxSetting,
   seatbeltProfile,
 } from "../../src/confine/sandbox/mod.ts";
-import { tmpPathsIn } from "../../src/confine/sandbox/plan.ts";
+import { tmpPathsIn } from "../../src/confine/sandbox/tmp.ts";
 import { realRunner } from "../../src/sys/real.ts";
+import { testSys } from "../support/sys.ts";
 import { git, tempDir, tempRepo } from "../support/temp.ts";
 
 const PLAN: SandboxPlan = {
   cwd: "/home/u/repo/src",
   visible: ["/tmp/home"],
   writable: ["/home/u/repo", "/home/u/.codex", "/state/runs/x/private/attempt-1"],
-  readOnly: ["/home/u/repo/.git"],
+  readOnly: ["/home/u/repo/.git", "/state/guard"],
+  hidden: ["/state", "/home/u/.ssh"],
+  masked: ["/home/u/repo/.env"],
+  empty: "/state/runs/x/private/attempt-1/.masks/empty",
   tmp: "/state/runs/x/private/attempt-1/tmp",
 };
 
-Deno.test("bwrapArgv() drops every capability, unshares PIDs and binds .git read-only last", () => {
+Deno.test("bwrapArgv() drops every capability, unshares PIDs and mounts parents first: .git read-only, hidden folders empty, what the run needs shown again", () => {
   assert.deepEqual(bwrapArgv(PLAN, ["codex", "exec"], { binary: "/usr/bin/bwrap" }), [
     "/usr/bin/bwrap",
     "--die-with-parent",
@@ -43,21 +51,31 @@ Deno.test("bwrapArgv() drops every capability, unshares PIDs and binds .git read
     "--bind",
     "/state/runs/x/private/attempt-1/tmp",
     "/tmp",
+    "--tmpfs",
+    "/state",
     "--ro-bind",
     "/tmp/home",
     "/tmp/home",
+    "--ro-bind",
+    "/state/guard",
+    "/state/guard",
     "--bind",
     "/home/u/repo",
     "/home/u/repo",
     "--bind",
     "/home/u/.codex",
     "/home/u/.codex",
-    "--bind",
-    "/state/runs/x/private/attempt-1",
-    "/state/runs/x/private/attempt-1",
+    "--tmpfs",
+    "/home/u/.ssh",
     "--ro-bind",
     "/home/u/repo/.git",
     "/home/u/repo/.git",
+    "--ro-bind",
+    "/state/runs/x/private/attempt-1/.masks/empty",
+    "/home/u/repo/.env",
+    "--bind",
+    "/state/runs/x/private/attempt-1",
+    "/state/runs/x/private/attempt-1",
     "--chdir",
     "/home/u/repo/src",
     "--",
@@ -80,29 +98,79 @@ Deno.test("seatbeltProfile() denies writes but in the plan's folders, and never 
       "(allow default)",
       "(deny file-write*)",
       '(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (subpath "/dev/fd"))',
+      '(deny file-read* file-write* (subpath "/state"))',
+      '(allow file-read* (subpath "/state/guard"))',
+      '(deny file-write* (subpath "/state/guard"))',
+      '(allow file-read* (subpath "/home/u/repo"))',
       '(allow file-write* (subpath "/home/u/repo"))',
+      '(allow file-read* (subpath "/home/u/.codex"))',
       '(allow file-write* (subpath "/home/u/.codex"))',
-      '(allow file-write* (subpath "/state/runs/x/private/attempt-1"))',
+      '(deny file-read* file-write* (subpath "/home/u/.ssh"))',
+      '(allow file-read* (subpath "/home/u/repo/.git"))',
       '(deny file-write* (subpath "/home/u/repo/.git"))',
+      '(deny file-read* file-write* (literal "/home/u/repo/.env"))',
+      '(allow file-read* (subpath "/state/runs/x/private/attempt-1"))',
+      '(allow file-write* (subpath "/state/runs/x/private/attempt-1"))',
       "",
     ].join("\n"),
   );
-  const odd = seatbeltProfile({ ...PLAN, writable: ['/a "b"\\c'], readOnly: [] });
+  const plain = { ...PLAN, hidden: [], masked: [], readOnly: ["/home/u/repo/.git"] };
+  assert.equal(
+    seatbeltProfile(plain).split("\n").filter((l) => l.includes("file-read")).length,
+    0,
+    "nothing hidden: reads are not mentioned",
+  );
+  const odd = seatbeltProfile({ ...plain, writable: ['/a "b"\\c'], readOnly: [] });
   assert.match(odd, /\(subpath "\/a \\"b\\"\\\\c"\)/);
 });
 
-Deno.test("sandboxSetting() reads a mode or an object with writable folders; bad values warn", () => {
-  assert.deepEqual(sandboxSetting(undefined).setting, { mode: "auto", writable: [] });
-  assert.deepEqual(sandboxSetting("required").setting, { mode: "required", writable: [] });
-  assert.deepEqual(sandboxSetting({ mode: "off", writable: ["~/.cargo", "/opt/cache"] }).setting, {
-    mode: "off",
-    writable: ["~/.cargo", "/opt/cache"],
+Deno.test("sandboxSetting() reads a mode or an object with folders, hide/show, secrets and network; bad values warn", () => {
+  const none = defaultSandboxSetting();
+  assert.deepEqual(none, {
+    mode: "auto",
+    writable: [],
+    hide: [],
+    show: [],
+    allowSecrets: false,
+    network: "host",
+    ports: [],
   });
-  // The entries stay as written: writableFolders() checks each against the disk.
+  assert.deepEqual(sandboxSetting(undefined).setting, none);
+  assert.deepEqual(sandboxSetting("required").setting, { ...none, mode: "required" });
+  assert.deepEqual(
+    sandboxSetting({
+      mode: "off",
+      writable: ["~/.cargo", "/opt/cache"],
+      hide: ["~/.config/x", "*.sqlite"],
+      show: [".env.test"],
+      allowSecrets: true,
+      network: "isolated",
+      ports: [5432],
+    }).setting,
+    {
+      mode: "off",
+      writable: ["~/.cargo", "/opt/cache"],
+      hide: ["~/.config/x", "*.sqlite"],
+      show: [".env.test"],
+      allowSecrets: true,
+      network: "isolated",
+      ports: [5432],
+    },
+  );
+  // The entries stay as written: writableFolders() and hiddenEntries() check each.
   const bad = sandboxSetting({ mode: "strict", writable: ["relative", "/ok"] });
-  assert.deepEqual(bad.setting, { mode: "auto", writable: ["relative", "/ok"] });
+  assert.deepEqual(bad.setting, { ...none, writable: ["relative", "/ok"] });
   assert.equal(bad.warnings.length, 1);
   assert.equal(sandboxSetting({ writable: [1] }).warnings.length, 1);
+  const worse = sandboxSetting({
+    hide: "x",
+    show: [2],
+    allowSecrets: "yes",
+    network: "none",
+    ports: [0, "x"],
+  });
+  assert.deepEqual(worse.setting, none);
+  assert.equal(worse.warnings.length, 5, worse.warnings.join("\n"));
 });
 
 Deno.test("tmpPathsIn() finds /tmp paths in env values and scripts", () => {
@@ -232,4 +300,187 @@ Deno.test("a worker CLI installed under /tmp runs in the sandbox: its .bin links
   } finally {
     await Deno.remove(install, { recursive: true });
   }
+});
+
+Deno.test("a worker CLI reached through a link from outside /tmp into /tmp runs in the sandbox", async () => {
+  const install = await Deno.makeTempDir({ dir: "/tmp", prefix: "pitroom-cli-" });
+  const outside = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "pitroom-bin-" });
+  await using priv = await tempDir("pitroom-priv-");
+  await using repo = await tempRepo({ "a.txt": "one\n" });
+  try {
+    const pkg = join(install, "node_modules", "fakecli", "bin");
+    await Deno.mkdir(pkg, { recursive: true });
+    await Deno.writeTextFile(join(pkg, "cli.sh"), "#!/bin/sh\necho linked-cli-ran\n");
+    await Deno.chmod(join(pkg, "cli.sh"), 0o755);
+    // A PATH folder outside /tmp whose program is a link into /tmp, and a PATH entry that is
+    // itself a link to a folder in /tmp.
+    await Deno.mkdir(join(outside, "bin"));
+    await Deno.symlink(join(pkg, "cli.sh"), join(outside, "bin", "fakecli"));
+    await Deno.symlink(pkg, join(outside, "linked-bin"));
+    // A chain that passes through /tmp to a program outside it: the link in /tmp is needed.
+    await Deno.mkdir(join(outside, "real"));
+    await Deno.writeTextFile(join(outside, "real", "cli.sh"), "#!/bin/sh\necho linked-cli-ran\n");
+    await Deno.chmod(join(outside, "real", "cli.sh"), 0o755);
+    await Deno.mkdir(join(install, "hop"));
+    await Deno.symlink(join(outside, "real", "cli.sh"), join(install, "hop", "cli"));
+    await Deno.mkdir(join(outside, "chain"));
+    await Deno.symlink(join(install, "hop", "cli"), join(outside, "chain", "chaincli"));
+    // A script CLI outside /tmp whose interpreter (`#!/usr/bin/env fakenode`, like node) is
+    // reached through a link into /tmp.
+    await Deno.writeTextFile(join(pkg, "fakenode"), "#!/bin/sh\necho linked-cli-ran\n");
+    await Deno.chmod(join(pkg, "fakenode"), 0o755);
+    await Deno.mkdir(join(outside, "script"));
+    await Deno.writeTextFile(join(outside, "script", "scriptcli"), "#!/usr/bin/env fakenode\n");
+    await Deno.chmod(join(outside, "script", "scriptcli"), 0o755);
+    await Deno.symlink(join(pkg, "fakenode"), join(outside, "bin", "fakenode"));
+    for (
+      const [env, program] of [
+        [{ PATH: `${join(outside, "bin")}:/usr/bin:/bin` }, "fakecli"],
+        [{ PATH: `${join(outside, "linked-bin")}:/usr/bin:/bin` }, "cli.sh"],
+        [{ PATH: `${join(outside, "chain")}:/usr/bin:/bin` }, "chaincli"],
+        [{ PATH: `${join(outside, "script")}:${join(outside, "bin")}:/usr/bin:/bin` }, "scriptcli"],
+      ] as const
+    ) {
+      const plan = await planSandbox({
+        cwd: repo.path,
+        privateDir: priv.path,
+        state: [],
+        extra: [],
+        env,
+        argv: [program],
+        mode: "read",
+      });
+      assert.ok(plan.visible.includes(install), `${program}: ${plan.visible.join(" ")}`);
+      const argv = bwrapArgv(plan, [program], { asRoot: Deno.uid() === 0 });
+      const out = await new Deno.Command(argv[0]!, { args: argv.slice(1), env, clearEnv: true })
+        .output();
+      const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 0, text);
+      assert.equal(text.trim(), "linked-cli-ran");
+    }
+  } finally {
+    await Deno.remove(install, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("planMounts() puts parents first, a writable folder over one shown under /tmp, read-only over writable, hiding over both", () => {
+  const plan: SandboxPlan = {
+    cwd: "/tmp/x/repo",
+    visible: ["/tmp/x"],
+    writable: ["/tmp/x", "/tmp/x/repo"],
+    readOnly: ["/tmp/x/repo/.git", "/s/guard"],
+    hidden: ["/s", "/tmp/x/repo/secrets"],
+    masked: ["/tmp/x/repo/.env"],
+    empty: "/e",
+    tmp: "/p/tmp",
+  };
+  assert.deepEqual(planMounts(plan).map((m) => `${m.kind} ${m.path}`), [
+    "hide /s",
+    "visible /tmp/x",
+    "rw /tmp/x",
+    "ro /s/guard",
+    "rw /tmp/x/repo",
+    "ro /tmp/x/repo/.git",
+    "hide /tmp/x/repo/secrets",
+    "mask /tmp/x/repo/.env",
+  ]);
+});
+
+Deno.test("planSandbox() hides what it is told, shows again what the launch needs, and never hides / or the home", async () => {
+  await using repo = await tempRepo({ "a.txt": "one\n", ".env": "SECRET=1\n" });
+  await using priv = await tempDir("pitroom-sbx-private-");
+  await using home = await tempDir("pitroom-sbx-home-");
+  await using state = await tempDir("pitroom-sbx-state-");
+  await Deno.mkdir(join(home.path, ".ssh"));
+  await Deno.mkdir(join(state.path, "guard"));
+  await Deno.writeTextFile(join(home.path, ".netrc"), "x\n");
+  const h = await Deno.realPath(home.path);
+  const s = await Deno.realPath(state.path);
+  const r = await Deno.realPath(repo.path);
+  const plan = await planSandbox({
+    mode: "read",
+    cwd: repo.path,
+    privateDir: priv.path,
+    state: [],
+    extra: [],
+    env: { HOME: home.path },
+    argv: ["true"],
+    hide: [
+      state.path,
+      join(home.path, ".ssh"),
+      join(home.path, ".netrc"),
+      join(home.path, ".missing"),
+      join(repo.path, ".env"),
+      "/",
+      home.path,
+      "/proc/self/root",
+    ],
+    show: [join(state.path, "guard")],
+  });
+  assert.deepEqual(plan.hidden, [s, join(h, ".ssh")]);
+  assert.deepEqual(plan.masked, [join(h, ".netrc"), join(r, ".env")]);
+  assert.ok(plan.readOnly.includes(join(s, "guard")), plan.readOnly.join(" "));
+  assert.ok(plan.readOnly.includes(join(await Deno.realPath(priv.path), ".masks")));
+  assert.equal(await Deno.readTextFile(plan.empty), "");
+  // A state or cache folder that is the home folder itself is never writable.
+  const risky = await planSandbox({
+    mode: "write",
+    cwd: repo.path,
+    privateDir: priv.path,
+    state: [home.path, "/proc/self/root"],
+    extra: [],
+    env: { HOME: home.path, XDG_CACHE_HOME: "/" },
+    argv: ["true"],
+  });
+  assert.deepEqual(risky.writable, [r, await Deno.realPath(priv.path)]);
+  assert.equal(risky.cache, undefined);
+});
+
+Deno.test("hiddenHolder() names the hidden folder or file over a path, unless a deeper mount shows it", () => {
+  assert.equal(hiddenHolder(PLAN, "/home/u/.ssh/bin/cli"), "/home/u/.ssh");
+  assert.equal(hiddenHolder(PLAN, "/home/u/repo/.env"), "/home/u/repo/.env");
+  // The guard and the attempt's folder are shown again inside the hidden state dir.
+  assert.equal(hiddenHolder(PLAN, "/state/guard/bin/git"), null);
+  assert.equal(hiddenHolder(PLAN, "/state/runs/x/private/attempt-1/tmp/x"), null);
+  assert.equal(hiddenHolder(PLAN, "/state/runs/y/run.json"), "/state");
+  assert.equal(hiddenHolder(PLAN, "/usr/bin/opencode"), null);
+});
+
+Deno.test("a worker CLI installed in a folder the sandbox hides is refused in one line naming it (exit 3)", async () => {
+  await using root = await tempDir("pitroom-sbx-hidden-cli-");
+  const home = join(root.path, "home");
+  const bin = join(home, ".aws", "bin");
+  await Deno.mkdir(bin, { recursive: true });
+  await Deno.writeTextFile(join(bin, "fakecli"), "#!/bin/sh\necho ran\n");
+  await Deno.chmod(join(bin, "fakecli"), 0o755);
+  const tree = join(root.path, "tree");
+  await Deno.mkdir(tree);
+  const sys = testSys({ stateDir: join(root.path, "state"), cwd: tree, env: { HOME: home } });
+  const env = { HOME: home, PATH: `${bin}:/usr/bin:/bin` };
+  const launch = { argv: ["fakecli"], env, cwd: tree, files: [], stdin: null };
+  const input = {
+    mode: "read" as const,
+    privateDir: join(root.path, "private"),
+    setting: defaultSandboxSetting(),
+  };
+  const error = await sandboxLaunch(sys, launch, { ...input, hide: [join(home, ".aws")] })
+    .then(() => null, (e: unknown) => e);
+  assert.ok(error instanceof Error && "exit" in error, String(error));
+  assert.equal((error as { exit: number }).exit, 3);
+  assert.match(
+    error.message,
+    new RegExp(
+      `^Cannot start "fakecli" in the sandbox: its executable ${join(bin, "fakecli")} is in ${
+        join(home, ".aws")
+      }, which the sandbox hides from workers$`,
+    ),
+  );
+  // Shown again by sandbox.show, it starts.
+  const shown = await sandboxLaunch(sys, launch, {
+    ...input,
+    hide: [join(home, ".aws")],
+    show: [bin],
+  });
+  assert.equal(shown.use.kind, "bwrap");
 });

@@ -6,7 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { sandboxLaunch, writableFolders } from "../../src/confine/sandbox/mod.ts";
+import {
+  defaultSandboxSetting,
+  sandboxLaunch,
+  writableFolders,
+} from "../../src/confine/sandbox/mod.ts";
 import { testSys } from "../support/sys.ts";
 import { exists } from "../../src/sys/fs.ts";
 import { pitroom } from "../support/pitroom.ts";
@@ -71,7 +75,10 @@ Deno.test("sandboxLaunch() never binds `/` or the home writable, whoever built t
   }, {
     mode: "write",
     privateDir: join(root.path, "private"),
-    setting: { mode: "auto", writable: ["/", "~", home, root.path, extra] },
+    setting: {
+      ...defaultSandboxSetting(),
+      writable: ["/", "~", home, root.path, extra, "/proc/self/root", "/proc/self/cwd"],
+    },
   });
   assert.equal(use.kind, "bwrap");
   const binds = launch.argv.flatMap((a, i) => a === "--bind" ? [launch.argv[i + 1]] : []);
@@ -117,8 +124,23 @@ Deno.test("pitroom doctor and pitroom config show one warning per bad writable e
   await using root = await tempDir("pitroom-sbx-writable-cli-");
   const config = join(root.path, "config.json");
   await Deno.writeTextFile(join(root.path, "file.txt"), "x\n");
-  const bad = ["/", "~", "relative", join(root.path, "missing"), join(root.path, "file.txt")];
-  await Deno.writeTextFile(config, JSON.stringify({ sandbox: { mode: "auto", writable: bad } }));
+  await Deno.symlink("/proc/self/root", join(root.path, "proc-link"));
+  // `/proc/self/root` once crashed every command that loads settings (Deno may not resolve it).
+  const bad = [
+    "/",
+    "~",
+    "relative",
+    join(root.path, "missing"),
+    join(root.path, "file.txt"),
+    "/proc/self/root",
+    "/proc/self/cwd",
+    join(root.path, "proc-link"),
+  ];
+  const badHide = ["/proc/self/root", "~", "/"];
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({ sandbox: { mode: "auto", writable: bad, hide: badHide } }),
+  );
   const env = {
     PITROOM_STATE_DIR: join(root.path, "state"),
     PITROOM_CONFIG: config,
@@ -137,6 +159,9 @@ Deno.test("pitroom doctor and pitroom config show one warning per bad writable e
   for (const c of shown) assert.deepEqual([c.check, c.status], ["config", "warn"]);
   assert.match(shown[0]!.message, /entry "\/" is refused: it would make the whole file system/);
   assert.match(shown[1]!.message, /entry "~" is refused: it holds your home folder/);
+  assert.match(shown[5]!.message, /entry "\/proc\/self\/root" is refused: \/proc, \/sys and \/dev/);
+  const hides = checks.filter((c) => c.message.includes(`"sandbox.hide"`));
+  assert.equal(hides.length, badHide.length, doctor.stdout);
 
   const text = await pitroom(["doctor"], { cwd: repo.path, env });
   assert.equal(lines(text.stdout + text.stderr).length, bad.length, text.stdout);

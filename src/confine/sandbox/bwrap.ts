@@ -1,12 +1,16 @@
 /**
  * The bubblewrap command line of a plan (pure): the whole file system read-only, fresh `/dev`
- * and `/proc`, the private temp folder as `/tmp` with what the launch names there shown again
- * read-only, the plan's writable folders bound read-write and its read-only ones over them,
- * every capability dropped (so root inside cannot remount or unmount what the sandbox set up),
- * and the worker with everything it starts in a PID namespace of its own that dies with the
- * sandbox and with the sandbox's parent. The network is left as it is.
+ * and `/proc`, the private temp folder as `/tmp`, then the plan's mounts parents first (plan.ts:
+ * what the launch names under `/tmp` shown again read-only, its writable folders, the read-only
+ * ones over them, hidden folders replaced by an empty tmpfs and hidden files by an empty
+ * read-only file, and what must stay visible inside a hidden folder bound again over it), every
+ * capability dropped (so root inside cannot remount or unmount what the sandbox set up), and the
+ * worker with everything it starts in a PID namespace of its own that dies with the sandbox and
+ * with the sandbox's parent. The network is the host's unless the caller adds its own options
+ * (network.ts).
  */
-import { HIDDEN_TMP, type SandboxPlan } from "./plan.ts";
+import { planMounts, type SandboxPlan } from "./plan.ts";
+import { HIDDEN_TMP } from "./tmp.ts";
 
 /** Options of `bwrapArgv`. */
 export interface BwrapOptions {
@@ -18,6 +22,11 @@ export interface BwrapOptions {
    * @default false
    */
   asRoot?: boolean;
+  /**
+   * More options before the mounts (`--unshare-net` and its synchronisation: network.ts).
+   * @default none
+   */
+  extra?: readonly string[];
 }
 
 /** The argv that runs `argv` inside the plan's sandbox. */
@@ -33,6 +42,7 @@ export function bwrapArgv(
     "--cap-drop",
     "ALL",
     ...(options.asRoot === true ? ["--cap-add", "CAP_SETFCAP"] : []),
+    ...(options.extra ?? []),
     "--ro-bind",
     "/",
     "/",
@@ -44,15 +54,28 @@ export function bwrapArgv(
     plan.tmp,
     HIDDEN_TMP,
   ];
-  for (const path of plan.visible) out.push("--ro-bind", path, path);
-  for (const path of plan.writable) out.push("--bind", path, path);
-  for (const path of plan.readOnly) out.push("--ro-bind", path, path);
+  for (const mount of planMounts(plan)) {
+    if (mount.kind === "mask") out.push("--ro-bind", mount.source, mount.path);
+    else if (mount.kind === "rw") out.push("--bind", mount.path, mount.path);
+    else if (mount.kind === "ro" || mount.kind === "visible") {
+      out.push("--ro-bind", mount.path, mount.path);
+    } else out.push("--tmpfs", mount.path);
+  }
   out.push("--chdir", plan.cwd, "--", ...argv);
   return out;
 }
 
 /** The probe that tells whether bubblewrap can make this sandbox here. */
 export function bwrapProbe(binary: string): string[] {
-  const plan = { cwd: "/", visible: [], writable: [], readOnly: [], tmp: HIDDEN_TMP };
+  const plan: SandboxPlan = {
+    cwd: "/",
+    visible: [],
+    writable: [],
+    readOnly: [],
+    hidden: [],
+    masked: [],
+    empty: "/dev/null",
+    tmp: HIDDEN_TMP,
+  };
   return bwrapArgv(plan, ["true"], { binary });
 }

@@ -5,7 +5,10 @@
  */
 import type { Sys } from "../../sys/mod.ts";
 import { findOnPath } from "../../workers/_detect.ts";
-import { bwrapProbe } from "./bwrap.ts";
+import { join } from "../../sys/path.ts";
+import { bwrapArgv, bwrapProbe } from "./bwrap.ts";
+import { networkArgv, networkBwrapOptions } from "./network.ts";
+import { HIDDEN_TMP } from "./tmp.ts";
 
 /** A sandbox mechanism that works here, or why there is none. */
 export type SandboxKind =
@@ -44,4 +47,59 @@ export async function detectSandbox(
   };
   probed.set(binary, found);
   return found;
+}
+
+/** The programs of an isolated network that work here, or why there are none. */
+export type NetworkKind =
+  | { kind: "pasta"; binary: string; setpriv: string | null }
+  | { kind: "none"; reason: string };
+
+const networks = new Map<string, NetworkKind>();
+
+/**
+ * Finds pasta and probes it once per process: a sandbox with a network of its own that pasta
+ * attaches to (pasta refuses where the host has no routable interface, a loopback-only
+ * namespace for one).
+ */
+export async function detectNetwork(
+  sys: Pick<Sys, "runner" | "env">,
+  bwrap: string,
+): Promise<NetworkKind> {
+  const env = sys.env.toObject();
+  const binary = findOnPath("pasta", env);
+  if (binary === null) {
+    return { kind: "none", reason: "pasta (Debian's passt package) is not installed" };
+  }
+  const key = `${bwrap}\0${binary}`;
+  const known = networks.get(key);
+  if (known !== undefined) return known;
+  const setpriv = findOnPath("setpriv", env);
+  const dir = await Deno.makeTempDir({ prefix: "pitroom-net-probe-" });
+  try {
+    const plan = {
+      cwd: "/",
+      visible: [],
+      writable: [],
+      readOnly: [],
+      hidden: [],
+      masked: [],
+      empty: "/dev/null",
+      tmp: HIDDEN_TMP,
+    };
+    const asRoot = Deno.uid() === 0;
+    const extra = networkBwrapOptions({ asRoot, uid: Deno.uid() ?? 0, gid: Deno.gid() ?? 0 });
+    const inner = bwrapArgv(plan, ["true"], { binary: bwrap, asRoot, extra });
+    const argv = networkArgv(inner, { dir, ports: [], pasta: binary, setpriv, asRoot });
+    const out = await sys.runner.run(argv, { stdin: { kind: "null" } });
+    const found: NetworkKind = out.code === 0 ? { kind: "pasta", binary, setpriv } : {
+      kind: "none",
+      reason: `pasta cannot connect a sandbox here: ${
+        out.stderr.trim().split("\n").at(-1)?.replace(/^pitroom: /, "") || `exit ${out.code}`
+      }`,
+    };
+    networks.set(key, found);
+    return found;
+  } finally {
+    await Deno.remove(join(dir), { recursive: true });
+  }
 }

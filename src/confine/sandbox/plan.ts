@@ -1,27 +1,44 @@
 /**
- * What a sandboxed worker may write, worked out from the run's mode and tree: the tree (not in
- * read runs) without its `.git`, the CLI's own state folders, the user's cache folder, the
- * config's `sandbox.writable`, and the attempt's private folder with its temp folder, which is
- * also the worker's `/tmp` (codex's own sandbox keeps a lock file there). Every `.git` the tree's
- * repository names (its own, the user's borrowed object store) stays read-only, even under a
- * writable folder. What the private `/tmp` hides is shown again, read-only, where the launch
- * names it (the whole folder right below `/tmp` that holds it): the tree, `HOME`, and absolute
- * paths in the environment (PATH) and the argv.
+ * What a sandboxed worker may write and may not see, worked out from the run's mode and tree:
+ * - writable: the tree (not in read runs) without its `.git`, the CLI's own state folders, the
+ *   user's cache folder, the config's `sandbox.writable`, and the attempt's private folder with
+ *   its temp folder, which is also the worker's `/tmp` (codex's own sandbox keeps a lock file
+ *   there). A state or cache folder that is `/`, holds the home folder, or lies in `/proc`,
+ *   `/sys` or `/dev` is left out;
+ * - read-only over those: every `.git` the tree's repository names (its own, the user's borrowed
+ *   object store, Pitroom's snapshot objects), even under a writable folder;
+ * - hidden: the paths the caller names (Pitroom's state dir, credentials, secret-looking files of
+ *   the tree): a folder is replaced by an empty one, a file by an empty read-only file; what the
+ *   launch needs inside a hidden folder (its tree, private folder, state folders, `.git`s and the
+ *   caller's `show` paths, the guard) is shown again, because mounts are applied parents first;
+ * - visible again: what the private `/tmp` hides, where the launch names it (the whole folder
+ *   right below `/tmp` that holds it): the tree, `HOME`, absolute paths in the environment (PATH)
+ *   and the argv, and the real folders of PATH entries, of the program itself and of the
+ *   interpreter its `#!` line names, when a link (or a link on the way) leads there from outside
+ *   `/tmp`.
  */
 import { dirname, isAbsolute, join } from "../../sys/path.ts";
 import { lstatOrNull } from "../../sys/fs.ts";
 import type { Mode } from "../../workers/types.ts";
+import { depth, holds, isKernelPath, realOrNull } from "./paths.ts";
+import { shownInTmp } from "./tmp.ts";
 
 /** The folders of one sandboxed launch. */
 export interface SandboxPlan {
   /** The worker's directory. */
   cwd: string;
-  /** Folders under `/tmp` shown read-only over the private `/tmp`, in order. */
+  /** Folders under `/tmp` shown read-only over the private `/tmp`. */
   visible: string[];
-  /** Bound read-write, in order. */
+  /** Bound read-write. */
   writable: string[];
-  /** Bound read-only after the writable ones (they win inside a writable folder). */
+  /** Bound read-only (they win inside a writable folder). */
   readOnly: string[];
+  /** Folders replaced by an empty one. */
+  hidden: string[];
+  /** Files replaced by `empty`, read-only. */
+  masked: string[];
+  /** An empty file (read-only in the sandbox) laid over each masked file. */
+  empty: string;
   /** The private temp folder (`TMPDIR`), inside `writable`. */
   tmp: string;
   /** The user's cache folder when it is writable (Node's compile cache goes there). */
@@ -43,52 +60,30 @@ export interface PlanInput {
   env: Readonly<Record<string, string>>;
   /** The worker's argv (paths it names). */
   argv: readonly string[];
+  /**
+   * Absolute paths to hide, files or folders; a missing one is left out, and so is one that is
+   * `/` or holds the home folder.
+   * @default none
+   */
+  hide?: readonly string[];
+  /**
+   * Absolute paths shown after all: a hidden path inside one is not hidden, and one inside a
+   * hidden folder is shown again, read-only.
+   * @default none
+   */
+  show?: readonly string[];
 }
 
-/** The folder the sandbox replaces with the private temp folder. */
-export const HIDDEN_TMP = "/tmp";
-
-const TMP_PATH = /(?:^|[\s'"=:,])(\/tmp\/[^\s'":,;)]+)/g;
-
-/** Absolute paths under `/tmp` that a text names (pure). */
-export function tmpPathsIn(text: string): string[] {
-  return [...text.matchAll(TMP_PATH)].map((m) => m[1]!.replace(/\/+$/, ""));
-}
-
-/**
- * The folder right below `/tmp` that holds `path` (its nearest existing parent, real); null when
- * none. The whole top folder is shown, not just the path: a CLI installed under `/tmp` names its
- * `node_modules/.bin` on PATH, and the links there point into the packages beside it.
- */
-async function topBelowTmp(path: string): Promise<string | null> {
-  let at = path;
-  while (at !== HIDDEN_TMP && at.startsWith(`${HIDDEN_TMP}/`)) {
-    const real = await realOrNull(at);
-    if (real !== null) {
-      if (!real.startsWith(`${HIDDEN_TMP}/`)) return null;
-      return join(HIDDEN_TMP, real.slice(HIDDEN_TMP.length + 1).split("/")[0]!);
-    }
-    at = dirname(at);
-  }
-  return null;
-}
+/** A mount of the plan, in the order it is applied. */
+export type PlanMount =
+  | { kind: "visible" | "rw" | "ro" | "hide"; path: string }
+  | { kind: "mask"; path: string; source: string };
 
 /** Expands a leading `~/` against `home` (pure). */
 export function expandHome(path: string, home: string | undefined): string {
   if (home === undefined) return path;
   if (path === "~") return home;
   return path.startsWith("~/") ? join(home, path.slice(2)) : path;
-}
-
-async function realOrNull(path: string): Promise<string | null> {
-  try {
-    return await Deno.realPath(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    throw error;
-  }
 }
 
 /** The nearest folder at or above `dir` holding a `.git`, and that `.git`; else `dir`. */
@@ -123,8 +118,9 @@ async function namedGitDirs(git: string): Promise<string[]> {
   const alternates = await readOrNull(join(dir, "objects", "info", "alternates"));
   for (const line of (alternates ?? "").split("\n").map((l) => l.trim())) {
     if (line === "" || line.startsWith("#") || !isAbsolute(line)) continue;
-    // `<git dir>/objects` of the user's repository, or Pitroom's own store.
-    out.push(line.endsWith("/objects") ? dirname(line) : line);
+    // `<git dir>/objects` of the user's repository: its whole `.git`; Pitroom's own store
+    // (`<state>/repos/<key>/objects`): the objects alone, nothing else of the state dir.
+    out.push(line.endsWith("/.git/objects") ? dirname(line) : line);
   }
   return out;
 }
@@ -140,6 +136,38 @@ async function readOrNull(path: string): Promise<string | null> {
   }
 }
 
+/** A folder a worker may write besides its tree: never `/`, a holder of home, or a kernel path. */
+function safeWritable(real: string, home: string | null): boolean {
+  if (real === "/" || isKernelPath(real)) return false;
+  return home === null || !holds(real, home);
+}
+
+/** What to hide, split into folders and files, after the `show` paths took theirs out. */
+async function hiddenPaths(
+  hide: readonly string[],
+  show: readonly string[],
+  home: string | null,
+): Promise<{ hidden: string[]; masked: string[] }> {
+  const hidden: string[] = [];
+  const masked: string[] = [];
+  // Most listed credentials do not exist: looked up side by side, a missing one in one call.
+  const found = await Promise.all(hide.map(async (path) => {
+    if (!isAbsolute(path) || isKernelPath(path)) return null;
+    const real = await realOrNull(path);
+    if (real === null || real === "/" || isKernelPath(real)) return null;
+    if (home !== null && holds(real, home)) return null;
+    if (show.some((s) => holds(s, real))) return null;
+    const info = await Deno.stat(real).catch(() => null);
+    return info === null ? null : { real, dir: info.isDirectory };
+  }));
+  for (const f of found) {
+    if (f === null) continue;
+    const list = f.dir ? hidden : masked;
+    if (!list.includes(f.real)) list.push(f.real);
+  }
+  return { hidden, masked };
+}
+
 /** Works out the sandbox's folders, making the private temp folder and the CLI's state folders. */
 export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const tmp = join(input.privateDir, "tmp");
@@ -151,17 +179,23 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const add = (list: string[], path: string | null) => {
     if (path !== null && !list.includes(path)) list.push(path);
   };
+  const home = input.env.HOME;
+  const realHome = home === undefined || !isAbsolute(home) ? null : await realOrNull(home);
+  const addSafe = (path: string | null) => {
+    if (path !== null && safeWritable(path, realHome)) add(writable, path);
+  };
   if (input.mode !== "read") add(writable, root);
   for (const path of input.state) {
+    if (isKernelPath(path)) continue;
     if (await lstatOrNull(path) === null) await Deno.mkdir(path, { recursive: true, mode: 0o700 });
-    add(writable, await realOrNull(path));
+    addSafe(await realOrNull(path));
   }
-  const home = input.env.HOME;
   const cache = input.env.XDG_CACHE_HOME ?? (home === undefined ? undefined : join(home, ".cache"));
-  const realCache = cache === undefined ? null : await realOrNull(cache);
-  add(writable, realCache);
-  for (const path of input.extra) add(writable, await realOrNull(expandHome(path, home)));
-  add(writable, await Deno.realPath(input.privateDir));
+  const realCache = cache === undefined || isKernelPath(cache) ? null : await realOrNull(cache);
+  addSafe(realCache);
+  for (const path of input.extra) addSafe(await realOrNull(expandHome(path, home)));
+  const privateDir = await Deno.realPath(input.privateDir);
+  add(writable, privateDir);
   // The user's repository a copy or a view borrows from: its `.git` read-only, its work tree
   // shown (a `--link` folder of a copy points into it).
   const repos: string[] = [];
@@ -173,21 +207,79 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
       if (real !== null && real.endsWith("/.git")) repos.push(dirname(real));
     }
   }
-  const named = [
-    root,
-    ...repos,
-    ...(home === undefined ? [] : [home]),
-    ...[...Object.values(input.env), ...input.argv].flatMap(tmpPathsIn),
-  ];
-  const visible: string[] = [];
-  for (const path of named) add(visible, await topBelowTmp(path));
-  visible.sort((a, b) => a.length - b.length);
+  const show: string[] = [];
+  for (const path of input.show ?? []) add(show, await realOrNull(path));
+  const { hidden, masked } = await hiddenPaths(input.hide ?? [], show, realHome);
+  // A read run's tree inside a hidden folder (a read view in the state dir) is shown again.
+  if (input.mode === "read" && hidden.some((h) => holds(h, root))) add(readOnly, root);
+  for (const path of show) if (hidden.some((h) => holds(h, path))) add(readOnly, path);
+  const empty = join(privateDir, ".masks", "empty");
+  if (masked.length > 0) {
+    await Deno.mkdir(dirname(empty), { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(empty, "", { mode: 0o400 });
+    add(readOnly, dirname(empty));
+  }
+  const visible = await shownInTmp([root, ...repos, ...(home === undefined ? [] : [home])], {
+    env: input.env,
+    argv: input.argv,
+  });
   return {
     cwd,
     visible,
-    writable,
+    // `.git` stays read-only even when a writable folder is named inside it.
+    writable: writable.filter((w) => !readOnly.some((r) => holds(r, w) && r !== w)),
     readOnly,
+    hidden,
+    masked,
+    empty,
     tmp: await Deno.realPath(tmp),
-    ...(realCache === null ? {} : { cache: realCache }),
+    ...(realCache === null || !writable.includes(realCache) ? {} : { cache: realCache }),
   };
+}
+
+/**
+ * The hidden folder or file that holds `path` (a real path) in the plan's sandbox, or null when
+ * it is visible there: not under a hidden one, or shown again by a deeper mount (pure).
+ */
+export function hiddenHolder(plan: SandboxPlan, path: string): string | null {
+  const holder = [...plan.hidden, ...plan.masked].filter((h) => holds(h, path))
+    .sort((a, b) => depth(b) - depth(a))[0];
+  if (holder === undefined) return null;
+  const shown = [...plan.writable, ...plan.readOnly].some((s) =>
+    holds(s, path) && depth(s) > depth(holder)
+  );
+  return shown ? null : holder;
+}
+
+const RANK: Record<PlanMount["kind"], number> = { visible: 0, rw: 1, ro: 2, hide: 3, mask: 3 };
+
+/**
+ * The plan's mounts in the order they are applied (pure): parents before what they hold, so a
+ * folder shown inside a hidden one (or a read-only `.git` inside a writable tree) is laid over
+ * it; at the same path a writable folder wins over one shown again under `/tmp`, a read-only
+ * bind over a writable one, and hiding over all. With
+ * `visible: false`, the folders shown again over the private `/tmp` are left out (sandbox-exec
+ * has no private `/tmp`).
+ */
+export function planMounts(
+  plan: SandboxPlan,
+  options: { visible?: boolean } = {},
+): PlanMount[] {
+  const mounts: PlanMount[] = [
+    ...(options.visible === false ? [] : plan.visible).map((path) => ({
+      kind: "visible" as const,
+      path,
+    })),
+    ...plan.writable.map((path) => ({ kind: "rw" as const, path })),
+    ...plan.readOnly.map((path) => ({ kind: "ro" as const, path })),
+    ...plan.hidden.map((path) => ({ kind: "hide" as const, path })),
+    ...plan.masked.map((path) => ({ kind: "mask" as const, path, source: plan.empty })),
+  ];
+  return mounts
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) =>
+      depth(a.m.path) - depth(b.m.path) ||
+      (a.m.path === b.m.path ? RANK[a.m.kind] - RANK[b.m.kind] : 0) || a.i - b.i
+    )
+    .map(({ m }) => m);
 }

@@ -137,6 +137,12 @@ export const RunReportSchema = z.object({
       ),
   }).optional(),
   notes: z.array(z.string()).optional(),
+  hidden: z.object({
+    credentials: z.object({ count: z.number(), examples: z.array(z.string()) }),
+    files: z.object({ count: z.number(), examples: z.array(z.string()) }),
+  }).optional().describe(
+    "what the sandbox hid from the worker besides Pitroom's own state: credential paths of the home folder and secret-looking files of the tree",
+  ),
   receipt: z.object({ tokens, saved: z.number(), primary: z.string() }).optional(),
   files: z.array(z.object({ path: z.string(), bytes: z.number() })).optional(),
   sections: z.object({

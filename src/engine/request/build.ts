@@ -109,6 +109,11 @@ async function newRunFrom(
   if (request.allowLinks === true && mode !== "isolate") {
     throw new UsageError("--allow-links is for isolate runs (-i)");
   }
+  if (request.allowSecrets === true && mode === "read") {
+    throw new UsageError(
+      "--allow-secrets is for write (-w) and isolate (-i) runs: a read run never sees secret files",
+    );
+  }
   let effort: string | undefined;
   if (request.effort !== undefined) {
     const first = chain[0]!;
@@ -128,6 +133,7 @@ async function newRunFrom(
     ...(request.verify === undefined ? {} : { verify: request.verify }),
     ...(links.length > 0 ? { links } : {}),
     ...(request.allowLinks === true ? { allowLinks: true } : {}),
+    ...(request.allowSecrets === true ? { allowSecrets: true } : {}),
     ...(notes.length > 0 ? { notes } : {}),
   };
 }
@@ -216,6 +222,7 @@ async function followUpFrom(
     ...(request.verify === undefined ? {} : { verify: request.verify }),
     ...(reuse === undefined ? {} : { reuse }),
     ...(prev.allowLinks === true ? { allowLinks: true } : {}),
+    ...(prev.allowSecrets === true ? { allowSecrets: true } : {}),
     ...(prev.plan === undefined ? {} : { plan: prev.plan }),
   };
 }

@@ -42,6 +42,8 @@ export interface NewRun {
   links?: string[];
   /** Isolate mode without a sandbox: run even when links lead out of the copy. */
   allowLinks?: boolean;
+  /** Write and isolate mode: the worker sees the tree's secret-looking files. */
+  allowSecrets?: boolean;
   /** A crew's run: its task's place among the tasks given together (`apply -g` keeps it). */
   taskIndex?: number;
   /** An isolate follow-up: the copy it reuses and the state that copy was made at. */
@@ -90,6 +92,7 @@ export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
     ...(spec.files === undefined ? {} : { files: spec.files }),
     ...(spec.settings === undefined ? {} : { settings: spec.settings }),
     ...(spec.allowLinks === true ? { allowLinks: true } : {}),
+    ...(spec.allowSecrets === true ? { allowSecrets: true } : {}),
     ...(spec.taskIndex === undefined ? {} : { taskIndex: spec.taskIndex }),
     ...(spec.fresh === true ? { fresh: true } : {}),
     ...(spec.plan === undefined ? {} : { plan: spec.plan }),

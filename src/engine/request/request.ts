@@ -27,6 +27,9 @@ export const RunRequestSchema = z.object({
   allowLinks: z.boolean().optional().describe(
     "isolate runs without a sandbox: run although links in the tree lead out of the copy",
   ),
+  allowSecrets: z.boolean().optional().describe(
+    "write and isolate runs: let the worker read the tree's secret-looking files (.env, keys)",
+  ),
   web: z.boolean().optional().describe("allow the worker to fetch web pages"),
   group: z.string().optional().describe("the group the run joins"),
   caps: z.object({

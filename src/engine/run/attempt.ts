@@ -6,7 +6,7 @@
 import { join } from "../../sys/path.ts";
 import { event, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
 import type { RunPaths } from "../../store/paths.ts";
-import type { Progress } from "../../store/record.ts";
+import type { Hidden, Progress } from "../../store/record.ts";
 import type { Sys } from "../../sys/mod.ts";
 import type { Backend, Mode, Outcome, ProcessEnd } from "../../workers/types.ts";
 import { gather, type Gathered } from "./progress.ts";
@@ -35,6 +35,8 @@ export interface AttemptInput {
   progress: Progress;
   /** An isolate run: its `--link` folders, and whether links leading out are allowed. */
   isolation?: { links: readonly string[]; allowLinks: boolean };
+  /** The tree's secret-looking files (absolute) the sandbox hides from the worker. */
+  secrets?: readonly string[];
 }
 
 /** What an attempt produced. */
@@ -50,6 +52,8 @@ export interface AttemptResult {
   sandbox: string;
   /** What the report should say about how the worker ran (no sandbox, links leading out). */
   notes: string[];
+  /** What the sandbox hid from the worker besides Pitroom's own state. */
+  hidden?: Hidden;
 }
 
 /** Callbacks an attempt reports through. */
@@ -87,9 +91,11 @@ export async function runAttempt(
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
   });
   await ensureFirstStart(sys, described);
-  const { launch, use, notes } = await sandboxAttempt(sys, described, {
+  const { launch, use, notes, hidden } = await sandboxAttempt(sys, described, {
     mode: input.mode,
     privateDir,
+    worker: input.backend.name,
+    ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
     ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
   });
   const state = input.backend.newState();
@@ -141,6 +147,7 @@ export async function runAttempt(
     events,
     sandbox: use.kind,
     notes,
+    ...(hidden === undefined ? {} : { hidden }),
     ...(answer === undefined ? {} : { answer }),
     ...(gathered.sessionId === undefined ? {} : { sessionId: gathered.sessionId }),
     ...(isCounts(state.scratch.usageTotals) ? { sessionTotals: state.scratch.usageTotals } : {}),

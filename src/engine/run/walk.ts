@@ -212,6 +212,7 @@ async function walkPrepared(
             isolation: { links: record.isolation.links, allowLinks: record.allowLinks === true },
           }
           : {}),
+        ...(workspace?.secrets === undefined ? {} : { secrets: workspace.secrets }),
         stop,
       }, {
         emit,
@@ -257,6 +258,8 @@ async function walkPrepared(
     if (result.sessionId) attempt.sessionId = result.sessionId;
     if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
     attempt.sandbox = result.sandbox;
+    if (result.hidden === undefined) delete record.hidden;
+    else record.hidden = result.hidden;
     for (const note of result.notes) {
       if (!(record.notes ??= []).includes(note)) record.notes.push(note);
     }
@@ -295,11 +298,21 @@ async function walkPrepared(
   await writeRecord(paths, record);
   const collected = await collectWorkspace(sys, record, workspace, last);
   if (record.verifyCommand === undefined || collected.outcome !== "ok") return collected;
-  record.verify = await runVerify(sys, record.verifyCommand, {
+  const verified = await runVerify(sys, record.verifyCommand, {
     cwd,
     timeoutMs: Math.max(60_000, deadline - sys.clock.now()),
     ...(options.stop ? { stop: options.stop } : {}),
+    run: {
+      id: record.id,
+      mode: record.mode,
+      privateDir: runPaths.private,
+      ...(workspace?.secrets === undefined ? {} : { secrets: workspace.secrets }),
+    },
   });
+  record.verify = verified.verify;
+  for (const note of verified.notes) {
+    if (!(record.notes ??= []).includes(note)) record.notes.push(note);
+  }
   if (record.verify.ok) return collected;
   const how = record.verify.timedOut
     ? "ran out of time"

@@ -1,8 +1,10 @@
 /**
  * The workspace a run's attempts work in: prepared before the first attempt (a snapshot of the
- * tree; for an isolate run the private copy; for a read run in a tree with secret-looking files,
- * a write-protected view without them), and collected after the last one (a write run's changes
- * recorded, a read run's undone, the patch written).
+ * tree; for an isolate run the private copy), with the tree's secret-looking files the sandbox
+ * hides from the worker (every run in bubblewrap; write and isolate runs unless they allow
+ * secrets); where the sandbox cannot hide them, a read run reads a write-protected view without
+ * them instead. Collected after the last attempt: a write run's changes recorded, a read run's
+ * undone, the patch written.
  */
 import { writePatch } from "../../store/patch_file.ts";
 import type { Changes, RunRecord } from "../../store/record.ts";
@@ -15,7 +17,8 @@ import { join } from "../../sys/path.ts";
 import { removeView } from "../../vcs/view.ts";
 import { settledIndex } from "../../vcs/quick_snapshot.ts";
 import { pausePoint } from "../core/pause.ts";
-import { findSecrets } from "../../confine/secrets.ts";
+import { findSecrets, type FoundSecrets } from "../../confine/secrets.ts";
+import { namePatterns, sandboxSettingOf } from "../../confine/sandboxing.ts";
 import type { IgnoredWatch, TrackedTree } from "./tree.ts";
 import { checkIgnored } from "./ignored_check.ts";
 import type { Final } from "../core/final.ts";
@@ -40,6 +43,8 @@ export interface Workspace {
   view?: TrackedTree & { release(): void; tree: string };
   /** A write run's watch of the tree, keeping each changed file's versions. */
   versions?: TreeWatch;
+  /** The tree's secret-looking files and folders (absolute) the sandbox hides from the worker. */
+  secrets?: string[];
 }
 
 /**
@@ -115,6 +120,7 @@ async function prepareOnly(
   await writeRecord(paths, record);
   await pausePoint(sys, "snapshot");
   const inside = async () => relativeInside(tree.root, await Deno.realPath(record.cwd));
+  const hiding = await secretHiding(sys, record);
   if (isolation === undefined) {
     const plain = {
       before,
@@ -123,16 +129,23 @@ async function prepareOnly(
       index: runPaths.index,
       ...(versions === undefined ? {} : { versions }),
     };
-    if (record.mode === "read") return await readFromView(sys, record, tree, plain, inside);
     const [files] = await Promise.all([tree.files(before), widened]);
-    const secrets = findSecrets(files, before.ignored);
-    if (secrets.any) {
-      record.notes = [
-        `The tree holds secret-looking files (${
-          secrets.examples.join(", ")
-        }): a write run works in place and can read them; an isolate run (-i) leaves ignored ones out`,
-      ];
+    const secrets = findSecrets(files, before.ignored, hiding.patterns);
+    if (record.mode === "read") {
+      if (hiding.hidden) return { ...plain, secrets: absolute(tree.root, secrets) };
+      return await readFromView(sys, record, tree, plain, inside, secrets);
     }
+    if (!secrets.any) return plain;
+    if (hiding.hidden && !hiding.allowed) {
+      return { ...plain, secrets: absolute(tree.root, secrets) };
+    }
+    record.notes = [
+      `The tree holds secret-looking files (${secrets.examples.join(", ")}): ${
+        hiding.allowed
+          ? "the worker could read them (secrets allowed)"
+          : "a write run without a sandbox works in place and can read them; an isolate run (-i) leaves ignored ones out"
+      }`,
+    ];
     return plain;
   }
   const rel = await inside();
@@ -146,23 +159,57 @@ async function prepareOnly(
         { hint: "start a new isolate run instead" },
       );
     }
-    return { before, work: tree.openCopy(isolation.copyRoot), cwd, index };
+    const secrets = await copySecrets(record, tree, before, hiding);
+    return { before, work: tree.openCopy(isolation.copyRoot), cwd, index, ...secrets };
   }
-  const secrets = findSecrets(await tree.files(before), []);
-  if (secrets.tracked.length > 0) {
-    record.notes = [
-      `The copy holds tracked secret-looking files (${
-        secrets.examples.join(", ")
-      }): the worker can read them (ignored ones like .env are left out)`,
-    ];
-  }
+  const secrets = await copySecrets(record, tree, before, hiding);
   const work = await tree.copy(isolation.copyRoot, before, isolation.links);
-  return { before, work, cwd, index };
+  return { before, work, cwd, index, ...secrets };
+}
+
+/**
+ * Whether the sandbox hides the tree's secret files here, whether the run allows them, and the
+ * config's name patterns.
+ */
+async function secretHiding(sys: Sys, record: RunRecord) {
+  const { setting, found } = await sandboxSettingOf(sys);
+  return {
+    hidden: found?.kind === "bwrap",
+    allowed: record.mode !== "read" && (record.allowSecrets === true || setting.allowSecrets),
+    patterns: namePatterns(setting),
+  };
+}
+
+/** The secret-looking paths found, absolute under `root` (an ignored folder without its `/`). */
+function absolute(root: string, found: FoundSecrets): string[] {
+  return [...found.tracked, ...found.ignored].map((p) => join(root, p.replace(/\/+$/, "")));
+}
+
+/** An isolate copy's tracked secret files (ignored ones are not copied): hidden, or a note. */
+async function copySecrets(
+  record: RunRecord,
+  tree: TrackedTree,
+  before: Changes["before"],
+  hiding: Awaited<ReturnType<typeof secretHiding>>,
+): Promise<{ secrets?: string[] }> {
+  const copyRoot = record.isolation!.copyRoot;
+  const secrets = findSecrets(await tree.files(before), [], hiding.patterns);
+  if (!secrets.any) return {};
+  if (hiding.hidden && !hiding.allowed) {
+    return { secrets: absolute(copyRoot, secrets) };
+  }
+  record.notes = [
+    `The copy holds tracked secret-looking files (${secrets.examples.join(", ")}): the worker ${
+      hiding.allowed ? "could read them (secrets allowed)" : "can read them (no sandbox hides them)"
+    }; ignored ones like .env are left out`,
+  ];
+  return {};
 }
 
 /**
  * A read run in a tree that holds secret-looking files (`.env`, keys, credentials, ignored ones
- * included) reads a shared, write-protected view of the snapshot without them instead.
+ * included), where no sandbox hides them, reads a shared, write-protected view of the snapshot
+ * without them instead.
  */
 async function readFromView(
   sys: Sys,
@@ -170,8 +217,8 @@ async function readFromView(
   tree: TrackedTree,
   plain: Workspace,
   inside: () => Promise<string>,
+  secrets: FoundSecrets,
 ): Promise<Workspace> {
-  const secrets = findSecrets(await tree.files(plain.before), plain.before.ignored);
   if (!secrets.any) return plain;
   const rel = await inside();
   const view = await tree.view(plain.before, secrets.tracked);

@@ -75,13 +75,15 @@ Deno.test("an isolate run's absolute paths in its copy map back to the repositor
   await assert.rejects(Deno.stat(join(w.repo.path, "src/new.ts")));
 });
 
-Deno.test("a read run's paths in its read view (secret files kept out) map back to the repository", async () => {
+Deno.test("a read run's paths in its read view (no sandbox: secret files kept out) map back to the repository", async () => {
   await using w = await world((spec) => [
     { tool: "read", target: "src/app.ts" },
     { answer: `See ${spec.cwd}/src/app.ts:2 and src/app.ts:1.` },
   ]);
   await Deno.writeTextFile(join(w.repo.path, ".gitignore"), ".env\n");
   await Deno.writeTextFile(join(w.repo.path, ".env"), "TOKEN=x\n");
+  // With a sandbox the secret file is hidden in the tree itself and there is no view.
+  await Deno.writeTextFile(w.sys.configPath, JSON.stringify({ sandbox: "off" }));
   const record = await w.run();
   assert.match(record.notes?.join("\n") ?? "", /write-protected copy of the tree/);
   assert.deepEqual(record.refs, { verified: 2, total: 2, failed: [] });

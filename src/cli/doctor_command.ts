@@ -1,0 +1,16 @@
+/** `pitroom doctor`, declared beside its code (doctor.ts). */
+import { defineCommand, flag, JSON_FLAG } from "./command.ts";
+
+export const DOCTOR_FLAGS = {
+  probe: flag.boolean({ describe: "make one tiny real run per configured worker" }),
+  json: JSON_FLAG,
+};
+
+export const DOCTOR = defineCommand({
+  name: "doctor",
+  summary: "check each worker: installed, version, config, fallback",
+  flags: DOCTOR_FLAGS,
+  args: [],
+  examples: ["pitroom doctor", "pitroom doctor --probe --json"],
+  run: () => import("./doctor.ts").then((m) => m.doctorCommand),
+});

@@ -1,0 +1,19 @@
+/** `pitroom init`, declared beside its code (init.ts). */
+import { defineCommand, flag, JSON_FLAG } from "./command.ts";
+
+export const INIT_FLAGS = {
+  model: flag.string({ value: "ID", describe: "default model of the first worker" }),
+  fallback: flag.string({ value: "A,B", describe: "fallback targets, in order" }),
+  yes: flag.boolean({ describe: "write the config file" }),
+  force: flag.boolean({ describe: "replace an existing config (a backup is kept)" }),
+  json: JSON_FLAG,
+};
+
+export const INIT = defineCommand({
+  name: "init",
+  summary: "propose a starter config from the installed workers (writes only with --yes)",
+  flags: INIT_FLAGS,
+  args: [],
+  examples: ["pitroom init", "pitroom init --fallback codex,claude --yes"],
+  run: () => import("./init.ts").then((m) => m.initCommand),
+});

@@ -1,0 +1,24 @@
+/** `pitroom wait`, declared beside its code (wait.ts). */
+import { defineCommand, flag, JSON_FLAG, RUN_SELECTION, SCOPE_FLAG } from "./command.ts";
+
+export const WAIT_FLAGS = {
+  any: flag.boolean({ describe: "return when the first run finishes" }),
+  brief: flag.boolean({ describe: "one line per run instead of the full report" }),
+  timeout: flag.duration({
+    value: "DUR",
+    default: "540",
+    describe: "give up after this long (exit 75; at most 7d)",
+  }),
+  group: flag.string({ short: "g", value: "NAME", describe: "wait for this group" }),
+  json: JSON_FLAG,
+  dir: SCOPE_FLAG,
+};
+
+export const WAIT = defineCommand({
+  name: "wait",
+  summary: "wait for runs to finish and print their reports",
+  flags: WAIT_FLAGS,
+  args: [{ ...RUN_SELECTION, variadic: true }],
+  examples: ["pitroom wait 3f2a", "pitroom wait -g docs --brief", "pitroom wait --any a1 b2"],
+  run: () => import("./wait.ts").then((m) => m.waitCommand),
+});
