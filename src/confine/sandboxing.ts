@@ -1,5 +1,5 @@
 /**
- * The sandbox of one launch (src/sandbox/): the config's setting, what the launch must not see,
+ * The sandbox of one launch (src/confine/sandbox/): the config's setting, what the launch must not see,
  * the launch wrapped, and what the report should say. Every launch on a worker's files goes
  * through here: the worker's attempts and the run's verify command.
  *
