@@ -115,11 +115,12 @@ Deno.test("TreeWatch watches a folder made meanwhile and reads what was made in 
   await Deno.writeTextFile(join(s.root, "top.txt"), "top\n");
   await watch.close();
   const h = await s.versions();
-  assert.deepEqual(historyOf(h, "made/deep/b.txt")!.map((v) => v.entry?.blob), [
-    blobId("bee\n"),
-    blobId("bee 2\n"),
-  ]);
-  assert.deepEqual(historyOf(h, "top.txt")!.map((v) => v.entry?.blob), [blobId("top\n")]);
+  // A write truncates the file before it writes: a watch that reads in between (a busy machine)
+  // rightly keeps that empty version too, so the versions are compared without it.
+  const written = (path: string) =>
+    historyOf(h, path)!.map((v) => v.entry?.blob).filter((blob) => blob !== blobId(""));
+  assert.deepEqual(written("made/deep/b.txt"), [blobId("bee\n"), blobId("bee 2\n")]);
+  assert.deepEqual(written("top.txt"), [blobId("top\n")]);
   assert.equal(historyOf(h, "node_modules/pkg/i.js"), null);
   assert.deepEqual(historyOf(h, "x.log"), []);
 });
