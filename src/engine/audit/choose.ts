@@ -1,8 +1,11 @@
 /**
- * Who audits an answer: another worker and model than the one that answered, never the same.
- * The candidates are `-W` (refused when it names the answering worker), else the config's
- * `tiers.audit`, else the other workers of the audited run's chain; each must be installed. No
- * candidate left is a refusal (exit 3) that says how to configure one.
+ * Who audits an answer: never the worker *and* model that gave it. Another model of the same worker
+ * may audit (`opencode:fake/b` audits `opencode:fake/a`); a target whose model Pitroom cannot tell
+ * from the answerer's (the worker's default model on one side, a named model on the other, of the
+ * same worker) may be that very model, so it does not audit either. The candidates are `-W`
+ * (refused when a target of it is, or may be, the answerer), else the config's `tiers.audit`,
+ * else the other targets of the audited run's chain; each must be installed. No candidate left
+ * is a refusal (exit 3) that says how to configure one.
  */
 import type { RunRecord, Target } from "../../store/record.ts";
 import { RefusedError } from "../../sys/errors.ts";
@@ -22,9 +25,16 @@ export function answererOf(record: RunRecord): Target {
   };
 }
 
-function other(answerer: Target) {
-  return (t: Target) =>
-    t.worker !== answerer.worker && (t.model === undefined || t.model !== answerer.model);
+/**
+ * How a would-be auditor stands to the answerer: another worker or another named model is
+ * `other`; the same worker with the same model (or both on the worker's default) is `same`; the
+ * same worker with a model named on one side only is `unsure` (the default may be that model).
+ */
+export function auditorRelation(answerer: Target, auditor: Target): "other" | "same" | "unsure" {
+  if (auditor.worker !== answerer.worker) return "other";
+  if (auditor.model === answerer.model) return "same";
+  if (auditor.model === undefined || answerer.model === undefined) return "unsure";
+  return "other";
 }
 
 async function installed(
@@ -48,7 +58,35 @@ export interface ChooseOptions {
   backends?: (name: WorkerName) => Backend;
 }
 
-/** The chain that audits `record`: every target another worker and model than the answerer's. */
+/** Refuses an auditor asked for by name that is, or may be, the worker and model that answered. */
+function refuseSelf(record: RunRecord, answerer: Target, t: Target): void {
+  const relation = auditorRelation(answerer, t);
+  if (relation === "same") {
+    throw new RefusedError(
+      "same_auditor",
+      `${targetLabel(t)} cannot audit run "${record.id}": it answered it (${
+        targetLabel(answerer)
+      })`,
+      { hint: `choose another model or worker: \`pitroom audit ${record.id} -W codex\`` },
+    );
+  }
+  if (relation === "unsure") {
+    const named = (t.model ?? answerer.model)!;
+    throw new RefusedError(
+      "same_auditor",
+      `${targetLabel(t)} cannot audit run "${record.id}": it was answered by ${
+        targetLabel(answerer)
+      }, and whether ${t.worker}'s default model is ${named} is not known`,
+      {
+        hint: answerer.model === undefined
+          ? `choose another worker: \`pitroom audit ${record.id} -W codex\` (and name ${t.worker}'s model in the config's "models" for the runs to come)`
+          : `name the model: \`pitroom audit ${record.id} -W ${t.worker}:MODEL\``,
+      },
+    );
+  }
+}
+
+/** The chain that audits `record`: every target that is not the answerer's worker and model. */
 export async function auditChain(
   sys: Sys,
   record: RunRecord,
@@ -62,22 +100,15 @@ export async function auditChain(
     models: settings.models.value,
   };
   let candidates: Target[];
+  let unsure: Target[] = [];
   if (options.worker !== undefined) {
     candidates = resolveChain(defaults, { worker: options.worker });
-    const same = candidates.find((t) => !other(answerer)(t));
-    if (same !== undefined) {
-      throw new RefusedError(
-        "same_auditor",
-        `${targetLabel(same)} cannot audit run "${record.id}": it answered it (${
-          targetLabel(answerer)
-        })`,
-        { hint: `choose another worker: \`pitroom audit ${record.id} -W codex\`` },
-      );
-    }
+    for (const t of candidates) refuseSelf(record, answerer, t);
   } else {
     const tier = settings.tiers.audit.value;
-    candidates = (tier === null ? record.chain : resolveChain(defaults, { worker: tier }))
-      .filter(other(answerer));
+    const all = tier === null ? record.chain : resolveChain(defaults, { worker: tier });
+    candidates = all.filter((t) => auditorRelation(answerer, t) === "other");
+    unsure = all.filter((t) => auditorRelation(answerer, t) === "unsure");
   }
   const seen = new Set<string>();
   const backends = options.backends ?? ((name: WorkerName) => BACKENDS[name]);
@@ -89,14 +120,20 @@ export async function auditChain(
     if (await installed(sys, t.worker, backends)) chain.push(t);
   }
   if (chain.length === 0) {
+    const why = candidates.length > 0
+      ? "no other one is installed"
+      : unsure.length > 0
+      ? `${unsure.map(targetLabel).join(", ")} may be that very model`
+      : "no other worker or model is configured";
     throw new RefusedError(
       "no_auditor",
-      `No other worker can audit run "${record.id}": it was answered by ${
+      `No other worker or model can audit run "${record.id}": it was answered by ${
         targetLabel(answerer)
-      } and ${
-        candidates.length === 0 ? "no other worker is configured" : "no other one is installed"
-      }`,
-      { hint: 'configure one in the config: "tiers": {"audit": "codex"}' },
+      } and ${why}`,
+      {
+        hint:
+          `configure one in the config: "tiers": {"audit": "codex"} (or "${answerer.worker}:MODEL")`,
+      },
     );
   }
   return chain;
