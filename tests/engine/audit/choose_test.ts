@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { auditChain, auditorRelation } from "../../../src/engine/audit/choose.ts";
+import { createRun } from "../../../src/engine/create.ts";
 import { resolveSettings } from "../../../src/engine/settings.ts";
 import type { Config } from "../../../src/store/config.ts";
 import type { RunRecord, Target } from "../../../src/store/record.ts";
@@ -13,6 +14,9 @@ import { Exit, RefusedError } from "../../../src/sys/errors.ts";
 import type { WorkerName } from "../../../src/workers/types.ts";
 import { fakeBackend } from "../../support/fake_backend.ts";
 import { testSys } from "../../support/sys.ts";
+import { tempDir } from "../../support/temp.ts";
+import { statePaths } from "../../../src/store/paths.ts";
+import { writeRecord } from "../../../src/store/runs.ts";
 
 const A = { worker: "opencode", model: "fake/a" } as const;
 const B = { worker: "opencode", model: "fake/b" } as const;
@@ -29,6 +33,7 @@ async function choose(
   config: Config = {},
   worker?: string,
   installed: readonly WorkerName[] = ["opencode", "codex"],
+  stateDir = "/nonexistent-state",
 ): Promise<Target[]> {
   const { settings } = resolveSettings({
     config,
@@ -39,7 +44,7 @@ async function choose(
   });
   const backend = fakeBackend(() => []);
   const absent = { ...backend, detect: () => Promise.resolve(null) };
-  return await auditChain(testSys({ stateDir: "/nonexistent-state" }), record, settings, {
+  return await auditChain(testSys({ stateDir }), record, settings, {
     ...(worker === undefined ? {} : { worker }),
     backends: (name) => installed.includes(name) ? backend : absent,
   });
@@ -132,4 +137,39 @@ Deno.test("without -W or a tier (a sampled audit): the other models of the run's
     "no_auditor",
     /and no other one is installed$/,
   );
+});
+
+Deno.test("an answer from the cache was given by the earlier run's model: that one never audits it", async () => {
+  await using state = await tempDir("pitroom-state-");
+  const sys = testSys({ stateDir: state.path });
+  const chain = [A, B];
+  // The earlier run fell back to fake/b, which gave the answer the cache hands out again.
+  const earlier = await createRun(sys, {
+    task: "q",
+    mode: "read",
+    cwd: state.path,
+    chain,
+    timeoutMs: 1,
+  });
+  earlier.attempts = [{ ...A, startedAt: 0, outcome: "rate_limited" }, { ...B, startedAt: 1 }];
+  await writeRecord(statePaths(state.path), earlier);
+  const copy = { ...answered(chain, A), attempts: [], cached: { from: earlier.id, at: 0 } };
+  assert.deepEqual(await choose(copy, {}, undefined, undefined, state.path), [A]);
+  await refused(
+    choose(copy, {}, "opencode:fake/b", undefined, state.path),
+    "same_auditor",
+    /it answered it \(opencode \(fake\/b\)\)/,
+  );
+  // The earlier run is gone: any target of the chain may have answered.
+  await Deno.remove(statePaths(state.path).run(earlier.id).dir, { recursive: true });
+  await refused(
+    choose(copy, {}, undefined, undefined, state.path),
+    "no_auditor",
+    /answered by one of opencode \(fake\/a\), opencode \(fake\/b\) and no other worker or model/,
+  );
+  assert.deepEqual(await choose(copy, {}, "codex", undefined, state.path), [{ worker: "codex" }]);
+});
+
+Deno.test("a model typed with spaces around it is the same model", async () => {
+  await refused(choose(answered([A]), {}, "opencode: fake/a "), "same_auditor", /it answered it/);
 });
