@@ -171,6 +171,8 @@ Deno.test("the reviewer templates: each SPEC and QUALITY the shape offers is rea
             `${name}:\n${reply}`,
           );
           assert.deepEqual(verdict.cannotVerify, cannot, name);
+          const fenced = parseVerdict(`\`\`\`text\n${reply}\n\`\`\`\n\nThat is all.`);
+          assert.deepEqual(fenced, verdict, `${name}, kept in its fence`);
         }
       }
     }
@@ -190,6 +192,9 @@ Deno.test("implementer.md: each STATUS the brief's shape offers is read by parse
   for (const status of statuses) {
     const reply = picked(shape, () => status);
     assert.deepEqual(parseImplementerReport(reply), { status, openIssues: issues }, reply);
+    // A model that keeps the fence is read the same (the fence is not part of the last item).
+    const fenced = `\`\`\`text\n${reply}\n\`\`\`\n\nThat is all.`;
+    assert.deepEqual(parseImplementerReport(fenced), { status, openIssues: issues }, fenced);
     // The whole reply the prompt asks for: the answer format, then these lines.
     const whole = [
       "## Summary",
