@@ -1,9 +1,9 @@
 /**
  * Audits end to end with two real workers on the scripted model server: opencode answers, codex
- * audits (another worker and model), and the verdict lands on the audited run's record, its
- * `--json`, its text report and the history; a disputed answer gets its correction round in
- * opencode's own session; a run nobody else can audit is refused; the config's sample rate
- * starts an audit by itself in the background host.
+ * or another model of opencode audits (never the same worker and model), and the verdict lands on
+ * the audited run's record, its `--json`, its text report and the history; a disputed answer gets
+ * its correction round in the answering model's own session; a run nobody else can audit is
+ * refused; the config's sample rate starts an audit by itself in the background host.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -121,14 +121,17 @@ Deno.test("audit: codex agrees with opencode's answer; the verdict is on the run
   assert.deepEqual(historyIds(w), [id]);
 });
 
-Deno.test("audit: a disagreeing audit lists the disputed claims; auditFix runs one correction round in opencode's session", async () => {
+Deno.test("audit: another model of the same worker (tiers.audit opencode:fake/audit-disagree) disagrees; auditFix runs one correction round in the answering model's session", async () => {
   await using w = await world(SCENARIOS, {
-    config: { tiers: { audit: "codex:fake/audit-disagree" }, auditFix: true },
+    config: { tiers: { audit: "opencode:fake/audit-disagree" }, auditFix: true },
   });
   const id = await answered(w);
   const r = await w.run(["audit", id]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /audit {4}DISAGREE by codex \(fake\/audit-disagree\) · 2 disputed claims/);
+  assert.match(
+    r.stdout,
+    /audit {4}DISAGREE by opencode \(fake\/audit-disagree\) · 2 disputed claims/,
+  );
   assert.match(
     r.stdout,
     /- the answer is 41: src\/app\.ts:1 says so, but README\.md:1 names no answer/,
@@ -139,12 +142,21 @@ Deno.test("audit: a disagreeing audit lists the disputed claims; auditFix runs o
   const audit = record.audit!;
   assert.equal(audit.verdict, "DISAGREE");
   assert.equal(audit.disputed.length, 2);
+  assert.deepEqual([audit.worker, audit.model], ["opencode", "fake/audit-disagree"]);
+  const auditRun = await w.record(audit.run!);
+  assert.deepEqual(auditRun.attempts.map((a) => [a.worker, a.model]), [
+    ["opencode", "fake/audit-disagree"],
+  ]);
   // The correction annotates: the first answer stays, the corrected one is on the audit.
   assert.equal(record.answer?.trim(), ANSWER);
   assert.equal(audit.fix?.state, "done");
   assert.equal(audit.fix?.answer?.trim(), "Corrected: src/app.ts:1 sets it to 41, once.");
   const fixRun = await w.record(audit.fix!.run!);
   assert.deepEqual(fixRun.auditOf, { run: id, kind: "fix" });
+  // The correction round is the answering model's, never the auditor's.
+  assert.deepEqual(fixRun.attempts.map((a) => [a.worker, a.model]), [
+    ["opencode", "fake/read-answer"],
+  ]);
   assert.equal(fixRun.continues?.run, id);
   assert.equal(fixRun.continues?.sessionId, record.attempts.at(-1)?.sessionId);
   assert.match(fixRun.task, /the answer is 41: src\/app\.ts:1 says so/);
@@ -163,22 +175,36 @@ Deno.test("audit: a reply without a verdict line is a failed audit (exit 1), nev
   assert.match(audit.message ?? "", /no AUDIT line/);
 });
 
-Deno.test("audit: refused with exit 3 when no other worker is configured, or when -W names the one that answered", async () => {
+Deno.test("audit: refused with exit 3 when no other worker or model is configured, or when -W names the worker and model that answered; another model of that worker audits", async () => {
   await using w = await world(SCENARIOS);
   const id = await answered(w);
   const none = await w.run(["audit", id]);
   assert.equal(none.code, 3, none.stderr);
-  assert.match(none.stderr, /No other worker can audit run ".+": it was answered by opencode/);
+  assert.match(
+    none.stderr,
+    /No other worker or model can audit run ".+": it was answered by opencode \(fake\/read-answer\)/,
+  );
   assert.match(none.stderr, /tiers/);
-  const same = await w.run(["audit", id, "-W", "opencode:fake/audit-agree"]);
+  const same = await w.run(["audit", id, "-W", "opencode:fake/read-answer"]);
   assert.equal(same.code, 3, same.stderr);
-  assert.match(same.stderr, /cannot audit run .+ it answered it/);
+  assert.match(
+    same.stderr,
+    /^pitroom: opencode \(fake\/read-answer\) cannot audit run .+ it answered it/m,
+  );
   assert.equal((await w.record(id)).audit, undefined);
+  // Another model of the same worker may: the report, show and --json say who audited.
+  const other = await w.run(["audit", id, "-W", "opencode:fake/audit-agree"]);
+  assert.equal(other.code, 0, other.stderr);
+  assert.match(other.stdout, /audit {4}AGREE by opencode \(fake\/audit-agree\) · run /);
+  const shown = await w.run(["show", id]);
+  assert.match(shown.stdout, /audit {4}AGREE by opencode \(fake\/audit-agree\) · run /);
+  const json = parse<RunRecord>((await w.run(["show", id, "--json"])).stdout, "show --json");
+  assert.deepEqual([json.audit?.worker, json.audit?.model], ["opencode", "fake/audit-agree"]);
 });
 
-Deno.test("audit: with the sample rate at 1 a finished read run is audited in the background; --no-audit opts out", async () => {
+Deno.test("audit: with the sample rate at 1 a finished read run is audited in the background, by the audit tier's other model of the same worker; --no-audit opts out", async () => {
   await using w = await world(SCENARIOS, {
-    config: { audit: 1, tiers: { audit: "codex:fake/audit-agree" } },
+    config: { audit: 1, tiers: { audit: "opencode:fake/audit-agree" } },
   });
   const skipped = await answered(w, ["--no-audit"]);
   const id = await answered(w);
@@ -189,5 +215,6 @@ Deno.test("audit: with the sample rate at 1 a finished read run is audited in th
   const audit = (await w.record(id)).audit!;
   assert.equal(audit.verdict, "AGREE");
   assert.equal(audit.sampled, true);
+  assert.deepEqual([audit.worker, audit.model], ["opencode", "fake/audit-agree"]);
   assert.equal((await w.record(skipped)).audit, undefined);
 });

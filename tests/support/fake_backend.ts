@@ -27,6 +27,8 @@ export type FakeStep =
   /** Runs a command and reports it as a `shell` tool call (none with `untold`). */
   | { run: string; untold?: true }
   | { step: true }
+  /** Reports the worker's session id (a follow-up continues it). */
+  | { session: string }
   | { tokens: { input: number; output: number; cost?: number } }
   | {
     fail: "rate_limited" | "quota" | "model_not_found" | "auth";
@@ -90,6 +92,7 @@ export function fakeScript(steps: FakeStep[]): string {
         );
       }
     } else if ("step" in s) out.push(line({ t: "start" }));
+    else if ("session" in s) out.push(line({ t: "session", id: s.session }));
     else if ("tokens" in s) out.push(line({ t: "tokens", ...s.tokens }));
     else if ("waitFile" in s) out.push(`while [ ! -e ${q(s.waitFile)} ]; do sleep 0.05; done`);
   }
@@ -133,6 +136,8 @@ export function fakeBackend(
           return [event("worker.step", time, {})];
         case "answer":
           return [event("worker.answer", time, { text: String(v.text) })];
+        case "session":
+          return [event("worker.session", time, { sessionId: String(v.id) })];
         case "tool":
           return [event("worker.tool_call", time, {
             tool: String(v.kind),

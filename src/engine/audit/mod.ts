@@ -1,6 +1,6 @@
 /**
- * engine/audit/: another worker and model re-checks a finished read answer against the
- * repository. `runAudit` is the one entry (`engine.audit`, `pitroom audit`, the MCP tool
+ * engine/audit/: another model (never the worker and model that answered) re-checks a finished
+ * read answer against the repository. `runAudit` is the one entry (`engine.audit`, `pitroom audit`, the MCP tool
  * `pitroom_audit`): start.ts checks the run and creates the audit run (a real read run whose
  * task is the audit template, with an auditor chosen by choose.ts), which runs here or in the
  * background host; when it ends the lifecycle calls complete.ts, which reads the reply strictly

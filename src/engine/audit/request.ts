@@ -9,7 +9,7 @@ import { UsageError } from "../../sys/errors.ts";
 export const AuditRequestSchema = z.object({
   run: z.string().min(1).describe("the finished read run to audit (an id, a unique part, `last`)"),
   worker: z.string().optional().describe(
-    "the auditor (worker or chain): never the worker that answered; default: the audit tier, else the run's other workers",
+    "the auditor (worker or chain, e.g. `opencode:MODEL`): never the worker and model that answered; default: the audit tier, else the run's other targets",
   ),
   fix: z.boolean().optional().describe(
     "after a disputed verdict, one correction round in the answering worker's session (default: the config's auditFix)",

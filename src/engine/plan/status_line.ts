@@ -47,7 +47,8 @@ function openIssuesOf(lines: readonly string[]): string[] {
   if (inline !== "" && !NONE.test(inline)) issues.push(inline);
   let gap = false;
   for (const line of lines.slice(start + 1)) {
-    if (/^\s*#/.test(line) || STATUS_LINE.test(line) || LABEL.test(line)) break;
+    // A heading, another label or the end of a code fence the model kept ends the list.
+    if (/^\s*(#|```|~~~)/.test(line) || STATUS_LINE.test(line) || LABEL.test(line)) break;
     const bullet = BULLET.exec(line);
     if (bullet) {
       const item = bullet[1]!.trim();

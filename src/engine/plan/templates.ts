@@ -2,7 +2,8 @@
  * The four templates of plan execution, shipped in the binary: the implementer brief and the
  * task, fix-round and whole-branch reviewer prompts. They are the same files the
  * pitroom-driven-development skill ships (skills/pitroom-driven-development/), text-imported.
- * `{{name}}` marks a value; `fill` puts the values in.
+ * `{{name}}` marks a value; `fill` puts the values in. The reply's shape stands in a ```text block
+ * (`deno fmt` reflows Markdown prose and would join its lines; tests/engine/templates_test.ts).
  */
 import implementer from "../../../skills/pitroom-driven-development/implementer.md" with {
   type: "text",
