@@ -62,6 +62,32 @@ function env(w: World, extra: Record<string, string> = {}): Record<string, strin
   };
 }
 
+/** How long a test's call waits for its runs when it names no wait of its own. */
+const PATIENT_SECONDS = 900;
+
+/**
+ * A test client whose calls end when their runs do, however busy the machine: a call that starts
+ * or waits for runs and names no wait gets a long one (the runs' end, not the clock, ends it:
+ * the tools' default of 50 s failed under load), and the SDK's request timeout (60 s by default)
+ * is raised past it. A call that names its wait keeps it.
+ */
+export function patient(client: Client): Client {
+  const call = client.callTool.bind(client);
+  client.callTool = ((params, schema, options) => {
+    const args: Record<string, unknown> = { ...(params.arguments ?? {}) };
+    const starts = ["pitroom_run", "pitroom_review", "pitroom_audit"].includes(params.name);
+    if (starts && args.waitSeconds === undefined) args.waitSeconds = PATIENT_SECONDS;
+    if (params.name === "pitroom_wait" && args.timeoutSeconds === undefined) {
+      args.timeoutSeconds = PATIENT_SECONDS;
+    }
+    return call({ ...params, arguments: args }, schema, {
+      timeout: (PATIENT_SECONDS + 60) * 1000,
+      ...options,
+    });
+  }) as typeof client.callTool;
+  return client;
+}
+
 /** Starts `pitroom mcp` on stdio in the world's repo and connects the SDK's client to it. */
 export async function stdioClient(
   w: World,
@@ -72,7 +98,7 @@ export async function stdioClient(
     clearEnv: true,
     cwd: w.repo,
   });
-  const client = new Client({ name: "pitroom-test", version: "1.0.0" });
+  const client = patient(new Client({ name: "pitroom-test", version: "1.0.0" }));
   await client.connect(transport);
   return { client, transport, [Symbol.asyncDispose]: () => client.close() };
 }
@@ -132,7 +158,7 @@ export async function httpServer(
       const transport = new StreamableHTTPClientTransport(new URL(url), {
         requestInit: { headers: { Authorization: `Bearer ${o.token ?? token}` } },
       });
-      const client = new Client({ name: "pitroom-test", version: "1.0.0" });
+      const client = patient(new Client({ name: "pitroom-test", version: "1.0.0" }));
       await client.connect(transport);
       return {
         client,

@@ -11,7 +11,7 @@ import { createMcpServer } from "../../../src/server/mcp/mod.ts";
 import type { Clock } from "../../../src/sys/mod.ts";
 import { realClock } from "../../../src/sys/real.ts";
 import { Client, InMemoryTransport } from "./_sdk.ts";
-import { engineOf, stdioClient, structured, textOf, type World, world } from "./_world.ts";
+import { engineOf, patient, stdioClient, structured, textOf, type World, world } from "./_world.ts";
 
 const AHEAD: Clock = { ...realClock, now: () => realClock.now() + 60_000 };
 const DASH = "http://127.0.0.1:7878/";
@@ -25,7 +25,7 @@ async function connect(w: World, env: Record<string, string> = {}, clock: Clock 
   });
   const [client, server] = InMemoryTransport.createLinkedPair();
   await mcp.server.connect(server);
-  const c = new Client({ name: "dash-test", version: "1" });
+  const c = patient(new Client({ name: "dash-test", version: "1" }));
   await c.connect(client);
   return {
     client: c,

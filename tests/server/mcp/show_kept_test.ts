@@ -13,7 +13,7 @@ import { testSys } from "../../support/sys.ts";
 import { tempDir } from "../../support/temp.ts";
 import { writeFakeRun } from "../../history/_fixtures.ts";
 import { Client, InMemoryTransport } from "./_sdk.ts";
-import { structured, textOf } from "./_world.ts";
+import { patient, structured, textOf } from "./_world.ts";
 
 const DAY = 86_400_000;
 const PATCH = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n";
@@ -38,7 +38,7 @@ Deno.test("pitroom_show gives a cleaned run from the history: report, steps as e
   const mcp = createMcpServer(engine, { dir: state.path, version: "test", clock: sys.clock });
   const [client, server] = InMemoryTransport.createLinkedPair();
   await mcp.server.connect(server);
-  const c = new Client({ name: "kept-test", version: "1" });
+  const c = patient(new Client({ name: "kept-test", version: "1" }));
   await c.connect(client);
   try {
     const shown = await c.callTool({
