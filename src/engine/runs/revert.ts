@@ -10,12 +10,13 @@
  * user's lines and the worker's. A revert cut short is finished by the next one; "reverted" is
  * what the journal says, never a flag alone.
  */
-import { statePaths } from "../../store/paths.ts";
+import { type StatePaths, statePaths } from "../../store/paths.ts";
 import { type Changes, isFinal, type LeftFile, type RunRecord } from "../../store/record.ts";
 import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { type JournalOp, liveOps, readJournal } from "../../store/journal.ts";
 import { indexRun } from "../../store/history/mod.ts";
 import { holdWriter } from "../tree/writer.ts";
+import type { HeldLock } from "../../store/locks.ts";
 import { writePatch } from "../../store/patch_file.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
@@ -152,24 +153,32 @@ function movedRefusal(id: string, changes: Changes): RefusedError {
   );
 }
 
+/**
+ * The run's journal, with a revert cut short finished first (its merges were decided then); null
+ * when finishing it reverted the run (the record then says so).
+ */
+async function finishCutShort(at: RunTree): Promise<JournalOp[] | null> {
+  const { sys, record } = at;
+  const journal = statePaths(sys.stateDir).run(record.id).journal;
+  const ops = await opsOf(at);
+  const last = lastOp(ops);
+  if (!cutShort(last) || last.action !== "revert") return ops;
+  if (await finishOp(at, last) === null) return await readJournal(journal);
+  mirror(record, await readJournal(journal), last.left ?? []);
+  await save(sys, record);
+  await indexRun(sys, record);
+  return null;
+}
+
 /** Reverts a write or read run in place; see the module comment. */
 async function revertInPlace(at: RunTree, options: RevertRunOptions): Promise<RunRecord> {
   const { sys, record, tree } = at;
   const id = record.id;
   const changes = record.changes!;
   const journal = statePaths(sys.stateDir).run(id).journal;
-  let ops = await opsOf(at);
-  const last = lastOp(ops);
-  if (cutShort(last) && last.action === "revert") {
-    // A revert cut short: finish it first (its merges were decided then).
-    if (await finishOp(at, last) !== null) {
-      mirror(record, await readJournal(journal), last.left ?? []);
-      await save(sys, record);
-      await indexRun(sys, record);
-      return record;
-    }
-    ops = await readJournal(journal);
-  }
+  const resumed = await finishCutShort(at);
+  if (resumed === null) return record;
+  const ops = resumed;
   if (record.state === "lost" && liveOps(ops).length === 0) await captureLost(at);
   const reverts = liveOps(ops).filter((op) => op.action === "revert" && op.ended !== undefined);
   const done = (scope: Scope) => reverts.some((op) => op.scope === scope || op.scope === "all");
@@ -238,17 +247,9 @@ async function revertApplied(at: RunTree): Promise<RunRecord> {
   const { sys, record } = at;
   const id = record.id;
   const journal = statePaths(sys.stateDir).run(id).journal;
-  let ops = await opsOf(at);
-  const last = lastOp(ops);
-  if (cutShort(last) && last.action === "revert") {
-    if (await finishOp(at, last) !== null) {
-      mirror(record, await readJournal(journal), last.left ?? []);
-      await save(sys, record);
-      await indexRun(sys, record);
-      return record;
-    }
-    ops = await readJournal(journal);
-  }
+  const resumed = await finishCutShort(at);
+  if (resumed === null) return record;
+  const ops = resumed;
   const live = liveOps(ops);
   const lastRevert = live.findLastIndex((op) => op.action === "revert" && op.ended !== undefined);
   const applies = live.slice(lastRevert + 1).filter((op) => op.action === "apply");
@@ -281,6 +282,29 @@ async function revertApplied(at: RunTree): Promise<RunRecord> {
 }
 
 /**
+ * The repository at `root` that run `id`'s revert writes in, with its writer lock held: no write
+ * run works, and no apply or revert of another run writes, while the revert does. Refused when
+ * it is no longer a git repository, or while the lock is held.
+ */
+export async function revertWriter(
+  sys: Sys,
+  paths: StatePaths,
+  root: string,
+  id: string,
+): Promise<{ tree: TrackedTree; lock: HeldLock }> {
+  const tree = await trackTree(sys, paths, root);
+  if (tree === null) throw new RefusedError("no_repo", `"${root}" is no longer a git repository`);
+  const lock = await holdWriter(
+    sys,
+    paths,
+    tree,
+    `revert ${id}`,
+    `revert once it is done: \`pitroom revert ${id}\``,
+  );
+  return { tree, lock };
+}
+
+/**
  * Undoes exactly a finished run's changes (checked first): the files its worker's recorded tool
  * calls could have changed, and with `all` the others too; an applied isolate run's apply. A
  * lost write run's changes are captured now; a run that changed nothing has nothing to revert.
@@ -301,19 +325,8 @@ export async function revertRun(
   if (changes === undefined || record.repoRoot === undefined) {
     throw new RefusedError("nothing_to_revert", `Run "${id}" changed nothing Pitroom can revert`);
   }
-  const tree = await trackTree(sys, paths, record.repoRoot);
-  if (tree === null) {
-    throw new RefusedError("no_repo", `"${record.repoRoot}" is no longer a git repository`);
-  }
-  // Holding the repository's writer lock: no write run works, and no apply or revert of another
-  // run writes, while this one does.
-  using _writer = await holdWriter(
-    sys,
-    paths,
-    tree,
-    `revert ${id}`,
-    `revert once it is done: \`pitroom revert ${id}\``,
-  );
+  const { tree, lock } = await revertWriter(sys, paths, record.repoRoot, id);
+  using _writer = lock;
   const at = { sys, record, tree };
   if (record.mode === "isolate") return await revertApplied(at);
   return await revertInPlace(at, options);

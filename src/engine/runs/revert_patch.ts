@@ -28,8 +28,7 @@ import {
 } from "../tree/journaled.ts";
 import { pausePoint } from "../core/pause.ts";
 import { leftRefusal, settle } from "../tree/revert_merge.ts";
-import { trackTree } from "../tree/tree.ts";
-import { holdWriter } from "../tree/writer.ts";
+import { revertWriter } from "./revert.ts";
 
 /** The history's copy as reverted: only the files this revert wrote, those it left named. */
 async function reverted(
@@ -79,17 +78,8 @@ export async function revertFromPatch(
   const paths = statePaths(sys.stateDir);
   const patch = await readPatchChecked(paths.run(id).patch, copy.changes.patchDigest);
   if (patch.bytes === null || patch.damage !== null || patch.bytes.length === 0) throw damage;
-  const tree = await trackTree(sys, paths, copy.repoRoot);
-  if (tree === null) {
-    throw new RefusedError("no_repo", `"${copy.repoRoot}" is no longer a git repository`);
-  }
-  using _writer = await holdWriter(
-    sys,
-    paths,
-    tree,
-    `revert ${id}`,
-    `revert once it is done: \`pitroom revert ${id}\``,
-  );
+  const { tree, lock } = await revertWriter(sys, paths, copy.repoRoot, id);
+  using _writer = lock;
   const at: RunTree = { sys, record: copy, tree };
   const journal = paths.run(id).journal;
   let ops = await readJournal(journal);
