@@ -104,7 +104,8 @@ Deno.test("checking an answer's references lists the tree once; a stated count a
 
 Deno.test("a sandboxed read run of a tree with a secret-looking file hides it and makes no more calls", async () => {
   const read = (await gitCalls("read", { ".env": "KEY=1\n" })).sort();
-  assert.deepEqual(read, [...WRITE_RUN, "hash-object --no-filters"].sort());
+  // The same calls as a read run of a tree without one.
+  assert.deepEqual(read, [...SNAPSHOTS, "hash-object --no-filters"].sort());
 });
 
 Deno.test("without a sandbox, a read run of a tree with a secret-looking file adds the view's calls and no more", async () => {
