@@ -64,15 +64,27 @@ function noRunsHint(scope: Scope | null, others: boolean): { hint: string } {
  * its place). A newer run whose record is damaged and that may be the scope's stops the search:
  * `last` would otherwise silently mean an older run.
  */
+/** The second a run id was made in (`YYYYMMDD-HHMMSS`). */
+function secondOf(id: string): string {
+  return id.slice(0, 15);
+}
+
 async function lastOf(sys: Sys, ids: string[], scope: Scope | null): Promise<string> {
+  let newest: RunRecord | null = null;
   for (let i = ids.length - 1; i >= 0; i--) {
+    // Ids sort by the second they were made in, their random part after it: once a run is
+    // found, only runs of that same second can be newer (by the time they were created).
+    if (newest !== null && secondOf(ids[i]!) !== secondOf(newest.id)) break;
     const read = readOne(sys, ids[i]!);
     if (read.record === null && read.damage === null) continue;
     const ours = await belongs(sys, read, scope);
     if (ours === false) continue;
     if (read.damage !== null) throw read.damage;
-    if (read.record!.auditOf === undefined) return read.id;
+    const record = read.record!;
+    if (record.auditOf !== undefined) continue;
+    if (newest === null || record.createdAt > newest.createdAt) newest = record;
   }
+  if (newest !== null) return newest.id;
   if (scope !== null && ids.length > 0) {
     throw new UsageError(`No runs in ${scopeName(scope)} yet`, noRunsHint(scope, true));
   }
