@@ -3,47 +3,60 @@
  * dashboard import this module and nothing else of the engine (tests/architecture keeps it so);
  * no argv parsing and no HTTP live here.
  *
+ * ## The rooms
+ *
+ * The engine's folders stand in a one-way order, each importing only those below it
+ * (tests/architecture keeps it so): `core/` (chain, durations, ids, exit codes, cooldown, pause,
+ * settings, scope, the run outcome), `tree/` (the workspace, snapshots, the watch, attribution,
+ * journaled writes), `request/` (request to runs), `run/` (one run end to end and its hook list,
+ * run/hooks.ts), `host/` (the host, its inbox, liveness and the sweep of lost runs), `follow/`
+ * (feed, fold, report), `runs/` (selecting runs and acting on them), `setup/` (doctor, models,
+ * usage), then the features (`answer/`, `eval/`, `history/`, `plan/`, then `audit/`, `review/`),
+ * which reach a run through the hooks this door registers (features.ts). What limits a worker
+ * (the floor, the guard, the sandbox, its environment, secrets) is src/confine/. Reads never
+ * write: a run whose supervisor died reads as lost, and the sweep (host/liveness.ts) marks it.
+ *
  * ## The flow
  *
  * `const engine = createEngine(sys)` binds the engine to a state dir and a config (the ones of
- * `sys`). A caller describes work as a `RunRequest` (request.ts: one zod schema, which is also
+ * `sys`). A caller describes work as a `RunRequest` (request/request.ts: one zod schema, which is also
  * the TypeScript type, the runtime check and the JSON Schema MCP publishes). `engine.start(req)`
- * checks it, reads the settings once (load_settings.ts) and builds the runs (build.ts: worker
+ * checks it, reads the settings once (core/load_settings.ts) and builds the runs (request/build.ts: worker
  * chain from `worker`/`tier`/`model` and the config's fallbacks, mode checks, effort, caps,
  * `continue` rules, `files` attached), freezing the settings into each record. It creates the
  * records (`queued`; a crew gets one per task) and hands them to the state dir's host
- * (supervisor.ts, host.ts): one detached process that executes every background run, so a run
+ * (host/supervisor.ts, host/host.ts): one detached process that executes every background run, so a run
  * outlives the CLI call, MCP session or page that started it. `engine.run(req)` executes one run
  * in the caller's process instead (today's `pitroom run`).
  *
- * Executing a run (`executeRun`, lifecycle.ts): take the run's lock, wait for a slot (FIFO,
+ * Executing a run (`executeRun`, run/lifecycle.ts): take the run's lock, wait for a slot (FIFO,
  * per-worker limits), prepare the tree (snapshot; for a write run, a watch of the tree that keeps
- * each changed file's versions, tree_watch.ts; an isolate copy; a read view without secrets),
+ * each changed file's versions, tree/tree_watch.ts; an isolate copy; a read view without secrets),
  * then one attempt per target of the chain: the backend describes the launch, the process shell
  * spawns it with the guard first on PATH, the raw stream is teed to the run folder and parsed
  * into the event union, caps stop a runaway worker, the backend classifies the end; rate limits
  * and quotas put the target in cooldown and move on. Afterwards the changes are recorded (or a
- * read run's undone; a file the user changed too is split by its versions, file_history.ts),
+ * read run's undone; a file the user changed too is split by its versions, tree/file_history.ts),
  * `verify` runs, the answer is checked (answer/: its sections, its
  * `path:line` references, evidence flags), the receipt is priced, the history indexes the run.
- * The worker's prompt is built from templates (prompt.ts, prompts/); a read run asked again on
+ * The worker's prompt is built from templates (run/prompt.ts, run/prompts/); a read run asked again on
  * the same tree state may get an earlier answer that held up from the answer cache
  * (answer/cache.ts) without a worker.
  *
  * Following runs: `engine.subscribe(selector, onEvent, { since, fromOffsets })` replays each
  * run's events from an event index or the byte offset an earlier event carried (a client that
- * reconnects misses nothing), then delivers new ones as they are appended (feed.ts, no polling); the
- * live fold (fold.ts) turns events into a run's view (steps, tools, last action, tokens,
- * fallbacks, phase) and the `watch --json` lines (watch_lines.ts, one definition).
+ * reconnects misses nothing), then delivers new ones as they are appended (follow/feed.ts, no polling); the
+ * live fold (follow/fold.ts) turns events into a run's view (steps, tools, last action, tokens,
+ * fallbacks, phase) and the `watch --json` lines (follow/watch_lines.ts, one definition).
  * `engine.wait(selector, { timeoutMs, any, signal })` follows the same feed (cancellable, no
  * blocking lock). `engine.get/list/report/events/patch` read what a run left; the report
- * (report.ts, `RunReport`) is the one shape behind the text report and every `--json`.
+ * (follow/report.ts, `RunReport`) is the one shape behind the text report and every `--json`.
  *
  * Acting on runs: `stop` works from any process (a host run gets a stop request in the host's
  * inbox, another process's foreground run SIGTERM, this process's own foreground run its abort
  * controller: no code path signals the caller's pid); `apply`/`applyGroup`/`discard` act on
- * isolate patches and copies, `revert` undoes a run's changes exactly (revert.ts). Every write
- * into the user's tree is a journaled plan (journaled.ts over vcs/carry_out.ts): finished by the
+ * isolate patches and copies, `revert` undoes a run's changes exactly (runs/revert.ts). Every write
+ * into the user's tree is a journaled plan (tree/journaled.ts over vcs/carry_out.ts): finished by the
  * same command after a crash, taken back by its opposite.
  *
  * Plans and reviews (plan/, review/): `run` with `plan`/`step` gives the worker the implementer
@@ -54,10 +67,10 @@
  * records and the plan's notes (`planNote`). Around them:
  * `settings`, `doctor({ probe })`, `models`, `cooldowns`, `history.search/stats`, `savings`.
  *
- * Checking answers: `audit(request)` has another worker and model re-check a finished read
+ * Checking answers: `audit(request)` has another model re-check a finished read
  * answer (audit/mod.ts; the config's `audit` rate starts audits by itself after read runs);
  * `eval(path, { workers })` scores workers on bounded questions (eval/mod.ts). `budgetDaily`
- * (budget.ts) and `rankWorkers` (rank.ts) shape the chain when runs are built.
+ * (request/budget.ts) and `rankWorkers` (request/rank.ts) shape the chain when runs are built.
  */
 export {
   createEngine,
