@@ -59,16 +59,16 @@ function noRunsHint(scope: Scope | null, others: boolean): { hint: string } {
   return { hint: 'start one with `pitroom run "task"`' };
 }
 
-/**
- * The newest run of the scope that is not an audit (an audit started after a run never takes
- * its place). A newer run whose record is damaged and that may be the scope's stops the search:
- * `last` would otherwise silently mean an older run.
- */
 /** The second a run id was made in (`YYYYMMDD-HHMMSS`). */
 function secondOf(id: string): string {
   return id.slice(0, 15);
 }
 
+/**
+ * The newest run of the scope that is not an audit (an audit started after a run never takes
+ * its place). A newer run whose record is damaged and that may be the scope's stops the search:
+ * `last` would otherwise silently mean an older run.
+ */
 async function lastOf(sys: Sys, ids: string[], scope: Scope | null): Promise<string> {
   let newest: RunRecord | null = null;
   for (let i = ids.length - 1; i >= 0; i--) {
