@@ -65,9 +65,9 @@ export function bwrapArgv(
   return out;
 }
 
-/** The probe that tells whether bubblewrap can make this sandbox here. */
-export function bwrapProbe(binary: string): string[] {
-  const plan: SandboxPlan = {
+/** The plan of a probe: nothing visible, writable or hidden beyond the sandbox's own tmp. */
+export function probePlan(): SandboxPlan {
+  return {
     cwd: "/",
     visible: [],
     writable: [],
@@ -77,5 +77,9 @@ export function bwrapProbe(binary: string): string[] {
     empty: "/dev/null",
     tmp: HIDDEN_TMP,
   };
-  return bwrapArgv(plan, ["true"], { binary });
+}
+
+/** The probe that tells whether bubblewrap can make this sandbox here. */
+export function bwrapProbe(binary: string): string[] {
+  return bwrapArgv(probePlan(), ["true"], { binary });
 }

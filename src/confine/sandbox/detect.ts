@@ -6,9 +6,8 @@
 import type { Sys } from "../../sys/mod.ts";
 import { findOnPath } from "../../workers/_detect.ts";
 import { join } from "../../sys/path.ts";
-import { bwrapArgv, bwrapProbe } from "./bwrap.ts";
+import { bwrapArgv, bwrapProbe, probePlan } from "./bwrap.ts";
 import { networkArgv, networkBwrapOptions } from "./network.ts";
-import { HIDDEN_TMP } from "./tmp.ts";
 
 /** A sandbox mechanism that works here, or why there is none. */
 export type SandboxKind =
@@ -76,16 +75,7 @@ export async function detectNetwork(
   const setpriv = findOnPath("setpriv", env);
   const dir = await Deno.makeTempDir({ prefix: "pitroom-net-probe-" });
   try {
-    const plan = {
-      cwd: "/",
-      visible: [],
-      writable: [],
-      readOnly: [],
-      hidden: [],
-      masked: [],
-      empty: "/dev/null",
-      tmp: HIDDEN_TMP,
-    };
+    const plan = probePlan();
     const asRoot = Deno.uid() === 0;
     const extra = networkBwrapOptions({ asRoot, uid: Deno.uid() ?? 0, gid: Deno.gid() ?? 0 });
     const inner = bwrapArgv(plan, ["true"], { binary: bwrap, asRoot, extra });
