@@ -3,7 +3,7 @@
  * died without finishing. It is marked `lost` (its slot freed itself with the lock).
  */
 import { event } from "../../events/mod.ts";
-import { isLocked } from "../../store/locks.ts";
+import { isLocked, tryLock } from "../../store/locks.ts";
 import { statePaths } from "../../store/paths.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
 import { readRecord, writeRecord } from "../../store/runs.ts";
@@ -64,6 +64,10 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
   if (!(await supervisorGone(sys, record))) return record;
   const paths = statePaths(sys.stateDir);
   const runPaths = paths.run(record.id);
+  // The supervisor's lock, held while the run is marked: of two processes sweeping at once (the
+  // host and a door's read), one marks it, the other finds the lock taken and leaves it.
+  using marking = await tryLock(runPaths.supervisorLock);
+  if (marking === null) return record;
   // Re-read: the supervisor may have finished between our read and the lock check.
   const read = await readRecord(paths, record.id);
   if (read === null || isFinal(read.state)) return read ?? record;
