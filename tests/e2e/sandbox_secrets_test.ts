@@ -13,7 +13,15 @@ const SECRET = "env-file-e2e-secret";
 
 /** What codex's shell printed for the run (its raw stream holds the command's output). */
 async function rawStream(stateDir: string, id: string): Promise<string> {
-  const gz = await Deno.readFile(join(stateDir, "runs", id, "stream.jsonl.gz"));
+  // A run's result comes back once its record is final; its stream is compressed just after, so
+  // it is read plain when not compressed yet (and compressed when it was meanwhile).
+  const dir = join(stateDir, "runs", id);
+  const plain = await Deno.readTextFile(join(dir, "stream.jsonl")).catch((error) => {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  });
+  if (plain !== null) return plain;
+  const gz = await Deno.readFile(join(dir, "stream.jsonl.gz"));
   return await new Response(
     new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip")),
   ).text();
