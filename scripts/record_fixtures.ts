@@ -13,6 +13,7 @@
  * asked. A fixture with a follow-up then resumes the recorded session and records that run too.
  * Only those files are written; the files a backend lists as kept by hand stay as they are.
  */
+import { holdState } from "../src/store/state.ts";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runProcess } from "../src/engine/run/process.ts";
@@ -210,7 +211,7 @@ async function runOnce(
   const launch = { ...described, argv: without(described.argv, options.withoutArgs) };
   const stop = new AbortController();
   const stdout: string[] = [];
-  const end = await runProcess(realSys(), launch, {
+  const end = await runProcess(holdState(realSys()), launch, {
     timeoutMs: TIMEOUT_MS,
     stop: stop.signal,
     onStdoutLine(line) {

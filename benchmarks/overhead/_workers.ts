@@ -13,7 +13,7 @@
 import { join } from "node:path";
 import { workerEnv } from "../../src/confine/env.ts";
 import { buildPrompt } from "../../src/engine/run/prompt.ts";
-import type { Sys } from "../../src/sys/mod.ts";
+import { holdState } from "../../src/store/state.ts";
 import { realRunner, realSys } from "../../src/sys/real.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";
 import type { RunSpec, WorkerName } from "../../src/workers/types.ts";
@@ -97,12 +97,12 @@ export async function benchWorker(
   await Deno.writeTextFile(pitroomEnv.PITROOM_CONFIG, "{}\n");
   let bareRun = 0;
   // Pitroom's own view of the caller, so the bare side starts from what `pitroom run` gives it.
-  const sys: Sys = {
+  const sys = holdState({
     ...realSys(),
     env: { get: (name) => pitroomEnv[name], toObject: () => ({ ...pitroomEnv }) },
     stateDir: pitroomEnv.PITROOM_STATE_DIR,
     configPath: pitroomEnv.PITROOM_CONFIG,
-  };
+  });
   const requests = sameRequests(server.requests);
   const staleLocks = { bare: 0, pitroom: 0 };
   // gemini 0.61.0 now and then exits holding its project-registry lock (a directory); the next

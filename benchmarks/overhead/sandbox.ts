@@ -70,9 +70,11 @@ const network = values.network as NetworkMode;
 if (network !== "host" && network !== "isolated") throw new Error("--network host|isolated");
 const setting = { ...defaultSandboxSetting(), mode: "required" as const, network };
 // A state dir as the engine has one (the guard shown again inside it) and a config file.
+const stateDir = join(scratch.path, "state");
 const state = {
-  stateDir: join(scratch.path, "state"),
+  stateDir,
   configPath: join(scratch.path, "config.json"),
+  state: { paths: statePaths(stateDir) },
 };
 await Deno.mkdir(statePaths(state.stateDir).guard, { recursive: true });
 await Deno.writeTextFile(join(state.stateDir, "mcp-token"), "x".repeat(64));

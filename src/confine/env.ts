@@ -3,11 +3,10 @@
  * variables that would point git elsewhere, and credentials the worker's own provider does not
  * need; then the guard's git settings (confine/guard/hooks.ts) and the recursion marker.
  */
+import type { HeldSys } from "../store/state.ts";
 import { join } from "../sys/path.ts";
-import type { Sys } from "../sys/mod.ts";
 import { guardGitEnv, writeGuard } from "./guard/mod.ts";
 import { RECURSION_MARKER } from "./floor.ts";
-import { statePaths } from "../store/paths.ts";
 import type { WorkerName } from "../workers/types.ts";
 
 const DROP_PREFIXES = ["PITROOM_"];
@@ -137,12 +136,12 @@ export interface WorkerEnv {
  * worker (`worker: null`): no provider's credentials at all.
  */
 export async function workerEnv(
-  sys: Sys,
+  sys: HeldSys,
   options: { worker: WorkerName | null; runId: string },
 ): Promise<WorkerEnv> {
   const caller = sys.env.toObject();
   const [guard, keep] = await Promise.all([
-    writeGuard(statePaths(sys.stateDir).guard),
+    writeGuard(sys.state.paths.guard),
     providerKeys(options.worker, caller),
   ]);
   const baseEnv = {

@@ -13,12 +13,11 @@
  * holds links leading out of it is refused (exit 3) unless the run allows links; then the links
  * are named.
  */
+import type { HeldSys } from "../store/state.ts";
 import { loadConfig } from "../store/config.ts";
-import { statePaths } from "../store/paths.ts";
 import { RefusedError } from "../sys/errors.ts";
 import { lstatOrNull } from "../sys/fs.ts";
 import { join } from "../sys/path.ts";
-import type { Sys } from "../sys/mod.ts";
 import { HOME_CREDENTIALS } from "./secret_names.ts";
 import {
   checkedSandboxSetting,
@@ -40,7 +39,7 @@ import type { Launch, Mode, WorkerName } from "../workers/types.ts";
 
 /** The config's sandbox setting (its folders and entries checked) and the machine's sandbox. */
 export async function sandboxSettingOf(
-  sys: Sys,
+  sys: HeldSys,
 ): Promise<{ setting: SandboxSetting; warnings: string[]; found: SandboxKind | null }> {
   const { config } = await loadConfig(sys.configPath);
   const { setting, warnings } = await checkedSandboxSetting(config.sandbox, sys.env.get("HOME"));
@@ -61,7 +60,7 @@ export function namePatterns(setting: SandboxSetting): { hide: string[]; show: s
  * Pitroom's own (not counted in the report).
  */
 export function confinementPaths(
-  sys: Pick<Sys, "stateDir" | "configPath">,
+  sys: Pick<HeldSys, "stateDir" | "configPath"> & { state: Pick<HeldSys["state"], "paths"> },
   input: {
     /** The worker CLI (its own login stays visible); null for a command that is none (verify). */
     worker: WorkerName | null;
@@ -88,7 +87,7 @@ export function confinementPaths(
       ...input.secrets,
     ],
     show: [
-      statePaths(sys.stateDir).guard,
+      sys.state.paths.guard,
       ...(input.worker === null ? [] : loginPaths(input.worker, input.env)),
       ...input.setting.show.filter(isPathEntry),
     ],
@@ -115,7 +114,7 @@ export interface AttemptSandbox {
 
 /** Wraps one launch in the sandbox the config asks for, with what the report says. */
 export async function sandboxAttempt(
-  sys: Sys,
+  sys: HeldSys,
   launch: Launch,
   input: AttemptSandbox,
 ): Promise<{ launch: Launch; use: SandboxUse; notes: string[]; hidden?: Hidden }> {
@@ -228,7 +227,7 @@ async function hiddenOf(
 
 /** What `doctor` says about the sandbox: which one runs workers and what it hides. */
 export async function sandboxCheck(
-  sys: Sys,
+  sys: HeldSys,
 ): Promise<{ status: "ok" | "warn" | "error"; message: string; hint?: string }> {
   const { setting, found } = await sandboxSettingOf(sys);
   if (setting.mode === "off" || found === null) {
@@ -276,7 +275,7 @@ export async function sandboxCheck(
  * that exist (the built-in list, the CLIs' logins and `sandbox.hide` paths, less `sandbox.show`),
  * counted with examples, and the tree's secret-looking files with the config's name patterns.
  */
-async function hiddenSummary(sys: Sys, setting: SandboxSetting): Promise<string> {
+async function hiddenSummary(sys: HeldSys, setting: SandboxSetting): Promise<string> {
   const env = sys.env.toObject();
   const home = env.HOME;
   const shown = setting.show.filter(isPathEntry);

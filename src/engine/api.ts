@@ -3,10 +3,11 @@
  * its action is done; the CLI, the MCP server and the dashboard call these, nothing below.
  */
 // The features (answer, review, audit) hook into every run the engine starts.
+import { type HeldSys, holdState } from "../store/state.ts";
 import "./features.ts";
 import type { PitroomEvent } from "../events/mod.ts";
 import { activeCooldowns, clearCooldowns, type Cooldown } from "../store/cooldown.ts";
-import { type StatePaths, statePaths } from "../store/paths.ts";
+import type { StatePaths } from "../store/paths.ts";
 import { isFinal, type PlanRef, type RunRecord } from "../store/record.ts";
 import { plannedRequest } from "./plan/request.ts";
 import { readRecord } from "../store/runs.ts";
@@ -151,7 +152,7 @@ const FOREVER_MS = 2 ** 31 - 1;
 
 /** The front door: every action on runs, over one state dir and config (the ones of `sys`). */
 export class Engine {
-  #sys: Sys;
+  #sys: HeldSys;
   #options: EngineOptions;
   #paths: StatePaths;
   /** Foreground runs of this process: stopped through their controller, never a signal. */
@@ -160,10 +161,10 @@ export class Engine {
   readonly history: EngineHistory;
   #reads: RunReads;
 
-  constructor(sys: Sys, options: EngineOptions = {}) {
+  constructor(sys: HeldSys, options: EngineOptions = {}) {
     this.#sys = sys;
     this.#options = options;
-    this.#paths = statePaths(sys.stateDir);
+    this.#paths = sys.state.paths;
     this.history = new EngineHistory(sys);
     this.#reads = new RunReads(sys, options.dir ?? sys.cwd(), this.history);
   }
@@ -637,7 +638,7 @@ export class Engine {
 
 /** The engine over the state dir and config of `sys`. */
 export function createEngine(sys: Sys, options: EngineOptions = {}): Engine {
-  return new Engine(sys, options);
+  return new Engine(holdState(sys), options);
 }
 
 /**

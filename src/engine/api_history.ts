@@ -2,6 +2,7 @@
  * `engine.history` and the savings: the finished runs as history.db keeps them (opened, imported
  * and repaired on demand by history/ready.ts; node:sqlite loads only when asked).
  */
+import type { HeldSys } from "../store/state.ts";
 import type { DatabaseSync } from "node:sqlite";
 import type { CleanPlan, CleanResult } from "./runs/clean.ts";
 import type { ImportResult } from "../store/history/import.ts";
@@ -9,10 +10,8 @@ import type { KeptRun } from "./runs/history_copy.ts";
 import type { Preparation } from "../store/history/ready.ts";
 import type { SearchFilter, SearchHit, SearchOptions } from "./history/search.ts";
 import type { Stats } from "./history/stats.ts";
-import { statePaths } from "../store/paths.ts";
 import { exists } from "../sys/fs.ts";
 import { UsageError } from "../sys/errors.ts";
-import type { Sys } from "../sys/mod.ts";
 import { reconcile } from "./host/liveness.ts";
 import type { Scope } from "./core/scope.ts";
 
@@ -31,9 +30,9 @@ const DAY_MS = 86_400_000;
 
 /** The history of finished runs. */
 export class EngineHistory {
-  #sys: Sys;
+  #sys: HeldSys;
 
-  constructor(sys: Sys) {
+  constructor(sys: HeldSys) {
     this.#sys = sys;
   }
 
@@ -76,7 +75,7 @@ export class EngineHistory {
    * `last` and a part of an id the runs of `scope` (null: every repository's).
    */
   async kept(typed: string, scope: Scope | null): Promise<KeptRun | null> {
-    if (!(await exists(statePaths(this.#sys.stateDir).history))) return null;
+    if (!(await exists(this.#sys.state.paths.history))) return null;
     const { keptRun, matchIds } = await import("./runs/history_copy.ts");
     return await this.open((db) => {
       const ids = matchIds(db, typed, scope);

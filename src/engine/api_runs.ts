@@ -5,14 +5,14 @@
  * once cleaned or when its `run.json` is damaged, from the history, events and patches. A
  * damaged file is named with what still works (damage.ts), never taken for something else.
  */
+import type { HeldSys } from "../store/state.ts";
 import type { PitroomEvent } from "../events/mod.ts";
 import { readEventsChecked } from "../store/events_file.ts";
 import { readPatchChecked } from "../store/patch_file.ts";
-import { type StatePaths, statePaths } from "../store/paths.ts";
+import type { StatePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
 import { loadRecord, readRecordChecked } from "../store/runs.ts";
 import { DamagedRecord, RefusedError, UsageError } from "../sys/errors.ts";
-import type { Sys } from "../sys/mod.ts";
 import type { EngineHistory } from "./api_history.ts";
 import { explained } from "./runs/damage.ts";
 import type { KeptRun } from "./runs/history_copy.ts";
@@ -52,15 +52,15 @@ export interface EventsFound {
 
 /** The reads of runs over one state dir, from one folder's scope. */
 export class RunReads {
-  #sys: Sys;
+  #sys: HeldSys;
   #paths: StatePaths;
   #dir: string;
   #scope: Promise<Scope> | null = null;
   #history: EngineHistory;
 
-  constructor(sys: Sys, dir: string, history: EngineHistory) {
+  constructor(sys: HeldSys, dir: string, history: EngineHistory) {
     this.#sys = sys;
-    this.#paths = statePaths(sys.stateDir);
+    this.#paths = sys.state.paths;
     this.#dir = dir;
     this.#history = history;
   }

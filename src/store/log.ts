@@ -3,10 +3,9 @@
  * it happened in (a progress write of a live run, the history, a hosted run's crash), so it is
  * kept instead of dropped.
  */
-import type { Sys } from "../sys/mod.ts";
+import type { HeldSys } from "./state.ts";
 import { isOsError } from "../sys/fs.ts";
 import { join } from "../sys/path.ts";
-import { statePaths } from "./paths.ts";
 
 /** The state-dir log files. */
 export type LogName = "history.log" | "host.log" | "runs.log";
@@ -17,11 +16,11 @@ export type LogName = "history.log" | "host.log" | "runs.log";
  * dropped; any other error is thrown.
  */
 export async function logFailure(
-  sys: Pick<Sys, "stateDir" | "clock">,
+  sys: Pick<HeldSys, "state" | "clock">,
   name: LogName,
   entry: { what: string; error: unknown },
 ): Promise<void> {
-  const logs = statePaths(sys.stateDir).logs;
+  const logs = sys.state.paths.logs;
   const { error } = entry;
   const detail = error instanceof Error ? error.stack ?? error.message : String(error);
   const line = `${new Date(sys.clock.now()).toISOString()} ${entry.what}: ${detail}\n`;

@@ -26,6 +26,12 @@ export interface StatePaths {
   plans: string;
   /** The background host: one process per state dir that executes every background run. */
   host: { lock: string; pid: string; inbox: string };
+  /** Locks of one-at-a-time starts (`locks/start-<name>.lock`) and first starts. */
+  locks: string;
+  /** Runs whose end was announced (`notified/<id>`), so it is announced once. */
+  notified: string;
+  /** The answer cache: one file per key (`answers/<key>.json`). */
+  answers: string;
   run(id: string): RunPaths;
   repo(key: string): { dir: string; objects: string; writerLock: string; writer: string };
 }
@@ -77,6 +83,9 @@ export function statePaths(root: string): StatePaths {
     copies: join(root, "copies"),
     active: join(root, "active"),
     plans: join(root, "plans"),
+    locks: join(root, "locks"),
+    notified: join(root, "notified"),
+    answers: join(root, "answers"),
     host: {
       lock: join(root, "host", "host.lock"),
       pid: join(root, "host", "pid"),

@@ -3,6 +3,7 @@
  * engine: launch description -> spawn -> parse every line -> classify. Backend end-to-end tests
  * use it with the scripted model server's worker env.
  */
+import { holdState } from "../../src/store/state.ts";
 import type { WorkerEvent } from "../../src/events/mod.ts";
 import { runProcess } from "../../src/engine/run/process.ts";
 import { realSys } from "../../src/sys/real.ts";
@@ -23,7 +24,7 @@ export async function driveBackend(
   spec: RunSpec,
   options: { timeoutMs?: number; stop?: AbortSignal } = {},
 ): Promise<Driven> {
-  const sys = realSys();
+  const sys = holdState(realSys());
   const launch = backend.launch(spec);
   const state = backend.newState();
   const events: WorkerEvent[] = [];

@@ -1,12 +1,13 @@
 /**
- * A `Sys` for tests: the real runner, the real clock or a fake one (tests/support/clock.ts) that
+ * A `Sys` for tests (its state dir held, as the engine holds it): the real runner, the real clock or a fake one (tests/support/clock.ts) that
  * the test advances, a temp state dir, a chosen cwd and env, and output captured in memory.
  */
 import { realSys } from "../../src/sys/real.ts";
-import { type Clock, sleepOn, type Sys } from "../../src/sys/mod.ts";
+import { type Clock, sleepOn } from "../../src/sys/mod.ts";
+import { type HeldSys, holdState } from "../../src/store/state.ts";
 
 /** A test Sys with its captured output. */
-export interface TestSys extends Sys {
+export interface TestSys extends HeldSys {
   stdoutText(): string;
   stderrText(): string;
 }
@@ -26,7 +27,7 @@ export function testSys(
     PITROOM_STATE_DIR: options.stateDir,
   };
   const clock = options.clock ?? real.clock;
-  return {
+  const sys = holdState({
     ...real,
     clock,
     sleep: (ms, signal) => sleepOn(clock, ms, signal),
@@ -40,7 +41,6 @@ export function testSys(
       isTTY: false,
       color: false,
     },
-    stdoutText: () => out,
-    stderrText: () => err,
-  };
+  });
+  return { ...sys, stdoutText: () => out, stderrText: () => err };
 }

@@ -12,21 +12,15 @@
  * `show` and the history see it) with no attempts, no tokens and no receipt: what the answer
  * cost and saved is counted once, on the run that made it.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { readJsonOrNull, writeJsonAtomic } from "../../store/atomic.ts";
-import { statePaths } from "../../store/paths.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { readRecord } from "../../store/runs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
 import type { Final } from "../core/final.ts";
 import type { Workspace } from "../tree/workspace.ts";
 
 const DAY_MS = 86_400_000;
-
-/** The folder of the cache's index. */
-export function cacheDir(stateDir: string): string {
-  return join(statePaths(stateDir).root, "answers");
-}
 
 /** True when a run may be answered from, and remembered in, the cache. */
 export function cacheable(record: RunRecord): boolean {
@@ -77,16 +71,16 @@ export function heldUp(record: RunRecord): boolean {
 
 /** The earlier run whose answer a run can be given, or null. */
 export async function lookupAnswer(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   key: string,
 ): Promise<RunRecord | null> {
   if (record.fresh === true) return null;
-  const entry = await readJsonOrNull(join(cacheDir(sys.stateDir), `${key}.json`));
+  const entry = await readJsonOrNull(join(sys.state.paths.answers, `${key}.json`));
   if (typeof entry !== "object" || entry === null) return null;
   const run = (entry as { run?: unknown }).run;
   if (typeof run !== "string" || run === record.id) return null;
-  const earlier = await readRecord(statePaths(sys.stateDir), run);
+  const earlier = await readRecord(sys.state.paths, run);
   if (earlier === null || earlier.cacheKey !== key || !heldUp(earlier)) return null;
   const days = record.settings?.cacheDays ?? 0;
   const ended = earlier.endedAt ?? 0;
@@ -94,9 +88,9 @@ export async function lookupAnswer(
 }
 
 /** Remembers a finished run's answer under its key when it held up. */
-export async function rememberAnswer(sys: Sys, record: RunRecord): Promise<void> {
+export async function rememberAnswer(sys: HeldSys, record: RunRecord): Promise<void> {
   if (record.cacheKey === undefined || !heldUp(record)) return;
-  const dir = cacheDir(sys.stateDir);
+  const dir = sys.state.paths.answers;
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   await writeJsonAtomic(join(dir, `${record.cacheKey}.json`), { run: record.id });
 }
@@ -111,7 +105,7 @@ export function answerFromCache(record: RunRecord, earlier: RunRecord): string {
 
 /** The earlier answer of the same question on the same tree, when the cache may give it. */
 export async function cachedAnswer(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   workspace: Workspace,
 ): Promise<Final | null> {

@@ -5,8 +5,8 @@
  * wrote in a private copy or a read view map back to the user's repository: the copy and the
  * view mirror its layout, and their roots stand for its root.
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
 import { findRepo, grepCounts, workTreeFiles } from "../../vcs/mod.ts";
 import type { Workspace } from "../tree/workspace.ts";
@@ -75,7 +75,7 @@ export async function refTreeOf(
  * repository. `dir` is the worker's folder the paths may be relative to.
  */
 export async function refTreeAt(
-  sys: Pick<Sys, "runner" | "env">,
+  sys: Pick<HeldSys, "runner" | "env">,
   dir: string,
 ): Promise<(RefTree & { root: string }) | null> {
   const repo = await findRepo(sys, dir);
@@ -106,7 +106,7 @@ async function readSmall(file: string): Promise<string | null> {
 
 /** Parses and checks `final`'s answer, writing `sections`, `refs` and `evidence` into `record`. */
 export async function checkAnswer(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   workspace: Workspace,
   final: Final,

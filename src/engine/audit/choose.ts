@@ -8,11 +8,10 @@
  * answerer), else the config's `tiers.audit`, else the other targets of the audited run's chain;
  * each must be installed. No candidate left is a refusal (exit 3) that says how to configure one.
  */
-import { statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord, Target } from "../../store/record.ts";
 import { readRecord } from "../../store/runs.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import { resolveChain, targetLabel } from "../core/chain.ts";
@@ -32,9 +31,9 @@ export function answererOf(record: RunRecord): Target {
  * The targets that may have given a run's answer: its answerer; for an answer from the cache the
  * earlier run's, or (that run gone) every target of its chain.
  */
-export async function answerersOf(sys: Sys, record: RunRecord): Promise<Target[]> {
+export async function answerersOf(sys: HeldSys, record: RunRecord): Promise<Target[]> {
   if (record.cached === undefined) return [answererOf(record)];
-  const earlier = await readRecord(statePaths(sys.stateDir), record.cached.from);
+  const earlier = await readRecord(sys.state.paths, record.cached.from);
   if (earlier !== null && earlier.cached === undefined) return [answererOf(earlier)];
   return record.chain.length > 0 ? record.chain : [answererOf(record)];
 }
@@ -77,7 +76,7 @@ function answeredBy(answerers: readonly Target[]): string {
 }
 
 async function installed(
-  sys: Sys,
+  sys: HeldSys,
   worker: WorkerName,
   backends: (name: WorkerName) => Backend,
 ): Promise<boolean> {
@@ -127,7 +126,7 @@ function refuseSelf(record: RunRecord, answerers: readonly Target[], t: Target):
 
 /** The chain that audits `record`: every target that is not the answerer's worker and model. */
 export async function auditChain(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   settings: Settings,
   options: ChooseOptions = {},

@@ -10,11 +10,11 @@
  * said (the references and the history are of it), and `audit.fix.answer` holds the corrected
  * one, which the report prints under the audit.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { indexRun } from "../../store/history/mod.ts";
 import { logFailure } from "../../store/log.ts";
 import type { AuditFix, AuditResult, RunRecord } from "../../store/record.ts";
 import { PitroomError, RefusedError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { buildRuns, createUnique } from "../request/build.ts";
 import { loadSettings } from "../core/load_settings.ts";
 import { startSupervisors } from "../host/supervisor.ts";
@@ -37,14 +37,14 @@ function spendOf(record: RunRecord): { tokens: RunRecord["progress"]["tokens"]; 
   };
 }
 
-async function launch(sys: Sys, id: string, options: AfterRunOptions): Promise<void> {
+async function launch(sys: HeldSys, id: string, options: AfterRunOptions): Promise<void> {
   if (options.inline) await options.inline(id);
   else await startSupervisors(sys, [id]);
 }
 
 /** Copies the audit's result onto the audited run (unless a newer audit took its place). */
 async function setAudit(
-  sys: Sys,
+  sys: HeldSys,
   audited: string,
   auditRun: string,
   change: (audit: AuditResult) => void,
@@ -58,7 +58,11 @@ async function setAudit(
   return record;
 }
 
-async function completeAudit(sys: Sys, run: RunRecord, options: AfterRunOptions): Promise<void> {
+async function completeAudit(
+  sys: HeldSys,
+  run: RunRecord,
+  options: AfterRunOptions,
+): Promise<void> {
   const of = run.auditOf!;
   const parsed = run.outcome === "ok" && run.answer !== undefined ? parseAudit(run.answer) : {
     ok: false as const,
@@ -103,7 +107,7 @@ async function completeAudit(sys: Sys, run: RunRecord, options: AfterRunOptions)
   if (fixId !== undefined) await launch(sys, fixId, options);
 }
 
-async function completeFix(sys: Sys, run: RunRecord): Promise<void> {
+async function completeFix(sys: HeldSys, run: RunRecord): Promise<void> {
   const audited = run.auditOf!.run;
   const record = await updateRecord(sys, audited, (r) => {
     const fix = r.audit?.fix;
@@ -118,7 +122,7 @@ async function completeFix(sys: Sys, run: RunRecord): Promise<void> {
   await indexRun(sys, record);
 }
 
-async function startSampled(sys: Sys, run: RunRecord): Promise<void> {
+async function startSampled(sys: HeldSys, run: RunRecord): Promise<void> {
   try {
     const audit = await createAudit(sys, run.id, {
       sampled: run.auditWanted === undefined,
@@ -145,7 +149,7 @@ async function startSampled(sys: Sys, run: RunRecord): Promise<void> {
 
 /** The audit steps after a run ended; failures are logged, never thrown at the run. */
 export async function afterRun(
-  sys: Sys,
+  sys: HeldSys,
   run: RunRecord,
   options: AfterRunOptions = {},
 ): Promise<void> {

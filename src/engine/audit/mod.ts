@@ -8,11 +8,10 @@
  * `auditFix`, starts one correction round in the answering worker's own session. The config's
  * `audit` rate (sample.ts) starts audits by itself after read runs, in the background.
  */
-import { statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { loadRecord } from "../../store/runs.ts";
 import { resolveRun } from "../runs/select.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import type { PitroomEvent } from "../../events/mod.ts";
 import { executeRun } from "../run/lifecycle.ts";
@@ -48,12 +47,12 @@ export interface RunAuditOptions {
 
 /** Audits a finished read run: in this process, or handed to the host with `background`. */
 export async function runAudit(
-  sys: Sys,
+  sys: HeldSys,
   request: AuditRequest,
   options: RunAuditOptions = {},
 ): Promise<AuditOutcome> {
   const checked = parseAuditRequest(request);
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   // The engine resolved what was typed in the caller's scope: a full id names it anywhere.
   const id = await resolveRun(sys, checked.run, null);
   const audit = await createAudit(sys, id, {

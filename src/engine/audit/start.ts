@@ -4,11 +4,10 @@
  * (its own record, marked `auditOf`, never audited itself nor counted in the history) whose
  * task is the audit template; the audited run's record says at once that an audit runs.
  */
-import { statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
 import { type AuditResult, isFinal, type RunRecord } from "../../store/record.ts";
 import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import { checkBudget } from "../request/budget.ts";
 import { createUnique } from "../request/build.ts";
@@ -49,11 +48,11 @@ export function checkAuditable(record: RunRecord): void {
 
 /** Changes a run's record (read, changed, written atomically). */
 export async function updateRecord(
-  sys: Sys,
+  sys: HeldSys,
   id: string,
   change: (record: RunRecord) => boolean,
 ): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const record = await loadRecord(paths, id);
   if (change(record)) await writeRecord(paths, record);
   return record;
@@ -61,11 +60,11 @@ export async function updateRecord(
 
 /** Creates the audit run of `id` (queued) and marks the audited run; starts nothing. */
 export async function createAudit(
-  sys: Sys,
+  sys: HeldSys,
   id: string,
   options: CreateAuditOptions,
 ): Promise<RunRecord> {
-  const audited = await loadRecord(statePaths(sys.stateDir), id);
+  const audited = await loadRecord(sys.state.paths, id);
   checkAuditable(audited);
   const loaded = await loadSettings(sys);
   const { settings } = loaded;

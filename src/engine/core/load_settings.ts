@@ -3,10 +3,10 @@
  * environment and flags (settings.ts does the resolving), the sandbox's writable folders checked
  * against the disk. Read once per command or run.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { resolveSettings, type SettingFlags } from "./settings.ts";
 import type { Settings } from "./settings.ts";
 import { loadConfig, type LoadedConfig } from "../../store/config.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { checkedSandboxSetting } from "../../confine/sandbox/mod.ts";
 
 /** The loaded config file and the effective settings, with every warning of both. */
@@ -18,7 +18,7 @@ export interface LoadedSettings {
 
 /** Loads the config file (of `sys`, or `configPath`) and resolves the effective settings. */
 export async function loadSettings(
-  sys: Sys,
+  sys: HeldSys,
   flags: SettingFlags = {},
   configPath: string = sys.configPath,
 ): Promise<LoadedSettings> {

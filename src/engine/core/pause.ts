@@ -4,8 +4,8 @@
  * tests kill it (or its supervisor, or its worker) at exactly that point. Without the variable
  * this costs one lookup. Workers never see the variable (PITROOM_* is scrubbed from them).
  */
+import type { HeldSys } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
-import type { Sys } from "../../sys/mod.ts";
 
 /**
  * The phases a crash test can stop Pitroom at. `wrote:N` is inside a write into the user's tree
@@ -26,7 +26,7 @@ export type PausePhase =
   | `wrote:${number}`;
 
 /** Waits forever at `phase` when the test variable names it; returns at once otherwise. */
-export async function pausePoint(sys: Sys, phase: PausePhase): Promise<void> {
+export async function pausePoint(sys: HeldSys, phase: PausePhase): Promise<void> {
   if (sys.env.get("PITROOM_TEST_PAUSE") !== phase) return;
   await Deno.writeTextFile(join(sys.stateDir, `paused-${phase}`), String(sys.pid));
   for (;;) await sys.sleep(3_600_000);

@@ -5,10 +5,10 @@
  * on one names that repository. A run's repository is found the way the run found it (git's
  * top level of its folder, as a real path), so the two always compare equal.
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { UsageError } from "../../sys/errors.ts";
 import { statOrNullSync } from "../../sys/fs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { resolve } from "../../sys/path.ts";
 import { findRepo } from "../../vcs/repo.ts";
 
@@ -24,7 +24,7 @@ export interface Scope {
 
 /** The scope of `dir` (relative to the working directory). */
 export async function scopeOf(
-  sys: Pick<Sys, "runner" | "env" | "cwd">,
+  sys: Pick<HeldSys, "runner" | "env" | "cwd">,
   dir: string,
 ): Promise<Scope> {
   const given = resolve(sys.cwd(), dir);

@@ -95,7 +95,7 @@ export interface SettingsInput {
   /** The environment (only `PITROOM_*` names are read). */
   env: { get(name: string): string | undefined };
   flags?: SettingFlags;
-  /** The config path and state dir in use (the Sys knows them). */
+  /** The config path and state dir in use (the HeldSys knows them). */
   configPath: string;
   stateDir: string;
 }

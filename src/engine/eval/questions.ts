@@ -5,10 +5,10 @@
  * number of matching lines; a list: the files with a match). A bad file is one usage error line
  * (exit 2) naming the file and the first problem.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { z } from "zod/v4";
 import { git } from "../../vcs/git.ts";
 import { UsageError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { dirname, resolve } from "../../sys/path.ts";
 
 const grep = z.object({
@@ -117,7 +117,7 @@ export function parseQuestions(text: string, path: string): QuestionsFile {
 }
 
 async function gitGrep(
-  sys: Sys,
+  sys: HeldSys,
   dir: string,
   spec: z.infer<typeof grep>,
   mode: "-n" | "-c" | "-l",
@@ -138,7 +138,7 @@ async function gitGrep(
 }
 
 /** A question's truth: the literal one, or what `git grep` finds in `dir` now. */
-async function truthOf(sys: Sys, dir: string, q: Question, file: string): Promise<Truth> {
+async function truthOf(sys: HeldSys, dir: string, q: Question, file: string): Promise<Truth> {
   const bad = (why: string) =>
     new UsageError(`Questions file "${file}": the truth of question "${q.id}" ${why}`);
   if (q.kind === "definition") {
@@ -166,7 +166,7 @@ async function truthOf(sys: Sys, dir: string, q: Question, file: string): Promis
 
 /** Reads a questions file and computes its truths; resolves with the directory asked about. */
 export async function loadQuestions(
-  sys: Sys,
+  sys: HeldSys,
   path: string,
 ): Promise<{ file: string; dir: string; questions: BoundQuestion[] }> {
   const file = resolve(sys.cwd(), path);

@@ -5,8 +5,8 @@
  * (answer.ts) and scored (score.ts) into one row per worker: the score, per kind, the failures
  * (runs that did not end ok or gave no `ANSWER:` line), and the median time and tokens.
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { burnedTokens } from "../../receipts/receipt.ts";
 import type { RunRequest } from "../request/request.ts";
 import { type Answered, evalTask, parseAnswered } from "./answer.ts";
@@ -135,7 +135,7 @@ function rowOf(worker: string, group: string, answers: EvalAnswer[]): EvalRow {
 
 /** Runs the questions of `path` against the workers and scores them. */
 export async function runEval(
-  sys: Sys,
+  sys: HeldSys,
   engine: EvalEngine,
   path: string,
   options: EvalOptions = {},

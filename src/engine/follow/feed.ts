@@ -8,15 +8,16 @@
  * check ends a never-supervised run's start-up grace.
  * `wait`, `watch` and (later) the dashboard and the MCP server subscribe to it.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { event, type PitroomEvent } from "../../events/mod.ts";
 import { listActive } from "../../store/active.ts";
 import { isLocked } from "../../store/locks.ts";
-import { isRunId, type StatePaths, statePaths } from "../../store/paths.ts";
+import { isRunId, type StatePaths } from "../../store/paths.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
 import { listRunIds, readRecord, readRecordChecked } from "../../store/runs.ts";
 import { DamagedRecord } from "../../sys/errors.ts";
 import { basename, dirname } from "../../sys/path.ts";
-import type { Sys, Timer } from "../../sys/mod.ts";
+import type { Timer } from "../../sys/mod.ts";
 import { EventTail } from "./feed_tail.ts";
 import { asSeen, STARTUP_GRACE_MS } from "../host/liveness.ts";
 import { inScope, type Scope } from "../core/scope.ts";
@@ -106,7 +107,7 @@ function finalEvent(record: RunRecord): PitroomEvent {
 }
 
 class Feed implements Subscription {
-  #sys: Sys;
+  #sys: HeldSys;
   #paths: StatePaths;
   #filter: FeedFilter;
   #onEvent: (ev: FeedEvent) => void;
@@ -129,13 +130,13 @@ class Feed implements Subscription {
   readonly ready: Promise<void>;
 
   constructor(
-    sys: Sys,
+    sys: HeldSys,
     filter: FeedFilter,
     onEvent: (ev: FeedEvent) => void,
     options: FeedOptions,
   ) {
     this.#sys = sys;
-    this.#paths = statePaths(sys.stateDir);
+    this.#paths = sys.state.paths;
     this.#filter = filter;
     this.#onEvent = onEvent;
     this.#options = options;
@@ -449,7 +450,7 @@ class Feed implements Subscription {
  * written before (flagged `replay`), then each new one as it is appended.
  */
 export function subscribe(
-  sys: Sys,
+  sys: HeldSys,
   filter: FeedFilter,
   onEvent: (ev: FeedEvent) => void,
   options: FeedOptions = {},

@@ -2,10 +2,10 @@
  * Savings totals over a period, from the receipts stored with each run (what `pitroom savings`
  * prints and the card and badge show). Every money figure is an estimate.
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { SavingsRow, SavingsTotals } from "../../receipts/totals.ts";
 import { logFailure } from "../../store/log.ts";
-import type { Sys } from "../../sys/mod.ts";
 
 /** The token and money sums of a group of runs, as SQL returns them. */
 export interface MoneySums {
@@ -104,7 +104,7 @@ export function savingsTotals(
 }
 
 /** USD saved by runs that ended at or after `since` (for the status line); 0 without a history. */
-export async function savedSince(sys: Sys, since: number): Promise<number> {
+export async function savedSince(sys: HeldSys, since: number): Promise<number> {
   try {
     const { openExisting } = await import("../../store/history/db.ts");
     const history = await openExisting(sys);

@@ -7,10 +7,10 @@
  * free. When nothing is left it releases its lock, looks at the inbox once more (a run may have
  * arrived while it was leaving) and takes the lock back if so; otherwise it exits.
  */
+import { type HeldSys, holdState } from "../../store/state.ts";
 import { writeTextAtomic } from "../../store/atomic.ts";
 import { type HeldLock, tryLock, tryLockSoon } from "../../store/locks.ts";
 import { logFailure } from "../../store/log.ts";
-import { statePaths } from "../../store/paths.ts";
 import { loadRecord } from "../../store/runs.ts";
 import type { Sys } from "../../sys/mod.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
@@ -51,8 +51,8 @@ class Wakeup {
   }
 }
 
-/** The Sys a hosted run sees: the host's, with the starter's environment and directory. */
-function runSys(sys: Sys, entry: HostEntry): Sys {
+/** The HeldSys a hosted run sees: the host's, with the starter's environment and directory. */
+function runSys(sys: HeldSys, entry: HostEntry): HeldSys {
   const env = { ...entry.env };
   return {
     ...sys,
@@ -62,8 +62,8 @@ function runSys(sys: Sys, entry: HostEntry): Sys {
 }
 
 /** The run's settings as frozen at its creation (older records: the starter's config now). */
-async function settingsOf(sys: Sys, entry: HostEntry) {
-  const frozen = (await loadRecord(statePaths(sys.stateDir), entry.run)).settings;
+async function settingsOf(sys: HeldSys, entry: HostEntry) {
+  const frozen = (await loadRecord(sys.state.paths, entry.run)).settings;
   if (frozen !== undefined) return frozen;
   const { settings } = await loadSettings(sys, {}, entry.configPath);
   return { maxParallel: settings.maxParallel.value, limits: settings.limits.value };
@@ -73,8 +73,9 @@ async function settingsOf(sys: Sys, entry: HostEntry) {
  * Runs the host until it is idle (or told to stop); resolves with how many runs it executed.
  * Returns at once when another process is the host.
  */
-export async function runHost(sys: Sys, options: HostOptions = {}): Promise<number> {
-  const paths = statePaths(sys.stateDir);
+export async function runHost(plain: Sys, options: HostOptions = {}): Promise<number> {
+  const sys = holdState(plain);
+  const paths = sys.state.paths;
   await Deno.mkdir(paths.host.inbox, { recursive: true, mode: 0o700 });
   let lock: HeldLock | null = await tryLockSoon(paths.host.lock, { clock: sys.clock });
   if (lock === null) return 0;

@@ -2,12 +2,11 @@
  * Recognising lost runs: a run in a live state whose supervisor no longer holds the run's lock
  * died without finishing. It is marked `lost` (its slot freed itself with the lock).
  */
+import type { HeldSys } from "../../store/state.ts";
 import { event } from "../../events/mod.ts";
 import { isLocked, tryLock } from "../../store/locks.ts";
-import { statePaths } from "../../store/paths.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
 import { readRecord, writeRecord } from "../../store/runs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { EventLog } from "../run/event_log.ts";
 import { Exit } from "../../sys/errors.ts";
 import { clearActive, listActive } from "../../store/active.ts";
@@ -23,14 +22,14 @@ export const STARTUP_GRACE_MS = 15_000;
 const LOST_MESSAGE = "The run's supervisor died before the run finished";
 
 /** True when `record` is live but its supervisor no longer holds the run's lock. */
-async function supervisorGone(sys: Sys, record: RunRecord): Promise<boolean> {
+async function supervisorGone(sys: HeldSys, record: RunRecord): Promise<boolean> {
   if (isFinal(record.state)) return false;
-  if (await isLocked(statePaths(sys.stateDir).run(record.id).supervisorLock)) return false;
+  if (await isLocked(sys.state.paths.run(record.id).supervisorLock)) return false;
   return record.supervised === true || sys.clock.now() - record.createdAt >= STARTUP_GRACE_MS;
 }
 
 /** `record` ended as lost (a copy). */
-function asLost(sys: Sys, record: RunRecord): RunRecord {
+function asLost(sys: HeldSys, record: RunRecord): RunRecord {
   return {
     ...record,
     state: "lost",
@@ -46,13 +45,13 @@ function asLost(sys: Sys, record: RunRecord): RunRecord {
  * lost. Reads (selecting, following, a plan's status) use this; the sweep (`sweepLost`: the
  * host on each wake, the door before its reads) marks such a run lost for good.
  */
-export async function asSeen(sys: Sys, record: RunRecord): Promise<RunRecord> {
+export async function asSeen(sys: HeldSys, record: RunRecord): Promise<RunRecord> {
   return await supervisorGone(sys, record) ? asLost(sys, record) : record;
 }
 
 /** Marks every live run whose supervisor is gone lost (its files finished, its hooks run). */
-export async function sweepLost(sys: Sys): Promise<void> {
-  const paths = statePaths(sys.stateDir);
+export async function sweepLost(sys: HeldSys): Promise<void> {
+  const paths = sys.state.paths;
   for (const id of await listActive(paths)) {
     const record = await readRecord(paths, id).catch(() => null);
     if (record !== null) await reconcile(sys, record);
@@ -60,9 +59,9 @@ export async function sweepLost(sys: Sys): Promise<void> {
 }
 
 /** Marks `record` lost when its supervisor is gone; returns the current record. */
-export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord> {
+export async function reconcile(sys: HeldSys, record: RunRecord): Promise<RunRecord> {
   if (!(await supervisorGone(sys, record))) return record;
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const runPaths = paths.run(record.id);
   // The supervisor's lock, held while the run is marked: of two processes sweeping at once (the
   // host and a door's read), one marks it, the other finds the lock taken and leaves it.
@@ -97,7 +96,7 @@ export async function reconcile(sys: Sys, record: RunRecord): Promise<RunRecord>
 }
 
 /** True when `pid` is alive and still leads its own process group (the worker we started). */
-async function isGroupLeader(sys: Sys, pid: number): Promise<boolean> {
+async function isGroupLeader(sys: HeldSys, pid: number): Promise<boolean> {
   const out = await sys.runner.run(["ps", "-o", "pgid=,stat=", "-p", String(pid)]);
   const [pgid, stat] = out.stdout.trim().split(/\s+/);
   return out.code === 0 && pgid === String(pid) && !stat?.startsWith("Z");

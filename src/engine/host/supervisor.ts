@@ -5,9 +5,10 @@
  * entry is written before the lock is looked at, so a host that is just leaving either sees the
  * entry on its last look or has released the lock for a new host.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { isLocked } from "../../store/locks.ts";
-import { type StatePaths, statePaths } from "../../store/paths.ts";
-import type { ChildHandle, Sys } from "../../sys/mod.ts";
+import type { StatePaths } from "../../store/paths.ts";
+import type { ChildHandle } from "../../sys/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import { ENTRY_SCHEMA, isWaiting, putEntry } from "./inbox.ts";
 import { watchUntil } from "../core/watch.ts";
@@ -19,7 +20,7 @@ const SUPERVISE_COMMAND = "__supervise";
 const HOST_START_TRIES = 4;
 
 /** Starts a host when none runs; returns the new host's process, or null when one runs already. */
-async function ensureHost(sys: Sys, paths: StatePaths): Promise<ChildHandle | null> {
+async function ensureHost(sys: HeldSys, paths: StatePaths): Promise<ChildHandle | null> {
   if (await isLocked(paths.host.lock)) return null;
   const child = sys.runner.spawn([...sys.selfCommand(), SUPERVISE_COMMAND], {
     cwd: sys.stateDir,
@@ -35,11 +36,11 @@ async function ensureHost(sys: Sys, paths: StatePaths): Promise<ChildHandle | nu
 
 /** Hands created runs to the host and returns once a host has taken them all. */
 export async function startSupervisors(
-  sys: Sys,
+  sys: HeldSys,
   ids: readonly string[],
   options: { timeoutMs?: number } = {},
 ): Promise<void> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const env = sys.env.toObject();
   const at = sys.clock.now();
   for (const [seq, run] of ids.entries()) {
@@ -79,7 +80,7 @@ export async function startSupervisors(
 
 /** Hands one created run to the host (see `startSupervisors`). */
 export async function startSupervisor(
-  sys: Sys,
+  sys: HeldSys,
   id: string,
   options: { timeoutMs?: number } = {},
 ): Promise<void> {

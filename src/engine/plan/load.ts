@@ -3,8 +3,8 @@
  * group its runs join (a stable name from the file's name). A missing plan, a plan without tasks
  * and an unknown step are one line each: exit 2, 3 and 2.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { RefusedError, UsageError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { basename, resolve } from "../../sys/path.ts";
 import { parsePlan, type Plan, type PlanTask } from "./parse.ts";
 import { kindOf, readCapped, sizeText } from "../../sys/read.ts";
@@ -29,7 +29,7 @@ export function planGroup(path: string): string {
 }
 
 /** The real path of a plan file (usage error when there is none). */
-export async function planPath(sys: Sys, typed: string): Promise<string> {
+export async function planPath(sys: HeldSys, typed: string): Promise<string> {
   const given = resolve(sys.cwd(), typed);
   try {
     const real = await Deno.realPath(given);
@@ -52,7 +52,7 @@ export async function planPath(sys: Sys, typed: string): Promise<string> {
 }
 
 /** Reads and parses a plan; refuses one without tasks or with a task number given twice. */
-export async function loadPlan(sys: Sys, typed: string): Promise<LoadedPlan> {
+export async function loadPlan(sys: HeldSys, typed: string): Promise<LoadedPlan> {
   const path = await planPath(sys, typed);
   // Read to the limit at most: the file may have grown since it was checked.
   const read = await readCapped((await Deno.open(path)).readable, PLAN_LIMIT_BYTES);

@@ -4,10 +4,9 @@
  * (`plans/<key>/notes.jsonl`, one JSON object a line, appended). A note that starts with
  * `Task N:` belongs to task N; every note with `Ruling:` is a ruling.
  */
-import { statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
 import { writeJsonAtomic } from "../../store/atomic.ts";
 import { UsageError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
 import type { LoadedPlan } from "./load.ts";
 
@@ -25,11 +24,11 @@ export interface PlanNote {
 const TASK_PREFIX = /^\s*task\s+(\d+)\s*:/i;
 
 /** The folder of a plan's notes: a key of its real path. */
-export async function notesDir(sys: Sys, planPath: string): Promise<string> {
+export async function notesDir(sys: HeldSys, planPath: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(planPath));
   const key = [...new Uint8Array(digest).slice(0, 8)]
     .map((b) => b.toString(16).padStart(2, "0")).join("");
-  return join(statePaths(sys.stateDir).plans, key);
+  return join(sys.state.paths.plans, key);
 }
 
 function noteOf(at: number, text: string): PlanNote {
@@ -43,7 +42,7 @@ function noteOf(at: number, text: string): PlanNote {
 }
 
 /** Appends a note; a note naming a task the plan does not have is a usage error. */
-export async function addNote(sys: Sys, loaded: LoadedPlan, text: string): Promise<PlanNote> {
+export async function addNote(sys: HeldSys, loaded: LoadedPlan, text: string): Promise<PlanNote> {
   const clean = text.replace(/\s*\n\s*/g, " ").trim();
   if (clean === "") {
     throw new UsageError("No note given", {
@@ -74,7 +73,7 @@ export async function addNote(sys: Sys, loaded: LoadedPlan, text: string): Promi
 }
 
 /** A plan's notes, oldest first (a line that is not a note is skipped). */
-export async function readNotes(sys: Sys, planPath: string): Promise<PlanNote[]> {
+export async function readNotes(sys: HeldSys, planPath: string): Promise<PlanNote[]> {
   let text: string;
   try {
     text = await Deno.readTextFile(join(await notesDir(sys, planPath), "notes.jsonl"));

@@ -3,9 +3,9 @@
  * brief of task N (the notes inside it), the tier defaults to the task's `**Worker:**` tier, and
  * the run joins the plan's group. A follow-up (`--continue`) keeps its run's plan and step.
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { PlanRef } from "../../store/record.ts";
 import { UsageError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { RunRequest } from "../request/request.ts";
 import { implementerBrief } from "./brief.ts";
 import { findTask, loadPlan } from "./load.ts";
@@ -17,7 +17,7 @@ export interface PlannedRequest {
 }
 
 /** Turns a `plan`/`step` request into the run request of that task. */
-export async function plannedRequest(sys: Sys, request: RunRequest): Promise<PlannedRequest> {
+export async function plannedRequest(sys: HeldSys, request: RunRequest): Promise<PlannedRequest> {
   if (request.continue !== undefined) {
     throw new UsageError("--continue keeps the earlier run's plan and step: leave out --plan");
   }

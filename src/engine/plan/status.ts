@@ -4,10 +4,9 @@
  * One row per task: its state, the last implementer status, the last review's verdict, the fix
  * rounds, whether it was applied, its last note; then every ruling, and the range reviews.
  */
-import { statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
 import { isFinal, type ReviewVerdict, type RunRecord } from "../../store/record.ts";
 import { listRunIds, readRecord } from "../../store/runs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { asSeen } from "../host/liveness.ts";
 import { type LoadedPlan, loadPlan } from "./load.ts";
 import { type PlanNote, readNotes } from "./notes.ts";
@@ -94,8 +93,8 @@ function byCreation(a: RunRecord, b: RunRecord): number {
 }
 
 /** Every run record of the state dir that belongs to a plan (its runs and their reviews). */
-async function planRecords(sys: Sys, path: string): Promise<RunRecord[]> {
-  const paths = statePaths(sys.stateDir);
+async function planRecords(sys: HeldSys, path: string): Promise<RunRecord[]> {
+  const paths = sys.state.paths;
   const all: RunRecord[] = [];
   for (const id of await listRunIds(paths)) {
     const r = await readRecord(paths, id);
@@ -112,7 +111,7 @@ async function planRecords(sys: Sys, path: string): Promise<RunRecord[]> {
 }
 
 /** The status of a plan from its runs and notes. */
-export async function planStatus(sys: Sys, typed: string): Promise<PlanStatus> {
+export async function planStatus(sys: HeldSys, typed: string): Promise<PlanStatus> {
   const loaded = await loadPlan(sys, typed);
   return statusOf(loaded, await planRecords(sys, loaded.path), await readNotes(sys, loaded.path));
 }

@@ -6,9 +6,9 @@
  * read past the room left (its size is checked first; a file that grows, or one of /proc that
  * says it is empty, is read to the limit and no further).
  */
+import type { HeldSys } from "../../store/state.ts";
 import { resolve } from "../../sys/path.ts";
 import { UsageError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { kindOf, readCappedBytes, sizeText } from "../../sys/read.ts";
 
 /** At most this many bytes of attached files per run (256 KiB). */
@@ -73,7 +73,11 @@ async function readAttached(
 }
 
 /** Reads the files of `-f` (relative to the caller's directory) for a run working in `dir`. */
-export async function attach(sys: Sys, dir: string, typed: readonly string[]): Promise<Attachment> {
+export async function attach(
+  sys: HeldSys,
+  dir: string,
+  typed: readonly string[],
+): Promise<Attachment> {
   const files: Attached[] = [];
   const blocks: string[] = [];
   let total = 0;

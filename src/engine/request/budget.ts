@@ -5,9 +5,9 @@
  * only free targets run: the chain is filtered to targets whose price is zero, and a run with
  * none left is refused (exit 3).
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { Target } from "../../store/record.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { isFreeModel, tableKey } from "../../receipts/prices.ts";
 import type { PriceInput } from "../../receipts/pricing.ts";
 import { targetLabel } from "../core/chain.ts";
@@ -24,7 +24,7 @@ export function startOfDay(now: number): number {
 }
 
 /** USD spent since `since`: runs' worker cost and audits' cost (0 without a history). */
-export async function spentSince(sys: Sys, since: number): Promise<number> {
+export async function spentSince(sys: HeldSys, since: number): Promise<number> {
   const { openExisting } = await import("../../store/history/db.ts");
   const history = await openExisting(sys);
   if (history === null) return 0;
@@ -97,7 +97,7 @@ export function applyBudget(
 
 /** Today's budget check of a chain (the chain unchanged without a budget). */
 export async function checkBudget(
-  sys: Sys,
+  sys: HeldSys,
   chain: Target[],
   options: { limit: number | null; prices: Readonly<Record<string, PriceInput>> },
 ): Promise<BudgetCheck> {

@@ -3,10 +3,10 @@
  * the mode and its checks, effort, caps and timeout from the settings resolved once here, and
  * the `continue` rules (same backend, mode and tree; an isolate follow-up reuses its copy).
  */
+import type { HeldSys } from "../../store/state.ts";
 import { resolve } from "../../sys/path.ts";
 import { isFinal, type PlanRef, type RunRecord } from "../../store/record.ts";
 import { RefusedError, UsageError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import { capsFrom } from "./caps.ts";
 import { resolveChain, targetLabel } from "../core/chain.ts";
@@ -16,13 +16,12 @@ import type { LoadedSettings } from "../core/load_settings.ts";
 import type { RunRequest } from "./request.ts";
 import { resolveTier, type TierName, TIERS } from "../core/settings.ts";
 import { readRecord } from "../../store/runs.ts";
-import { statePaths } from "../../store/paths.ts";
 import { inRepo } from "../tree/tree.ts";
 import { attach, checkTaskSize } from "./attach.ts";
 import { checkBudget } from "./budget.ts";
 import { RANK_WINDOW_MS, rankChain, targetRecords } from "./rank.ts";
 
-async function checkDir(sys: Sys, typed: string | undefined): Promise<string> {
+async function checkDir(sys: HeldSys, typed: string | undefined): Promise<string> {
   const dir = resolve(sys.cwd(), typed ?? ".");
   let info: Deno.FileInfo;
   try {
@@ -37,7 +36,7 @@ async function checkDir(sys: Sys, typed: string | undefined): Promise<string> {
   return dir;
 }
 
-async function refuseOutsideRepo(sys: Sys, dir: string): Promise<void> {
+async function refuseOutsideRepo(sys: HeldSys, dir: string): Promise<void> {
   if (!(await inRepo(sys, dir))) {
     throw new RefusedError(
       "not_a_repo",
@@ -72,7 +71,7 @@ function linksOf(request: RunRequest): string[] {
 }
 
 async function newRunFrom(
-  sys: Sys,
+  sys: HeldSys,
   loaded: LoadedSettings,
   request: RunRequest,
   warnings: string[],
@@ -181,7 +180,7 @@ function keptField(request: RunRequest): string | undefined {
 }
 
 async function followUpFrom(
-  sys: Sys,
+  sys: HeldSys,
   loaded: LoadedSettings,
   request: RunRequest,
   typed: string,
@@ -191,7 +190,7 @@ async function followUpFrom(
     throw new UsageError(`--continue keeps the earlier run's settings: leave out --${kept}`);
   }
   // The engine resolved what was typed (in the caller's scope, reconciled): a full id.
-  const prev = await readRecord(statePaths(sys.stateDir), typed);
+  const prev = await readRecord(sys.state.paths, typed);
   if (prev === null) throw new UsageError("No run to continue");
   if (!isFinal(prev.state)) {
     throw new RefusedError("run_live", `Run "${prev.id}" is still ${prev.state}`, {
@@ -235,7 +234,7 @@ export interface BuiltRuns {
 
 /** The runs a request describes (checked, with the settings frozen in); creates nothing. */
 export async function buildRuns(
-  sys: Sys,
+  sys: HeldSys,
   request: RunRequest,
   loaded: LoadedSettings,
   plan?: PlanRef,
@@ -285,7 +284,7 @@ export async function buildRuns(
 }
 
 /** Creates a run; a new id is drawn when one made in the same second was drawn already. */
-export async function createUnique(sys: Sys, spec: NewRun): Promise<RunRecord> {
+export async function createUnique(sys: HeldSys, spec: NewRun): Promise<RunRecord> {
   for (let attempt = 1;; attempt++) {
     try {
       return await createRun(sys, spec);

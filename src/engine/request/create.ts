@@ -1,7 +1,8 @@
 /**
  * Creating a run: the record in state `queued`, written atomically before anything runs.
  */
-import { type StatePaths, statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
+import type { StatePaths } from "../../store/paths.ts";
 import {
   type AuditOf,
   emptyProgress,
@@ -16,7 +17,6 @@ import {
 import { join } from "../../sys/path.ts";
 import { createRunDir, readRecord, writeRecord } from "../../store/runs.ts";
 import { markActive, markRecent } from "../../store/active.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { Mode } from "../../workers/types.ts";
 import { newRunId } from "../core/ids.ts";
 import type { Caps } from "./caps.ts";
@@ -67,8 +67,8 @@ export interface NewRun {
 }
 
 /** Creates the run folder and its queued record. */
-export async function createRun(sys: Sys, spec: NewRun): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
+export async function createRun(sys: HeldSys, spec: NewRun): Promise<RunRecord> {
+  const paths = sys.state.paths;
   const id = newRunId(sys);
   await createRunDir(paths, id);
   const record: RunRecord = {
@@ -134,8 +134,8 @@ async function removeRunFiles(paths: StatePaths, id: string): Promise<void> {
  * write that failed right after `createRun` (a full disk) leaves nothing behind. A run that
  * did start is left as it is. Never throws.
  */
-export async function discardUnstarted(sys: Sys, id: string): Promise<void> {
-  const paths = statePaths(sys.stateDir);
+export async function discardUnstarted(sys: HeldSys, id: string): Promise<void> {
+  const paths = sys.state.paths;
   const record = await readRecord(paths, id).catch(() => null);
   if (record !== null && (record.state !== "queued" || record.supervised === true)) return;
   await removeRunFiles(paths, id);

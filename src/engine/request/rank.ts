@@ -8,8 +8,8 @@
  * configured order. An explicit `-W` or `--tier` is never reordered (build.ts asks only for the
  * configured chain).
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { Target } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 
 /** Attempts a target needs before it is ranked. */
 export const RANK_MIN_RUNS = 5;
@@ -57,7 +57,10 @@ export function rankChain(
 }
 
 /** Each target's record since `since`, from history.db (empty without one). */
-export async function targetRecords(sys: Sys, since: number): Promise<Map<string, TargetRecord>> {
+export async function targetRecords(
+  sys: HeldSys,
+  since: number,
+): Promise<Map<string, TargetRecord>> {
   const records = new Map<string, TargetRecord>();
   const { openExisting } = await import("../../store/history/db.ts");
   const history = await openExisting(sys);

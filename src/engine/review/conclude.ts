@@ -4,11 +4,10 @@
  * into the reviewed run's record too. A review whose answer lacks either verdict line is a
  * failed review (exit 1), never a pass.
  */
-import { statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
 import type { ReviewSummary, RunRecord } from "../../store/record.ts";
 import { readRecord, writeRecord } from "../../store/runs.ts";
 import { indexRun } from "../../store/history/mod.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { Exit } from "../../sys/errors.ts";
 import { parseImplementerReport } from "../plan/status_line.ts";
 import { parseVerdict } from "./verdict.ts";
@@ -37,10 +36,10 @@ export function concludeAnswer(record: RunRecord): void {
 }
 
 /** Copies a finished review's verdict into the reviewed run's record (and its history row). */
-export async function recordReview(sys: Sys, review: RunRecord): Promise<void> {
+export async function recordReview(sys: HeldSys, review: RunRecord): Promise<void> {
   const info = review.review;
   if (info?.of === undefined || info.verdict === undefined) return;
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const reviewed = await readRecord(paths, info.of);
   if (reviewed === null) return;
   const summary: ReviewSummary = {

@@ -10,11 +10,10 @@
  *
  * Refused (exit 3): a live run, a read run, a run that changed nothing, a review.
  */
-import { statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
 import { isFinal, type ReviewInfo, type RunRecord } from "../../store/record.ts";
 import { readRecord } from "../../store/runs.ts";
 import { RefusedError, UsageError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { findRepo, GitError, rangeDiffText, repoKey, treeDiffText } from "../../vcs/mod.ts";
 import type { LoadedPlan } from "../plan/load.ts";
 import type { PlanNote } from "../plan/notes.ts";
@@ -102,17 +101,17 @@ export function checkReviewable(record: RunRecord): void {
 }
 
 /** The diff between two trees of a run's repository, with review context. */
-async function treeDiff(sys: Sys, record: RunRecord, before: string, after: string) {
+async function treeDiff(sys: HeldSys, record: RunRecord, before: string, after: string) {
   const root = record.repoRoot ?? record.cwd;
   const repo = await findRepo(sys, root);
   if (repo === null) throw new RefusedError("no_repo", `"${root}" is no longer a git repository`);
-  const objectsDir = statePaths(sys.stateDir).repo(await repoKey(repo.root)).objects;
+  const objectsDir = sys.state.paths.repo(await repoKey(repo.root)).objects;
   return await treeDiffText(sys, repo, { objectsDir, before, after, context: REVIEW_CONTEXT });
 }
 
 /** The run a follow-up chain started with (its task is the brief). */
-async function rootOf(sys: Sys, record: RunRecord): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
+async function rootOf(sys: HeldSys, record: RunRecord): Promise<RunRecord> {
+  const paths = sys.state.paths;
   let current = record;
   for (let hops = 0; current.continues !== undefined && hops < 100; hops++) {
     const prev = await readRecord(paths, current.continues.run);
@@ -137,13 +136,13 @@ function findingsText(prev: RunRecord): string {
 }
 
 /** The package of a run's review: a task review, or a fix round's. */
-export async function runPackage(sys: Sys, record: RunRecord): Promise<ReviewPackage> {
+export async function runPackage(sys: HeldSys, record: RunRecord): Promise<ReviewPackage> {
   checkReviewable(record);
   const changes = record.changes!;
   const implementer = record.attempts.at(-1)?.worker ?? record.chain[0]?.worker;
   const prev = record.continues === undefined
     ? null
-    : await readRecord(statePaths(sys.stateDir), record.continues.run);
+    : await readRecord(sys.state.paths, record.continues.run);
   const base = {
     of: record.id,
     ...(implementer === undefined ? {} : { implementer }),
@@ -197,7 +196,7 @@ function notesText(notes: readonly PlanNote[]): string {
 
 /** The package of a range review (with a plan: its text, constraints and notes). */
 export async function rangePackage(
-  sys: Sys,
+  sys: HeldSys,
   dir: string,
   typed: string,
   plan?: { loaded: LoadedPlan; text: string; notes: readonly PlanNote[] },

@@ -3,11 +3,10 @@
  * the reviewer (worker.ts), the reviewed run's group (or the plan's), and the `review` the
  * record keeps. The caller creates and executes the run like any other.
  */
-import { statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
 import type { ReviewInfo } from "../../store/record.ts";
 import { loadRecord } from "../../store/runs.ts";
 import { resolveRun } from "../runs/select.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { resolve } from "../../sys/path.ts";
 import { exists } from "../../sys/fs.ts";
 import { reconcile } from "../host/liveness.ts";
@@ -28,7 +27,7 @@ export interface PreparedReview {
 
 /** Builds the package and the run request of a review. */
 export async function prepareReview(
-  sys: Sys,
+  sys: HeldSys,
   request: ReviewRequest,
   loaded: LoadedSettings,
 ): Promise<PreparedReview> {
@@ -52,7 +51,7 @@ export async function prepareReview(
     return { who, warnings: choice.warnings };
   };
   if (request.run !== undefined) {
-    const paths = statePaths(sys.stateDir);
+    const paths = sys.state.paths;
     // The engine resolved what was typed in the caller's scope: a full id names it anywhere.
     const id = await resolveRun(sys, request.run, null);
     const record = await reconcile(sys, await loadRecord(paths, id));

@@ -3,11 +3,11 @@
  * runs it through the process shell, tees the raw stream, parses it into the event union, keeps
  * progress, and classifies the end.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
 import { event, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
 import type { RunPaths } from "../../store/paths.ts";
 import type { Hidden, Progress } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { Backend, Mode, Outcome, ProcessEnd } from "../../workers/types.ts";
 import { gather, type Gathered } from "./progress.ts";
 import { runProcess } from "./process.ts";
@@ -67,7 +67,7 @@ export interface AttemptSink {
 
 /** Runs one attempt to its end. */
 export async function runAttempt(
-  sys: Sys,
+  sys: HeldSys,
   paths: RunPaths,
   input: AttemptInput,
   sink: AttemptSink,

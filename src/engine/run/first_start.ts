@@ -4,17 +4,17 @@
  * with "Failed query: CREATE TABLE ...". So while the launch's marker is missing, the set-up
  * command runs first under the state dir's lock, and the runs that waited find it done.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { withLock } from "../../store/locks.ts";
 import { exists } from "../../sys/fs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
 import type { Launch } from "../../workers/types.ts";
 
 /** Runs the launch's first-start set-up when its marker is missing (at most one at a time). */
-export async function ensureFirstStart(sys: Sys, launch: Launch): Promise<void> {
+export async function ensureFirstStart(sys: HeldSys, launch: Launch): Promise<void> {
   const first = launch.firstStart;
   if (first === undefined || await exists(first.marker)) return;
-  const locks = join(sys.stateDir, "locks");
+  const locks = sys.state.paths.locks;
   await Deno.mkdir(locks, { recursive: true });
   await withLock(join(locks, "first-start.lock"), async () => {
     if (await exists(first.marker)) return;

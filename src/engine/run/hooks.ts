@@ -4,37 +4,37 @@
  * in run/ or host/ imports them. Without a registration a run is a plain run: no cache, no checks, nothing
  * follows it.
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { Final } from "../core/final.ts";
 import type { Workspace } from "../tree/workspace.ts";
 
 /** The hooks of a run's steps. */
 export interface RunHooks {
   /** Before the worker: an earlier answer that stands for this run (the answer cache), or null. */
-  cachedAnswer(sys: Sys, record: RunRecord, workspace: Workspace): Promise<Final | null>;
+  cachedAnswer(sys: HeldSys, record: RunRecord, workspace: Workspace): Promise<Final | null>;
   /** After the chain, in the tree the worker worked in: the answer's checks (notes on `record`). */
-  checkAnswer(sys: Sys, record: RunRecord, workspace: Workspace, final: Final): Promise<void>;
+  checkAnswer(sys: HeldSys, record: RunRecord, workspace: Workspace, final: Final): Promise<void>;
   /** The final record, before it is written: a review's verdict read from its answer. */
   concludeAnswer(record: RunRecord): void;
   /** After the final record is written: a review's verdict copied onto the reviewed run. */
-  recordReview(sys: Sys, record: RunRecord): Promise<void>;
+  recordReview(sys: HeldSys, record: RunRecord): Promise<void>;
   /** After the final record is written: a held-up answer remembered for the next question. */
-  rememberAnswer(sys: Sys, record: RunRecord): Promise<void>;
+  rememberAnswer(sys: HeldSys, record: RunRecord): Promise<void>;
   /**
    * Once the run is final and its slot is free: what follows it (a sampled audit, a correction
    * round), executed by `inline` when given, else by the host.
    */
   afterRun(
-    sys: Sys,
+    sys: HeldSys,
     done: RunRecord,
     options: { inline?: (id: string) => Promise<unknown> },
   ): Promise<void>;
   /** A run found lost (its supervisor died): an audit of it ends on the audited run, as failed. */
-  afterLost(sys: Sys, lost: RunRecord): Promise<void>;
+  afterLost(sys: HeldSys, lost: RunRecord): Promise<void>;
   /** A background run ended in the host: the desktop notification the config asks for. */
   notifyEnded(
-    sys: Sys,
+    sys: HeldSys,
     settings: { notify: boolean; notifyCommand?: string },
     record: RunRecord,
   ): Promise<void>;

@@ -4,8 +4,8 @@
  * read run's), write the final record and free everything. The same function serves a
  * foreground run and a background supervisor.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { event, type PitroomEvent } from "../../events/mod.ts";
-import { statePaths } from "../../store/paths.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { acquireSlot } from "../../store/slots.ts";
@@ -14,7 +14,6 @@ import { clearActive } from "../../store/active.ts";
 import { writeTextAtomic } from "../../store/atomic.ts";
 import { logFailure } from "../../store/log.ts";
 import { isNoSpace, isOsError } from "../../sys/fs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { Exit, PitroomError } from "../../sys/errors.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import { exitFor, stateFor } from "../core/exit.ts";
@@ -54,11 +53,11 @@ export interface ExecuteOptions {
 
 /** Executes a created run to its end and returns the final record. */
 export async function executeRun(
-  sys: Sys,
+  sys: HeldSys,
   id: string,
   options: ExecuteOptions,
 ): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const runPaths = paths.run(id);
   using lock = await tryLockSoon(runPaths.supervisorLock, { clock: sys.clock });
   if (lock === null) throw new Error(`run ${id} already has a supervisor`);
@@ -137,12 +136,12 @@ export async function executeRun(
 }
 
 async function finish(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   final: Final,
   emit: (ev: PitroomEvent) => void,
 ): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   record.state = stateFor(final.outcome);
   record.outcome = final.outcome;
   record.exit = exitFor(final.outcome);

@@ -4,8 +4,8 @@
  * stderr line to the caller, enforces the timeout and a stop signal by killing the whole group,
  * and reports how the process ended.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { dirname } from "../../sys/path.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { Launch, ProcessEnd } from "../../workers/types.ts";
 
 /** Options of one process run. */
@@ -36,7 +36,7 @@ export async function writeLaunchFiles(launch: Launch): Promise<void> {
 }
 
 /** Sends a signal to a whole process group; false for a group that is gone already. */
-export function killGroup(sys: Sys, pid: number, signal: Deno.Signal): boolean {
+export function killGroup(sys: Pick<HeldSys, "runner">, pid: number, signal: Deno.Signal): boolean {
   return sys.runner.kill(-pid, signal);
 }
 
@@ -63,7 +63,7 @@ async function pumpLines(
 
 /** Runs a described launch to its end. */
 export async function runProcess(
-  sys: Sys,
+  sys: HeldSys,
   launch: Launch,
   options: ShellOptions,
 ): Promise<ProcessEnd> {

@@ -6,9 +6,9 @@
  * (engine/history/savings.ts into the shapes of totals.ts). Printing them (report lines, the
  * savings card and badge) is src/receipts/. Every money figure is an estimate.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { loadConfig } from "../../store/config.ts";
 import type { Receipt, RunRecord } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { resolvePricing } from "../../receipts/pricing.ts";
 import { makeReceipt } from "../../receipts/receipt.ts";
 
@@ -16,7 +16,7 @@ import { makeReceipt } from "../../receipts/receipt.ts";
  * The receipt of a finished run, priced with the prices frozen into its record when it was
  * created (older records: the config of `sys`); the config's warnings are ignored.
  */
-export async function receiptFor(sys: Sys, record: RunRecord): Promise<Receipt | undefined> {
+export async function receiptFor(sys: HeldSys, record: RunRecord): Promise<Receipt | undefined> {
   const config = record.settings?.config ?? (await loadConfig(sys.configPath)).config;
   const pricing = resolvePricing(config, sys.env, []);
   return makeReceipt(record, {

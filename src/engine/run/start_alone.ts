@@ -5,8 +5,8 @@
  * at start holds up the next ones for that long at most. The kernel frees the lock of a
  * supervisor that dies.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { lock } from "../../store/locks.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
 
 /** The longest one start holds up the next. */
@@ -20,10 +20,10 @@ export interface StartGate {
 const OPEN: StartGate = { release: () => undefined };
 
 /** Waits for the launches of `name` before this one to have started; none for no name. */
-export async function startAlone(sys: Sys, name: string | undefined): Promise<StartGate> {
+export async function startAlone(sys: HeldSys, name: string | undefined): Promise<StartGate> {
   if (name === undefined) return OPEN;
   if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`bad start-alone name "${name}"`);
-  const held = await lock(join(sys.stateDir, "locks", `start-${name}.lock`));
+  const held = await lock(join(sys.state.paths.locks, `start-${name}.lock`));
   let open = true;
   const bound = sys.clock.after(START_ALONE_MAX_MS, () => release());
   function release() {

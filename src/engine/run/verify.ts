@@ -9,9 +9,9 @@
  * everything it starts ends with it). Its exit code and the tail of its output are kept. A
  * failing verify ends the run with exit 6.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
 import type { Verify } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { Mode } from "../../workers/types.ts";
 import { workerEnv } from "../../confine/env.ts";
 import { runProcess } from "./process.ts";
@@ -31,7 +31,7 @@ export interface VerifyOptions {
 
 /** Runs the verify command in `cwd` and reports how it went, with the report's notes. */
 export async function runVerify(
-  sys: Sys,
+  sys: HeldSys,
   command: string,
   options: VerifyOptions,
 ): Promise<{ verify: Verify; notes: string[] }> {

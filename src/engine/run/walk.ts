@@ -6,13 +6,12 @@
  * attempts work in is prepared and collected by `workspace.ts`; a run that ended well is then
  * verified.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { event, type OutcomeClass, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
 import { activeCooldowns, cooldownKey, putCooldown } from "../../store/cooldown.ts";
-import { statePaths } from "../../store/paths.ts";
 import type { Attempt, RunRecord, Target } from "../../store/record.ts";
 import { writeRecord } from "../../store/runs.ts";
 import { logFailure } from "../../store/log.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { PitroomError } from "../../sys/errors.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import { BACKENDS } from "../../workers/registry.ts";
@@ -82,13 +81,13 @@ export function handoverNote(
 
 /** Walks the chain and returns how the run ended. */
 export async function walkChain(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   tree: TrackedTree | null,
   options: WalkOptions,
   emit: (ev: PitroomEvent) => void,
 ): Promise<Final> {
-  const runPaths = statePaths(sys.stateDir).run(record.id);
+  const runPaths = sys.state.paths.run(record.id);
   await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
   // The snapshot, and the watch of the ignored files (kept for a read run) beside the rest.
   const workspace = tree ? await prepareWorkspace(sys, record, tree) : null;
@@ -118,13 +117,13 @@ export async function walkChain(
 }
 
 async function walkPrepared(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   workspace: Workspace | null,
   options: WalkOptions,
   emit: (ev: PitroomEvent) => void,
 ): Promise<Final> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const runPaths = paths.run(record.id);
   const cwd = workspace?.cwd ?? record.cwd;
   const followUp = record.continues !== undefined;
@@ -325,7 +324,7 @@ async function walkPrepared(
 }
 
 /** What the run's worker has cost so far at `model`'s price (reported by the CLI, else priced). */
-function costMeter(sys: Sys, config: Config, record: RunRecord) {
+function costMeter(sys: HeldSys, config: Config, record: RunRecord) {
   const pricing = resolvePricing(config, sys.env, []);
   return (model: string | undefined) => workerCostOf(record, model, pricing).workerCost;
 }

@@ -6,7 +6,7 @@
  * whose supervisor died before collecting is collected from its copy first, so nothing a worker
  * did is lost with the supervisor.
  */
-import { statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
 import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { tryLock } from "../../store/locks.ts";
@@ -16,7 +16,6 @@ import { type JournalOp, liveOps, readJournal } from "../../store/journal.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import { exists, removeIfThere } from "../../sys/fs.ts";
 import { join } from "../../sys/path.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { ApplyReport, CarryReport } from "../../vcs/mod.ts";
 import { reconcile } from "../host/liveness.ts";
 import { type TrackedTree, trackTree } from "../tree/tree.ts";
@@ -25,8 +24,8 @@ import { indexRun } from "../../store/history/mod.ts";
 import { carryNew, cutShort, finishOp, lastOp, opsOf, type RunTree } from "../tree/journaled.ts";
 
 /** A finished isolate run, checked; refuses live runs and runs of other modes. */
-async function isolateRun(sys: Sys, id: string): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
+async function isolateRun(sys: HeldSys, id: string): Promise<RunRecord> {
+  const paths = sys.state.paths;
   const record = await reconcile(sys, await loadRecord(paths, id));
   if (record.mode !== "isolate" || record.isolation === undefined) {
     throw new RefusedError(
@@ -43,10 +42,10 @@ async function isolateRun(sys: Sys, id: string): Promise<RunRecord> {
   return record;
 }
 
-async function userTree(sys: Sys, record: RunRecord): Promise<TrackedTree> {
+async function userTree(sys: HeldSys, record: RunRecord): Promise<TrackedTree> {
   const tree = record.repoRoot === undefined
     ? null
-    : await trackTree(sys, statePaths(sys.stateDir), record.repoRoot);
+    : await trackTree(sys, sys.state.paths, record.repoRoot);
   if (tree === null) {
     throw new RefusedError(
       "no_repo",
@@ -69,7 +68,7 @@ async function collectLost({ sys, record, tree }: RunTree): Promise<void> {
   const after = (await copy.snapshot({ base: changes.before })).tree;
   if (after === changes.before.tree) return;
   const diff = await copy.diff(changes.before, after);
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const patchDigest = await writePatch(paths.run(record.id).patch, diff.patch);
   record.changes = { before: changes.before, after, files: diff.files, patchDigest };
   await writeRecord(paths, record);
@@ -98,8 +97,8 @@ function finishedReport(op: JournalOp, done: CarryReport): ApplyReport {
 }
 
 /** Mirrors the journal's applies into the record (for display). */
-async function mirrorApplied(sys: Sys, record: RunRecord): Promise<void> {
-  const ops = liveOps(await readJournal(statePaths(sys.stateDir).run(record.id).journal));
+async function mirrorApplied(sys: HeldSys, record: RunRecord): Promise<void> {
+  const ops = liveOps(await readJournal(sys.state.paths.run(record.id).journal));
   const lastRevert = ops.findLastIndex((op) => op.action === "revert" && op.ended !== undefined);
   const applies = ops.slice(lastRevert + 1).filter((op) => op.action === "apply");
   const isolation = record.isolation!;
@@ -117,11 +116,11 @@ async function mirrorApplied(sys: Sys, record: RunRecord): Promise<void> {
 
 /** Applies a finished isolate run's patch to the user's tree; see the module comment. */
 export async function applyRun(
-  sys: Sys,
+  sys: HeldSys,
   id: string,
   options: { allowDelete: boolean },
 ): Promise<Applied> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const record = await isolateRun(sys, id);
   const tree = await userTree(sys, record);
   const at = { sys, record, tree };
@@ -183,8 +182,8 @@ export async function applyRun(
  * still be finished or taken back: everything it needs is in Pitroom's store). The copy is moved
  * aside first, so a discard cut short is finished by the next one.
  */
-export async function discardRun(sys: Sys, id: string): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
+export async function discardRun(sys: HeldSys, id: string): Promise<RunRecord> {
+  const paths = sys.state.paths;
   const record = await isolateRun(sys, id);
   const isolation = record.isolation!;
   const aside = `${isolation.copyRoot}.discarding`;

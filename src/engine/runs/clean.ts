@@ -4,13 +4,12 @@
  * patch was not applied: its folder is the only place the patch can be applied from. Each run is
  * indexed once more, from its folder, just before the folder goes.
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { isLocked, tryLock } from "../../store/locks.ts";
-import { statePaths } from "../../store/paths.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
 import { listRunIds, readRecord, readRecordChecked } from "../../store/runs.ts";
 import { exists, removeIfThere } from "../../sys/fs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
 import { readRunFiles } from "../../store/history/files.ts";
 import { RunWriter } from "../../store/history/write.ts";
@@ -67,8 +66,8 @@ export interface PlanOptions {
 }
 
 /** Lists the run folders clean would remove. */
-export async function planClean(sys: Sys, options: PlanOptions): Promise<CleanPlan> {
-  const paths = statePaths(sys.stateDir);
+export async function planClean(sys: HeldSys, options: PlanOptions): Promise<CleanPlan> {
+  const paths = sys.state.paths;
   const plan: CleanPlan = { cutoff: options.cutoff, remove: [], keep: [] };
   for (const id of await listRunIds(paths)) {
     const checked = await readRecordChecked(paths, id);
@@ -114,11 +113,11 @@ export interface CleanResult {
  * supervisor can start on it), indexed from its folder into `db`, and only then removed.
  */
 export async function removeRuns(
-  sys: Sys,
+  sys: HeldSys,
   db: DatabaseSync,
   plan: CleanPlan,
 ): Promise<CleanResult> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const writer = new RunWriter(db);
   const result: CleanResult = { removed: [], skipped: [] };
   for (const item of plan.remove) {
@@ -150,8 +149,8 @@ export async function removeRuns(
  * Removes the private copies (isolate runs) that no remaining run folder refers to: a copy
  * serves its run and that run's follow-ups, so it goes with the last of them.
  */
-async function removeOrphanCopies(sys: Sys): Promise<string[]> {
-  const paths = statePaths(sys.stateDir);
+async function removeOrphanCopies(sys: HeldSys): Promise<string[]> {
+  const paths = sys.state.paths;
   const used = new Set<string>();
   for (const id of await listRunIds(paths)) {
     const read = await readRecordChecked(paths, id);

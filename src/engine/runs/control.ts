@@ -1,11 +1,11 @@
 /**
  * Commands on existing runs: wait for them, stop them (revert: engine/runs/revert.ts).
  */
+import type { HeldSys } from "../../store/state.ts";
 import { isLocked } from "../../store/locks.ts";
-import { type StatePaths, statePaths } from "../../store/paths.ts";
+import type { StatePaths } from "../../store/paths.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
 import { damagedRunJson, loadRecord, readRecordChecked } from "../../store/runs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { type DamagedRecord, RefusedError, StillRunning } from "../../sys/errors.ts";
 import { killGroup } from "../run/process.ts";
 import { asSeen, reconcile } from "../host/liveness.ts";
@@ -35,11 +35,11 @@ export interface WaitOptions {
  * time runs out.
  */
 export async function waitForRuns(
-  sys: Sys,
+  sys: HeldSys,
   ids: string[],
   options: WaitOptions,
 ): Promise<RunRecord[]> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const ended: string[] = [];
   const first = Promise.withResolvers<void>();
   const damaged = new Map<string, DamagedRecord>();
@@ -124,8 +124,12 @@ export interface StopOptions {
  * Either way the worker's process group is killed; when nothing happens within 15 s, it is
  * killed here.
  */
-export async function stopRun(sys: Sys, id: string, options: StopOptions = {}): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
+export async function stopRun(
+  sys: HeldSys,
+  id: string,
+  options: StopOptions = {},
+): Promise<RunRecord> {
+  const paths = sys.state.paths;
   const record = await reconcile(sys, await loadRecord(paths, id));
   if (isFinal(record.state)) return record;
   const host = await hostPid(paths);

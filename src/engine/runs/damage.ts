@@ -4,18 +4,17 @@
  * out from the files that are whole: the record (the report, and revert and apply, which work
  * from the snapshots it names), the patch, the events, the history's copy.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { readEventsChecked } from "../../store/events_file.ts";
 import { readPatchChecked } from "../../store/patch_file.ts";
-import { statePaths } from "../../store/paths.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { readRecordChecked } from "../../store/runs.ts";
 import { DamagedRecord } from "../../sys/errors.ts";
 import { exists } from "../../sys/fs.ts";
-import type { Sys } from "../../sys/mod.ts";
 
 /** The record of run `id` as the history keeps it, or null (no history, no copy, a bad row). */
-export async function historyCopy(sys: Sys, id: string): Promise<RunRecord | null> {
-  if (!(await exists(statePaths(sys.stateDir).history))) return null;
+export async function historyCopy(sys: HeldSys, id: string): Promise<RunRecord | null> {
+  if (!(await exists(sys.state.paths.history))) return null;
   const { keptRun } = await import("./history_copy.ts");
   const { withHistory } = await import("../../store/history/ready.ts");
   try {
@@ -45,9 +44,9 @@ function changeCommands(record: RunRecord): string[] {
 }
 
 /** What still works for run `damage.run` given which of its files is damaged. */
-export async function stillWorks(sys: Sys, damage: DamagedRecord): Promise<string[]> {
+export async function stillWorks(sys: HeldSys, damage: DamagedRecord): Promise<string[]> {
   const id = damage.run;
-  const paths = statePaths(sys.stateDir).run(id);
+  const paths = sys.state.paths.run(id);
   const works: string[] = [];
   if (damage.file === "run.json") {
     const copy = await historyCopy(sys, id);
@@ -65,7 +64,7 @@ export async function stillWorks(sys: Sys, damage: DamagedRecord): Promise<strin
     }
     return works;
   }
-  const record = (await readRecordChecked(statePaths(sys.stateDir), id)).record;
+  const record = (await readRecordChecked(sys.state.paths, id)).record;
   if (record === null) return works;
   works.push(`\`pitroom show ${id}\``);
   if (damage.file !== "patch.diff" && (await patchReadable(paths.patch, record))) {
@@ -81,7 +80,7 @@ export async function stillWorks(sys: Sys, damage: DamagedRecord): Promise<strin
 }
 
 /** `damage` with what still works put in (as it is when it says so already). */
-export async function explained(sys: Sys, damage: DamagedRecord): Promise<DamagedRecord> {
+export async function explained(sys: HeldSys, damage: DamagedRecord): Promise<DamagedRecord> {
   if (damage.works.length > 0) return damage;
   const works = await stillWorks(sys, damage);
   return works.length === 0 ? damage : damage.withWorks(works);

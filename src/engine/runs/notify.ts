@@ -5,10 +5,10 @@
  * variables), else `notify-send` on Linux or `osascript` on macOS. A notification that cannot be
  * sent is logged, never a failure of the run.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { withLock } from "../../store/locks.ts";
 import { logFailure } from "../../store/log.ts";
 import type { RunRecord } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
 import { oneLine } from "../../sys/text.ts";
 import { loadGroup } from "./select.ts";
@@ -74,7 +74,7 @@ export function groupNotice(group: string, runs: readonly RunRecord[]): Notice |
 
 /** The argv that shows `notice` on this system, or null when there is no way. */
 export async function notifierArgv(
-  sys: Sys,
+  sys: HeldSys,
   settings: NotifySettings,
   notice: Notice,
 ): Promise<{ argv: string[]; env: Record<string, string> } | null> {
@@ -108,7 +108,7 @@ export async function notifierArgv(
   return null;
 }
 
-async function send(sys: Sys, settings: NotifySettings, notice: Notice): Promise<void> {
+async function send(sys: HeldSys, settings: NotifySettings, notice: Notice): Promise<void> {
   const how = await notifierArgv(sys, settings, notice);
   if (how === null) return;
   // The user's environment (DISPLAY, the session bus, HOME) plus the notice's variables.
@@ -123,7 +123,7 @@ async function send(sys: Sys, settings: NotifySettings, notice: Notice): Promise
  * out once: the last run to end sends it, under a lock, and marks the group as told.
  */
 export async function notifyEnded(
-  sys: Sys,
+  sys: HeldSys,
   settings: NotifySettings,
   record: RunRecord,
 ): Promise<void> {
@@ -135,7 +135,7 @@ export async function notifyEnded(
       return;
     }
     const group = record.group;
-    const dir = join(sys.stateDir, "notified");
+    const dir = sys.state.paths.notified;
     await Deno.mkdir(dir, { recursive: true });
     await withLock(join(dir, "notify.lock"), async () => {
       const runs = await loadGroup(sys, group, null);

@@ -10,7 +10,8 @@
  * user's lines and the worker's. A revert cut short is finished by the next one; "reverted" is
  * what the journal says, never a flag alone.
  */
-import { type StatePaths, statePaths } from "../../store/paths.ts";
+import type { HeldSys } from "../../store/state.ts";
+import type { StatePaths } from "../../store/paths.ts";
 import { type Changes, isFinal, type LeftFile, type RunRecord } from "../../store/record.ts";
 import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { type JournalOp, liveOps, readJournal } from "../../store/journal.ts";
@@ -18,7 +19,6 @@ import { indexRun } from "../../store/history/mod.ts";
 import { holdWriter } from "../tree/writer.ts";
 import type { HeldLock } from "../../store/locks.ts";
 import { writePatch } from "../../store/patch_file.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import { removeIfThere } from "../../sys/fs.ts";
 import { type TreePlan, undoing } from "../../vcs/mod.ts";
@@ -80,23 +80,23 @@ function mirror(record: RunRecord, ops: readonly JournalOp[], left?: LeftFile[])
 }
 
 /** Writes a captured run's patch (the worker's part of shared files only). */
-async function runPatchOf(sys: Sys, record: RunRecord, tree: TrackedTree): Promise<void> {
+async function runPatchOf(sys: HeldSys, record: RunRecord, tree: TrackedTree): Promise<void> {
   const changes = record.changes!;
   const whole = await tree.patch(changes.before, changes.after, changes.files.map((f) => f.path));
   const patch = await runPatch(tree, changes, whole);
-  changes.patchDigest = await writePatch(statePaths(sys.stateDir).run(record.id).patch, patch);
+  changes.patchDigest = await writePatch(sys.state.paths.run(record.id).patch, patch);
 }
 
-async function save(sys: Sys, record: RunRecord): Promise<void> {
-  await writeRecord(statePaths(sys.stateDir), record);
+async function save(sys: HeldSys, record: RunRecord): Promise<void> {
+  await writeRecord(sys.state.paths, record);
 }
 
 /** Runs `fn`; when it fails, the record is brought back in line with the journal first. */
-async function journaled<T>(sys: Sys, record: RunRecord, fn: () => Promise<T>): Promise<T> {
+async function journaled<T>(sys: HeldSys, record: RunRecord, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    mirror(record, await readJournal(statePaths(sys.stateDir).run(record.id).journal));
+    mirror(record, await readJournal(sys.state.paths.run(record.id).journal));
     await save(sys, record);
     throw error;
   }
@@ -123,7 +123,7 @@ async function captureLost({ sys, record, tree }: RunTree): Promise<void> {
   else delete changes.shared;
   if (record.mode === "write") {
     // Since the run began: whether during it or after its supervisor died cannot be told.
-    const kept = statePaths(sys.stateDir).run(record.id).userIndex;
+    const kept = sys.state.paths.run(record.id).userIndex;
     const moved = await tree.moved(changes.before, kept);
     if (moved !== undefined) changes.moved = moved;
     await removeIfThere(kept);
@@ -159,7 +159,7 @@ function movedRefusal(id: string, changes: Changes): RefusedError {
  */
 async function finishCutShort(at: RunTree): Promise<JournalOp[] | null> {
   const { sys, record } = at;
-  const journal = statePaths(sys.stateDir).run(record.id).journal;
+  const journal = sys.state.paths.run(record.id).journal;
   const ops = await opsOf(at);
   const last = lastOp(ops);
   if (!cutShort(last) || last.action !== "revert") return ops;
@@ -175,7 +175,7 @@ async function revertInPlace(at: RunTree, options: RevertRunOptions): Promise<Ru
   const { sys, record, tree } = at;
   const id = record.id;
   const changes = record.changes!;
-  const journal = statePaths(sys.stateDir).run(id).journal;
+  const journal = sys.state.paths.run(id).journal;
   const resumed = await finishCutShort(at);
   if (resumed === null) return record;
   const ops = resumed;
@@ -246,7 +246,7 @@ async function revertInPlace(at: RunTree, options: RevertRunOptions): Promise<Ru
 async function revertApplied(at: RunTree): Promise<RunRecord> {
   const { sys, record } = at;
   const id = record.id;
-  const journal = statePaths(sys.stateDir).run(id).journal;
+  const journal = sys.state.paths.run(id).journal;
   const resumed = await finishCutShort(at);
   if (resumed === null) return record;
   const ops = resumed;
@@ -287,7 +287,7 @@ async function revertApplied(at: RunTree): Promise<RunRecord> {
  * it is no longer a git repository, or while the lock is held.
  */
 export async function revertWriter(
-  sys: Sys,
+  sys: HeldSys,
   paths: StatePaths,
   root: string,
   id: string,
@@ -310,11 +310,11 @@ export async function revertWriter(
  * lost write run's changes are captured now; a run that changed nothing has nothing to revert.
  */
 export async function revertRun(
-  sys: Sys,
+  sys: HeldSys,
   id: string,
   options: RevertRunOptions = {},
 ): Promise<RunRecord> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const record = await reconcile(sys, await loadRecord(paths, id));
   if (!isFinal(record.state)) {
     throw new RefusedError("run_live", `Run "${id}" is still ${record.state}`, {

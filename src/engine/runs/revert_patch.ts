@@ -9,13 +9,12 @@
  * worker) needs the record and is refused. The damaged run.json stays as it is, for the user to
  * look at; the journal beside it and the history's copy (marked reverted) are written.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { indexRun } from "../../store/history/mod.ts";
 import { liveOps, readJournal } from "../../store/journal.ts";
 import { readPatchChecked } from "../../store/patch_file.ts";
-import { statePaths } from "../../store/paths.ts";
 import type { LeftFile, RunRecord } from "../../store/record.ts";
 import { type DamagedRecord, RefusedError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { TreePlan } from "../../vcs/mod.ts";
 import { historyCopy } from "./damage.ts";
 import {
@@ -32,7 +31,7 @@ import { revertWriter } from "./revert.ts";
 
 /** The history's copy as reverted: only the files this revert wrote, those it left named. */
 async function reverted(
-  sys: Sys,
+  sys: HeldSys,
   copy: RunRecord,
   written: readonly string[],
   left: LeftFile[],
@@ -57,7 +56,7 @@ async function reverted(
 
 /** Undoes the run `damage` names (see the module comment); the history's copy, as reverted. */
 export async function revertFromPatch(
-  sys: Sys,
+  sys: HeldSys,
   damage: DamagedRecord,
   options: { all?: boolean },
 ): Promise<RunRecord> {
@@ -75,7 +74,7 @@ export async function revertFromPatch(
       { hint: `undo the worker's own changes with \`pitroom revert ${id}\`` },
     );
   }
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const patch = await readPatchChecked(paths.run(id).patch, copy.changes.patchDigest);
   if (patch.bytes === null || patch.damage !== null || patch.bytes.length === 0) throw damage;
   const { tree, lock } = await revertWriter(sys, paths, copy.repoRoot, id);

@@ -6,12 +6,12 @@
  * write nothing: the sweep marks it, host/liveness.ts). A
  * damaged record is named (`DamagedRecord`), never passed over where it could be the run meant.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { asSeen } from "../host/liveness.ts";
 import { listActive, listRecent, RECENT_KEEP } from "../../store/active.ts";
-import { isRunId, statePaths } from "../../store/paths.ts";
+import { isRunId } from "../../store/paths.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { damagedRunJson, listRunIds, loadRecord, readRecordCheckedSync } from "../../store/runs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import type { DamagedRecord } from "../../sys/errors.ts";
 import { UsageError } from "../../sys/errors.ts";
 import { inScope, placeOf, type Scope, scopeName } from "../core/scope.ts";
@@ -33,8 +33,8 @@ export type ScopeOf = Scope | null | (() => Promise<Scope | null>);
 type Read = { id: string; record: RunRecord | null; damage: DamagedRecord | null };
 
 /** One run's record for selection (read synchronously: a scan may read every folder). */
-function readOne(sys: Sys, id: string): Read {
-  const read = readRecordCheckedSync(statePaths(sys.stateDir), id);
+function readOne(sys: HeldSys, id: string): Read {
+  const read = readRecordCheckedSync(sys.state.paths, id);
   if (read.record !== null) return { id, record: read.record, damage: null };
   // A folder without run.json at all is a run being created (or one whose creation died).
   if (read.damage === null || read.damage === "missing") return { id, record: null, damage: null };
@@ -45,7 +45,7 @@ function readOne(sys: Sys, id: string): Read {
  * Whether a run belongs to the scope: by its record, or for a damaged record by the history's
  * copy of it (null when neither can tell).
  */
-async function belongs(sys: Sys, read: Read, scope: Scope | null): Promise<boolean | null> {
+async function belongs(sys: HeldSys, read: Read, scope: Scope | null): Promise<boolean | null> {
   if (scope === null) return true;
   if (read.record !== null) return inScope(scope, read.record);
   const copy = await historyCopy(sys, read.id);
@@ -69,7 +69,7 @@ function secondOf(id: string): string {
  * its place). A newer run whose record is damaged and that may be the scope's stops the search:
  * `last` would otherwise silently mean an older run.
  */
-async function lastOf(sys: Sys, ids: string[], scope: Scope | null): Promise<string> {
+async function lastOf(sys: HeldSys, ids: string[], scope: Scope | null): Promise<string> {
   let newest: RunRecord | null = null;
   for (let i = ids.length - 1; i >= 0; i--) {
     // Ids sort by the second they were made in, their random part after it: once a run is
@@ -95,8 +95,8 @@ async function lastOf(sys: Sys, ids: string[], scope: Scope | null): Promise<str
  * Resolves what a user typed to a run id: a full id (any repository's), `last`, or a unique
  * prefix or suffix of an id among the scope's runs.
  */
-export async function resolveRun(sys: Sys, typed: string, scopeOf: ScopeOf): Promise<string> {
-  const paths = statePaths(sys.stateDir);
+export async function resolveRun(sys: HeldSys, typed: string, scopeOf: ScopeOf): Promise<string> {
+  const paths = sys.state.paths;
   // A full id names only itself (ids have one length): no need to list a large folder, nor to
   // ask git where the caller stands.
   if (isRunId(typed) && (await isDir(paths.run(typed).dir))) return typed;
@@ -140,11 +140,11 @@ export async function resolveRun(sys: Sys, typed: string, scopeOf: ScopeOf): Pro
 
 /** Loads the runs the user named (as seen: a dead supervisor's run reads as lost). */
 export async function loadNamed(
-  sys: Sys,
+  sys: HeldSys,
   typed: readonly string[],
   scope: ScopeOf,
 ): Promise<RunRecord[]> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const out: RunRecord[] = [];
   for (const t of typed) {
     const id = await resolveRun(sys, t, scope);
@@ -158,12 +158,12 @@ export async function loadNamed(
  * damaged records met are added to `damaged` (the history's copy places them when it can).
  */
 export async function loadGroup(
-  sys: Sys,
+  sys: HeldSys,
   group: string,
   scope: Scope | null,
   damaged: DamagedRecord[] = [],
 ): Promise<RunRecord[]> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const out: RunRecord[] = [];
   const elsewhere = new Set<string>();
   for (const id of await listRunIds(paths)) {
@@ -205,12 +205,12 @@ export async function loadGroup(
  * Damaged records met are added to `damaged`.
  */
 export async function loadCurrent(
-  sys: Sys,
+  sys: HeldSys,
   recent: number,
   scope: Scope | null,
   damaged: DamagedRecord[] = [],
 ): Promise<RunRecord[]> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const records = new Map<string, RunRecord>();
   const seen = new Set<string>();
   const take = async (id: string): Promise<RunRecord | null> => {

@@ -4,6 +4,7 @@
  * fallback), are rg and git there, is the state dir writable. `--probe` makes one tiny real read
  * run per configured worker through the engine, in a throwaway repo and state dir.
  */
+import { type HeldSys, holdState } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
 import { parseChain } from "../core/chain.ts";
 import { createRun } from "../request/create.ts";
@@ -13,7 +14,6 @@ import { sandboxCheck } from "../../confine/sandboxing.ts";
 import type { Settings } from "../core/settings.ts";
 import { formatDuration } from "../core/duration.ts";
 import type { Target } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import { loadSettings } from "../core/load_settings.ts";
@@ -73,7 +73,7 @@ export interface DoctorOptions {
   probeTimeoutMs?: number;
 }
 
-async function tool(sys: Sys, argv: string[]): Promise<string | null> {
+async function tool(sys: HeldSys, argv: string[]): Promise<string | null> {
   try {
     const out = await sys.runner.run(argv, { stdin: { kind: "null" } });
     return out.code === 0 ? (out.stdout.split("\n")[0] ?? "").trim() : null;
@@ -209,7 +209,10 @@ function markInUse(checks: Check[], settings: Settings): void {
   }
 }
 
-async function environmentChecks(sys: Sys, statuses: readonly WorkerStatus[]): Promise<Check[]> {
+async function environmentChecks(
+  sys: HeldSys,
+  statuses: readonly WorkerStatus[],
+): Promise<Check[]> {
   const checks: Check[] = [];
   const rg = await tool(sys, ["rg", "--version"]);
   const opencode = statuses.some((s) => s.worker === "opencode" && s.installed);
@@ -235,7 +238,7 @@ async function environmentChecks(sys: Sys, statuses: readonly WorkerStatus[]): P
   return checks;
 }
 
-async function stateDirCheck(sys: Sys): Promise<Check> {
+async function stateDirCheck(sys: HeldSys): Promise<Check> {
   const probe = join(sys.stateDir, `.doctor-${sys.pid}-${sys.randomHex(4)}`);
   try {
     await Deno.mkdir(sys.stateDir, { recursive: true, mode: 0o700 });
@@ -274,7 +277,7 @@ async function stateDirCheck(sys: Sys): Promise<Check> {
 }
 
 async function probeOne(
-  sys: Sys,
+  sys: HeldSys,
   target: Target,
   options: DoctorOptions,
 ): Promise<Check> {
@@ -302,7 +305,7 @@ async function probeOne(
       const out = await sys.runner.run(argv, { cwd: repo, stdin: { kind: "null" } });
       if (out.code !== 0) throw new Error(`${argv.join(" ")}: ${out.stderr.trim()}`);
     }
-    const probeSys: Sys = { ...sys, stateDir: join(root, "state"), cwd: () => repo };
+    const probeSys = holdState({ ...sys, stateDir: join(root, "state"), cwd: () => repo });
     const record = await createRun(probeSys, {
       task: PROBE_TASK,
       mode: "read",
@@ -355,7 +358,7 @@ function probeTargets(settings: Settings, statuses: readonly WorkerStatus[]): Ta
 }
 
 /** Runs every check (and the probes with `probe`); never throws for a failed check. */
-export async function runDoctor(sys: Sys, options: DoctorOptions = {}): Promise<Check[]> {
+export async function runDoctor(sys: HeldSys, options: DoctorOptions = {}): Promise<Check[]> {
   const { loaded, settings, warnings } = await loadSettings(sys);
   const statuses = await detectWorkers(sys.runner, sys.env.toObject(), {
     backends: options.backends ?? BACKENDS,

@@ -3,12 +3,11 @@
  * maintained lists) merged with the models configured, their effort levels, the costs set in
  * the config and the usage from past runs. `pitroom models` renders this.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { parseChain } from "../core/chain.ts";
 import { detectWorkers, type WorkerStatus } from "./installed.ts";
 import type { ModelCost, Settings } from "../core/settings.ts";
 import { collectUsage, type ModelUsage, usageKey } from "./usage.ts";
-import { statePaths } from "../../store/paths.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 /** How many models a worker shows without `--all`. */
@@ -128,7 +127,7 @@ export function mergeModels(
 
 /** Collects the models of every worker (or one), with config and usage merged in. */
 export async function collectModels(
-  sys: Sys,
+  sys: HeldSys,
   settings: Settings,
   options: CollectOptions = {},
 ): Promise<WorkerModels[]> {
@@ -138,7 +137,7 @@ export async function collectModels(
     backends,
     ...(options.worker ? { only: [options.worker] } : {}),
   });
-  const usage = await collectUsage(statePaths(sys.stateDir));
+  const usage = await collectUsage(sys.state.paths);
   return await Promise.all(statuses.map(async (status): Promise<WorkerModels> => {
     const backend = backends[status.worker];
     const listed = status.installed !== null && backend !== undefined

@@ -2,7 +2,7 @@
  * The program's checks of itself (`pitroom self-check`): the state dir can be written, and git
  * is there and new enough. The CLI adds its embedded assets and its permission set.
  */
-import type { Sys } from "../../sys/mod.ts";
+import type { HeldSys } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
 
 /** The oldest git Pitroom works with (`add --pathspec-from-file`, `sparse-checkout`). */
@@ -22,7 +22,7 @@ export function parseGitVersion(text: string): number[] | null {
   return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
 }
 
-async function stateDirCheck(sys: Sys): Promise<SelfCheck> {
+async function stateDirCheck(sys: HeldSys): Promise<SelfCheck> {
   const dir = sys.stateDir;
   const probe = join(dir, `.self-check-${crypto.randomUUID()}`);
   try {
@@ -40,7 +40,7 @@ async function stateDirCheck(sys: Sys): Promise<SelfCheck> {
   }
 }
 
-async function gitCheck(sys: Sys): Promise<SelfCheck> {
+async function gitCheck(sys: HeldSys): Promise<SelfCheck> {
   const want = MIN_GIT.join(".");
   let text: string;
   try {
@@ -65,6 +65,6 @@ async function gitCheck(sys: Sys): Promise<SelfCheck> {
 }
 
 /** The engine's part of the self-check. */
-export async function selfCheck(sys: Sys): Promise<SelfCheck[]> {
+export async function selfCheck(sys: HeldSys): Promise<SelfCheck[]> {
   return [await stateDirCheck(sys), await gitCheck(sys)];
 }

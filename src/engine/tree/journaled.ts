@@ -6,6 +6,7 @@
  * reverted, cut short) is derived from these operations and the tree; the run record's fields
  * only mirror it for display. Records from before the journal are read as operations once.
  */
+import type { HeldSys } from "../../store/state.ts";
 import {
   beginOp,
   endOp,
@@ -15,9 +16,7 @@ import {
   readJournal,
   voidOp,
 } from "../../store/journal.ts";
-import { statePaths } from "../../store/paths.ts";
 import type { RunRecord } from "../../store/record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import {
   type CarryReport,
@@ -31,7 +30,7 @@ import type { TrackedTree } from "./tree.ts";
 
 /** A run and the user's tree its operations write into. */
 export interface RunTree {
-  sys: Sys;
+  sys: HeldSys;
   record: RunRecord;
   tree: TrackedTree;
 }
@@ -57,7 +56,7 @@ async function carry(
 
 /** A run's journal, with a record from before the journal read as operations (written once). */
 export async function opsOf({ sys, record, tree }: RunTree): Promise<JournalOp[]> {
-  const path = statePaths(sys.stateDir).run(record.id).journal;
+  const path = sys.state.paths.run(record.id).journal;
   const ops = await readJournal(path);
   if (ops.length > 0) return ops;
   const legacy: NewOp[] = [];
@@ -95,7 +94,7 @@ export async function carryNew(
   op: NewOp,
 ): Promise<{ op: JournalOp; report: CarryReport }> {
   const { sys, record } = at;
-  const path = statePaths(sys.stateDir).run(record.id).journal;
+  const path = sys.state.paths.run(record.id).journal;
   const n = nextOpNumber(await readJournal(path));
   const begun: JournalOp = { ...op, n, at: sys.clock.now() };
   await beginOp(path, begun);
@@ -121,7 +120,7 @@ export async function carryNew(
  */
 export async function finishOp(at: RunTree, op: JournalOp): Promise<CarryReport | null> {
   const { sys, record, tree } = at;
-  const path = statePaths(sys.stateDir).run(record.id).journal;
+  const path = sys.state.paths.run(record.id).journal;
   try {
     const report = await carry(at, op);
     await endOp(path, { n: op.n, at: sys.clock.now() });

@@ -6,7 +6,6 @@
  * `now`, `without-worker` and, for a conflicted merge, `conflicts`): revert never picks between
  * the user's lines and the worker's.
  */
-import { statePaths } from "../../store/paths.ts";
 import type { Changes, LeftFile, SharedFile } from "../../store/record.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import { dirname, join } from "../../sys/path.ts";
@@ -55,7 +54,7 @@ async function keepVersions(
   { sys, record, tree }: RunTree,
   file: { path: string; now: Uint8Array | null; without: string | null; text?: Uint8Array },
 ): Promise<string> {
-  const dir = join(statePaths(sys.stateDir).run(record.id).kept, keptName(file.path));
+  const dir = join(sys.state.paths.run(record.id).kept, keptName(file.path));
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   if (file.now !== null) await Deno.writeFile(join(dir, "now"), file.now, { mode: 0o600 });
   const without = file.without === null ? null : await tree.blob(file.without);

@@ -2,9 +2,10 @@
  * The engine's view of the working tree: snapshots before and after a worker, the diff between
  * them, and the exact undo. Backed by vcs/ with Pitroom's own object store per repository.
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { StatePaths } from "../../store/paths.ts";
 import type { ChangedFile, Changes, TreeSnapshot } from "../../store/record.ts";
-import type { Clock, Sys } from "../../sys/mod.ts";
+import type { Clock } from "../../sys/mod.ts";
 import * as vcs from "../../vcs/mod.ts";
 import * as viewMod from "../../vcs/view.ts";
 import { dirname, join } from "../../sys/path.ts";
@@ -139,13 +140,13 @@ export interface IgnoredWatch {
 }
 
 /** True when `dir` is inside a git work tree. */
-export async function inRepo(sys: Pick<Sys, "runner" | "env">, dir: string): Promise<boolean> {
+export async function inRepo(sys: Pick<HeldSys, "runner" | "env">, dir: string): Promise<boolean> {
   return (await vcs.findRepo(sys, dir)) !== null;
 }
 
 /** Opens the repository containing `dir`, or null when it is not in one. */
 export async function trackTree(
-  sys: Pick<Sys, "runner" | "env" | "randomHex" | "clock">,
+  sys: Pick<HeldSys, "runner" | "env" | "randomHex" | "clock">,
   paths: StatePaths,
   dir: string,
 ): Promise<TrackedTree | null> {
@@ -157,7 +158,7 @@ export async function trackTree(
 
 /** A repository (the user's, or a copy of it) over Pitroom's object store for `key`. */
 function tracked(
-  sys: Pick<Sys, "runner" | "env" | "randomHex" | "clock">,
+  sys: Pick<HeldSys, "runner" | "env" | "randomHex" | "clock">,
   repo: vcs.RepoInfo,
   key: string,
   store: vcs.StoreOptions,

@@ -6,11 +6,10 @@
  * (engine/tree/tree_watch.ts), each change to it is judged on its own (engine/tree/file_history.ts): a file
  * the user changed too is shared, and only the worker's segments of it are its own.
  */
+import type { HeldSys } from "../../store/state.ts";
 import type { PitroomEvent } from "../../events/mod.ts";
-import { statePaths } from "../../store/paths.ts";
 import type { ChangedFile, FileEntry, RunRecord, SharedFile } from "../../store/record.ts";
 import { readEventsFile } from "../../store/events_file.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { lstatOrNull } from "../../sys/fs.ts";
 import { join } from "../../sys/path.ts";
 import { attribute, type ChangedPath, changingCalls, windowsFor } from "./attribute.ts";
@@ -96,13 +95,13 @@ async function readHistories(file: string) {
 
 /** Splits a run's changed `files` by whether a tool call of the worker could have made them. */
 export async function splitChanges(
-  sys: Pick<Sys, "stateDir">,
+  sys: Pick<HeldSys, "state">,
   record: RunRecord,
   files: readonly ChangedFile[],
   options: SplitOptions,
 ): Promise<SplitChanges> {
   if (files.length === 0) return { files: [] };
-  const runPaths = statePaths(sys.stateDir).run(record.id);
+  const runPaths = sys.state.paths.run(record.id);
   const events = await readEventsFile(runPaths.events);
   const realRoot = await realOr(options.root);
   const cwd = inside(realRoot, await realOr(record.cwd)) ?? inside(options.root, record.cwd) ?? "";

@@ -6,11 +6,10 @@
  * them instead. Collected after the last attempt: a write run's changes recorded, a read run's
  * undone, the patch written.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { writePatch } from "../../store/patch_file.ts";
 import type { Changes, RunRecord } from "../../store/record.ts";
-import { statePaths } from "../../store/paths.ts";
 import { writeRecord } from "../../store/runs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import { exists, removeIfThere } from "../../sys/fs.ts";
 import { join } from "../../sys/path.ts";
@@ -53,7 +52,7 @@ export interface Workspace {
  * crash at any later point can still be reverted, applied or discarded.
  */
 export async function prepareWorkspace(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   tree: TrackedTree,
 ): Promise<Workspace> {
@@ -74,7 +73,7 @@ export async function prepareWorkspace(
     // watches nor the kept index the snapshot writes in the background.
     await started.watch?.catch(() => undefined);
     await started.versions?.close();
-    await settledIndex(statePaths(sys.stateDir).run(record.id).index);
+    await settledIndex(sys.state.paths.run(record.id).index);
     throw error;
   }
   return started.watch === undefined ? prepared : { ...prepared, ignored: await started.watch };
@@ -82,12 +81,12 @@ export async function prepareWorkspace(
 
 /** `prepareWorkspace` without the watch, which `watch` starts once the snapshot is taken. */
 async function prepareOnly(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   tree: TrackedTree,
   started: { watch: (before: Changes["before"]) => void; versions: (watch: TreeWatch) => void },
 ): Promise<Workspace> {
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const runPaths = paths.run(record.id);
   const isolation = record.isolation;
   const reuse = isolation !== undefined && record.continues !== undefined &&
@@ -171,7 +170,7 @@ async function prepareOnly(
  * Whether the sandbox hides the tree's secret files here, whether the run allows them, and the
  * config's name patterns.
  */
-async function secretHiding(sys: Sys, record: RunRecord) {
+async function secretHiding(sys: HeldSys, record: RunRecord) {
   const { setting, found } = await sandboxSettingOf(sys);
   return {
     hidden: found?.kind === "bwrap",
@@ -212,7 +211,7 @@ async function copySecrets(
  * without them instead.
  */
 async function readFromView(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   tree: TrackedTree,
   plain: Workspace,
@@ -227,7 +226,7 @@ async function readFromView(
       secrets.examples.join(", ")
     }) were kept out: the worker read a write-protected copy of the tree without them`,
   ];
-  await writeRecord(statePaths(sys.stateDir), record);
+  await writeRecord(sys.state.paths, record);
   return { ...plain, cwd: rel === "" ? view.root : join(view.root, rel), view };
 }
 
@@ -241,12 +240,12 @@ function relativeInside(root: string, path: string): string {
 
 /** True when a read view still holds its tree; a changed view is removed (others share it). */
 async function viewIntact(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   view: NonNullable<Workspace["view"]>,
   before: Changes["before"],
 ): Promise<boolean> {
-  const index = join(statePaths(sys.stateDir).run(record.id).private, "view-index");
+  const index = join(sys.state.paths.run(record.id).private, "view-index");
   const base = { tree: view.tree, head: before.head, bareDirs: [], ignored: before.ignored };
   const seen = await view.snapshot({ base, indexFile: index, readHead: false });
   if (seen.tree === view.tree) return true;
@@ -272,7 +271,7 @@ export async function changedFiles(workspace: Workspace): Promise<string[]> {
  * changes are recorded (and the patch written), a read run's are undone exactly.
  */
 export async function collectWorkspace(
-  sys: Sys,
+  sys: HeldSys,
   record: RunRecord,
   prepared: Workspace | null,
   last: Final,
@@ -280,7 +279,7 @@ export async function collectWorkspace(
   if (prepared === null) return last;
   await pausePoint(sys, "collecting");
   const { before, work } = prepared;
-  const runPaths = statePaths(sys.stateDir).run(record.id);
+  const runPaths = sys.state.paths.run(record.id);
   await prepared.versions?.close();
   const viewChanged = prepared.view !== undefined &&
     !(await viewIntact(sys, record, prepared.view, before));

@@ -3,10 +3,10 @@
  * refusal a second write run gets, checked before a run is created (so a refusal makes no run)
  * and again when a queued write run starts.
  */
+import type { HeldSys } from "../../store/state.ts";
 import { type HeldLock, isLocked, tryLockSoon } from "../../store/locks.ts";
 import { writeTextAtomic } from "../../store/atomic.ts";
 import type { StatePaths } from "../../store/paths.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import { type TrackedTree, trackTree } from "./tree.ts";
 
@@ -18,7 +18,11 @@ export function writerBusyMessage(root: string, holder: string): string {
 }
 
 /** Refuses (before any record exists) a write run in `cwd` while another one writes there. */
-export async function refuseBusyWriter(sys: Sys, paths: StatePaths, cwd: string): Promise<void> {
+export async function refuseBusyWriter(
+  sys: HeldSys,
+  paths: StatePaths,
+  cwd: string,
+): Promise<void> {
   const tree = await trackTree(sys, paths, cwd);
   if (tree === null) return;
   const repoPaths = paths.repo(tree.key);
@@ -36,7 +40,7 @@ export async function refuseBusyWriter(sys: Sys, paths: StatePaths, cwd: string)
  * is held. Refused, naming the holder, when somebody holds it.
  */
 export async function holdWriter(
-  sys: Sys,
+  sys: HeldSys,
   paths: StatePaths,
   tree: TrackedTree,
   what: string,

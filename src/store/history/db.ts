@@ -4,11 +4,10 @@
  * rebuilt from the run folders. Only this module and the ones it hands a database to load
  * node:sqlite, and only when a command needs the history.
  */
+import type { HeldSys } from "../state.ts";
 import type { DatabaseSync } from "node:sqlite";
-import { statePaths } from "../paths.ts";
 import { withLock } from "../locks.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { SCHEMA, SCHEMA_VERSION, upgradesFrom } from "./schema.ts";
 
 /** How long a writer waits for another process's transaction, in ms. */
@@ -117,12 +116,12 @@ function handle(db: DatabaseSync, path: string): HistoryDb {
 }
 
 /** Holds `<state dir>/history.lock` while `fn` runs (repairs and the first import). */
-export async function withHistoryLock<T>(sys: Sys, fn: () => Promise<T>): Promise<T> {
-  return await withLock(`${statePaths(sys.stateDir).history}.lock`, fn);
+export async function withHistoryLock<T>(sys: HeldSys, fn: () => Promise<T>): Promise<T> {
+  return await withLock(`${sys.state.paths.history}.lock`, fn);
 }
 
 /** Renames a damaged database (and its WAL files) aside; returns the new name. */
-export async function moveAside(sys: Sys, path: string): Promise<string> {
+export async function moveAside(sys: HeldSys, path: string): Promise<string> {
   const aside = `${path}.damaged-${sys.clock.now()}`;
   await Deno.rename(path, aside).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
@@ -146,8 +145,8 @@ export interface OpenResult {
  * Opens (creating when missing) history.db. A damaged file is renamed aside under the history
  * lock (once, even when several processes find it at the same time) and a new one is created.
  */
-export async function openHistory(sys: Sys): Promise<OpenResult> {
-  const path = statePaths(sys.stateDir).history;
+export async function openHistory(sys: HeldSys): Promise<OpenResult> {
+  const path = sys.state.paths.history;
   await Deno.mkdir(sys.stateDir, { recursive: true, mode: 0o700 });
   try {
     return { history: handle(await connect(path), path) };
@@ -167,8 +166,8 @@ export async function openHistory(sys: Sys): Promise<OpenResult> {
 }
 
 /** Opens history.db only when it exists (null otherwise): for readers that must stay cheap. */
-export async function openExisting(sys: Sys): Promise<HistoryDb | null> {
-  const path = statePaths(sys.stateDir).history;
+export async function openExisting(sys: HeldSys): Promise<HistoryDb | null> {
+  const path = sys.state.paths.history;
   try {
     await Deno.lstat(path);
   } catch (error) {

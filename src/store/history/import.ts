@@ -5,11 +5,10 @@
  * run whose run.json is damaged keeps its row, one whose events file or patch is keeps its
  * steps or diff (files.ts). Every damaged file is listed in the result.
  */
+import type { HeldSys } from "../state.ts";
 import type { DatabaseSync } from "node:sqlite";
-import { statePaths } from "../paths.ts";
 import { isFinal } from "../record.ts";
 import { listRunIds } from "../runs.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { metaSet } from "./db.ts";
 import { type DamagedFile, readRunFolder } from "./files.ts";
 import { type RunFiles, RunWriter } from "./write.ts";
@@ -31,9 +30,9 @@ export interface ImportResult {
 }
 
 /** Indexes every finished run of the state dir into `db`. */
-export async function importRuns(sys: Sys, db: DatabaseSync): Promise<ImportResult> {
+export async function importRuns(sys: HeldSys, db: DatabaseSync): Promise<ImportResult> {
   const started = sys.clock.now();
-  const paths = statePaths(sys.stateDir);
+  const paths = sys.state.paths;
   const writer = new RunWriter(db);
   const { gunzipSync } = await import("node:zlib");
   const gunzip = (bytes: Uint8Array) => gunzipSync(bytes);
@@ -71,8 +70,8 @@ export async function importRuns(sys: Sys, db: DatabaseSync): Promise<ImportResu
  * Indexes the runs marked pending because their indexing failed when they finished; each
  * marker goes once its run is written (or its folder is gone). Returns how many were indexed.
  */
-export async function indexPending(sys: Sys, db: DatabaseSync): Promise<number> {
-  const paths = statePaths(sys.stateDir);
+export async function indexPending(sys: HeldSys, db: DatabaseSync): Promise<number> {
+  const paths = sys.state.paths;
   let ids: string[];
   try {
     ids = [...Deno.readDirSync(paths.historyPending)].map((entry) => entry.name);

@@ -10,9 +10,8 @@
  *
  * This module is imported by the engine on every run: it loads nothing heavy until called.
  */
-import { statePaths } from "../paths.ts";
+import type { HeldSys } from "../state.ts";
 import { isFinal, type RunRecord } from "../record.ts";
-import type { Sys } from "../../sys/mod.ts";
 import { dirname, join } from "../../sys/path.ts";
 import { logFailure } from "../log.ts";
 
@@ -22,8 +21,8 @@ import { logFailure } from "../log.ts";
  * indexed (a failure, or the process killed half-way) is indexed by the next command that reads
  * the history.
  */
-export async function indexRun(sys: Sys, record: RunRecord): Promise<void> {
-  const mark = join(statePaths(sys.stateDir).historyPending, record.id);
+export async function indexRun(sys: HeldSys, record: RunRecord): Promise<void> {
+  const mark = join(sys.state.paths.historyPending, record.id);
   const marked = isFinal(record.state) && await markPending(sys, mark, record.id);
   try {
     const { indexNow } = await import("./index_run.ts");
@@ -43,7 +42,7 @@ export async function indexRun(sys: Sys, record: RunRecord): Promise<void> {
 }
 
 /** Writes the pending mark of a run; false (logged) when it cannot be written. */
-async function markPending(sys: Sys, mark: string, id: string): Promise<boolean> {
+async function markPending(sys: HeldSys, mark: string, id: string): Promise<boolean> {
   try {
     await Deno.mkdir(dirname(mark), { recursive: true, mode: 0o700 });
     await Deno.writeTextFile(mark, "", { mode: 0o600 });

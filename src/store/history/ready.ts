@@ -2,8 +2,8 @@
  * The history as commands use it: opened, imported from the run folders the first time, and
  * rebuilt when the file turns out damaged (renamed aside, then imported again).
  */
+import type { HeldSys } from "../state.ts";
 import type { DatabaseSync } from "node:sqlite";
-import type { Sys } from "../../sys/mod.ts";
 import {
   type HistoryDb,
   isDamage,
@@ -22,7 +22,7 @@ export interface Preparation {
   movedAside?: string;
 }
 
-async function importOnce(sys: Sys, db: DatabaseSync): Promise<ImportResult | undefined> {
+async function importOnce(sys: HeldSys, db: DatabaseSync): Promise<ImportResult | undefined> {
   if (metaGet(db, "imported_at") !== null) return undefined;
   return await withHistoryLock(sys, async () => {
     // Another process may have imported while we waited.
@@ -31,7 +31,7 @@ async function importOnce(sys: Sys, db: DatabaseSync): Promise<ImportResult | un
   });
 }
 
-async function prepare(sys: Sys): Promise<{ history: HistoryDb } & Preparation> {
+async function prepare(sys: HeldSys): Promise<{ history: HistoryDb } & Preparation> {
   const { history, movedAside } = await openHistory(sys);
   try {
     const imported = await importOnce(sys, history.db);
@@ -49,7 +49,7 @@ async function prepare(sys: Sys): Promise<{ history: HistoryDb } & Preparation> 
 }
 
 /** True when a fresh connection finds the file damaged. */
-async function stillDamaged(sys: Sys): Promise<boolean> {
+async function stillDamaged(sys: HeldSys): Promise<boolean> {
   try {
     const { history } = await openHistory(sys);
     using _ = history;
@@ -66,7 +66,7 @@ async function stillDamaged(sys: Sys): Promise<boolean> {
  * aside, rebuilt from the run folders, and `fn` runs once more.
  */
 export async function withHistory<T>(
-  sys: Sys,
+  sys: HeldSys,
   fn: (db: DatabaseSync, prep: Preparation) => T | Promise<T>,
 ): Promise<T> {
   let movedAside: string | undefined;
