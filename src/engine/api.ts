@@ -10,7 +10,6 @@ import { activeCooldowns, clearCooldowns, type Cooldown } from "../store/cooldow
 import type { StatePaths } from "../store/paths.ts";
 import { isFinal, type PlanRef, type RunRecord } from "../store/record.ts";
 import { plannedRequest } from "./plan/request.ts";
-import { readRecord } from "../store/runs.ts";
 import { listActive } from "../store/active.ts";
 import { join } from "../sys/path.ts";
 import { DamagedRecord, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
@@ -618,7 +617,7 @@ export class Engine {
 
   /** A run's record as it is on disk, or null (not reconciled: for quick looks). */
   peek(id: string): Promise<RunRecord | null> {
-    return readRecord(this.#paths, id);
+    return this.#sys.state.runs.read(id);
   }
 
   /** Marks a run's card of a phase shown; false when it had been shown already. */

@@ -11,7 +11,6 @@ import { readEventsChecked } from "../store/events_file.ts";
 import { readPatchChecked } from "../store/patch_file.ts";
 import type { StatePaths } from "../store/paths.ts";
 import { isFinal, type RunRecord } from "../store/record.ts";
-import { loadRecord, readRecordChecked } from "../store/runs.ts";
 import { DamagedRecord, RefusedError, UsageError } from "../sys/errors.ts";
 import type { EngineHistory } from "./api_history.ts";
 import { explained } from "./runs/damage.ts";
@@ -91,7 +90,7 @@ export class RunReads {
     return this.#explaining(async () => {
       const id = await resolveRun(this.#sys, typed, () => this.scope());
       await sweepLost(this.#sys);
-      return await asSeen(this.#sys, await loadRecord(this.#paths, id));
+      return await asSeen(this.#sys, await this.#sys.state.runs.load(id));
     });
   }
 
@@ -175,7 +174,7 @@ export class RunReads {
       : `${read.damage}; ${read.events.length} event(s) before it read`;
     if (read.file === null) {
       // A run that started and ended has an events file: none at all is damage.
-      const record = (await readRecordChecked(this.#paths, id)).record;
+      const record = (await this.#sys.state.runs.checked(id)).record;
       if (record !== null && isFinal(record.state) && record.startedAt !== undefined) {
         detail = "missing";
       }

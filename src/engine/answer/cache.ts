@@ -15,7 +15,6 @@
 import type { HeldSys } from "../../store/state.ts";
 import { readJsonOrNull, writeJsonAtomic } from "../../store/atomic.ts";
 import type { RunRecord } from "../../store/record.ts";
-import { readRecord } from "../../store/runs.ts";
 import { join } from "../../sys/path.ts";
 import type { Final } from "../core/final.ts";
 import type { Workspace } from "../tree/workspace.ts";
@@ -80,7 +79,7 @@ export async function lookupAnswer(
   if (typeof entry !== "object" || entry === null) return null;
   const run = (entry as { run?: unknown }).run;
   if (typeof run !== "string" || run === record.id) return null;
-  const earlier = await readRecord(sys.state.paths, run);
+  const earlier = await sys.state.runs.read(run);
   if (earlier === null || earlier.cacheKey !== key || !heldUp(earlier)) return null;
   const days = record.settings?.cacheDays ?? 0;
   const ended = earlier.endedAt ?? 0;

@@ -10,7 +10,6 @@
  */
 import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord, Target } from "../../store/record.ts";
-import { readRecord } from "../../store/runs.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
@@ -33,7 +32,7 @@ export function answererOf(record: RunRecord): Target {
  */
 export async function answerersOf(sys: HeldSys, record: RunRecord): Promise<Target[]> {
   if (record.cached === undefined) return [answererOf(record)];
-  const earlier = await readRecord(sys.state.paths, record.cached.from);
+  const earlier = await sys.state.runs.read(record.cached.from);
   if (earlier !== null && earlier.cached === undefined) return [answererOf(earlier)];
   return record.chain.length > 0 ? record.chain : [answererOf(record)];
 }

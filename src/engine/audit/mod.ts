@@ -10,7 +10,6 @@
  */
 import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
-import { loadRecord } from "../../store/runs.ts";
 import { resolveRun } from "../runs/select.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import type { PitroomEvent } from "../../events/mod.ts";
@@ -52,7 +51,6 @@ export async function runAudit(
   options: RunAuditOptions = {},
 ): Promise<AuditOutcome> {
   const checked = parseAuditRequest(request);
-  const paths = sys.state.paths;
   // The engine resolved what was typed in the caller's scope: a full id names it anywhere.
   const id = await resolveRun(sys, checked.run, null);
   const audit = await createAudit(sys, id, {
@@ -77,6 +75,6 @@ export async function runAudit(
     run: id,
     audit: audit.id,
     background: checked.background === true,
-    record: await loadRecord(paths, id),
+    record: await sys.state.runs.load(id),
   };
 }

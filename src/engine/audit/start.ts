@@ -6,7 +6,6 @@
  */
 import type { HeldSys } from "../../store/state.ts";
 import { type AuditResult, isFinal, type RunRecord } from "../../store/record.ts";
-import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import { checkBudget } from "../request/budget.ts";
@@ -52,9 +51,8 @@ export async function updateRecord(
   id: string,
   change: (record: RunRecord) => boolean,
 ): Promise<RunRecord> {
-  const paths = sys.state.paths;
-  const record = await loadRecord(paths, id);
-  if (change(record)) await writeRecord(paths, record);
+  const record = await sys.state.runs.load(id);
+  if (change(record)) await sys.state.runs.write(record);
   return record;
 }
 
@@ -64,7 +62,7 @@ export async function createAudit(
   id: string,
   options: CreateAuditOptions,
 ): Promise<RunRecord> {
-  const audited = await loadRecord(sys.state.paths, id);
+  const audited = await sys.state.runs.load(id);
   checkAuditable(audited);
   const loaded = await loadSettings(sys);
   const { settings } = loaded;

@@ -14,7 +14,6 @@ import { listActive } from "../../store/active.ts";
 import { isLocked } from "../../store/locks.ts";
 import { isRunId, type StatePaths } from "../../store/paths.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
-import { listRunIds, readRecord, readRecordChecked } from "../../store/runs.ts";
 import { DamagedRecord } from "../../sys/errors.ts";
 import { basename, dirname } from "../../sys/path.ts";
 import type { Timer } from "../../sys/mod.ts";
@@ -180,10 +179,10 @@ class Feed implements Subscription {
       ? [...f.runs]
       : "live" in f
       ? await listActive(this.#paths)
-      : await listRunIds(this.#paths);
+      : await this.#sys.state.runs.ids();
     const out: RunRecord[] = [];
     for (const id of ids) {
-      const read = await readRecordChecked(this.#paths, id);
+      const read = await this.#sys.state.runs.checked(id);
       const record = read.record;
       if (record === null) {
         // A named run whose record is damaged cannot be followed: it is said, not waited for.
@@ -232,7 +231,7 @@ class Feed implements Subscription {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
       // A run folder was removed (`pitroom clean`): follow the others.
       for (const [id, f] of this.#runs) {
-        if (!f.ended && (await readRecord(this.#paths, id)) === null) this.#end(id);
+        if (!f.ended && (await this.#sys.state.runs.read(id)) === null) this.#end(id);
       }
       return await this.#openWatch();
     }
@@ -282,7 +281,7 @@ class Feed implements Subscription {
     while (!this.#closed && this.#pending()) {
       if (this.#sweep) await this.#sweepAll();
       for (const id of this.#take(this.#toJoin)) {
-        const record = await readRecord(this.#paths, id);
+        const record = await this.#sys.state.runs.read(id);
         if (record === null) continue;
         if ("group" in this.#filter && !inGroup(this.#filter, record)) continue;
         this.#join(record);
@@ -360,7 +359,7 @@ class Feed implements Subscription {
   async #checkAlive(id: string): Promise<void> {
     const followed = this.#runs.get(id);
     if (followed === undefined || followed.ended) return;
-    const read = await readRecordChecked(this.#paths, id);
+    const read = await this.#sys.state.runs.checked(id);
     if (read.record === null) {
       // Its record is damaged (the run's state cannot be known) or its folder was cleaned.
       if (read.damage !== null) {

@@ -11,7 +11,6 @@ import { type HeldSys, holdState } from "../../store/state.ts";
 import { writeTextAtomic } from "../../store/atomic.ts";
 import { type HeldLock, tryLock, tryLockSoon } from "../../store/locks.ts";
 import { logFailure } from "../../store/log.ts";
-import { loadRecord } from "../../store/runs.ts";
 import type { Sys } from "../../sys/mod.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import { byHandover, dropStop, type HostEntry, listInbox, takeEntry } from "./inbox.ts";
@@ -63,7 +62,7 @@ function runSys(sys: HeldSys, entry: HostEntry): HeldSys {
 
 /** The run's settings as frozen at its creation (older records: the starter's config now). */
 async function settingsOf(sys: HeldSys, entry: HostEntry) {
-  const frozen = (await loadRecord(sys.state.paths, entry.run)).settings;
+  const frozen = (await sys.state.runs.load(entry.run)).settings;
   if (frozen !== undefined) return frozen;
   const { settings } = await loadSettings(sys, {}, entry.configPath);
   return { maxParallel: settings.maxParallel.value, limits: settings.limits.value };

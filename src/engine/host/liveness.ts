@@ -6,7 +6,6 @@ import type { HeldSys } from "../../store/state.ts";
 import { event } from "../../events/mod.ts";
 import { isLocked, tryLock } from "../../store/locks.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
-import { readRecord, writeRecord } from "../../store/runs.ts";
 import { EventLog } from "../run/event_log.ts";
 import { Exit } from "../../sys/errors.ts";
 import { clearActive, listActive } from "../../store/active.ts";
@@ -53,7 +52,7 @@ export async function asSeen(sys: HeldSys, record: RunRecord): Promise<RunRecord
 export async function sweepLost(sys: HeldSys): Promise<void> {
   const paths = sys.state.paths;
   for (const id of await listActive(paths)) {
-    const record = await readRecord(paths, id).catch(() => null);
+    const record = await sys.state.runs.read(id).catch(() => null);
     if (record !== null) await reconcile(sys, record);
   }
 }
@@ -68,13 +67,13 @@ export async function reconcile(sys: HeldSys, record: RunRecord): Promise<RunRec
   using marking = await tryLock(runPaths.supervisorLock);
   if (marking === null) return record;
   // Re-read: the supervisor may have finished between our read and the lock check.
-  const read = await readRecord(paths, record.id);
+  const read = await sys.state.runs.read(record.id);
   if (read === null || isFinal(read.state)) return read ?? record;
   const worker = read.attempts.at(-1)?.workerPid;
   if (worker !== undefined && (await isGroupLeader(sys, worker))) killGroup(sys, worker, "SIGKILL");
   const fresh = asLost(sys, read);
   try {
-    await writeRecord(paths, fresh);
+    await sys.state.runs.write(fresh);
   } catch (error) {
     // Nothing can be written (a full or read-only disk): a read still sees the run as lost; the
     // first reader after that marks it for good.

@@ -6,7 +6,6 @@
  */
 import type { HeldSys } from "../../store/state.ts";
 import { isFinal, type ReviewVerdict, type RunRecord } from "../../store/record.ts";
-import { listRunIds, readRecord } from "../../store/runs.ts";
 import { asSeen } from "../host/liveness.ts";
 import { type LoadedPlan, loadPlan } from "./load.ts";
 import { type PlanNote, readNotes } from "./notes.ts";
@@ -94,10 +93,9 @@ function byCreation(a: RunRecord, b: RunRecord): number {
 
 /** Every run record of the state dir that belongs to a plan (its runs and their reviews). */
 async function planRecords(sys: HeldSys, path: string): Promise<RunRecord[]> {
-  const paths = sys.state.paths;
   const all: RunRecord[] = [];
-  for (const id of await listRunIds(paths)) {
-    const r = await readRecord(paths, id);
+  for (const id of await sys.state.runs.ids()) {
+    const r = await sys.state.runs.read(id);
     if (r !== null && (r.plan !== undefined || r.review !== undefined)) all.push(r);
   }
   const ours = new Set(all.filter((r) => r.plan?.path === path && !r.review).map((r) => r.id));

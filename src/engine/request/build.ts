@@ -15,7 +15,6 @@ import { checkEffort } from "./effort.ts";
 import type { LoadedSettings } from "../core/load_settings.ts";
 import type { RunRequest } from "./request.ts";
 import { resolveTier, type TierName, TIERS } from "../core/settings.ts";
-import { readRecord } from "../../store/runs.ts";
 import { inRepo } from "../tree/tree.ts";
 import { attach, checkTaskSize } from "./attach.ts";
 import { checkBudget } from "./budget.ts";
@@ -190,7 +189,7 @@ async function followUpFrom(
     throw new UsageError(`--continue keeps the earlier run's settings: leave out --${kept}`);
   }
   // The engine resolved what was typed (in the caller's scope, reconciled): a full id.
-  const prev = await readRecord(sys.state.paths, typed);
+  const prev = await sys.state.runs.read(typed);
   if (prev === null) throw new UsageError("No run to continue");
   if (!isFinal(prev.state)) {
     throw new RefusedError("run_live", `Run "${prev.id}" is still ${prev.state}`, {

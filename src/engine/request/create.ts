@@ -15,7 +15,6 @@ import {
   type TreeSnapshot,
 } from "../../store/record.ts";
 import { join } from "../../sys/path.ts";
-import { createRunDir, readRecord, writeRecord } from "../../store/runs.ts";
 import { markActive, markRecent } from "../../store/active.ts";
 import type { Mode } from "../../workers/types.ts";
 import { newRunId } from "../core/ids.ts";
@@ -70,7 +69,7 @@ export interface NewRun {
 export async function createRun(sys: HeldSys, spec: NewRun): Promise<RunRecord> {
   const paths = sys.state.paths;
   const id = newRunId(sys);
-  await createRunDir(paths, id);
+  await sys.state.runs.create(id);
   const record: RunRecord = {
     schemaVersion: RECORD_SCHEMA,
     id,
@@ -109,7 +108,7 @@ export async function createRun(sys: HeldSys, spec: NewRun): Promise<RunRecord> 
     record.isolation = { copyRoot: join(paths.copies, id), links: spec.links ?? [] };
   }
   try {
-    await writeRecord(paths, record);
+    await sys.state.runs.write(record);
     await markActive(paths, id);
     await markRecent(paths, id);
   } catch (error) {
@@ -136,7 +135,7 @@ async function removeRunFiles(paths: StatePaths, id: string): Promise<void> {
  */
 export async function discardUnstarted(sys: HeldSys, id: string): Promise<void> {
   const paths = sys.state.paths;
-  const record = await readRecord(paths, id).catch(() => null);
+  const record = await sys.state.runs.read(id).catch(() => null);
   if (record !== null && (record.state !== "queued" || record.supervised === true)) return;
   await removeRunFiles(paths, id);
 }

@@ -6,7 +6,6 @@
  */
 import type { HeldSys } from "../../store/state.ts";
 import type { ReviewSummary, RunRecord } from "../../store/record.ts";
-import { readRecord, writeRecord } from "../../store/runs.ts";
 import { indexRun } from "../../store/history/mod.ts";
 import { Exit } from "../../sys/errors.ts";
 import { parseImplementerReport } from "../plan/status_line.ts";
@@ -39,8 +38,7 @@ export function concludeAnswer(record: RunRecord): void {
 export async function recordReview(sys: HeldSys, review: RunRecord): Promise<void> {
   const info = review.review;
   if (info?.of === undefined || info.verdict === undefined) return;
-  const paths = sys.state.paths;
-  const reviewed = await readRecord(paths, info.of);
+  const reviewed = await sys.state.runs.read(info.of);
   if (reviewed === null) return;
   const summary: ReviewSummary = {
     run: review.id,
@@ -49,6 +47,6 @@ export async function recordReview(sys: HeldSys, review: RunRecord): Promise<voi
     ...info.verdict,
   };
   reviewed.reviews = [...(reviewed.reviews ?? []).filter((r) => r.run !== review.id), summary];
-  await writeRecord(paths, reviewed);
+  await sys.state.runs.write(reviewed);
   await indexRun(sys, reviewed);
 }

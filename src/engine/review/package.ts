@@ -12,7 +12,6 @@
  */
 import type { HeldSys } from "../../store/state.ts";
 import { isFinal, type ReviewInfo, type RunRecord } from "../../store/record.ts";
-import { readRecord } from "../../store/runs.ts";
 import { RefusedError, UsageError } from "../../sys/errors.ts";
 import { findRepo, GitError, rangeDiffText, repoKey, treeDiffText } from "../../vcs/mod.ts";
 import type { LoadedPlan } from "../plan/load.ts";
@@ -111,10 +110,9 @@ async function treeDiff(sys: HeldSys, record: RunRecord, before: string, after: 
 
 /** The run a follow-up chain started with (its task is the brief). */
 async function rootOf(sys: HeldSys, record: RunRecord): Promise<RunRecord> {
-  const paths = sys.state.paths;
   let current = record;
   for (let hops = 0; current.continues !== undefined && hops < 100; hops++) {
-    const prev = await readRecord(paths, current.continues.run);
+    const prev = await sys.state.runs.read(current.continues.run);
     if (prev === null) break;
     current = prev;
   }
@@ -142,7 +140,7 @@ export async function runPackage(sys: HeldSys, record: RunRecord): Promise<Revie
   const implementer = record.attempts.at(-1)?.worker ?? record.chain[0]?.worker;
   const prev = record.continues === undefined
     ? null
-    : await readRecord(sys.state.paths, record.continues.run);
+    : await sys.state.runs.read(record.continues.run);
   const base = {
     of: record.id,
     ...(implementer === undefined ? {} : { implementer }),

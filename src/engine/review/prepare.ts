@@ -5,7 +5,6 @@
  */
 import type { HeldSys } from "../../store/state.ts";
 import type { ReviewInfo } from "../../store/record.ts";
-import { loadRecord } from "../../store/runs.ts";
 import { resolveRun } from "../runs/select.ts";
 import { resolve } from "../../sys/path.ts";
 import { exists } from "../../sys/fs.ts";
@@ -51,10 +50,9 @@ export async function prepareReview(
     return { who, warnings: choice.warnings };
   };
   if (request.run !== undefined) {
-    const paths = sys.state.paths;
     // The engine resolved what was typed in the caller's scope: a full id names it anywhere.
     const id = await resolveRun(sys, request.run, null);
-    const record = await reconcile(sys, await loadRecord(paths, id));
+    const record = await reconcile(sys, await sys.state.runs.load(id));
     const pkg = await runPackage(sys, record);
     const { who, warnings } = pick(pkg.info.implementer, false);
     // The reviewer reads the worker's own tree where it still exists (an isolate run's copy).

@@ -7,7 +7,6 @@
 import type { HeldSys } from "../../store/state.ts";
 import { event, type PitroomEvent } from "../../events/mod.ts";
 import type { RunRecord } from "../../store/record.ts";
-import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { acquireSlot } from "../../store/slots.ts";
 import { tryLock, tryLockSoon } from "../../store/locks.ts";
 import { clearActive } from "../../store/active.ts";
@@ -61,10 +60,10 @@ export async function executeRun(
   const runPaths = paths.run(id);
   using lock = await tryLockSoon(runPaths.supervisorLock, { clock: sys.clock });
   if (lock === null) throw new Error(`run ${id} already has a supervisor`);
-  const record = await loadRecord(paths, id);
+  const record = await sys.state.runs.load(id);
   record.supervisorPid = sys.pid;
   record.supervised = true;
-  await writeRecord(paths, record);
+  await sys.state.runs.write(record);
 
   const log = await EventLog.open(runPaths.events, options.onEvent);
   const emit = (ev: PitroomEvent) => log.write(ev);
@@ -84,7 +83,7 @@ export async function executeRun(
     });
     record.state = "running";
     record.startedAt = sys.clock.now();
-    await writeRecord(paths, record);
+    await sys.state.runs.write(record);
 
     const tree = await trackTree(sys, paths, record.cwd);
     if (tree !== null && record.mode === "write") {
@@ -162,7 +161,7 @@ async function finish(
   if (receipt !== undefined) record.receipt = receipt;
   const hooks = runHooks();
   hooks.concludeAnswer(record);
-  await writeRecord(paths, record);
+  await sys.state.runs.write(record);
   await hooks.recordReview(sys, record).catch(async (error) => {
     // The reviewed run's folder the file system refuses: the review keeps its verdict anyway.
     if (!isOsError(error)) throw error;

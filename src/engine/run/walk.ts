@@ -10,7 +10,6 @@ import type { HeldSys } from "../../store/state.ts";
 import { event, type OutcomeClass, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
 import { activeCooldowns, cooldownKey, putCooldown } from "../../store/cooldown.ts";
 import type { Attempt, RunRecord, Target } from "../../store/record.ts";
-import { writeRecord } from "../../store/runs.ts";
 import { logFailure } from "../../store/log.ts";
 import { PitroomError } from "../../sys/errors.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
@@ -131,7 +130,7 @@ async function walkPrepared(
   await Deno.writeTextFile(runPaths.prompt, prompt, { mode: 0o600 });
   const deadline = (record.startedAt ?? sys.clock.now()) + record.timeoutMs;
   let last: Final = { outcome: "failed", message: "No worker ran" };
-  const writer = new RecordWriter(() => writeRecord(paths, record), {
+  const writer = new RecordWriter(() => sys.state.runs.write(record), {
     everyMs: options.progressEveryMs ?? 250,
     clock: sys.clock,
     onFailure: (error) =>
@@ -177,7 +176,7 @@ async function walkPrepared(
       ...(target.model ? { model: target.model } : {}),
     };
     record.attempts.push(attempt);
-    await writeRecord(paths, record);
+    await sys.state.runs.write(record);
     emit(event("run.started", sys.clock.now(), {
       run: record.id,
       worker: target.worker,
@@ -294,7 +293,7 @@ async function walkPrepared(
       message: outcome.message,
     }));
   }
-  await writeRecord(paths, record);
+  await sys.state.runs.write(record);
   const collected = await collectWorkspace(sys, record, workspace, last);
   if (record.verifyCommand === undefined || collected.outcome !== "ok") return collected;
   const verified = await runVerify(sys, record.verifyCommand, {

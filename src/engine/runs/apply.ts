@@ -8,7 +8,6 @@
  */
 import type { HeldSys } from "../../store/state.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
-import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { tryLock } from "../../store/locks.ts";
 import { writeTextAtomic } from "../../store/atomic.ts";
 import { writePatch } from "../../store/patch_file.ts";
@@ -25,8 +24,7 @@ import { carryNew, cutShort, finishOp, lastOp, opsOf, type RunTree } from "../tr
 
 /** A finished isolate run, checked; refuses live runs and runs of other modes. */
 async function isolateRun(sys: HeldSys, id: string): Promise<RunRecord> {
-  const paths = sys.state.paths;
-  const record = await reconcile(sys, await loadRecord(paths, id));
+  const record = await reconcile(sys, await sys.state.runs.load(id));
   if (record.mode !== "isolate" || record.isolation === undefined) {
     throw new RefusedError(
       "not_isolated",
@@ -71,7 +69,7 @@ async function collectLost({ sys, record, tree }: RunTree): Promise<void> {
   const paths = sys.state.paths;
   const patchDigest = await writePatch(paths.run(record.id).patch, diff.patch);
   record.changes = { before: changes.before, after, files: diff.files, patchDigest };
-  await writeRecord(paths, record);
+  await sys.state.runs.write(record);
 }
 
 /** What `applyRun` did. */
@@ -155,7 +153,7 @@ export async function applyRun(
     report = planned.report;
     if (planned.plan.writes.length > 0) {
       record.isolation!.applying = { at: sys.clock.now() };
-      await writeRecord(paths, record);
+      await sys.state.runs.write(record);
       await pausePoint(sys, "applying");
       try {
         await carryNew(at, {
@@ -166,13 +164,13 @@ export async function applyRun(
       } catch (error) {
         // The record says what the journal says, whatever stopped the apply.
         await mirrorApplied(sys, record);
-        await writeRecord(paths, record);
+        await sys.state.runs.write(record);
         throw error;
       }
     }
   }
   await mirrorApplied(sys, record);
-  await writeRecord(paths, record);
+  await sys.state.runs.write(record);
   await indexRun(sys, record);
   return { record, report };
 }
@@ -203,7 +201,7 @@ export async function discardRun(sys: HeldSys, id: string): Promise<RunRecord> {
   await pausePoint(sys, "discarding");
   await removeIfThere(aside);
   isolation.discarded = { at: sys.clock.now() };
-  await writeRecord(paths, record);
+  await sys.state.runs.write(record);
   await indexRun(sys, record);
   return record;
 }

@@ -8,7 +8,6 @@ import type { HeldSys } from "../../store/state.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { isLocked, tryLock } from "../../store/locks.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
-import { listRunIds, readRecord, readRecordChecked } from "../../store/runs.ts";
 import { exists, removeIfThere } from "../../sys/fs.ts";
 import { join } from "../../sys/path.ts";
 import { readRunFiles } from "../../store/history/files.ts";
@@ -69,8 +68,8 @@ export interface PlanOptions {
 export async function planClean(sys: HeldSys, options: PlanOptions): Promise<CleanPlan> {
   const paths = sys.state.paths;
   const plan: CleanPlan = { cutoff: options.cutoff, remove: [], keep: [] };
-  for (const id of await listRunIds(paths)) {
-    const checked = await readRecordChecked(paths, id);
+  for (const id of await sys.state.runs.ids()) {
+    const checked = await sys.state.runs.checked(id);
     const read = checked.record;
     // A folder without run.json may be a run being created; one with a damaged run.json is the
     // run's only trace of its record: both stay, the damaged one named.
@@ -127,7 +126,7 @@ export async function removeRuns(
       result.skipped.push({ id: item.id, reason: "live" });
       continue;
     }
-    const record = await readRecord(paths, item.id);
+    const record = await sys.state.runs.read(item.id);
     const what = record === null ? "recent" : verdict(record, plan.cutoff);
     if (record === null || what === "recent") {
       result.skipped.push({ id: item.id, reason: "changed" });
@@ -152,8 +151,8 @@ export async function removeRuns(
 async function removeOrphanCopies(sys: HeldSys): Promise<string[]> {
   const paths = sys.state.paths;
   const used = new Set<string>();
-  for (const id of await listRunIds(paths)) {
-    const read = await readRecordChecked(paths, id);
+  for (const id of await sys.state.runs.ids()) {
+    const read = await sys.state.runs.checked(id);
     // A damaged record may be the one that still uses a copy: then none is removed.
     if (read.record === null && read.damage !== null && read.damage !== "missing") return [];
     const copy = read.record?.isolation?.copyRoot;

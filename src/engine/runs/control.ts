@@ -5,7 +5,7 @@ import type { HeldSys } from "../../store/state.ts";
 import { isLocked } from "../../store/locks.ts";
 import type { StatePaths } from "../../store/paths.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
-import { damagedRunJson, loadRecord, readRecordChecked } from "../../store/runs.ts";
+import { damagedRunJson } from "../../store/runs.ts";
 import { type DamagedRecord, RefusedError, StillRunning } from "../../sys/errors.ts";
 import { killGroup } from "../run/process.ts";
 import { asSeen, reconcile } from "../host/liveness.ts";
@@ -39,7 +39,6 @@ export async function waitForRuns(
   ids: string[],
   options: WaitOptions,
 ): Promise<RunRecord[]> {
-  const paths = sys.state.paths;
   const ended: string[] = [];
   const first = Promise.withResolvers<void>();
   const damaged = new Map<string, DamagedRecord>();
@@ -90,10 +89,10 @@ export async function waitForRuns(
   const chosen = options.any ? [...new Set(ended)] : ids;
   const records: RunRecord[] = [];
   for (const id of chosen) {
-    const read = await readRecordChecked(paths, id);
+    const read = await sys.state.runs.checked(id);
     if (read.record !== null) records.push(await asSeen(sys, read.record));
     // Cleaned while waited for: `No run`.
-    else if (read.damage === null) records.push(await loadRecord(paths, id));
+    else if (read.damage === null) records.push(await sys.state.runs.load(id));
     else if (!damaged.has(id)) {
       const damage = damagedRunJson(id, read.damage);
       damaged.set(id, damage);
@@ -130,7 +129,7 @@ export async function stopRun(
   options: StopOptions = {},
 ): Promise<RunRecord> {
   const paths = sys.state.paths;
-  const record = await reconcile(sys, await loadRecord(paths, id));
+  const record = await reconcile(sys, await sys.state.runs.load(id));
   if (isFinal(record.state)) return record;
   const host = await hostPid(paths);
   const self = record.supervisorPid === sys.pid && host !== sys.pid;
@@ -143,14 +142,14 @@ export async function stopRun(
   } else if (own) sys.runner.kill(record.supervisorPid!, "SIGTERM");
   else await putStop(paths, id);
   const ended = await watchUntil(paths.run(id).dir, async () => {
-    const r = await reconcile(sys, await loadRecord(paths, id));
+    const r = await reconcile(sys, await sys.state.runs.load(id));
     return isFinal(r.state);
   }, { timeoutMs: 15_000, clock: sys.clock });
   if (!ended) {
-    const latest = await loadRecord(paths, id);
+    const latest = await sys.state.runs.load(id);
     const worker = latest.attempts.at(-1)?.workerPid;
     if (worker !== undefined) killGroup(sys, worker, "SIGKILL");
     if (own) sys.runner.kill(record.supervisorPid!, "SIGKILL");
   }
-  return await reconcile(sys, await loadRecord(paths, id));
+  return await reconcile(sys, await sys.state.runs.load(id));
 }

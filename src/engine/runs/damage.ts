@@ -8,7 +8,6 @@ import type { HeldSys } from "../../store/state.ts";
 import { readEventsChecked } from "../../store/events_file.ts";
 import { readPatchChecked } from "../../store/patch_file.ts";
 import type { RunRecord } from "../../store/record.ts";
-import { readRecordChecked } from "../../store/runs.ts";
 import { DamagedRecord } from "../../sys/errors.ts";
 import { exists } from "../../sys/fs.ts";
 
@@ -64,7 +63,7 @@ export async function stillWorks(sys: HeldSys, damage: DamagedRecord): Promise<s
     }
     return works;
   }
-  const record = (await readRecordChecked(sys.state.paths, id)).record;
+  const record = (await sys.state.runs.checked(id)).record;
   if (record === null) return works;
   works.push(`\`pitroom show ${id}\``);
   if (damage.file !== "patch.diff" && (await patchReadable(paths.patch, record))) {

@@ -13,7 +13,6 @@
 import type { HeldSys } from "../../store/state.ts";
 import type { StatePaths } from "../../store/paths.ts";
 import { type Changes, isFinal, type LeftFile, type RunRecord } from "../../store/record.ts";
-import { loadRecord, writeRecord } from "../../store/runs.ts";
 import { type JournalOp, liveOps, readJournal } from "../../store/journal.ts";
 import { indexRun } from "../../store/history/mod.ts";
 import { holdWriter } from "../tree/writer.ts";
@@ -88,7 +87,7 @@ async function runPatchOf(sys: HeldSys, record: RunRecord, tree: TrackedTree): P
 }
 
 async function save(sys: HeldSys, record: RunRecord): Promise<void> {
-  await writeRecord(sys.state.paths, record);
+  await sys.state.runs.write(record);
 }
 
 /** Runs `fn`; when it fails, the record is brought back in line with the journal first. */
@@ -315,7 +314,7 @@ export async function revertRun(
   options: RevertRunOptions = {},
 ): Promise<RunRecord> {
   const paths = sys.state.paths;
-  const record = await reconcile(sys, await loadRecord(paths, id));
+  const record = await reconcile(sys, await sys.state.runs.load(id));
   if (!isFinal(record.state)) {
     throw new RefusedError("run_live", `Run "${id}" is still ${record.state}`, {
       hint: `stop it first with \`pitroom stop ${id}\``,

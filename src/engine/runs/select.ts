@@ -11,7 +11,7 @@ import { asSeen } from "../host/liveness.ts";
 import { listActive, listRecent, RECENT_KEEP } from "../../store/active.ts";
 import { isRunId } from "../../store/paths.ts";
 import type { RunRecord } from "../../store/record.ts";
-import { damagedRunJson, listRunIds, loadRecord, readRecordCheckedSync } from "../../store/runs.ts";
+import { damagedRunJson } from "../../store/runs.ts";
 import type { DamagedRecord } from "../../sys/errors.ts";
 import { UsageError } from "../../sys/errors.ts";
 import { inScope, placeOf, type Scope, scopeName } from "../core/scope.ts";
@@ -34,7 +34,7 @@ type Read = { id: string; record: RunRecord | null; damage: DamagedRecord | null
 
 /** One run's record for selection (read synchronously: a scan may read every folder). */
 function readOne(sys: HeldSys, id: string): Read {
-  const read = readRecordCheckedSync(sys.state.paths, id);
+  const read = sys.state.runs.checkedSync(id);
   if (read.record !== null) return { id, record: read.record, damage: null };
   // A folder without run.json at all is a run being created (or one whose creation died).
   if (read.damage === null || read.damage === "missing") return { id, record: null, damage: null };
@@ -101,7 +101,7 @@ export async function resolveRun(sys: HeldSys, typed: string, scopeOf: ScopeOf):
   // ask git where the caller stands.
   if (isRunId(typed) && (await isDir(paths.run(typed).dir))) return typed;
   const scope = typeof scopeOf === "function" ? await scopeOf() : scopeOf;
-  const ids = await listRunIds(paths);
+  const ids = await sys.state.runs.ids();
   if (typed === "last") return await lastOf(sys, ids, scope);
   const matches = ids.filter((id) => id.endsWith(typed) || id.startsWith(typed));
   const ours: Read[] = [];
@@ -144,11 +144,10 @@ export async function loadNamed(
   typed: readonly string[],
   scope: ScopeOf,
 ): Promise<RunRecord[]> {
-  const paths = sys.state.paths;
   const out: RunRecord[] = [];
   for (const t of typed) {
     const id = await resolveRun(sys, t, scope);
-    out.push(await asSeen(sys, await loadRecord(paths, id)));
+    out.push(await asSeen(sys, await sys.state.runs.load(id)));
   }
   return out;
 }
@@ -163,10 +162,9 @@ export async function loadGroup(
   scope: Scope | null,
   damaged: DamagedRecord[] = [],
 ): Promise<RunRecord[]> {
-  const paths = sys.state.paths;
   const out: RunRecord[] = [];
   const elsewhere = new Set<string>();
-  for (const id of await listRunIds(paths)) {
+  for (const id of await sys.state.runs.ids()) {
     const read = readOne(sys, id);
     if (read.damage !== null) {
       // Named when the history's copy says it is one of this group's here (else nothing can).
@@ -231,7 +229,7 @@ export async function loadCurrent(
     const marked = recent <= RECENT_KEEP ? await listRecent(paths) : null;
     const sources = marked === null ? [null] : [marked, null];
     for (const source of sources) {
-      const ids = source ?? (await listRunIds(paths));
+      const ids = source ?? (await sys.state.runs.ids());
       for (let i = ids.length - 1; i >= 0; i--) {
         const id = ids[i]!;
         // Ids sort by their second only: runs of the same second as the last one taken compete

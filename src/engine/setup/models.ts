@@ -137,7 +137,7 @@ export async function collectModels(
     backends,
     ...(options.worker ? { only: [options.worker] } : {}),
   });
-  const usage = await collectUsage(sys.state.paths);
+  const usage = await collectUsage(sys.state.runs);
   return await Promise.all(statuses.map(async (status): Promise<WorkerModels> => {
     const backend = backends[status.worker];
     const listed = status.installed !== null && backend !== undefined

@@ -3,9 +3,8 @@
  * the state dir. A run's tokens count for its last attempt (the one that gave the outcome); every
  * attempt counts its own time.
  */
-import type { StatePaths } from "../../store/paths.ts";
+import type { Runs } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
-import { listRunIds, readRecord } from "../../store/runs.ts";
 import type { WorkerName } from "../../workers/types.ts";
 
 /** The usage of one worker and model. */
@@ -66,10 +65,10 @@ export function aggregateUsage(records: readonly RunRecord[]): ModelUsage[] {
 }
 
 /** Reads every run record in the state dir and aggregates its usage. */
-export async function collectUsage(paths: StatePaths): Promise<ModelUsage[]> {
+export async function collectUsage(runs: Runs): Promise<ModelUsage[]> {
   const records: RunRecord[] = [];
-  for (const id of await listRunIds(paths)) {
-    const record = await readRecord(paths, id);
+  for (const id of await runs.ids()) {
+    const record = await runs.read(id);
     if (record !== null) records.push(record);
   }
   return aggregateUsage(records);

@@ -9,7 +9,6 @@
 import type { HeldSys } from "../../store/state.ts";
 import { writePatch } from "../../store/patch_file.ts";
 import type { Changes, RunRecord } from "../../store/record.ts";
-import { writeRecord } from "../../store/runs.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import { exists, removeIfThere } from "../../sys/fs.ts";
 import { join } from "../../sys/path.ts";
@@ -116,7 +115,7 @@ async function prepareOnly(
   started.watch(before);
   record.repoRoot = tree.root;
   record.changes = { before, after: before.tree, files: [] };
-  await writeRecord(paths, record);
+  await sys.state.runs.write(record);
   await pausePoint(sys, "snapshot");
   const inside = async () => relativeInside(tree.root, await Deno.realPath(record.cwd));
   const hiding = await secretHiding(sys, record);
@@ -226,7 +225,7 @@ async function readFromView(
       secrets.examples.join(", ")
     }) were kept out: the worker read a write-protected copy of the tree without them`,
   ];
-  await writeRecord(sys.state.paths, record);
+  await sys.state.runs.write(record);
   return { ...plain, cwd: rel === "" ? view.root : join(view.root, rel), view };
 }
 

@@ -8,7 +8,6 @@
 import type { HeldSys } from "../state.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { isFinal } from "../record.ts";
-import { listRunIds } from "../runs.ts";
 import { metaSet } from "./db.ts";
 import { type DamagedFile, readRunFolder } from "./files.ts";
 import { type RunFiles, RunWriter } from "./write.ts";
@@ -38,7 +37,7 @@ export async function importRuns(sys: HeldSys, db: DatabaseSync): Promise<Import
   const gunzip = (bytes: Uint8Array) => gunzipSync(bytes);
   const result: ImportResult = { indexed: 0, live: 0, unreadable: 0, damaged: [], ms: 0 };
   let batch: RunFiles[] = [];
-  for (const id of await listRunIds(paths)) {
+  for (const id of await sys.state.runs.ids()) {
     // Synchronous reads where it can: one folder after another, without an async op per file.
     const { files, damage } = await readRunFolder(paths, id, gunzip);
     if (files === null) {
