@@ -37,12 +37,18 @@ import type { Hidden } from "../store/record.ts";
 import { listed } from "./hidden.ts";
 import type { Launch, Mode, WorkerName } from "../workers/types.ts";
 
-/** The config's sandbox setting (its folders and entries checked) and the machine's sandbox. */
+/**
+ * The config's sandbox setting (its folders and entries checked) and the machine's sandbox: a
+ * run's as frozen when it was created (older records, and commands: the config file now).
+ */
 export async function sandboxSettingOf(
   sys: HeldSys,
+  frozen?: { sandbox?: unknown },
 ): Promise<{ setting: SandboxSetting; warnings: string[]; found: SandboxKind | null }> {
-  const { config } = await loadConfig(sys.configPath);
-  const { setting, warnings } = await checkedSandboxSetting(config.sandbox, sys.env.get("HOME"));
+  const raw = frozen?.sandbox !== undefined
+    ? frozen.sandbox ?? undefined
+    : (await loadConfig(sys.configPath)).config.sandbox;
+  const { setting, warnings } = await checkedSandboxSetting(raw, sys.env.get("HOME"));
   const found = setting.mode === "off" ? null : await detectSandbox(sys);
   return { setting, warnings, found };
 }

@@ -416,6 +416,13 @@ export interface FrozenSettings {
   cacheDays?: number;
   /** The config's audit settings then: the sample rate and the correction round. */
   audit?: { rate: number; fix: boolean };
+  /**
+   * The config's `sandbox` value then (null: not set), checked against the disk when the run
+   * starts. Absent on records made before it was frozen (the config is read then).
+   */
+  sandbox?: unknown;
+  /** Whether the run's end is announced, and the config's own command for it. */
+  notify?: { on: boolean; command?: string };
 }
 
 /** An empty progress. */

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createRun } from "../../src/engine/request/create.ts";
 import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { runVerify } from "../../src/engine/run/verify.ts";
+import { sandboxSettingOf } from "../../src/confine/sandboxing.ts";
 import { exists } from "../../src/sys/fs.ts";
 import { fakeBackend } from "../support/fake_backend.ts";
 import { marker, sandboxWorld, sleepers } from "./_world.ts";
@@ -113,7 +114,12 @@ Deno.test("a verify command past its time is killed with everything it started, 
     const { verify } = await runVerify(w.sys, command, {
       cwd: w.repo,
       timeoutMs: 1500,
-      run: { id: "20250101-000000-veri", mode: "write", privateDir },
+      run: {
+        id: "20250101-000000-veri",
+        mode: "write",
+        privateDir,
+        sandbox: (await sandboxSettingOf(w.sys)).setting,
+      },
     });
     assert.equal(verify.timedOut, true);
     assert.equal(verify.ok, false);

@@ -68,6 +68,15 @@ async function settingsOf(sys: HeldSys, entry: HostEntry) {
   return { maxParallel: settings.maxParallel.value, limits: settings.limits.value };
 }
 
+/** The config's notify settings now (a record made before they were frozen). */
+async function notifyConfig(configPath: string): Promise<{ on: boolean; command?: string }> {
+  const { config } = await loadConfig(configPath);
+  return {
+    on: config.notify === true,
+    ...(config.notifyCommand ? { command: config.notifyCommand } : {}),
+  };
+}
+
 /**
  * Runs the host until it is idle (or told to stop); resolves with how many runs it executed.
  * Returns at once when another process is the host.
@@ -100,10 +109,10 @@ export async function runHost(plain: Sys, options: HostOptions = {}): Promise<nu
       stop: controller.signal,
       ...(options.backends ? { backends: options.backends } : {}),
     });
-    const { config } = await loadConfig(entry.configPath);
+    const notify = record.settings?.notify ?? await notifyConfig(entry.configPath);
     await runHooks().notifyEnded(own, {
-      notify: config.notify === true,
-      ...(config.notifyCommand ? { notifyCommand: config.notifyCommand } : {}),
+      notify: notify.on,
+      ...(notify.command ? { notifyCommand: notify.command } : {}),
     }, record);
   };
 

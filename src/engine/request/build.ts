@@ -269,12 +269,15 @@ export async function buildRuns(
   if (request.audit !== undefined) spec.auditWanted = request.audit;
   const attached = await attach(sys, spec.cwd, request.files ?? []);
   if (attached.files.length > 0) spec.files = attached.files;
-  const { models, costs, workerPrices, primary, price } = loaded.loaded.config;
+  const { models, costs, workerPrices, primary, price, sandbox, notify, notifyCommand } =
+    loaded.loaded.config;
   spec.settings = {
     maxParallel: loaded.settings.maxParallel.value,
     limits: loaded.settings.limits.value,
     cacheDays: loaded.settings.cacheDays.value,
     config: JSON.parse(JSON.stringify({ models, costs, workerPrices, primary, price })),
+    sandbox: sandbox === undefined ? null : JSON.parse(JSON.stringify(sandbox)),
+    notify: { on: notify === true, ...(notifyCommand ? { command: notifyCommand } : {}) },
   };
   const audit = { rate: loaded.settings.audit.value, fix: loaded.settings.auditFix.value };
   // Frozen only when set, so a run without audits keeps the record it always had.

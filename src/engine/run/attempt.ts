@@ -3,6 +3,7 @@
  * runs it through the process shell, tees the raw stream, parses it into the event union, keeps
  * progress, and classifies the end.
  */
+import type { SandboxSetting } from "../../confine/sandbox/mod.ts";
 import type { HeldSys } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
 import { event, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
@@ -37,6 +38,8 @@ export interface AttemptInput {
   isolation?: { links: readonly string[]; allowLinks: boolean };
   /** The tree's secret-looking files (absolute) the sandbox hides from the worker. */
   secrets?: readonly string[];
+  /** The run's sandbox setting (as frozen when it was created). */
+  sandbox: SandboxSetting;
 }
 
 /** What an attempt produced. */
@@ -95,6 +98,7 @@ export async function runAttempt(
     mode: input.mode,
     privateDir,
     worker: input.backend.name,
+    setting: input.sandbox,
     ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
     ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
   });

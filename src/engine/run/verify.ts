@@ -9,6 +9,7 @@
  * everything it starts ends with it). Its exit code and the tail of its output are kept. A
  * failing verify ends the run with exit 6.
  */
+import type { SandboxSetting } from "../../confine/sandbox/mod.ts";
 import type { HeldSys } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
 import type { Verify } from "../../store/record.ts";
@@ -26,7 +27,14 @@ export interface VerifyOptions {
   timeoutMs: number;
   stop?: AbortSignal;
   /** The run: its id (the recursion marker), mode, private folder and hidden tree files. */
-  run: { id: string; mode: Mode; privateDir: string; secrets?: readonly string[] };
+  run: {
+    id: string;
+    mode: Mode;
+    privateDir: string;
+    secrets?: readonly string[];
+    /** The run's sandbox setting (as frozen when it was created). */
+    sandbox: SandboxSetting;
+  };
 }
 
 /** Runs the verify command in `cwd` and reports how it went, with the report's notes. */
@@ -55,6 +63,7 @@ export async function runVerify(
     privateDir,
     worker: null,
     who: "The verify command",
+    setting: options.run.sandbox,
     ...(options.run.secrets === undefined ? {} : { secrets: options.run.secrets }),
   });
   const end = await runProcess(sys, launch, {

@@ -6,6 +6,7 @@
  * attempts work in is prepared and collected by `workspace.ts`; a run that ended well is then
  * verified.
  */
+import { sandboxSettingOf } from "../../confine/sandboxing.ts";
 import type { HeldSys } from "../../store/state.ts";
 import { event, type OutcomeClass, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
 import { activeCooldowns, cooldownKey, putCooldown } from "../../store/cooldown.ts";
@@ -140,6 +141,7 @@ async function walkPrepared(
   const config = record.settings?.config ?? (await loadConfig(sys.configPath)).config;
   const defaultModels = config.models ?? {};
   const meter = record.caps?.maxCost === undefined ? undefined : costMeter(sys, config, record);
+  const sandbox = (await sandboxSettingOf(sys, record.settings)).setting;
   const cooling = new Map(
     (await activeCooldowns(paths, sys.clock.now())).map((c) => [c.target, c]),
   );
@@ -211,6 +213,7 @@ async function walkPrepared(
           }
           : {}),
         ...(workspace?.secrets === undefined ? {} : { secrets: workspace.secrets }),
+        sandbox,
         stop,
       }, {
         emit,
@@ -305,6 +308,7 @@ async function walkPrepared(
       mode: record.mode,
       privateDir: runPaths.private,
       ...(workspace?.secrets === undefined ? {} : { secrets: workspace.secrets }),
+      sandbox,
     },
   });
   record.verify = verified.verify;

@@ -170,7 +170,7 @@ async function prepareOnly(
  * config's name patterns.
  */
 async function secretHiding(sys: HeldSys, record: RunRecord) {
-  const { setting, found } = await sandboxSettingOf(sys);
+  const { setting, found } = await sandboxSettingOf(sys, record.settings);
   return {
     hidden: found?.kind === "bwrap",
     allowed: record.mode !== "read" && (record.allowSecrets === true || setting.allowSecrets),
