@@ -8,6 +8,7 @@ import { errorLines, exitCodeOf, PitroomError, RefusedError, UsageError } from "
 import type { Sys } from "../sys/mod.ts";
 import { loadCommand } from "./command_list.ts";
 import { safe } from "./safe.ts";
+import { inFlags } from "./fields.ts";
 import { buildInfo, VERSION, versionLine } from "./version.ts";
 import { RECURSION_MARKER } from "../engine/mod.ts";
 
@@ -72,7 +73,8 @@ async function dispatch(argv: string[], sys: Sys): Promise<number> {
 
 function report(sys: Sys, error: unknown): number {
   if (error instanceof PitroomError) {
-    const [first, ...rest] = errorLines(error);
+    // The engine names request fields; the CLI says its flags (fields.ts).
+    const [first, ...rest] = errorLines(error).map(inFlags);
     sys.out.stderr(`pitroom: ${safe(first!)}\n`);
     for (const line of rest) sys.out.stderr(`${safe(line)}\n`);
     return error.exit;

@@ -17,7 +17,10 @@ Deno.test("capsFrom() takes flags over the config and warns about bad config val
   );
   assert.deepEqual(caps, { maxTokens: 1000, maxCost: 0.5 });
   assert.deepEqual(warnings, ['Config key "caps.maxSteps" should be a number above 0: ignored']);
-  assert.throws(() => capsFrom(undefined, { maxSteps: 0 }, []), /--max-steps must be more than 0/);
+  assert.throws(
+    () => capsFrom(undefined, { maxSteps: 0 }, []),
+    /`caps.maxSteps` must be more than 0/,
+  );
 });
 
 Deno.test("capHit() names the cap reached", () => {
@@ -26,9 +29,9 @@ Deno.test("capHit() names the cap reached", () => {
   p.tokens.input = 900;
   p.tokens.output = 200;
   assert.equal(capHit({ maxSteps: 4 }, p, undefined), null);
-  assert.match(capHit({ maxSteps: 3 }, p, undefined)!, /--max-steps cap \(3 of 3 steps\)/);
-  assert.match(capHit({ maxTokens: 1000 }, p, undefined)!, /--max-tokens cap \(1,100 of 1,000/);
-  assert.match(capHit({ maxCost: 0.01 }, p, 0.02)!, /--max-cost cap \(\$0\.0200 of \$0\.01\)/);
+  assert.match(capHit({ maxSteps: 3 }, p, undefined)!, /step cap \(3 of 3 steps\)/);
+  assert.match(capHit({ maxTokens: 1000 }, p, undefined)!, /token cap \(1,100 of 1,000/);
+  assert.match(capHit({ maxCost: 0.01 }, p, 0.02)!, /cost cap \(\$0\.0200 of \$0\.01\)/);
 });
 
 async function capped(caps: Record<string, number>, steps: FakeStep[]) {
@@ -66,7 +69,7 @@ Deno.test("a worker that reaches --max-steps is stopped, its edit kept, and the 
   assert.equal(final.outcome, "capped");
   assert.equal(final.state, "problem");
   assert.equal(final.exit, 1);
-  assert.match(final.message ?? "", /Stopped at the --max-steps cap \(2 of 2 steps\)/);
+  assert.match(final.message ?? "", /Stopped at the step cap \(2 of 2 steps\)/);
   assert.equal(final.attempts.length, 1, "a cap does not move along the chain");
   assert.equal(a, "edited\n");
   assert.deepEqual(final.changes?.files.map((f) => f.path), ["a.txt"]);
@@ -79,12 +82,12 @@ Deno.test("--max-tokens and --max-cost stop a worker as its usage grows", async 
     { waitFile: "" },
   ]);
   assert.equal(tokens.final.outcome, "capped");
-  assert.match(tokens.final.message ?? "", /--max-tokens cap \(800 of 500 tokens\)/);
+  assert.match(tokens.final.message ?? "", /token cap \(800 of 500 tokens\)/);
   const cost = await capped({ maxCost: 0.05 }, [
     { tokens: { input: 10, output: 10, cost: 0.03 } },
     { tokens: { input: 10, output: 10, cost: 0.03 } },
     { waitFile: "" },
   ]);
   assert.equal(cost.final.outcome, "capped");
-  assert.match(cost.final.message ?? "", /--max-cost cap \(\$0\.0600 of \$0\.05\)/);
+  assert.match(cost.final.message ?? "", /cost cap \(\$0\.0600 of \$0\.05\)/);
 });

@@ -34,7 +34,7 @@ Deno.test("checkEffort() refuses a level the model does not accept and lists the
       error instanceof UsageError &&
       error.message ===
         'Model "gpt-5.5" of codex does not accept effort "max": it accepts low, medium, high, xhigh' &&
-      error.hint === "use --effort medium",
+      error.hint === "use `effort: medium`",
   );
 });
 

@@ -160,7 +160,7 @@ Deno.test("a branch switch while the run works: named, revert needs --force, the
   assert.ok(record.changes!.moved?.head, "HEAD moved");
   assert.match(renderReport(record, Date.now()), /HEAD moved/);
   assert.doesNotMatch(patch, /on feat/);
-  await assert.rejects(revertRun(w.sys, id), /without --force: while it worked, HEAD moved/);
+  await assert.rejects(revertRun(w.sys, id), /without `force`: while it worked, HEAD moved/);
   assert.equal(await w.read("src/greet.ts"), edit(onFeat, "line 8", "line 8 by the worker"));
   await revertRun(w.sys, id, { force: true });
   assert.equal(await w.read("src/greet.ts"), onFeat);
@@ -181,7 +181,7 @@ for (const action of ["stash", "commit"] as const) {
     const moved = record.changes!.moved!;
     if (action === "commit") assert.equal(moved.head?.to, head);
     else assert.equal(moved.index, true);
-    await assert.rejects(revertRun(w.sys, id), /--force/);
+    await assert.rejects(revertRun(w.sys, id), /without `force`/);
     const reverted = await revertRun(w.sys, id, { force: true });
     assert.equal(reverted.changes!.reverted, true);
     assert.equal(await w.read("src/greet.ts"), GREET);

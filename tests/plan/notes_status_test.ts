@@ -45,7 +45,7 @@ Deno.test("plan notes live in the state dir keyed by the plan's real path, read 
     () => engine.start({ plan: "plan.md", step: 3, mode: "isolate" }),
     /has no Task 3: it has 1, 2/,
   );
-  await assert.rejects(() => engine.start({ plan: "plan.md", mode: "isolate" }), /needs --step/);
+  await assert.rejects(() => engine.start({ plan: "plan.md", mode: "isolate" }), /needs `step: N`/);
 });
 
 function rec(fields: Partial<RunRecord>): RunRecord {
@@ -190,6 +190,6 @@ Deno.test("a plan run takes its task's tier; an unconfigured tier falls back wit
   assert.equal(given.specs[0]!.plan?.tier, undefined);
   await assert.rejects(
     () => build({ plan: "plan.md", step: 1, continue: "last" }),
-    /--continue keeps the earlier run's plan and step/,
+    /`continue` keeps the earlier run's plan and step/,
   );
 });

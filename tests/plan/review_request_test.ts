@@ -5,10 +5,13 @@ import { reviewRequestFrom } from "../../src/cli/review.ts";
 
 Deno.test("parseReviewRequest() wants a run or a range, and one reviewer choice", () => {
   assert.deepEqual(parseReviewRequest({ run: "last" }), { run: "last" });
-  assert.throws(() => parseReviewRequest({}), /give one of RUN and --range/);
-  assert.throws(() => parseReviewRequest({ run: "a", range: "x..y" }), /give one of RUN/);
-  assert.throws(() => parseReviewRequest({ run: "a", plan: "p.md" }), /--plan goes with --range/);
-  assert.throws(() => parseReviewRequest({ run: "a", tier: "x", worker: "codex" }), /one of -W/);
+  assert.throws(() => parseReviewRequest({}), /give one of `run` and `range: A..B`/);
+  assert.throws(() => parseReviewRequest({ run: "a", range: "x..y" }), /give one of `run`/);
+  assert.throws(() => parseReviewRequest({ run: "a", plan: "p.md" }), /`plan` goes with `range`/);
+  assert.throws(
+    () => parseReviewRequest({ run: "a", tier: "x", worker: "codex" }),
+    /one of `worker` and `tier`/,
+  );
   assert.throws(() => parseReviewRequest({ run: 3 }), /Invalid review request: run/);
   assert.equal(
     (reviewRequestJsonSchema().properties as Record<string, unknown>).range !== undefined,

@@ -27,7 +27,9 @@ export function parseTarget(text: string): Target {
 /** Parses a chain: targets separated by commas. */
 export function parseChain(text: string): Target[] {
   const parts = text.split(",").filter((p) => p.trim().length > 0);
-  if (parts.length === 0) throw new UsageError("Empty worker chain", { hint: "use -W opencode" });
+  if (parts.length === 0) {
+    throw new UsageError("Empty worker chain", { hint: "use `worker: opencode`" });
+  }
   return parts.map(parseTarget);
 }
 

@@ -129,7 +129,7 @@ export const RunReportSchema = z.object({
     moved: z.object({
       head: z.object({ from: z.string().nullable(), to: z.string().nullable() }).optional(),
       index: z.boolean().optional(),
-    }).optional().describe("HEAD or the index moved while the run worked: revert needs --force"),
+    }).optional().describe("HEAD or the index moved while the run worked: revert needs `force`"),
     reverting: z.object({ at: z.number() }).optional().describe("a revert cut short"),
     left: z.array(z.object({ path: z.string(), why: z.string(), kept: z.string().optional() }))
       .optional().describe(

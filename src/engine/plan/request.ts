@@ -19,12 +19,12 @@ export interface PlannedRequest {
 /** Turns a `plan`/`step` request into the run request of that task. */
 export async function plannedRequest(sys: HeldSys, request: RunRequest): Promise<PlannedRequest> {
   if (request.continue !== undefined) {
-    throw new UsageError("--continue keeps the earlier run's plan and step: leave out --plan");
+    throw new UsageError("`continue` keeps the earlier run's plan and step: leave out `plan`");
   }
-  if (request.tasks !== undefined) throw new UsageError("--plan runs one task: give one step");
-  if (request.plan === undefined) throw new UsageError("--step needs --plan PLAN");
+  if (request.tasks !== undefined) throw new UsageError("`plan` runs one task: give one step");
+  if (request.plan === undefined) throw new UsageError("`step` needs `plan: PLAN`");
   if (request.step === undefined) {
-    throw new UsageError("--plan needs --step N", {
+    throw new UsageError("`plan` needs `step: N`", {
       hint: `see the tasks with \`pitroom plan status ${request.plan}\``,
     });
   }

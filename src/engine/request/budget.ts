@@ -83,7 +83,7 @@ export function applyBudget(
       `Spent ${used} today: only free workers run, and ${chain.map(targetLabel).join(", ")} ${
         chain.length === 1 ? "is" : "are"
       } not free`,
-      { hint: 'give a free model (`-W opencode:opencode/big-pickle`) or raise "budgetDaily"' },
+      { hint: 'give a free model (`worker: opencode:opencode/big-pickle`) or raise "budgetDaily"' },
     );
   }
   const left = chain.filter((t) => !free.includes(t));

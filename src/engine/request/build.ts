@@ -53,7 +53,7 @@ function workerChoice(
   warnings: string[],
 ): string | undefined {
   if (request.tier === undefined) return request.worker;
-  if (request.worker !== undefined) throw new UsageError("Choose one of -W and --tier");
+  if (request.worker !== undefined) throw new UsageError("Choose one of `worker` and `tier`");
   const tier = request.tier;
   if (!(TIERS as readonly string[]).includes(tier)) {
     throw new UsageError(`Unknown tier "${tier}": expected one of ${TIERS.join(", ")}`);
@@ -102,14 +102,16 @@ async function newRunFrom(
   if (mode !== "read") await refuseOutsideRepo(sys, dir);
   const links = linksOf(request);
   if (links.length > 0 && mode !== "isolate") {
-    throw new UsageError("--link is for isolate runs (-i): a write run works in your tree");
+    throw new UsageError(
+      "`link` is for isolate runs (`mode: isolate`): a write run works in your tree",
+    );
   }
   if (request.allowLinks === true && mode !== "isolate") {
-    throw new UsageError("--allow-links is for isolate runs (-i)");
+    throw new UsageError("`allowLinks` is for isolate runs (`mode: isolate`)");
   }
   if (request.allowSecrets === true && mode === "read") {
     throw new UsageError(
-      "--allow-secrets is for write (-w) and isolate (-i) runs: a read run never sees secret files",
+      "`allowSecrets` is for write (`mode: write`) and isolate (`mode: isolate`) runs: a read run never sees secret files",
     );
   }
   let effort: string | undefined;
@@ -160,22 +162,9 @@ function reuseOf(prev: RunRecord): NewRun["reuse"] {
 
 /** The request fields a follow-up keeps from the earlier run, by the flag that sets each. */
 function keptField(request: RunRequest): string | undefined {
-  if (request.mode !== undefined) return request.mode;
-  const fields = [
-    ["link", "link"],
-    ["worker", "worker"],
-    ["model", "model"],
-    ["dir", "dir"],
-    ["tier", "tier"],
-    ["effort", "effort"],
-    ["web", "web"],
-    ["files", "file"],
-  ] as const;
-  for (const [field, flag] of fields) {
-    const value = request[field];
-    if (value !== undefined && value !== false) return flag;
-  }
-  return undefined;
+  if (request.mode !== undefined) return `mode: ${request.mode}`;
+  const fields = ["link", "worker", "model", "dir", "tier", "effort", "web", "files"] as const;
+  return fields.find((field) => request[field] !== undefined && request[field] !== false);
 }
 
 async function followUpFrom(
@@ -186,7 +175,7 @@ async function followUpFrom(
 ): Promise<NewRun> {
   const kept = keptField(request);
   if (kept !== undefined) {
-    throw new UsageError(`--continue keeps the earlier run's settings: leave out --${kept}`);
+    throw new UsageError(`\`continue\` keeps the earlier run's settings: leave out \`${kept}\``);
   }
   // The engine resolved what was typed (in the caller's scope, reconciled): a full id.
   const prev = await sys.state.runs.read(typed);
@@ -246,7 +235,7 @@ export async function buildRuns(
     throw new UsageError("No task given", { hint: 'pitroom run "what the worker should do"' });
   }
   if (request.tasks !== undefined && request.continue !== undefined) {
-    throw new UsageError("--continue follows up on one run: give one task");
+    throw new UsageError("`continue` follows up on one run: give one task");
   }
   const warnings = [...loaded.warnings];
   const caps = capsFrom(loaded.loaded.config.caps, request.caps ?? {}, warnings);

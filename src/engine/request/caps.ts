@@ -30,7 +30,7 @@ export function capsFrom(
   for (const name of NAMES) {
     const typed = flags[name];
     if (typed !== undefined) {
-      if (!(typed > 0)) throw new UsageError(`--${flagName(name)} must be more than 0`);
+      if (!(typed > 0)) throw new UsageError(`\`caps.${name}\` must be more than 0`);
       caps[name] = typed;
       continue;
     }
@@ -42,21 +42,17 @@ export function capsFrom(
   return caps;
 }
 
-function flagName(name: (typeof NAMES)[number]): string {
-  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-}
-
 /** Which cap `progress` reached, as words for the report; null when none. */
 export function capHit(caps: Caps, progress: Progress, cost: number | undefined): string | null {
   const burned = burnedTokens(progress.tokens);
   if (caps.maxTokens !== undefined && burned >= caps.maxTokens) {
-    return `the --max-tokens cap (${grouped(burned)} of ${grouped(caps.maxTokens)} tokens)`;
+    return `the token cap (${grouped(burned)} of ${grouped(caps.maxTokens)} tokens)`;
   }
   if (caps.maxCost !== undefined && cost !== undefined && cost >= caps.maxCost) {
-    return `the --max-cost cap ($${cost.toFixed(4)} of $${caps.maxCost})`;
+    return `the cost cap ($${cost.toFixed(4)} of $${caps.maxCost})`;
   }
   if (caps.maxSteps !== undefined && progress.steps >= caps.maxSteps) {
-    return `the --max-steps cap (${progress.steps} of ${caps.maxSteps} steps)`;
+    return `the step cap (${progress.steps} of ${caps.maxSteps} steps)`;
   }
   return null;
 }

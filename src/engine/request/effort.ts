@@ -25,13 +25,13 @@ export function checkEffort(
   const level = effort.trim().toLowerCase();
   const of = options.worker === undefined ? "" : ` of ${options.worker}`;
   if (level === "") {
-    throw new UsageError("Effort level is empty", { hint: "use --effort low, medium or high" });
+    throw new UsageError("Effort level is empty", { hint: "use `effort: low`, medium or high" });
   }
   const known = model === undefined ? undefined : models.find((m) => m.id === model);
   if (known !== undefined) {
     if (known.efforts.length === 0) {
       throw new UsageError(`Model "${known.id}"${of} has no effort levels`, {
-        hint: "leave out --effort",
+        hint: "leave out `effort`",
       });
     }
     if (!known.efforts.includes(level)) {
@@ -39,7 +39,7 @@ export function checkEffort(
         `Model "${known.id}"${of} does not accept effort "${effort}": it accepts ${
           known.efforts.join(", ")
         }`,
-        { hint: `use --effort ${known.defaultEffort ?? known.efforts[0]}` },
+        { hint: `use \`effort: ${known.defaultEffort ?? known.efforts[0]}\`` },
       );
     }
     return level;
@@ -48,7 +48,7 @@ export function checkEffort(
   const any = [...new Set(models.flatMap((m) => m.efforts))];
   const which = model === undefined ? `The default model${of}` : `Model "${model}"${of}`;
   if (any.length === 0) {
-    throw new UsageError(`${which} has no effort levels`, { hint: "leave out --effort" });
+    throw new UsageError(`${which} has no effort levels`, { hint: "leave out `effort`" });
   }
   if (!any.includes(level)) {
     throw new UsageError(

@@ -33,13 +33,13 @@ export function parseReviewRequest(value: unknown): ReviewRequest {
   }
   const r = parsed.data;
   if ((r.run === undefined) === (r.range === undefined)) {
-    throw new UsageError("Review a run or a range: give one of RUN and --range A..B");
+    throw new UsageError("Review a run or a range: give one of `run` and `range: A..B`");
   }
   if (r.plan !== undefined && r.range === undefined) {
-    throw new UsageError("--plan goes with --range: a run's review finds its plan itself");
+    throw new UsageError("`plan` goes with `range`: a run's review finds its plan itself");
   }
   if (r.tier !== undefined && r.worker !== undefined) {
-    throw new UsageError("Choose one of -W and --tier");
+    throw new UsageError("Choose one of `worker` and `tier`");
   }
   return r;
 }

@@ -144,7 +144,7 @@ function movedRefusal(id: string, changes: Changes): RefusedError {
   ].filter(Boolean).join(" and ");
   return new RefusedError(
     "tree_moved",
-    `Cannot revert run "${id}" without --force: while it worked, ${what}, so its files may belong to another state of your work`,
+    `Cannot revert run "${id}" without \`force\`: while it worked, ${what}, so its files may belong to another state of your work`,
     {
       hint:
         `check \`pitroom show ${id} --patch\` and \`git status\`, then \`pitroom revert ${id} --force\``,

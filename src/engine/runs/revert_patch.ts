@@ -70,7 +70,7 @@ export async function revertFromPatch(
   if (options.all && (copy.changes.others?.length ?? 0) > 0) {
     throw new RefusedError(
       "all_needs_record",
-      `Run "${id}": --all needs its run.json (the files changed beside the worker are not in its patch)`,
+      `Run "${id}": \`all\` needs its run.json (the files changed beside the worker are not in its patch)`,
       { hint: `undo the worker's own changes with \`pitroom revert ${id}\`` },
     );
   }

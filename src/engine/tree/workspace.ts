@@ -141,7 +141,7 @@ async function prepareOnly(
       `The tree holds secret-looking files (${secrets.examples.join(", ")}): ${
         hiding.allowed
           ? "the worker could read them (secrets allowed)"
-          : "a write run without a sandbox works in place and can read them; an isolate run (-i) leaves ignored ones out"
+          : "a write run without a sandbox works in place and can read them; an isolate run leaves ignored ones out"
       }`,
     ];
     return plain;
