@@ -3,7 +3,8 @@
  * isolate run's patch. A group is applied in the order its runs were started, stopping at the
  * first run that does not apply.
  */
-import { type Applied, type Engine, placeOf, type RunReport } from "../engine/mod.ts";
+import type { Applied, Engine, RunReport } from "../engine/mod.ts";
+import { placeOf } from "../engine/present.ts";
 import { engineFor } from "./engine_for.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";

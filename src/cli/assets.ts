@@ -22,16 +22,17 @@ export const EMBEDDED_ASSETS: readonly EmbeddedAsset[] = [
   },
   {
     name: "worker prompt templates (src/engine/run/prompts/)",
-    load: () => import("../engine/mod.ts").then((m) => Object.values(m.PROMPT_TEMPLATES)),
+    load: () => import("../engine/present.ts").then((m) => Object.values(m.PROMPT_TEMPLATES)),
   },
   {
     name: "plan and review templates (skills/pitroom-driven-development/)",
     load: () =>
-      import("../engine/mod.ts").then((m) => Object.values(m.TEMPLATES).map((t) => t.text)),
+      import("../engine/present.ts").then((m) => Object.values(m.TEMPLATES).map((t) => t.text)),
   },
   {
     name: "audit templates (src/engine/audit/)",
-    load: () => import("../engine/mod.ts").then((m) => [m.auditPrompt("", ""), m.fixPrompt([])]),
+    load: () =>
+      import("../engine/present.ts").then((m) => [m.auditPrompt("", ""), m.fixPrompt([])]),
   },
   {
     name: "MCP prompts (src/server/mcp/prompts/)",

@@ -2,7 +2,8 @@
  * The audit's lines of a text report: the verdict and who gave it, the disputed claims, an
  * audit still running or failed, and the correction round's answer under it.
  */
-import { type RunReport, targetLabel } from "../engine/mod.ts";
+import type { RunReport } from "../engine/mod.ts";
+import { targetLabel } from "../engine/present.ts";
 import { safe, safeLine, safeText } from "./safe.ts";
 
 /** The report lines of a run's audit (none when it has none). */

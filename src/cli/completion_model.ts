@@ -4,7 +4,7 @@
  * generators (completions_bash.ts, _zsh.ts, _fish.ts) turn it into a script.
  */
 import type { CommandDef, FlagDef } from "./command.ts";
-import { TIERS, WORKER_NAMES } from "../engine/mod.ts";
+import { TIERS, WORKER_NAMES } from "../engine/present.ts";
 
 /**
  * What a word completes to: values read from the state dir at completion time (`runs`,

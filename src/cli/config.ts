@@ -2,7 +2,8 @@
  * `pitroom config`: every effective setting and where it comes from, where the config file and
  * the state dir are, and what is wrong with the config (warnings on stderr; in JSON a list).
  */
-import { createEngine, type Setting, type Settings, TIERS } from "../engine/mod.ts";
+import { createEngine, type Setting, type Settings } from "../engine/mod.ts";
+import { TIERS } from "../engine/present.ts";
 import type { CommandRun } from "./command.ts";
 import type { CONFIG_FLAGS } from "./config_command.ts";
 import { printJson, table, warn } from "./output.ts";

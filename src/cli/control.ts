@@ -1,7 +1,8 @@
 /**
  * `pitroom stop RUN` and `pitroom revert RUN`.
  */
-import { placeOf, type RunReport } from "../engine/mod.ts";
+import type { RunReport } from "../engine/mod.ts";
+import { placeOf } from "../engine/present.ts";
 import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";
 import type { REVERT_FLAGS, STOP_FLAGS } from "./control_command.ts";

@@ -2,7 +2,8 @@
  * `pitroom cooldown [--clear] [--json]`.
  */
 import { safeLine } from "./safe.ts";
-import { createEngine, formatUntil } from "../engine/mod.ts";
+import { createEngine } from "../engine/mod.ts";
+import { formatUntil } from "../engine/present.ts";
 import type { CommandRun } from "./command.ts";
 import type { COOLDOWN_FLAGS } from "./cooldown_command.ts";
 import { printJson, table } from "./output.ts";

@@ -5,7 +5,8 @@
  */
 import { checkLinkFlags, readTaskFile } from "./flag_files.ts";
 import { safeLine } from "./safe.ts";
-import { createEngine, newRunId } from "../engine/mod.ts";
+import { createEngine } from "../engine/mod.ts";
+import { newRunId } from "../engine/present.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";

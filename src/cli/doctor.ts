@@ -3,14 +3,8 @@
  * workers, chain and tiers, integrations: MCP registrations, skills and what is installed twice,
  * use so far), then the exact commands to run next; or JSON. Exit 3 when no worker is installed or a check failed.
  */
-import {
-  type Check,
-  CHECK_SECTIONS,
-  type CheckSection,
-  createEngine,
-  type Engine,
-  formatUsd,
-} from "../engine/mod.ts";
+import { type Check, type CheckSection, createEngine, type Engine } from "../engine/mod.ts";
+import { CHECK_SECTIONS, formatUsd } from "../engine/present.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import type { DOCTOR_FLAGS } from "./doctor_command.ts";

@@ -3,13 +3,8 @@
  * questions (engine.eval) and prints one row per worker (score, per kind, failures, median time
  * and tokens) and the failed or missed questions under the table; `--json` prints the result.
  */
-import {
-  createEngine,
-  type EvalResult,
-  formatDuration,
-  formatTokens,
-  QUESTION_KINDS,
-} from "../engine/mod.ts";
+import { createEngine, type EvalResult } from "../engine/mod.ts";
+import { formatDuration, formatTokens, QUESTION_KINDS } from "../engine/present.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import type { EVAL_FLAGS } from "./eval_command.ts";

@@ -1,7 +1,7 @@
 /**
  * Numbers for people: token counts, money, rates and dates in the history and savings output.
  */
-import { grouped } from "../engine/mod.ts";
+import { grouped } from "../engine/present.ts";
 
 /** A count with thousands separators: `5,512,000`. */
 export function count(n: number): string {
@@ -9,7 +9,7 @@ export function count(n: number): string {
 }
 
 /** A short count (`12.3k`) and dollars (`$3.86`), as receipts print them. */
-export { formatTokens as compact, formatUsd as usd } from "../engine/mod.ts";
+export { formatTokens as compact, formatUsd as usd } from "../engine/present.ts";
 
 /** A rate as a percentage, or `-`. */
 export function percent(rate: number | null): string {

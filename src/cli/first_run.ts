@@ -2,7 +2,7 @@
  * `pitroom` with no command and no config yet: which worker CLIs are installed, and the exact
  * commands to start with. With a config, plain `pitroom` prints the overview help instead.
  */
-import { detectWorkers, type WorkerStatus } from "../engine/mod.ts";
+import { createEngine, type WorkerStatus } from "../engine/mod.ts";
 import type { Sys } from "../sys/mod.ts";
 import { exists } from "../sys/fs.ts";
 
@@ -36,5 +36,5 @@ export async function isFirstRun(sys: Sys): Promise<boolean> {
 
 /** Prints the welcome. */
 export async function printWelcome(sys: Sys, version: string): Promise<void> {
-  sys.out.stdout(welcome(version, await detectWorkers(sys.runner, sys.env.toObject())));
+  sys.out.stdout(welcome(version, await createEngine(sys).installed()));
 }

@@ -4,7 +4,7 @@
  * stops there: stdin or a device may never end); and `--link`, each a folder inside the run's
  * repository. Anything else is exit 2, one line.
  */
-import { TASK_LIMIT_BYTES } from "../engine/mod.ts";
+import { TASK_LIMIT_BYTES } from "../engine/present.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { join, resolve } from "../sys/path.ts";

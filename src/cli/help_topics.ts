@@ -4,7 +4,7 @@ import type { CommandRun, NoFlags } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands.ts";
 import { commandHelp, overviewHelp } from "./help.ts";
 import { VERSION } from "./version.ts";
-import { describeEvents, describeWatchLines } from "../engine/mod.ts";
+import { describeEvents, describeWatchLines } from "../engine/present.ts";
 
 /**
  * The event union as `show --events` prints it and the lines of `watch --json`, both generated

@@ -4,16 +4,14 @@
  */
 import { safe, safeLine } from "./safe.ts";
 import {
-  answerSummary,
   createEngine,
-  formatDuration,
-  OUTCOME_CLASSES,
   type Preparation,
   type SearchFilter,
   type SearchHit,
   type Stats,
   type StatsRow,
 } from "../engine/mod.ts";
+import { answerSummary, formatDuration, OUTCOME_CLASSES } from "../engine/present.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, FlagValuesOf } from "./command.ts";

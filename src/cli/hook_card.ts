@@ -7,16 +7,9 @@
  * print nothing. Anything else prints nothing and exits 0.
  */
 import { safeLine } from "./safe.ts";
-import {
-  createEngine,
-  formatDuration,
-  formatUsd,
-  isFinal,
-  isRunId,
-  type RunReport as RunRecord,
-  runTime,
-  workerOf as workerLabel,
-} from "../engine/mod.ts";
+import { createEngine, type RunReport as RunRecord } from "../engine/mod.ts";
+import { workerOf as workerLabel } from "../engine/present.ts";
+import { formatDuration, formatUsd, isFinal, isRunId, runTime } from "../engine/present.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, NoFlags } from "./command.ts";
 import { shellCommands } from "./shell_words.ts";

@@ -5,15 +5,9 @@
  * only with `--force`, keeping a backup first.
  */
 import { dirname } from "../sys/path.ts";
-import {
-  type Backend,
-  type Config,
-  DEFAULT_MAX_PARALLEL,
-  detectWorkers,
-  parseTarget,
-  type WorkerName,
-  writeJsonAtomic,
-} from "../engine/mod.ts";
+import { type Backend, type Config, createEngine, type WorkerName } from "../engine/mod.ts";
+import { DEFAULT_MAX_PARALLEL, parseTarget } from "../engine/present.ts";
+import { writeJsonAtomic } from "../sys/atomic.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
@@ -103,11 +97,11 @@ export async function initConfig(sys: Sys, options: InitOptions): Promise<InitRe
     parseTarget(t);
     return t.trim();
   });
-  const statuses = await detectWorkers(
-    sys.runner,
-    sys.env.toObject(),
-    options.backends === undefined ? {} : { backends: options.backends },
-  );
+  const given = options.backends;
+  const statuses = await createEngine(
+    sys,
+    given === undefined ? {} : { backends: (name) => given[name]! },
+  ).installed();
   const installed = statuses.filter((s) => s.installed).map((s) => s.worker);
   const config = proposeConfig(installed, {
     ...(options.model === undefined ? {} : { model: options.model }),

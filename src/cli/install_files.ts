@@ -3,7 +3,7 @@
  * is not a JSON object is refused and left untouched), a one-time backup, and a write that keeps
  * the file's mode.
  */
-import { writeTextAtomic } from "../engine/mod.ts";
+import { writeTextAtomic } from "../sys/atomic.ts";
 import { RefusedError } from "../sys/errors.ts";
 import { exists } from "../sys/fs.ts";
 import { dirname } from "../sys/path.ts";

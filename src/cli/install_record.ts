@@ -3,8 +3,22 @@
  * `pitroom install` made, with what it replaced, so `uninstall` removes exactly those and gives
  * back what was there before. Written atomically after each install or uninstall that changed it.
  */
-import { installPaths, writeJsonAtomic } from "../engine/mod.ts";
+import { writeJsonAtomic } from "../sys/atomic.ts";
+import { join } from "../sys/path.ts";
 import { RefusedError } from "../sys/errors.ts";
+
+/**
+ * What `pitroom install` put in place (skills, MCP registrations), so `uninstall` removes exactly
+ * that; the skills a compiled binary links to live next to it (`skills/<name>/`), the folders it
+ * moved aside under `backups/`.
+ */
+export function installPaths(root: string): { record: string; skills: string; backups: string } {
+  return {
+    record: join(root, "installed.json"),
+    skills: join(root, "skills"),
+    backups: join(root, "backups"),
+  };
+}
 
 /** One skill folder put in place. */
 export interface SkillEntry {

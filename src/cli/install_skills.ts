@@ -10,7 +10,7 @@
  * when it runs from source) or, in the compiled binary or a bundle, from the embedded file list
  * (skills_bundle.ts), written to the state dir's `skills/` so that there is a folder to link to.
  */
-import { installPaths } from "../engine/mod.ts";
+import { installPaths } from "./install_record.ts";
 import { lstatOrNull, statOrNullSync } from "../sys/fs.ts";
 import type { Sys } from "../sys/mod.ts";
 import { dirname, fromFileUrl, join } from "../sys/path.ts";

@@ -5,13 +5,12 @@
  */
 import {
   createEngine,
-  formatDuration,
   type ModelCost,
   type ModelRow,
   type UsageSummary,
-  WORKER_NAMES,
   type WorkerModels,
 } from "../engine/mod.ts";
+import { formatDuration, WORKER_NAMES } from "../engine/present.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import type { MODELS_FLAGS } from "./models_command.ts";

@@ -5,6 +5,7 @@
  */
 import { safe, safeLine, safeText } from "./safe.ts";
 import { planReportHead } from "./plan_report.ts";
+import type { RunReport } from "../engine/mod.ts";
 import {
   formatDuration,
   formatUntil,
@@ -12,11 +13,10 @@ import {
   hiddenLine,
   receiptLines,
   refsLabel,
-  type RunReport,
   runTime,
   targetLabel,
   workerOf,
-} from "../engine/mod.ts";
+} from "../engine/present.ts";
 import { auditLines } from "./audit_lines.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;

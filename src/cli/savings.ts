@@ -2,13 +2,8 @@
  * `pitroom savings [--since 7d|30d|all] [--models] [--json] [--card FILE.svg] [--badge]`:
  * what the workers saved over a period, from the receipts kept in the history.
  */
-import {
-  createEngine,
-  formatRatio,
-  primaryName,
-  type SavingsRow,
-  type SavingsTotals,
-} from "../engine/mod.ts";
+import { createEngine, type SavingsRow, type SavingsTotals } from "../engine/mod.ts";
+import { formatRatio, primaryName } from "../engine/present.ts";
 import { UsageError } from "../sys/errors.ts";
 import { resolve } from "../sys/path.ts";
 import type { CommandRun } from "./command.ts";
@@ -83,7 +78,7 @@ export const savingsCommand: CommandRun<typeof SAVINGS_FLAGS> = async ({ sys, fl
   });
   const extra: { card?: string; badge?: { markdown: string; svg: string } } = {};
   if (cardPath !== undefined || flags.badge) {
-    const { renderCard, renderBadge } = await import("../engine/mod.ts");
+    const { renderCard, renderBadge } = await import("../engine/present.ts");
     if (cardPath !== undefined) {
       extra.card = resolve(sys.cwd(), cardPath);
       await Deno.writeTextFile(extra.card, renderCard(totals));

@@ -2,7 +2,8 @@
  * `show` of a run whose folder was cleaned: the report, steps and patch the history keeps.
  */
 import { safeLine } from "./safe.ts";
-import { type KeptRun, type Step, stepEvents } from "../engine/mod.ts";
+import type { KeptRun, Step } from "../engine/mod.ts";
+import { stepEvents } from "../engine/present.ts";
 import type { Sys } from "../sys/mod.ts";
 import { printJson, printJsonLine } from "./output.ts";
 import { renderReport } from "./report.ts";

@@ -6,16 +6,8 @@
  * list goes on (exit 0: a list is not about that run).
  */
 import { safeLine } from "./safe.ts";
-import {
-  type Engine,
-  formatDuration,
-  isFinal,
-  placeOf,
-  type RunReport,
-  runTime,
-  scopeName,
-  viewOf,
-} from "../engine/mod.ts";
+import type { Engine, RunReport } from "../engine/mod.ts";
+import { formatDuration, isFinal, placeOf, runTime, scopeName, viewOf } from "../engine/present.ts";
 import type { DamagedRecord } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";

@@ -5,7 +5,8 @@
  * Fast on purpose: the live runs come from the `active/` markers, the savings from the history
  * (which loads node:sqlite only when it has a database).
  */
-import { createEngine, formatUsd, killGroup } from "../engine/mod.ts";
+import { createEngine } from "../engine/mod.ts";
+import { formatUsd } from "../engine/present.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import type { STATUSLINE_FLAGS } from "./statusline_command.ts";
@@ -64,7 +65,7 @@ export async function runOwn(
   const first = await Promise.race([finished, late]);
   timer.abort();
   if (first === "late") {
-    killGroup(sys, child.pid, "SIGKILL");
+    sys.runner.kill(-child.pid, "SIGKILL");
     await Promise.allSettled([output, child.status]);
     return null;
   }

@@ -2,7 +2,7 @@
  * The hidden `__supervise` command: the background host of a state dir (src/engine/host/host.ts).
  * SIGTERM or SIGINT stops every run it hosts, then it exits.
  */
-import { runHost } from "../engine/mod.ts";
+import { createEngine } from "../engine/mod.ts";
 import type { CommandRun, NoFlags } from "./command.ts";
 
 /** Hosts background runs until none is left. */
@@ -12,7 +12,7 @@ export const superviseCommand: CommandRun<NoFlags> = async ({ sys }) => {
   Deno.addSignalListener("SIGTERM", onSignal);
   Deno.addSignalListener("SIGINT", onSignal);
   try {
-    await runHost(sys, { signal: stop.signal });
+    await createEngine(sys).host({ signal: stop.signal });
     return 0;
   } finally {
     Deno.removeSignalListener("SIGTERM", onSignal);

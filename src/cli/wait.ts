@@ -2,7 +2,8 @@
  * `pitroom wait [RUN...] [-g GROUP] [--any] [--brief] [--timeout 540]`: exit 75 while anything
  * is still going, otherwise the exit code of the first run (in run order) that failed.
  */
-import { isFinal, type RunReport, scopeName } from "../engine/mod.ts";
+import type { RunReport } from "../engine/mod.ts";
+import { isFinal, scopeName } from "../engine/present.ts";
 import { type DamagedRecord, UsageError } from "../sys/errors.ts";
 import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";

@@ -5,16 +5,8 @@
  * it ends (for an agent's monitor tool), and a terminal gets a table redrawn as things change.
  */
 import { safe, safeLine } from "./safe.ts";
-import {
-  formatDuration,
-  isFinal,
-  LiveFold,
-  type RunView,
-  scopeName,
-  type Selector,
-  type WatchLine,
-  type WatchLineOf,
-} from "../engine/mod.ts";
+import type { RunView, Selector, WatchLine, WatchLineOf } from "../engine/mod.ts";
+import { formatDuration, isFinal, LiveFold, scopeName } from "../engine/present.ts";
 import { type DamagedRecord, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";

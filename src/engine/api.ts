@@ -14,7 +14,7 @@ import { listActive } from "../store/active.ts";
 import { join } from "../sys/path.ts";
 import { DamagedRecord, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
-import type { Backend, WorkerName } from "../workers/types.ts";
+import { type Backend, WORKER_NAMES, type WorkerName } from "../workers/types.ts";
 import { type Applied, applyRun, discardRun } from "./runs/apply.ts";
 import { buildRuns, createUnique } from "./request/build.ts";
 import type { NewRun } from "./request/create.ts";
@@ -44,6 +44,8 @@ import { type EventsFound, type Found, type ListFilter, RunReads } from "./api_r
 import { explained } from "./runs/damage.ts";
 import type { Scope } from "./core/scope.ts";
 import { startSupervisors } from "./host/supervisor.ts";
+import { runHost } from "./host/host.ts";
+import { detectWorkers, type WorkerStatus } from "./setup/installed.ts";
 import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
 import type { SavingsTotals } from "../receipts/totals.ts";
 import { exists } from "../sys/fs.ts";
@@ -565,6 +567,32 @@ export class Engine {
   /** The effective settings with their sources, and the config's warnings. */
   settings(): Promise<LoadedSettings> {
     return loadSettings(this.#sys);
+  }
+
+  /** Which worker CLIs are installed here, with their versions (the backends' detection). */
+  installed(): Promise<WorkerStatus[]> {
+    const lookup = this.#options.backends;
+    return detectWorkers(
+      this.#sys.runner,
+      this.#sys.env.toObject(),
+      lookup === undefined ? {} : {
+        backends: Object.fromEntries(WORKER_NAMES.map((name) => [name, lookup(name)])) as Record<
+          WorkerName,
+          Backend
+        >,
+      },
+    );
+  }
+
+  /**
+   * Serves as the state dir's host until it is idle or `signal` aborts (at once when another
+   * process is the host); resolves with how many runs it executed.
+   */
+  host(options: { signal?: AbortSignal } = {}): Promise<number> {
+    return runHost(this.#sys, {
+      ...options,
+      ...(this.#options.backends === undefined ? {} : { backends: this.#options.backends }),
+    });
   }
 
   /** The program's own checks: the state dir is writable, git is new enough. */

@@ -86,7 +86,7 @@ export {
 } from "./api.ts";
 export type { EngineHistory, HistoryOptions, Period } from "./api_history.ts";
 export type { EventsFound, Found, ListFilter } from "./api_runs.ts";
-export { placeOf, type Scope, scopeName } from "./core/scope.ts";
+export { type Scope } from "./core/scope.ts";
 export {
   parseRequest,
   type RunRequest,
@@ -94,64 +94,27 @@ export {
   RunRequestSchema,
 } from "./request/request.ts";
 export { type RunReport, runReportJsonSchema, RunReportSchema } from "./follow/report.ts";
-export { answerSummary } from "./answer/mod.ts";
-export { PROMPT_TEMPLATES } from "./run/prompt.ts";
 export {
   type ReviewRequest,
   reviewRequestJsonSchema,
   ReviewRequestSchema,
 } from "./review/request.ts";
 export { type Verdict } from "./review/verdict.ts";
-
 export type { PlanStatus, ReviewRow, TaskRow } from "./plan/status.ts";
-
-export { TEMPLATES } from "./plan/templates.ts";
 export { AuditRequestSchema } from "./audit/mod.ts";
-export { auditPrompt, fixPrompt } from "./audit/prompt.ts";
-export { type EvalResult, QUESTION_KINDS } from "./eval/mod.ts";
-export {
-  LiveFold,
-  type Phase,
-  refsLabel,
-  runTime,
-  type RunView,
-  viewOf,
-  workerOf,
-} from "./follow/fold.ts";
-export { describeWatchLines, type WatchLine, type WatchLineOf } from "./follow/watch_lines.ts";
-export { type Check, CHECK_SECTIONS, type CheckSection } from "./setup/doctor.ts";
+export { type EvalResult } from "./eval/mod.ts";
+export { type Phase, type RunView } from "./follow/fold.ts";
+export { type WatchLine, type WatchLineOf } from "./follow/watch_lines.ts";
+export { type Check, type CheckSection } from "./setup/doctor.ts";
 export { type SelfCheck } from "./setup/self_check.ts";
 export type { ModelRow, UsageSummary, WorkerModels } from "./setup/models.ts";
-export { TASK_LIMIT_BYTES } from "./request/attach.ts";
 export type { Applied } from "./runs/apply.ts";
 export type { FeedEvent, Subscription } from "./follow/feed.ts";
 export type { LoadedSettings } from "./core/load_settings.ts";
-export { formatDuration, parseDuration } from "./core/duration.ts";
-export { oneLine } from "../sys/text.ts";
-export { parseTarget, targetLabel } from "./core/chain.ts";
-export { newRunId } from "./core/ids.ts";
-export { formatUntil } from "./core/cooldown.ts";
-export { detectWorkers, type WorkerStatus } from "./setup/installed.ts";
-export {
-  DEFAULT_MAX_PARALLEL,
-  MAX_DURATION,
-  type ModelCost,
-  type Setting,
-  type Settings,
-  TIERS,
-} from "./core/settings.ts";
-export { runHost } from "./host/host.ts";
-export { killGroup } from "./run/process.ts";
-export { isFinal } from "../store/record.ts";
-export { installPaths, isRunId } from "../store/paths.ts";
-export { writeJsonAtomic, writeTextAtomic } from "../store/atomic.ts";
-export { describeEvents, OUTCOME_CLASSES } from "../events/mod.ts";
+export { parseDuration } from "./core/duration.ts";
+export { type WorkerStatus } from "./setup/installed.ts";
+export { MAX_DURATION, type ModelCost, type Setting, type Settings } from "./core/settings.ts";
 export { RECURSION_MARKER } from "../confine/floor.ts";
-export { hiddenLine } from "../confine/hidden.ts";
-export { WORKER_NAMES } from "../workers/types.ts";
-export { receiptLines } from "../receipts/lines.ts";
-export { formatRatio, formatTokens, formatUsd, grouped, primaryName } from "../receipts/format.ts";
-export { stepEvents } from "./runs/kept.ts";
 export type { KeptRun } from "./runs/history_copy.ts";
 export type { Step } from "../store/history/row.ts";
 export type { Preparation } from "../store/history/ready.ts";
@@ -160,7 +123,5 @@ export type { Stats, StatsRow } from "./history/stats.ts";
 export type { SavingsRow, SavingsTotals } from "../receipts/totals.ts";
 export type { CleanItem, CleanPlan, KeepReason } from "./runs/clean.ts";
 export type { OutcomeClass, PitroomEvent } from "../events/mod.ts";
-export { renderCard } from "../receipts/card.ts";
-export { renderBadge } from "../receipts/badge.ts";
 export type { Backend, WorkerName } from "../workers/types.ts";
 export type { Config } from "../store/config.ts";

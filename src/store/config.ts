@@ -2,7 +2,7 @@
  * The config file (`$XDG_CONFIG_HOME/pitroom/config.json`): read tolerantly. Unknown keys and
  * wrong types are warnings, never fatal; each setting remembers where it came from.
  */
-import { readJsonOrNull } from "./atomic.ts";
+import { readJsonOrNull } from "../sys/atomic.ts";
 import { own } from "../sys/own.ts";
 
 /** The settings Pitroom reads from its config file. */

@@ -2,7 +2,7 @@
  * Cooldowns: targets that were rate limited or out of quota, with the time they may be tried
  * again. One JSON file in the state dir, updated under a lock by concurrent supervisors.
  */
-import { readJsonOrNull, writeJsonAtomic } from "./atomic.ts";
+import { readJsonOrNull, writeJsonAtomic } from "../sys/atomic.ts";
 import type { StatePaths } from "./paths.ts";
 import { withLock } from "./locks.ts";
 

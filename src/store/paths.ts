@@ -129,16 +129,3 @@ export function statePaths(root: string): StatePaths {
 export function isRunId(id: string): boolean {
   return /^\d{8}-\d{6}-[0-9a-f]{4}$/.test(id);
 }
-
-/**
- * What `pitroom install` put in place (skills, MCP registrations), so `uninstall` removes exactly
- * that; the skills a compiled binary links to live next to it (`skills/<name>/`), the folders it
- * moved aside under `backups/`.
- */
-export function installPaths(root: string): { record: string; skills: string; backups: string } {
-  return {
-    record: join(root, "installed.json"),
-    skills: join(root, "skills"),
-    backups: join(root, "backups"),
-  };
-}

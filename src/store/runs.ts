@@ -2,7 +2,7 @@
  * Reading, writing and listing run records in the state dir.
  */
 import { DamagedRecord, RefusedError, UsageError } from "../sys/errors.ts";
-import { writeJsonAtomic } from "./atomic.ts";
+import { writeJsonAtomic } from "../sys/atomic.ts";
 import { isRunId, type StatePaths } from "./paths.ts";
 import { recordProblem, type RunRecord } from "./record.ts";
 

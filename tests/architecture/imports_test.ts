@@ -2,7 +2,8 @@
  * The house's plan as a table of parts and nevers, checked against every import of src/ (static
  * and dynamic `import`, `export ... from`, read from the source text):
  *
- * - the faces (`cli/`, `server/`) import the engine's front door (`engine/mod.ts`) and `sys/`
+ * - the faces (`cli/`, `server/`) import the engine's front door (`engine/mod.ts`), its
+ *   presentation helpers (`engine/present.ts`) and `sys/`
  *   only (the CLI also starts the servers);
  * - the lower rooms never import the engine or a face, and `confine/` (everything that limits a
  *   worker) is reached only from the engine rooms named here, and by the worker backends for
@@ -28,10 +29,10 @@ const LOWER: Record<string, RegExp[]> = {
   confine: [/^sys\//, /^store\//, /^events\//, /^vcs\//, /^workers\/(types|_detect|logins)\.ts$/],
 };
 
-/** The faces: the front door and sys only (the CLI also starts the servers). */
+/** The faces: the front door, its presentation helpers and sys only (the CLI also starts the servers). */
 const FACES: Record<string, RegExp[]> = {
-  cli: [/^engine\/mod\.ts$/, /^sys\//, /^server\//],
-  server: [/^engine\/mod\.ts$/, /^sys\//],
+  cli: [/^engine\/(mod|present)\.ts$/, /^sys\//, /^server\//],
+  server: [/^engine\/(mod|present)\.ts$/, /^sys\//],
 };
 
 /**
@@ -97,7 +98,7 @@ export function broken(from: string, to: string): string | null {
   if (a in FACES) {
     return FACES[a]!.some((re) => re.test(to))
       ? null
-      : `${a}/ imports the front door and sys/ only`;
+      : `${a}/ imports the front door, engine/present.ts and sys/ only`;
   }
   if (a in LOWER) {
     return LOWER[a]!.some((re) => re.test(to)) ? null : `${a}/ may not import ${b}/`;

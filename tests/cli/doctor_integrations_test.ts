@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { integrationChecks } from "../../src/cli/doctor_integrations.ts";
-import { installPaths } from "../../src/engine/mod.ts";
+import { installPaths } from "../../src/cli/install_record.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir } from "../support/temp.ts";
 

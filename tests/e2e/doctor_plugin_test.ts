@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { integrationChecks } from "../../src/cli/doctor_integrations.ts";
-import { installPaths } from "../../src/engine/mod.ts";
+import { installPaths } from "../../src/cli/install_record.ts";
 import { REPO_ROOT } from "../support/pitroom.ts";
 import { WORKER_BIN } from "../support/model_server/env_file.ts";
 import { testSys } from "../support/sys.ts";

@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { event } from "../../src/events/mod.ts";
-import {
-  describeWatchLines,
-  LiveFold,
-  parseRequest,
-  runRequestJsonSchema,
-  viewOf,
-} from "../../src/engine/mod.ts";
+import { parseRequest, runRequestJsonSchema } from "../../src/engine/mod.ts";
+import { describeWatchLines, LiveFold, viewOf } from "../../src/engine/present.ts";
 import { isWatchLine, WATCH_LINES } from "../../src/engine/follow/watch_lines.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { writeJsonAtomic } from "../../src/store/atomic.ts";
+import { writeJsonAtomic } from "../../src/sys/atomic.ts";
 import { loadConfig } from "../../src/store/config.ts";
 import { tempDir } from "../support/temp.ts";
 

@@ -13,7 +13,7 @@
  * cost and saved is counted once, on the run that made it.
  */
 import type { HeldSys } from "../../store/state.ts";
-import { readJsonOrNull, writeJsonAtomic } from "../../store/atomic.ts";
+import { readJsonOrNull, writeJsonAtomic } from "../../sys/atomic.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { join } from "../../sys/path.ts";
 import type { Final } from "../core/final.ts";

@@ -8,7 +8,7 @@
  * arrived while it was leaving) and takes the lock back if so; otherwise it exits.
  */
 import { type HeldSys, holdState } from "../../store/state.ts";
-import { writeTextAtomic } from "../../store/atomic.ts";
+import { writeTextAtomic } from "../../sys/atomic.ts";
 import { type HeldLock, tryLock, tryLockSoon } from "../../store/locks.ts";
 import { logFailure } from "../../store/log.ts";
 import type { Sys } from "../../sys/mod.ts";

@@ -5,7 +5,7 @@
  * Entries carry the starter's environment (API keys among it), so they are owner-only.
  */
 import { join } from "../../sys/path.ts";
-import { readJsonOrNull, writeJsonAtomic } from "../../store/atomic.ts";
+import { readJsonOrNull, writeJsonAtomic } from "../../sys/atomic.ts";
 import type { StatePaths } from "../../store/paths.ts";
 import { isRunId } from "../../store/paths.ts";
 

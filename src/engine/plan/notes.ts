@@ -5,7 +5,7 @@
  * `Task N:` belongs to task N; every note with `Ruling:` is a ruling.
  */
 import type { HeldSys } from "../../store/state.ts";
-import { writeJsonAtomic } from "../../store/atomic.ts";
+import { writeJsonAtomic } from "../../sys/atomic.ts";
 import { UsageError } from "../../sys/errors.ts";
 import { join } from "../../sys/path.ts";
 import type { LoadedPlan } from "./load.ts";

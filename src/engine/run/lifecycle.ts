@@ -10,7 +10,7 @@ import type { RunRecord } from "../../store/record.ts";
 import { acquireSlot } from "../../store/slots.ts";
 import { tryLock, tryLockSoon } from "../../store/locks.ts";
 import { clearActive } from "../../store/active.ts";
-import { writeTextAtomic } from "../../store/atomic.ts";
+import { writeTextAtomic } from "../../sys/atomic.ts";
 import { logFailure } from "../../store/log.ts";
 import { isNoSpace, isOsError } from "../../sys/fs.ts";
 import { Exit, PitroomError } from "../../sys/errors.ts";

@@ -9,7 +9,7 @@
 import type { HeldSys } from "../../store/state.ts";
 import { isFinal, type RunRecord } from "../../store/record.ts";
 import { tryLock } from "../../store/locks.ts";
-import { writeTextAtomic } from "../../store/atomic.ts";
+import { writeTextAtomic } from "../../sys/atomic.ts";
 import { writePatch } from "../../store/patch_file.ts";
 import { type JournalOp, liveOps, readJournal } from "../../store/journal.ts";
 import { RefusedError } from "../../sys/errors.ts";

@@ -5,7 +5,7 @@
  */
 import type { HeldSys } from "../../store/state.ts";
 import { type HeldLock, isLocked, tryLockSoon } from "../../store/locks.ts";
-import { writeTextAtomic } from "../../store/atomic.ts";
+import { writeTextAtomic } from "../../sys/atomic.ts";
 import type { StatePaths } from "../../store/paths.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import { type TrackedTree, trackTree } from "./tree.ts";

@@ -4,7 +4,8 @@
  * the card's; the worker events between them move the counts on at once, so a card changes the
  * moment a tool call is written. A final event is followed by the final record (`cardOf`).
  */
-import { type PitroomEvent, type RunReport, targetLabel } from "../../engine/mod.ts";
+import type { PitroomEvent, RunReport } from "../../engine/mod.ts";
+import { targetLabel } from "../../engine/present.ts";
 import type { ApiAttention, ApiMode, ApiOutcome, ApiWorker, RunCard } from "./api_types.ts";
 
 const LIVE = new Set(["queued", "running"]);

@@ -7,7 +7,7 @@
  * Format: `1.<time base 36>.<run>=<offset base 36>,<run>=<offset base 36>...` (`<run>=e` for an
  * ended run). Ids hold no CR, LF or NUL, as SSE requires.
  */
-import { isRunId } from "../../engine/mod.ts";
+import { isRunId } from "../../engine/present.ts";
 
 /** A run whose final event was delivered. */
 export const ENDED = -1;

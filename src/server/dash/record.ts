@@ -5,7 +5,7 @@
  * or stop a dashboard (`dash.lock`), and the health probe that tells a live dashboard from a
  * stale record (the recorded address answers `GET /api/health` with the recorded instance).
  */
-import { writeJsonAtomic } from "../../engine/mod.ts";
+import { writeJsonAtomic } from "../../sys/atomic.ts";
 import { mintToken } from "./door.ts";
 import { join } from "../../sys/path.ts";
 import type { Sys } from "../../sys/mod.ts";

@@ -8,15 +8,13 @@
 import { type Context, Hono } from "hono";
 import {
   type Engine,
-  isRunId,
   type KeptRun,
-  OUTCOME_CLASSES,
   type OutcomeClass,
   parseDuration,
   type RunReport,
   type SearchFilter,
-  stepEvents,
 } from "../../engine/mod.ts";
+import { isRunId, OUTCOME_CLASSES, stepEvents } from "../../engine/present.ts";
 import { UsageError } from "../../sys/errors.ts";
 import type {
   EventsResponse,

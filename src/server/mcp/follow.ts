@@ -4,7 +4,8 @@
  * cancelled; meanwhile a progress token gets `notifications/progress` every few seconds while
  * something changed ("running · read · 12s · 3 steps, 2 tool calls · last: ...").
  */
-import { formatDuration, LiveFold, type RunReport, type RunView } from "../../engine/mod.ts";
+import type { RunReport, RunView } from "../../engine/mod.ts";
+import { formatDuration, LiveFold } from "../../engine/present.ts";
 import type { ToolContext } from "./tool.ts";
 import { DamagedRecord } from "../../sys/errors.ts";
 

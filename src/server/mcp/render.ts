@@ -3,7 +3,8 @@
  * first. A run is one line (id, state, worker, time, counts), then its answer or its problem,
  * then the files it changed; a run still going says how to collect it.
  */
-import { formatDuration, isFinal, type RunReport, runTime, workerOf } from "../../engine/mod.ts";
+import type { RunReport } from "../../engine/mod.ts";
+import { formatDuration, isFinal, runTime, workerOf } from "../../engine/present.ts";
 
 /** The one-line summary of a run. */
 export function runLine(run: RunReport, now: number): string {

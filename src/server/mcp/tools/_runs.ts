@@ -3,7 +3,8 @@
  * the dashboard's address) and how it is built once a wait ended.
  */
 import { z } from "zod/v4";
-import { isFinal, type RunReport, RunReportSchema } from "../../../engine/mod.ts";
+import { type RunReport, RunReportSchema } from "../../../engine/mod.ts";
+import { isFinal } from "../../../engine/present.ts";
 import { followRuns } from "../follow.ts";
 import { runsText } from "../render.ts";
 import type { ToolAnswer, ToolContext } from "../tool.ts";

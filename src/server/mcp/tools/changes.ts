@@ -5,7 +5,8 @@
  */
 import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
-import { type Applied, placeOf } from "../../../engine/mod.ts";
+import type { Applied } from "../../../engine/mod.ts";
+import { placeOf } from "../../../engine/present.ts";
 import { UsageError } from "../../../sys/errors.ts";
 import { defineTool } from "../tool.ts";
 

@@ -3,7 +3,8 @@
  * folder was cleaned comes from the history, as `pitroom show` gives it: its record, its steps as
  * events and its patch, with `kept: true`.
  */
-import { type PitroomEvent, stepEvents } from "../../../engine/mod.ts";
+import type { PitroomEvent } from "../../../engine/mod.ts";
+import { stepEvents } from "../../../engine/present.ts";
 import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
 import { runText } from "../render.ts";

@@ -3,7 +3,7 @@
  * them), or clears the cooldowns so rate-limited models are tried again.
  */
 import { ReportSchema } from "./_runs.ts";
-import { placeOf } from "../../../engine/mod.ts";
+import { placeOf } from "../../../engine/present.ts";
 import { z } from "zod/v4";
 import { UsageError } from "../../../sys/errors.ts";
 import { defineTool } from "../tool.ts";

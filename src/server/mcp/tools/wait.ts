@@ -4,7 +4,7 @@
  * stops the waiting.
  */
 import { z } from "zod/v4";
-import { isFinal } from "../../../engine/mod.ts";
+import { isFinal } from "../../../engine/present.ts";
 import { UsageError } from "../../../sys/errors.ts";
 import { followRuns } from "../follow.ts";
 import { defineTool } from "../tool.ts";

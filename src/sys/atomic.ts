@@ -1,7 +1,7 @@
 /**
  * Atomic file writes (temp file + rename) and tolerant JSON reads.
  */
-import { basename, dirname, join } from "../sys/path.ts";
+import { basename, dirname, join } from "./path.ts";
 
 let counter = 0;
 
