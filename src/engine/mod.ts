@@ -19,7 +19,10 @@
  * ## The flow
  *
  * `const engine = createEngine(sys)` binds the engine to a state dir and a config (the ones of
- * `sys`). A caller describes work as a `RunRequest` (request/request.ts: one zod schema, which is also
+ * `sys`), and holds the state dir once (store/state.ts: its paths and the `Runs` records object),
+ * handed down with `sys` so nothing below rebuilds them. The faces' presentation helpers (how a run,
+ * an event, a receipt or a duration is said) are engine/present.ts, beside this door. Engine
+ * errors name the request's fields (`link`, `mode: isolate`); the CLI says its flags. A caller describes work as a `RunRequest` (request/request.ts: one zod schema, which is also
  * the TypeScript type, the runtime check and the JSON Schema MCP publishes). `engine.start(req)`
  * checks it, reads the settings once (core/load_settings.ts) and builds the runs (request/build.ts: worker
  * chain from `worker`/`tier`/`model` and the config's fallbacks, mode checks, effort, caps,
