@@ -79,6 +79,7 @@ Deno.test("start-up loads no command declaration, no command code and no help; a
   // What `pitroom --version` loads of cli/: what every command needs before it is known.
   assert.deepEqual(cli(loads(edges, `file://${ROOT}main.ts`)), [
     "command_list.ts",
+    "fields.ts",
     "main.ts",
     "safe.ts",
     "version.ts",
