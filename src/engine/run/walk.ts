@@ -9,7 +9,7 @@
 import { event, type OutcomeClass, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
 import { activeCooldowns, cooldownKey, putCooldown } from "../../store/cooldown.ts";
 import { statePaths } from "../../store/paths.ts";
-import type { Attempt, RunRecord, Target } from "../../store/record.ts";
+import type { Attempt, PriceSettings, RunRecord, Target } from "../../store/record.ts";
 import { writeRecord } from "../../store/runs.ts";
 import { logFailure } from "../../store/log.ts";
 import type { Sys } from "../../sys/mod.ts";
@@ -24,7 +24,7 @@ import { promptFor } from "./prompt.ts";
 import { RecordWriter } from "./record_writer.ts";
 import { runVerify } from "./verify.ts";
 import { capHit } from "../request/caps.ts";
-import { type Config, loadConfig } from "../../store/config.ts";
+import { loadConfig } from "../../store/config.ts";
 import { resolvePricing } from "../../receipts/pricing.ts";
 import { workerCostOf } from "../../receipts/receipt.ts";
 import type { TrackedTree } from "../tree/tree.ts";
@@ -325,7 +325,7 @@ async function walkPrepared(
 }
 
 /** What the run's worker has cost so far at `model`'s price (reported by the CLI, else priced). */
-function costMeter(sys: Sys, config: Config, record: RunRecord) {
+function costMeter(sys: Sys, config: PriceSettings, record: RunRecord) {
   const pricing = resolvePricing(config, sys.env, []);
   return (model: string | undefined) => workerCostOf(record, model, pricing).workerCost;
 }

@@ -5,7 +5,7 @@
  * moment a tool call is written. A final event is followed by the final record (`cardOf`).
  */
 import { type PitroomEvent, type RunReport, targetLabel } from "../../engine/mod.ts";
-import type { ApiAttention, ApiMode, ApiOutcome, ApiWorker, RunCard } from "./api_types.ts";
+import type { ApiAttention, ApiWorker, RunCard } from "./api_types.ts";
 
 const LIVE = new Set(["queued", "running"]);
 
@@ -22,9 +22,9 @@ export function cardOf(record: RunReport): RunCard {
   return {
     id: record.id,
     state: record.state,
-    mode: record.mode as ApiMode,
+    mode: record.mode,
     task: record.task,
-    worker: (target?.worker ?? null) as ApiWorker | null,
+    worker: target?.worker ?? null,
     model: record.receipt?.model ?? target?.model ?? null,
     workerLabel: target ? targetLabel(target) : "-",
     group: record.group ?? null,
@@ -41,7 +41,7 @@ export function cardOf(record: RunReport): RunCard {
     cost: record.receipt?.workerCost ?? p.cost ?? null,
     saved: record.receipt?.saved ?? null,
     fallbacks: Math.max(0, record.attempts.length - 1),
-    outcome: (record.outcome ?? null) as ApiOutcome | null,
+    outcome: record.outcome ?? null,
     exit: record.exit ?? null,
     message: record.outcome === "ok" ? null : record.message ?? null,
     changedFiles: changed,
