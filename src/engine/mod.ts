@@ -93,7 +93,7 @@ export {
   runRequestJsonSchema,
   RunRequestSchema,
 } from "./request/request.ts";
-export { type RunReport, runReportJsonSchema, RunReportSchema } from "./follow/report.ts";
+export { type RunReport, runReportJsonSchema, runReportSchema } from "./follow/report.ts";
 export { answerSummary } from "./answer/mod.ts";
 export { PROMPT_TEMPLATES } from "./run/prompt.ts";
 export {

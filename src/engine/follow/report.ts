@@ -5,15 +5,14 @@
  * runtime check and JSON Schema.
  */
 import { z } from "zod/v4";
-import { type RunRecord, RunRecordSchema } from "../../store/record.ts";
+import { type RunRecord, runRecordSchema } from "../../store/record.ts";
 
-/** The schema of a run report. */
-export const RunReportSchema = RunRecordSchema;
+export { runRecordSchema as runReportSchema };
 
 /** A run report. */
 export type RunReport = RunRecord;
 
 /** The JSON Schema of a run report (for MCP tools and the dashboard's API docs). */
 export function runReportJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(RunReportSchema) as Record<string, unknown>;
+  return z.toJSONSchema(runRecordSchema()) as Record<string, unknown>;
 }
