@@ -96,7 +96,7 @@ export {
   runRequestJsonSchema,
   RunRequestSchema,
 } from "./request/request.ts";
-export { type RunReport, runReportJsonSchema, RunReportSchema } from "./follow/report.ts";
+export { type RunReport, runReportJsonSchema, runReportSchema } from "./follow/report.ts";
 export {
   type ReviewRequest,
   reviewRequestJsonSchema,

@@ -4,7 +4,7 @@
  * price table, or `custom` with `price`), and `PITROOM_PRIMARY` over the config's primary.
  * Bad values are warnings and fall back.
  */
-import type { Config } from "../store/config.ts";
+import type { PriceSettings } from "../store/record.ts";
 import { DEFAULT_PRIMARY, listPrice, type Price, PRIMARY_PRESETS } from "./prices.ts";
 
 /** A price as configured: USD per million tokens, each part optional. */
@@ -79,7 +79,7 @@ function presetPrice(name: string): Price | undefined {
 
 /** Resolves the prices receipts use from the config and the environment (pure). */
 export function resolvePricing(
-  config: Config,
+  config: PriceSettings,
   env: { get(name: string): string | undefined },
   warnings: string[],
 ): Pricing {

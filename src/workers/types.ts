@@ -6,13 +6,9 @@
 import type { OutcomeClass, WorkerEvent } from "../events/mod.ts";
 import type { Runner } from "../sys/mod.ts";
 
-/** Backend names. */
-export const WORKER_NAMES = ["opencode", "codex", "claude", "gemini"] as const;
-/** A backend name. */
-export type WorkerName = typeof WORKER_NAMES[number];
+import type { Mode, WorkerName } from "./names.ts";
 
-/** Run modes. */
-export type Mode = "read" | "write" | "isolate";
+export { type Mode, WORKER_NAMES, type WorkerName } from "./names.ts";
 
 /** What a backend needs to describe one launch. */
 export interface RunSpec {

@@ -3,6 +3,7 @@
  * id, read as a fraction of 2^32, is below the rate. The same run is always in or always out,
  * whichever process asks; `--audit` / `--no-audit` on the run win over the sample.
  */
+import type { RunRecord } from "../../store/record.ts";
 
 /**
  * FNV-1a, 32 bits, of a text's UTF-8 bytes, then murmur3's finaliser, so ids that differ only in
@@ -30,6 +31,6 @@ export function inSample(id: string, rate: number): boolean {
 }
 
 /** Whether a finished run is to be audited: its own `--audit`/`--no-audit`, else the sample. */
-export function wantsAudit(record: { id: string; auditWanted?: boolean }, rate: number): boolean {
+export function wantsAudit(record: Pick<RunRecord, "id" | "auditWanted">, rate: number): boolean {
   return record.auditWanted ?? inSample(record.id, rate);
 }

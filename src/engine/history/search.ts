@@ -4,6 +4,7 @@
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { OutcomeClass } from "../../events/mod.ts";
+import type { SearchHit } from "../../store/history/row.ts";
 import { ftsQuery } from "./query.ts";
 
 /** Which runs a search keeps. */
@@ -30,42 +31,21 @@ export interface SearchOptions {
   marks?: [string, string];
 }
 
-/** One run found. */
-export interface SearchHit {
-  id: string;
-  createdAt: number;
-  endedAt: number | null;
-  durationMs: number | null;
-  task: string;
-  worker: string | null;
-  model: string | null;
-  mode: string;
-  group: string | null;
-  state: string;
-  outcome: string | null;
-  exit: number | null;
-  changedFiles: number;
-  saved: number | null;
-  answer: string | null;
-  message: string | null;
-  /** The answer's reference check (`4/5`), when it was checked. */
-  refs: string | null;
-  /** The best matching passage, matches between the marks (only with a text). */
-  snippet?: string;
-}
+export type { SearchHit };
 
+/** A hit's row as SQLite gives it (the values are the record's, as history.db keeps them). */
 interface HitRow {
   id: string;
   created_at: number;
   ended_at: number | null;
   duration_ms: number | null;
   task: string;
-  worker: string | null;
+  worker: SearchHit["worker"];
   model: string | null;
-  mode: string;
+  mode: SearchHit["mode"];
   run_group: string | null;
-  state: string;
-  outcome: string | null;
+  state: SearchHit["state"];
+  outcome: SearchHit["outcome"];
   exit_code: number | null;
   changed_files: number;
   saved: number | null;

@@ -4,19 +4,12 @@
  * and the run says which cap it hit. Pure apart from nothing: the walk checks on each progress.
  */
 import { grouped } from "../../receipts/format.ts";
-import type { Progress } from "../../store/record.ts";
+import type { Progress, RunRecord } from "../../store/record.ts";
 import { burnedTokens } from "../../receipts/receipt.ts";
 import { UsageError } from "../../sys/errors.ts";
 
 /** The caps of a run; each is optional. */
-export interface Caps {
-  /** Tokens burned: input (fresh and cached), output and reasoning. */
-  maxTokens?: number;
-  /** USD the worker cost (reported by its CLI, else priced). */
-  maxCost?: number;
-  /** Steps (model turns) the worker took. */
-  maxSteps?: number;
-}
+export type Caps = NonNullable<RunRecord["caps"]>;
 
 const NAMES = ["maxTokens", "maxCost", "maxSteps"] as const;
 

@@ -27,7 +27,7 @@ export interface TargetRecord {
 }
 
 /** The key of a target in the records: `worker` or `worker:model`. */
-export function targetKey(target: { worker: string; model?: string | null }): string {
+export function targetKey(target: { worker: string; model?: string | null | undefined }): string {
   return target.model ? `${target.worker}:${target.model}` : target.worker;
 }
 

@@ -10,7 +10,7 @@ import { sandboxSettingOf } from "../../confine/sandboxing.ts";
 import type { HeldSys } from "../../store/state.ts";
 import { event, type OutcomeClass, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
 import { activeCooldowns, cooldownKey, putCooldown } from "../../store/cooldown.ts";
-import type { Attempt, RunRecord, Target } from "../../store/record.ts";
+import type { Attempt, PriceSettings, RunRecord, Target } from "../../store/record.ts";
 import { logFailure } from "../../store/log.ts";
 import { PitroomError } from "../../sys/errors.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
@@ -23,7 +23,7 @@ import { promptFor } from "./prompt.ts";
 import { RecordWriter } from "./record_writer.ts";
 import { runVerify } from "./verify.ts";
 import { capHit } from "../request/caps.ts";
-import { type Config, loadConfig } from "../../store/config.ts";
+import { loadConfig } from "../../store/config.ts";
 import { resolvePricing } from "../../receipts/pricing.ts";
 import { workerCostOf } from "../../receipts/receipt.ts";
 import type { TrackedTree } from "../tree/tree.ts";
@@ -327,7 +327,7 @@ async function walkPrepared(
 }
 
 /** What the run's worker has cost so far at `model`'s price (reported by the CLI, else priced). */
-function costMeter(sys: HeldSys, config: Config, record: RunRecord) {
+function costMeter(sys: HeldSys, config: PriceSettings, record: RunRecord) {
   const pricing = resolvePricing(config, sys.env, []);
   return (model: string | undefined) => workerCostOf(record, model, pricing).workerCost;
 }

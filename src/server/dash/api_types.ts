@@ -1,54 +1,31 @@
 /**
  * The dashboard's HTTP contract as TypeScript types: every JSON answer of the API and every
  * server-sent event. The page imports this module type-only (`import type { ... } from
- * "../../src/server/dash/api_types.ts"`), so it imports nothing itself and needs no Deno types;
- * `_contract.ts` fails to type-check when the engine's shapes drift away from these.
+ * "../../src/server/dash/api_types.ts"`), so nothing of the server enters its bundle; the run's
+ * shapes are the run record's and the event union's own types (store/record.ts,
+ * store/history/row.ts, events/mod.ts: modules with no effects, which the page can type-check),
+ * and `_contract.ts` keeps the rest in step with the engine.
  * README.md next to this file describes the routes.
  */
+import type { OutcomeClass, PitroomEvent, RunState } from "../../events/mod.ts";
+import type { SearchHit } from "../../store/history/row.ts";
+import type { RunRecord, Tokens } from "../../store/record.ts";
+import type { Mode, WorkerName } from "../../workers/names.ts";
 
 /** Run states: `queued` and `running` are live, the rest final. */
-export type ApiRunState = "queued" | "running" | "done" | "problem" | "lost";
+export type ApiRunState = RunState;
 
 /** How a run (or one attempt of it) ended. */
-export type ApiOutcome =
-  | "ok"
-  | "failed"
-  | "model_not_found"
-  | "rate_limited"
-  | "quota"
-  | "auth"
-  | "timeout"
-  | "stopped"
-  | "read_only_violation"
-  | "refused"
-  | "verify_failed"
-  | "capped";
+export type ApiOutcome = OutcomeClass;
 
 /** A run's mode. */
-export type ApiMode = "read" | "write" | "isolate";
+export type ApiMode = Mode;
 
 /** A worker backend. */
-export type ApiWorker = "opencode" | "codex" | "claude" | "gemini";
-
-/** The kind of a tool call, the same for every worker. */
-export type ApiToolKind =
-  | "read"
-  | "search"
-  | "list"
-  | "edit"
-  | "write"
-  | "shell"
-  | "web"
-  | "task"
-  | "other";
+export type ApiWorker = WorkerName;
 
 /** Token counts. */
-export interface ApiTokens {
-  input: number;
-  output: number;
-  cached: number;
-  reasoning: number;
-}
+export type ApiTokens = Tokens;
 
 /** Why a run needs attention: it failed, or its isolate patch waits to be applied. */
 export type ApiAttention = "problem" | "unapplied";
@@ -107,163 +84,10 @@ export interface RunCard {
 }
 
 /** One event of a run (the engine's closed event union; `time` is ms since the epoch). */
-export type ApiEvent =
-  | { type: "worker.session"; time: number; sessionId: string }
-  | { type: "worker.step"; time: number; index?: number }
-  | { type: "worker.text"; time: number; text: string }
-  | { type: "worker.reasoning"; time: number; text: string }
-  | {
-    type: "worker.tool_call";
-    time: number;
-    tool: string;
-    kind: ApiToolKind;
-    target: string;
-    status: "ok" | "error" | "denied";
-    error?: string;
-  }
-  | { type: "worker.denied"; time: number; tool: string; message: string }
-  | {
-    type: "worker.tokens";
-    time: number;
-    input: number;
-    output: number;
-    cached: number;
-    reasoning: number;
-    cost?: number;
-  }
-  | { type: "worker.answer"; time: number; text: string }
-  | {
-    type: "worker.error";
-    time: number;
-    message: string;
-    status?: number;
-    retryable?: boolean;
-    name?: string;
-    retryAfterMs?: number;
-  }
-  | { type: "worker.unknown"; time: number; raw: string }
-  | { type: "run.queued"; time: number; run: string; position: number }
-  | {
-    type: "run.started";
-    time: number;
-    run: string;
-    worker: string;
-    model?: string;
-    mode: string;
-    attempt: number;
-  }
-  | {
-    type: "run.progress";
-    time: number;
-    run: string;
-    steps: number;
-    tools: number;
-    denied?: number;
-    last?: string;
-    tokens: ApiTokens;
-  }
-  | { type: "run.skipped"; time: number; run: string; target: string; until: number }
-  | {
-    type: "run.fallback";
-    time: number;
-    run: string;
-    from: string;
-    to: string;
-    reason: ApiOutcome;
-    message: string;
-  }
-  | {
-    type: "run.finished";
-    time: number;
-    run: string;
-    state: ApiRunState;
-    outcome: ApiOutcome;
-    exit: number;
-    message?: string;
-    changed?: string[];
-  }
-  | { type: "run.lost"; time: number; run: string; reason: string };
+export type ApiEvent = PitroomEvent;
 
-/** A file the worker changed. */
-export interface ApiChangedFile {
-  path: string;
-  status: "added" | "modified" | "deleted";
-  added: number;
-  removed: number;
-  binary: boolean;
-}
-
-/** One attempt of a run: a target of its chain that ran. */
-export interface ApiAttempt {
-  worker: ApiWorker;
-  model?: string;
-  startedAt: number;
-  endedAt?: number;
-  outcome?: ApiOutcome;
-  message?: string;
-}
-
-/** A run's full report (the run record; the fields the page reads). */
-export interface ApiReport {
-  id: string;
-  state: ApiRunState;
-  mode: ApiMode;
-  task: string;
-  cwd: string;
-  repoRoot?: string;
-  group?: string;
-  chain: { worker: ApiWorker; model?: string }[];
-  effort?: string;
-  web: boolean;
-  timeoutMs: number;
-  verifyCommand?: string;
-  verify?: {
-    command: string;
-    ok: boolean;
-    code: number | null;
-    timedOut: boolean;
-    ms: number;
-    output: string;
-  };
-  createdAt: number;
-  startedAt?: number;
-  endedAt?: number;
-  attempts: ApiAttempt[];
-  /** Targets left out because they were cooling down, until when. */
-  skipped?: { worker: ApiWorker; model?: string; until: number }[];
-  progress: {
-    steps: number;
-    tools: number;
-    denied?: number;
-    last?: string;
-    tokens: ApiTokens;
-    cost?: number;
-  };
-  outcome?: ApiOutcome;
-  exit?: number;
-  message?: string;
-  answer?: string;
-  changes?: {
-    files: ApiChangedFile[];
-    /** Files changed while the run worked, not by a tool the worker called. */
-    others?: ApiChangedFile[];
-    reverted?: boolean;
-  };
-  notes?: string[];
-  isolation?: { applied?: { at: number; files: string[] }; discarded?: { at: number } };
-  receipt?: {
-    tokens: ApiTokens;
-    returnedTokens: number;
-    compression: number | null;
-    workerCost: number;
-    workerCostSource: string;
-    primary: string;
-    primaryCost: number;
-    saved: number;
-    model?: string;
-  };
-  files?: { path: string; bytes: number }[];
-}
+/** A run's full report: the run record. */
+export type ApiReport = RunRecord;
 
 /** An error answer (any status >= 400). */
 export interface ApiError {
@@ -298,27 +122,8 @@ export interface EventsResponse {
   kept: boolean;
 }
 
-/** One run the history search found. */
-export interface HistoryHit {
-  id: string;
-  createdAt: number;
-  endedAt: number | null;
-  durationMs: number | null;
-  task: string;
-  worker: string | null;
-  model: string | null;
-  mode: string;
-  group: string | null;
-  state: string;
-  outcome: string | null;
-  exit: number | null;
-  changedFiles: number;
-  saved: number | null;
-  answer: string | null;
-  message: string | null;
-  /** With `q`: the best matching passage, the matches between U+E000 and U+E001. */
-  snippet?: string;
-}
+/** One run the history search found (`snippet` with `q`: matches between U+E000 and U+E001). */
+export type HistoryHit = SearchHit;
 
 /** `GET /api/history`: one page of hits, newest first. */
 export interface HistoryResponse {

@@ -6,7 +6,7 @@
  */
 import type { PitroomEvent, RunReport } from "../../engine/mod.ts";
 import { targetLabel } from "../../engine/present.ts";
-import type { ApiAttention, ApiMode, ApiOutcome, ApiWorker, RunCard } from "./api_types.ts";
+import type { ApiAttention, ApiWorker, RunCard } from "./api_types.ts";
 
 const LIVE = new Set(["queued", "running"]);
 
@@ -23,9 +23,9 @@ export function cardOf(record: RunReport): RunCard {
   return {
     id: record.id,
     state: record.state,
-    mode: record.mode as ApiMode,
+    mode: record.mode,
     task: record.task,
-    worker: (target?.worker ?? null) as ApiWorker | null,
+    worker: target?.worker ?? null,
     model: record.receipt?.model ?? target?.model ?? null,
     workerLabel: target ? targetLabel(target) : "-",
     group: record.group ?? null,
@@ -42,7 +42,7 @@ export function cardOf(record: RunReport): RunCard {
     cost: record.receipt?.workerCost ?? p.cost ?? null,
     saved: record.receipt?.saved ?? null,
     fallbacks: Math.max(0, record.attempts.length - 1),
-    outcome: (record.outcome ?? null) as ApiOutcome | null,
+    outcome: record.outcome ?? null,
     exit: record.exit ?? null,
     message: record.outcome === "ok" ? null : record.message ?? null,
     changedFiles: changed,

@@ -3,6 +3,7 @@
  * from the record and the events file.
  */
 import type { PitroomEvent } from "../../events/mod.ts";
+import type { WorkerName } from "../../workers/names.ts";
 import type { RunRecord } from "../record.ts";
 
 /** A text longer than this is cut in a step (the events file keeps the whole text). */
@@ -24,6 +25,29 @@ export interface Step {
   status: string | null;
   text: string | null;
 }
+
+/** The record's fields a history row keeps as they are, absent ones as null. */
+type Kept<K extends keyof RunRecord> = { [F in K]-?: Exclude<RunRecord[F], undefined> | null };
+
+/**
+ * One run a history search found: its row read back, the record's own fields by their record
+ * types (absent: null), and what the row adds.
+ */
+export type SearchHit =
+  & Pick<RunRecord, "id" | "createdAt" | "task" | "mode" | "state">
+  & Kept<"endedAt" | "group" | "outcome" | "exit" | "answer" | "message">
+  & {
+    durationMs: number | null;
+    /** The last attempt's worker and model. */
+    worker: WorkerName | null;
+    model: string | null;
+    changedFiles: number;
+    saved: number | null;
+    /** The answer's reference check (`4/5`), when it was checked. */
+    refs: string | null;
+    /** The best matching passage, matches between the marks (only with a text). */
+    snippet?: string;
+  };
 
 /** One attempt row. */
 export interface AttemptRow {

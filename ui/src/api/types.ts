@@ -1,6 +1,7 @@
 /**
- * The shapes the page reads: the dashboard's HTTP contract (src/server/dash/api_types.ts, a
- * module that imports nothing), imported type-only so nothing of the server enters the bundle.
+ * The shapes the page reads: the dashboard's HTTP contract (src/server/dash/api_types.ts, whose
+ * run shapes are the run record's own), imported type-only so nothing of the server enters the
+ * bundle.
  */
 export type {
   ApiEvent as PitroomEvent,

@@ -14,10 +14,10 @@ export function hitCard(hit: HistoryHit, known: Shape | undefined): Shape {
   const live = hit.state === "queued" || hit.state === "running";
   return {
     id: hit.id,
-    state: hit.state as Shape["state"],
-    mode: hit.mode as Shape["mode"],
+    state: hit.state,
+    mode: hit.mode,
     task: hit.task,
-    worker: hit.worker as Shape["worker"],
+    worker: hit.worker,
     model: hit.model,
     workerLabel: hit.worker ? (hit.model ? `${hit.worker} (${hit.model})` : hit.worker) : "-",
     group: hit.group,
@@ -36,7 +36,7 @@ export function hitCard(hit: HistoryHit, known: Shape | undefined): Shape {
     cost: null,
     saved: hit.saved,
     fallbacks: 0,
-    outcome: hit.outcome as Shape["outcome"],
+    outcome: hit.outcome,
     exit: hit.exit,
     message: hit.outcome === "ok" ? null : hit.message,
     changedFiles: hit.changedFiles,

@@ -1,0 +1,14 @@
+/**
+ * The names of the worker backends and of the run modes: plain data with no effects, so the run
+ * record's schema (store/record.ts) and the dashboard page's types can name them.
+ */
+
+/** Backend names. */
+export const WORKER_NAMES = ["opencode", "codex", "claude", "gemini"] as const;
+/** A backend name. */
+export type WorkerName = typeof WORKER_NAMES[number];
+
+/** Run modes. */
+export const MODE_NAMES = ["read", "write", "isolate"] as const;
+/** A run mode. */
+export type Mode = typeof MODE_NAMES[number];
