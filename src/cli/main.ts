@@ -9,7 +9,7 @@ import type { Sys } from "../sys/mod.ts";
 import { loadCommand } from "./command_list.ts";
 import { safe } from "./safe.ts";
 import { buildInfo, VERSION, versionLine } from "./version.ts";
-import { RECURSION_MARKER } from "../engine/mod.ts";
+import { RECURSION_MARKER } from "../sys/marker.ts";
 
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], sys: Sys): Promise<number> {

@@ -4,7 +4,7 @@
  * become visible escapes, so nothing a worker writes can drive the terminal or split a line.
  * Used at the rendering edge of every human output; `--json` prints the exact text.
  */
-import { oneLine } from "../engine/mod.ts";
+import { oneLine } from "../sys/text.ts";
 
 // C0 and DEL, C1, and the bidi embeddings/overrides/isolates that reorder what is shown.
 // deno-lint-ignore no-control-regex -- finding control characters is the point
