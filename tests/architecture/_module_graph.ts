@@ -113,20 +113,17 @@ function summarise(graph: Graph, modules: Set<string>): Loaded {
 }
 
 /**
- * What `pitroom <command>` loads: main.ts's static closure; `--version` stops there; `help`
- * adds every declaration (the overview lists them all) and help.ts; a command adds its
- * declaration module and everything its `run` imports lazily.
+ * What `pitroom <command>` loads: main.ts's static closure; `--version` stops there; a command
+ * adds its declaration module and everything its `run` imports lazily; `help` (and `--help`,
+ * a part of it) also every declaration, since the overview lists them all (commands.ts).
  */
 export async function loadedBy(graph: Graph, command: string): Promise<Loaded> {
   const main = fileUrl("main.ts");
   if (command === "--version") return summarise(graph, staticClosure(graph, [main]));
   const declarations = await commandModules();
-  if (command === "help") {
-    const roots = [main, fileUrl("src/cli/commands.ts"), fileUrl("src/cli/help.ts")];
-    return summarise(graph, staticClosure(graph, [...roots, ...declarations.values()]));
-  }
   const declaration = declarations.get(command);
   if (declaration === undefined) throw new Error(`no command "${command}" in command_list.ts`);
   const roots = [main, declaration, ...lazyImports(graph, declaration)];
+  if (command === "help") roots.push(fileUrl("src/cli/help.ts"), ...declarations.values());
   return summarise(graph, staticClosure(graph, roots));
 }
