@@ -4,11 +4,13 @@
  * one process, interleaved (A B C A B C ...), medians. See README.md.
  *
  *   deno task bench:startup [--rounds 11] [--records 10000] [--no-history] [--json] [--out FILE]
- *                           [--pitroom "CMD ..."]
+ *                           [--pitroom "CMD ..."] [--compare "CMD ..."]
  *
  * `--pitroom` replaces how pitroom is started (default: tests/support/pitroom.ts's argv, which
  * honours PITROOM_TEST_PROGRAM, e.g. the bundle `dist/pitroom.mjs`); the empty script is then
  * still started by `deno run`, as the baseline of what any Deno program costs to start.
+ * `--compare` times a second pitroom (another checkout: before and after a change) in the same
+ * rounds, so both sides see the same load.
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -65,6 +67,7 @@ async function bench(argv: string[]): Promise<number> {
       json: { type: "boolean", default: false },
       out: { type: "string", default: DEFAULT_OUT },
       pitroom: { type: "string" },
+      compare: { type: "string" },
     },
   });
   const rounds = positive("rounds", values.rounds);
@@ -73,6 +76,7 @@ async function bench(argv: string[]): Promise<number> {
   const pitroom = values.pitroom === undefined
     ? pitroomArgv()
     : values.pitroom.split(/\s+/).filter((part) => part !== "");
+  const compare = values.compare?.split(/\s+/).filter((part) => part !== "") ?? null;
   const loadavgBefore = Deno.loadavg();
 
   await using scratch = await tempDir("pitroom-bench-startup-");
@@ -107,33 +111,46 @@ async function bench(argv: string[]): Promise<number> {
   });
   const time = (cmd: string[], stateDir: string, expect: string, what: string) => async () =>
     checked(what, await timeProcess({ argv: cmd, env: env(stateDir), cwd: scratch.path }), expect);
-  const cases: Partial<Record<Case | "empty", () => Promise<number>>> = {
+  /** Each case: its arguments, state dir and what stdout must hold. */
+  const runs: Array<[Case, string[], string, string]> = [
+    ["version", ["--version"], empty, "pitroom"],
+    ["help", ["help"], empty, "Usage"],
+    ["statusEmpty", ["status"], empty, ""],
+    ["lsEmpty", ["ls"], empty, ""],
+    ...(values["no-history"] ? [] : [
+      ["statusFull", ["status"], full, "done"] as [Case, string[], string, string],
+      ["lsFull", ["ls"], full, "done"] as [Case, string[], string, string],
+    ]),
+  ];
+  const cases: Record<string, () => Promise<number>> = {
     empty: time(baseline, empty, "", "empty script"),
-    version: time([...pitroom, "--version"], empty, "pitroom", "--version"),
-    help: time([...pitroom, "help"], empty, "Usage", "help"),
-    statusEmpty: time([...pitroom, "status"], empty, "", "status (empty)"),
-    lsEmpty: time([...pitroom, "ls"], empty, "", "ls (empty)"),
   };
-  if (!values["no-history"]) {
-    cases.statusFull = time([...pitroom, "status"], full, "done", "status (full)");
-    cases.lsFull = time([...pitroom, "ls"], full, "done", "ls (full)");
+  for (const [name, args, dir, expect] of runs) {
+    cases[name] = time([...pitroom, ...args], dir, expect, LABELS[name]);
+    if (compare !== null) {
+      cases[`compare:${name}`] = time([...compare, ...args], dir, expect, `--compare ${name}`);
+    }
   }
   log(`${Object.keys(cases).length} cases x ${rounds} rounds after one warm-up ...`);
-  const samples = await interleave(cases as Record<string, () => Promise<number>>, {
+  const samples = await interleave(cases, {
     rounds,
     warmup: 1,
   });
   const emptySeries = series(samples.empty!, "empty script");
-  const measured = Object.keys(cases).filter((k): k is Case => k !== "empty").map((name) => {
+  const ratioOf = (s: Series) => Math.round((s.medianMs / emptySeries.medianMs) * 1000) / 1000;
+  const measured = runs.map(([name]) => {
     const s: Series = series(samples[name]!, LABELS[name]);
-    const ratio = Math.round((s.medianMs / emptySeries.medianMs) * 1000) / 1000;
+    const other = compare === null
+      ? null
+      : series(samples[`compare:${name}`]!, `--compare ${name}`);
     return {
       name,
       label: LABELS[name].replace("N runs", `${records} runs`),
       ...s,
-      ratio,
+      ratio: ratioOf(s),
       target: TARGETS[name],
-      met: ratio <= TARGETS[name],
+      met: ratioOf(s) <= TARGETS[name],
+      ...(other === null ? {} : { compare: { ...other, ratio: ratioOf(other) } }),
     };
   });
   const result = checkFigures({
@@ -141,6 +158,7 @@ async function bench(argv: string[]): Promise<number> {
     date: new Date().toISOString(),
     command: ["deno task bench:startup", ...argv].join(" "),
     pitroom,
+    ...(compare === null ? {} : { compare }),
     machine: {
       nproc: navigator.hardwareConcurrency,
       loadavgBefore: loadavgBefore.map((n) => Math.round(n * 100) / 100),
@@ -163,13 +181,20 @@ async function bench(argv: string[]): Promise<number> {
         `start-up, medians of ${rounds} interleaved rounds; load ${
           load(result.machine.loadavgBefore)
         } -> ${load(result.machine.loadavgAfter)}`,
-        `| case | median | x empty script | target |`,
-        `| --- | --- | --- | --- |`,
-        `| empty \`deno run\` script | ${emptySeries.medianMs} ms | 1 | |`,
+        ...(compare === null ? [] : [`--compare: ${compare.join(" ")}`]),
+        `| case | median | x empty script | target |${compare === null ? "" : " --compare |"}`,
+        `| --- | --- | --- | --- |${compare === null ? "" : " --- |"}`,
+        `| empty \`deno run\` script | ${emptySeries.medianMs} ms | 1 | |${
+          compare === null ? "" : " |"
+        }`,
         ...measured.map((c) =>
           `| ${c.label} | ${c.medianMs} ms | ${c.ratio.toFixed(2)}x | <= ${c.target}x ${
             c.met ? "met" : "MISSED"
-          } |`
+          } |${
+            c.compare === undefined
+              ? ""
+              : ` ${c.compare.medianMs} ms, ${c.compare.ratio.toFixed(2)}x |`
+          }`
         ),
       ].join("\n"),
     );
