@@ -13,6 +13,9 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { crewWorld, task } from "../../tests/crew/_world.ts";
+import { readEventsFile } from "../../src/store/events_file.ts";
+import type { WatchLine } from "../../src/engine/follow/watch_lines.ts";
+import { checkFigures, NoFigure, quantile } from "../_figures.ts";
 
 const args = parseArgs({
   args: Deno.args,
@@ -32,12 +35,10 @@ function ok(r: { code: number; stderr: string }, what: string): void {
 
 async function rssKb(pid: number): Promise<number> {
   const ps = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", String(pid)] }).output();
-  return Number(new TextDecoder().decode(ps.stdout).trim() || 0);
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+  const kb = Number(new TextDecoder().decode(ps.stdout).trim());
+  // A process already gone has no RSS: that is no measurement, not 0 MB.
+  if (!ps.success || !(kb > 0)) throw new NoFigure(`no RSS for process ${pid}`);
+  return kb;
 }
 
 async function wallClock(): Promise<{ one: number; crew: number }> {
@@ -71,7 +72,7 @@ async function latency(): Promise<number[]> {
     "crew",
   );
   const watch = w.spawn(["watch", "-g", "lat", "--json", "--interval", "0"]);
-  const arrivals: Array<{ at: number; line: { type: string; run: string; tools?: number } }> = [];
+  const arrivals: Array<{ at: number; line: WatchLine }> = [];
   let buffer = "";
   const decoder = new TextDecoder();
   for await (const chunk of watch.stdout) {
@@ -85,17 +86,23 @@ async function latency(): Promise<number[]> {
   }
   await watch.status;
   await watch.stderr.cancel();
+  // The k-th tool call of a run is the one a progress line with `tools: k` reports.
+  const calls = new Map<string, number[]>();
   const gaps: number[] = [];
   for (const { at, line } of arrivals) {
-    if (line.type !== "progress" || !line.tools) continue;
-    const gz = await Deno.open(join(w.stateDir, "runs", line.run, "events.jsonl.gz"));
-    const text = await new Response(gz.readable.pipeThrough(new DecompressionStream("gzip")))
-      .text();
-    const calls = text.split("\n").filter((l) => l.includes('"worker.tool_call"')).map((l) =>
-      JSON.parse(l)
-    );
-    const ev = calls[line.tools - 1];
-    if (ev) gaps.push(at - ev.time);
+    if (line.event !== "progress" || line.tools === 0) continue;
+    if (!calls.has(line.run)) {
+      const events = await readEventsFile(join(w.stateDir, "runs", line.run, "events.jsonl"));
+      calls.set(
+        line.run,
+        events.filter((e) => e.type === "worker.tool_call").map((e) => e.time),
+      );
+    }
+    const time = calls.get(line.run)![line.tools - 1];
+    if (time === undefined) {
+      throw new NoFigure(`run ${line.run} has no tool call ${line.tools}, its watch line says so`);
+    }
+    gaps.push(at - time);
   }
   return gaps;
 }
@@ -144,19 +151,23 @@ const a = await wallClock();
 const b = await latency();
 const c = await memory();
 const seq = a.one * N;
+const figures = checkFigures({
+  speedup: seq / a.crew,
+  p50: quantile(b, 0.5, "(b) event -> watch line"),
+  p95: quantile(b, 0.95, "(b) event -> watch line"),
+  ...c,
+});
 const mb = (kb: number) => (kb / 1024).toFixed(0);
 console.log(
   `(a) ${N} workers of ${L / 1000}s: one run ${(a.one / 1000).toFixed(1)}s, crew ${
     (a.crew / 1000).toFixed(1)
   }s, ` +
     `sequential estimate ${(seq / 1000).toFixed(0)}s -> ${
-      (seq / a.crew).toFixed(1)
+      figures.speedup.toFixed(1)
     }x faster (target >= 18x)`,
 );
 console.log(
-  `(b) event -> watch --json line: p50 ${percentile(b, 0.5)}ms, p95 ${
-    percentile(b, 0.95)
-  }ms over ${b.length} lines (target p50 <= 100ms)`,
+  `(b) event -> watch --json line: p50 ${figures.p50}ms, p95 ${figures.p95}ms over ${b.length} lines (target p50 <= 100ms)`,
 );
 console.log(
   `(c) ${M} runs in flight: host ${mb(c.hostKb)} MB + watch and wait ${mb(c.followersKb)} MB = ${

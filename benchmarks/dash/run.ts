@@ -24,6 +24,7 @@ import { fakeBackend, type FakeStep } from "../../tests/support/fake_backend.ts"
 import { testSys } from "../../tests/support/sys.ts";
 import { tempRepo } from "../../tests/support/temp.ts";
 import { generateRuns } from "../history/_generate.ts";
+import { checkFigures, quantile } from "../_figures.ts";
 
 const TARGETS = { firstLoadMs: 300, apiP50Ms: 20, eventToScreenP50Ms: 100 };
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
@@ -43,15 +44,11 @@ const ROUNDS = Number(args.rounds);
 const EVENTS = Number(args.events);
 const log = (text: string) => console.error(text);
 
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-const summary = (values: number[]) => ({
-  p50: round(quantile(values, 0.5)),
-  p90: round(quantile(values, 0.9)),
-  p99: round(quantile(values, 0.99)),
+const summary = (values: number[], what: string) => ({
+  p50: round(quantile(values, 0.5, what)),
+  p90: round(quantile(values, 0.9, what)),
+  p99: round(quantile(values, 0.99, what)),
   n: values.length,
 });
 
@@ -205,22 +202,23 @@ try {
     rounds: ROUNDS,
     targets: TARGETS,
     firstLoadMs: {
-      ...summary(firstLoad),
+      ...summary(firstLoad, "first load"),
       navigation: {
-        responseEnd: summary(nav.map((n) => n.responseEnd!)),
-        domContentLoaded: summary(nav.map((n) => n.domContentLoaded!)),
+        responseEnd: summary(nav.map((n) => n.responseEnd!), "responseEnd"),
+        domContentLoaded: summary(nav.map((n) => n.domContentLoaded!), "domContentLoaded"),
         /** From the click on the token address to the start of the clean page's navigation. */
-        door: summary(nav.map((n) => n.door!)),
+        door: summary(nav.map((n) => n.door!), "door"),
         /** Seen from the benchmark: navigation and the driver's round trips included. */
-        fromOutside: summary(nav.map((n) => n.outside!)),
+        fromOutside: summary(nav.map((n) => n.outside!), "from outside"),
       },
     },
     apiMs: {
-      all: summary(apiAll),
-      ...Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summary(v)])),
+      all: summary(apiAll, "API"),
+      ...Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summary(v, `API ${k}`)])),
     },
-    eventToScreenMs: summary(latency),
+    eventToScreenMs: summary(latency, "event to screen"),
   };
+  checkFigures(result);
   const out = args.out ?? DEFAULT_OUT;
   await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
   await Deno.writeTextFile(out, JSON.stringify(result, null, 2) + "\n");
@@ -239,7 +237,7 @@ try {
           ok(result.apiMs.all.p50, TARGETS.apiP50Ms)
         })`,
         ...Object.entries(api).map(([k, v]) => {
-          const s = summary(v);
+          const s = summary(v, `API ${k}`);
           return `  ${k.padEnd(18)} p50 ${s.p50} ms  p99 ${s.p99} ms`;
         }),
         `event to screen  p50 ${result.eventToScreenMs.p50} ms  p90 ${result.eventToScreenMs.p90} ms  (target p50 <= ${TARGETS.eventToScreenP50Ms}: ${

@@ -26,6 +26,7 @@ import { readRunFolder } from "../../src/store/history/files.ts";
 import { testSys } from "../../tests/support/sys.ts";
 import { pitroomArgv } from "../../tests/support/pitroom.ts";
 import { generateRuns, vocabulary } from "./_generate.ts";
+import { checkFigures, quantile } from "../_figures.ts";
 
 const SEARCH_P50_TARGET_MS = 20;
 const DAY = 86_400_000;
@@ -45,11 +46,8 @@ const RUNS = Number(args.runs);
 const ROUNDS = Number(args.rounds);
 const log = (text: string) => console.error(text);
 
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-const median = (values: number[]) => quantile(values, 0.5);
+/** The middle sample by nearest rank (as the results kept so far were computed). */
+const median = (values: number[], what: string) => quantile(values, 0.5, what);
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function sizeOf(path: string): number {
@@ -223,23 +221,23 @@ try {
     },
     search: {
       targetP50Ms: SEARCH_P50_TARGET_MS,
-      p50Ms: round(median(allFts)),
-      p99Ms: round(quantile(allFts, 0.99)),
+      p50Ms: round(median(allFts, "search")),
+      p99Ms: round(quantile(allFts, 0.99, "search")),
       queries: queries.map((q) => ({
         name: q.name,
         matches: matches[q.name],
         shown: hits[q.name],
-        p50Ms: round(median(fts[q.name]!)),
-        p99Ms: round(quantile(fts[q.name]!, 0.99)),
-        likeP50Ms: round(median(like[q.name]!)),
-        speedup: round(median(like[q.name]!) / median(fts[q.name]!), 1),
+        p50Ms: round(median(fts[q.name] ?? [], q.name)),
+        p99Ms: round(quantile(fts[q.name] ?? [], 0.99, q.name)),
+        likeP50Ms: round(median(like[q.name] ?? [], `${q.name} LIKE`)),
+        speedup: round(median(like[q.name] ?? [], q.name) / median(fts[q.name] ?? [], q.name), 1),
       })),
     },
     stats: {
-      inProcess30dMs: round(median(stats30)),
-      inProcessAllMs: round(median(statsAll)),
-      cliMs: Math.round(median(cliStats)),
-      versionMs: Math.round(median(cliVersion)),
+      inProcess30dMs: round(median(stats30, "stats 30d")),
+      inProcessAllMs: round(median(statsAll, "stats all")),
+      cliMs: Math.round(median(cliStats, "history stats")),
+      versionMs: Math.round(median(cliVersion, "--version")),
     },
     size: {
       dbMB: round(dbBytes / 1e6, 1),
@@ -247,6 +245,7 @@ try {
       dbBytesPerRun: Math.round(dbBytes / RUNS),
     },
   };
+  checkFigures(result);
   await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
   await Deno.writeTextFile(args.out ?? DEFAULT_OUT, JSON.stringify(result, null, 2) + "\n");
   if (args.json) console.log(JSON.stringify(result, null, 2));

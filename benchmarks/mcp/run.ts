@@ -12,6 +12,7 @@ import type { RunReport } from "../../src/engine/mod.ts";
 import { pitroom } from "../../tests/support/pitroom.ts";
 import { ResourceUpdatedNotificationSchema } from "../../tests/server/mcp/_sdk.ts";
 import { engineOf, stdioClient, world } from "../../tests/server/mcp/_world.ts";
+import { checkFigures, median, samples } from "../_figures.ts";
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
 
@@ -27,17 +28,11 @@ const STATE_EVENTS = new Set([
   "run.lost",
 ]);
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
+/** The nearest-rank percentile (p of 100); no samples is an error (_figures.ts). */
+function percentile(values: number[], p: number, what: string): number {
+  const sorted = [...samples(values, what)].sort((a, b) => a - b);
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank]!;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -48,10 +43,10 @@ interface Side {
   outsideMs: number[];
 }
 
-function sideSummary(side: Side) {
+function sideSummary(side: Side, name: string) {
   return {
-    callMedianMs: round(median(side.callMs)),
-    outsideMedianMs: round(median(side.outsideMs)),
+    callMedianMs: round(median(side.callMs, `${name} call`)),
+    outsideMedianMs: round(median(side.outsideMs, `${name} outside`)),
     outsideSamplesMs: side.outsideMs.map(round),
   };
 }
@@ -171,7 +166,7 @@ async function bench(argv: string[]): Promise<number> {
     log(`  round ${i}${record ? "" : " (warm-up)"} done`);
   }
 
-  const engineOutside = median(sides.engine.outsideMs);
+  const engineOutside = median(sides.engine.outsideMs, "engine outside");
   const result = {
     schemaVersion: 1,
     date: new Date().toISOString(),
@@ -186,25 +181,26 @@ async function bench(argv: string[]): Promise<number> {
     worker: `${worker} ${model}`,
     rounds: runs,
     targets: TARGETS,
-    engine: sideSummary(sides.engine),
-    mcp: sideSummary(sides.mcp),
-    cli: sideSummary(sides.cli),
+    engine: sideSummary(sides.engine, "engine"),
+    mcp: sideSummary(sides.mcp, "mcp"),
+    cli: sideSummary(sides.cli, "cli"),
     overhead: {
-      mcpOverEngineMs: round(median(sides.mcp.outsideMs) - engineOutside),
-      cliOverEngineMs: round(median(sides.cli.outsideMs) - engineOutside),
+      mcpOverEngineMs: round(median(sides.mcp.outsideMs, "mcp outside") - engineOutside),
+      cliOverEngineMs: round(median(sides.cli.outsideMs, "cli outside") - engineOutside),
     },
     notify: {
       samples: latencies.length,
-      p50Ms: round(percentile(latencies.map((l) => l.ms), 50)),
-      p95Ms: round(percentile(latencies.map((l) => l.ms), 95)),
+      p50Ms: round(percentile(latencies.map((l) => l.ms), 50, "notifications")),
+      p95Ms: round(percentile(latencies.map((l) => l.ms), 95, "notifications")),
       byEvent: Object.fromEntries(
         [...new Set(latencies.map((l) => l.event))].map((type) => {
           const ms = latencies.filter((l) => l.event === type).map((l) => l.ms);
-          return [type, { samples: ms.length, p50Ms: round(percentile(ms, 50)) }];
+          return [type, { samples: ms.length, p50Ms: round(percentile(ms, 50, type)) }];
         }),
       ),
     },
   };
+  checkFigures(result);
   await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
   await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
   if (values.json) console.log(JSON.stringify(result, null, 2));

@@ -18,6 +18,7 @@ import type { EvalResult } from "../../src/engine/mod.ts";
 import type { EvalRow, QuestionKind } from "../../src/engine/eval/mod.ts";
 import { median } from "../../src/engine/eval/mod.ts";
 import { renderEval } from "../../src/cli/eval.ts";
+import { checkFigures, NoFigure } from "../_figures.ts";
 
 /** One repository of the benchmark. */
 export interface BenchRepo {
@@ -193,5 +194,10 @@ if (import.meta.main) {
     ...(values.scripted ? { scripted: true } : {}),
   });
   console.log(renderEval(result));
+  // No worker or no answer is nothing measured; a NaN score is a broken figure (_figures.ts).
+  if (result.workers.length === 0 || result.workers.some((w) => w.answers.length === 0)) {
+    throw new NoFigure("a worker answered no question (no samples)");
+  }
+  checkFigures(result);
   if (values.out) await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
 }

@@ -2,6 +2,7 @@
  * Timing processes and summarising samples: one spawn timed from before `spawn()` to its exit
  * status, medians, and the round-robin order every comparison in this benchmark uses.
  */
+import { median } from "../_figures.ts";
 
 /** One process to time. */
 export interface Invocation {
@@ -57,13 +58,8 @@ export interface Series {
   medianMs: number;
 }
 
-/** The median of `values` (the mean of the middle two for an even count). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
+/** The median (the mean of the middle two); no samples is an error, not NaN. */
+export { median };
 
 /** Rounds to one decimal, for reports. */
 export function round1(value: number): number {
@@ -71,8 +67,8 @@ export function round1(value: number): number {
 }
 
 /** A series from raw samples. */
-export function series(samples: readonly number[]): Series {
-  return { samplesMs: samples.map(round1), medianMs: round1(median(samples)) };
+export function series(samples: readonly number[], what = "samples"): Series {
+  return { samplesMs: samples.map(round1), medianMs: round1(median(samples, what)) };
 }
 
 /**

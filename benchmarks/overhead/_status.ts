@@ -88,6 +88,17 @@ function finishedRecord(id: string, time: number, repo: string): RunRecord {
   };
 }
 
+/**
+ * Makes `dir` a git repository, as the runs' folder is: status and ls list the runs of the
+ * current repository, and a run that knows its repository belongs to no plain folder.
+ */
+export async function gitInit(dir: string): Promise<string> {
+  const git = await new Deno.Command("git", { args: ["init", "-q", dir], stderr: "piped" })
+    .output();
+  if (!git.success) throw new Error(`git init ${dir}: ${new TextDecoder().decode(git.stderr)}`);
+  return await Deno.realPath(dir);
+}
+
 /** Writes `count` finished records into `stateDir`, one a minute apart, the last one now. */
 export async function fillStateDir(stateDir: string, count: number, repo: string): Promise<void> {
   const paths = statePaths(stateDir);
@@ -130,9 +141,10 @@ export async function benchStatus(
   const config = join(scratch.path, "config.json");
   await Deno.writeTextFile(config, "{}\n");
   await Deno.mkdir(empty);
-  await fillStateDir(ten, 10, scratch.path);
+  const repo = await gitInit(scratch.path);
+  await fillStateDir(ten, 10, repo);
   const fillStart = performance.now();
-  await fillStateDir(full, options.records, scratch.path);
+  await fillStateDir(full, options.records, repo);
   const fillMs = round1(performance.now() - fillStart);
   options.log(`  status: wrote ${options.records} records in ${Math.round(fillMs)} ms`);
 

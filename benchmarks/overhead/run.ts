@@ -18,6 +18,7 @@ import { WORKER_NAMES, type WorkerName } from "../../src/workers/types.ts";
 import { benchStatus, STATUS_TARGET_MS, type StatusResult } from "./_status.ts";
 import { benchWorker, installedWorkers, RUN_TARGET, type WorkerResult } from "./_workers.ts";
 import { formatReport } from "./_report.ts";
+import { checkFigures, NoFigure } from "../_figures.ts";
 
 /** The JSON document a run leaves in results/. */
 export interface BenchResult {
@@ -117,6 +118,10 @@ async function bench(argv: string[]): Promise<number> {
     skipped,
     status,
   };
+  if (workers.length === 0 && status === null) {
+    throw new NoFigure("nothing was measured (no worker installed and --no-status?)");
+  }
+  checkFigures(result);
   await Deno.mkdir(dirname(values.out), { recursive: true });
   await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
   if (values.json) console.log(JSON.stringify(result, null, 2));

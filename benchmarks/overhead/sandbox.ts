@@ -34,6 +34,7 @@ import type { Launch, WorkerName } from "../../src/workers/types.ts";
 import { startModelServer } from "../../tests/support/model_server/fixture.ts";
 import { tempDir, tempRepo } from "../../tests/support/temp.ts";
 import { checked, interleave, round1, series, timeProcess } from "./_measure.ts";
+import { checkFigures, NoFigure } from "../_figures.ts";
 
 const SCENARIO = { turns: [{ answer: "The answer is 42.", usage: { input: 1200, output: 8 } }] };
 const MODELS: Record<WorkerName, string> = {
@@ -180,6 +181,8 @@ const doc = {
   credentials: values.credentials,
   results,
 };
+if (results.length === 0) throw new NoFigure("no launch was measured");
+checkFigures(doc);
 await Deno.writeTextFile(
   values.out === "" ? new URL("./results/sandbox.json", import.meta.url) : values.out,
   JSON.stringify(doc, null, 2) + "\n",

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Case, KINDS, plant } from "./_plant.ts";
 import { type Finding, type Score, score, type Totals, totals } from "./_score.ts";
+import { NoFigure } from "../_figures.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -214,4 +215,9 @@ if (import.meta.main) {
     reviewArgs: () => rest,
   });
   console.log(renderResults(out));
+  // A benchmark that reviewed nothing, or whose every review failed, has no figure to give.
+  if (out.totals.bugs === 0) throw new NoFigure("no planted bug was reviewed (no cases matched)");
+  if (out.totals.failed === out.results.length) {
+    throw new NoFigure(`every review failed (${out.totals.failed}): no figure`);
+  }
 }

@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_SHAPE, type Generated, generateRepo, type RepoShape } from "./_generate.ts";
 import { measureRounds, type RoundSeries } from "./_rounds.ts";
 import { formatReport } from "./_report.ts";
+import { checkFigures } from "../_figures.ts";
 
 /**
  * Snapshot at most 1.5x `git status`; copy at most 1.0x `git worktree add`; a read run at most
@@ -254,6 +255,7 @@ async function bench(argv: string[]): Promise<number> {
         ]),
       ],
     };
+    checkFigures(result);
     await Deno.mkdir(dirname(values.out), { recursive: true });
     await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
     if (values.json) console.log(JSON.stringify(result, null, 2));

@@ -9,12 +9,19 @@
  *
  * Every address printed carries its own one-time token (src/server/dash/door.ts): it opens the
  * dashboard in one click, for one browser.
+ *
+ * The dashboard's server (Hono and the routes) loads only when a live view is wanted: a quick
+ * run never loads it.
  */
 import { createEngine } from "../engine/mod.ts";
-import { ensureDashboard, liveLink } from "../server/dash/mod.ts";
 
 import type { Sys, Timer } from "../sys/mod.ts";
 import { warn } from "./output.ts";
+
+/** The dashboard's server, loaded when first wanted. */
+function dashboard(): Promise<typeof import("../server/dash/mod.ts")> {
+  return import("../server/dash/mod.ts");
+}
 
 /** How long a run goes on before it is worth a live view. */
 export const LONG_RUN_MS = 3_000;
@@ -35,7 +42,9 @@ export class LiveViewLater {
     this.#sys = sys;
     this.#timer = sys.clock.after(LONG_RUN_MS, () => {
       this.#timer = undefined;
-      this.#address = ensureDashboard(sys, { onError: (e) => warn(sys, [e.message]) }).then(
+      this.#address = dashboard().then((dash) =>
+        dash.ensureDashboard(sys, { onError: (e) => warn(sys, [e.message]) })
+      ).then(
         (address) => {
           if (address !== undefined && this.#id !== undefined) {
             sys.out.stderr(`pitroom: ${liveViewLine(address, this.#id)}`);
@@ -61,7 +70,7 @@ export class LiveViewLater {
     const started = this.#address;
     this.#address = undefined;
     if ((await started) === undefined) return undefined;
-    return (await liveLink(this.#sys)) ?? undefined;
+    return (await (await dashboard()).liveLink(this.#sys)) ?? undefined;
   }
 }
 
@@ -75,7 +84,7 @@ export async function liveViewForBackground(
 ): Promise<string | undefined> {
   const { settings } = await createEngine(sys).settings();
   if (!settings.dash.value) return undefined;
-  const link = await liveLink(sys);
+  const link = await (await dashboard()).liveLink(sys);
   if (link !== null) return link;
   const child = sys.runner.spawn([...sys.selfCommand(), "dash", "--after-run", ids.join(",")], {
     detached: true,

@@ -10,7 +10,7 @@ import { loadCommand } from "./command_list.ts";
 import { safe } from "./safe.ts";
 import { inFlags } from "./fields.ts";
 import { buildInfo, VERSION, versionLine } from "./version.ts";
-import { RECURSION_MARKER } from "../engine/mod.ts";
+import { RECURSION_MARKER } from "../sys/marker.ts";
 
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], sys: Sys): Promise<number> {

@@ -12,7 +12,7 @@ import type {
   FlagValuesOf,
   NumberFlag,
 } from "./command.ts";
-import { MAX_DURATION, parseDuration } from "../engine/mod.ts";
+import { MAX_DURATION, parseDuration } from "../sys/duration.ts";
 
 /** Suggests a command or flag name close to `word` (the nearest, if it is near enough). */
 export function suggest(word: string, candidates: string[]): string | undefined {

@@ -303,9 +303,9 @@ export const RECURSION_WHY = "a worker may not start Pitroom";
 
 /**
  * Set in every worker's environment (to the run id); Pitroom refuses to run under it, so a
- * worker cannot start Pitroom even by absolute path.
+ * worker cannot start Pitroom even by absolute path. Defined in a leaf the CLI reads first.
  */
-export const RECURSION_MARKER = "PITROOM_INSIDE_RUN";
+export { RECURSION_MARKER } from "../sys/marker.ts";
 
 /** Recursive deletion, as command prefixes (backend rules only; a shim on `rm` would be noise). */
 const DENIED_RM_PREFIXES: readonly string[] = [

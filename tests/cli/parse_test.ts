@@ -67,8 +67,8 @@ Deno.test("commandHelp() lists every declared flag of a command, with its short 
   assert.match(help, /Examples:\n {2}pitroom run/);
 });
 
-Deno.test("eventsHelp() documents every event type of the registry", () => {
-  const text = eventsHelp();
+Deno.test("eventsHelp() documents every event type of the registry", async () => {
+  const text = await eventsHelp();
   for (const type of Object.keys(EVENTS)) {
     assert.match(text, new RegExp(`^${type.replace(".", "\\.")}$`, "m"));
   }

@@ -1,0 +1,48 @@
+/**
+ * Figures a benchmark can trust. A statistic of no samples is an error, never NaN; a result with a
+ * NaN or infinite figure anywhere fails the benchmark (exit 1, naming the figure) before it is
+ * printed or kept, instead of printing `NaN` (or `null` in JSON) and exiting 0. Every benchmark
+ * script takes its medians and percentiles from here and checks its result with `checkFigures`.
+ */
+
+/** A figure that could not be computed: the benchmark measured nothing it can stand behind. */
+export class NoFigure extends Error {
+  override name = "NoFigure";
+}
+
+/** The samples, refused when there are none or one is not a finite number. */
+export function samples(values: readonly number[], what: string): readonly number[] {
+  if (values.length === 0) throw new NoFigure(`${what}: no samples (nothing matched)`);
+  const bad = values.find((v) => !Number.isFinite(v));
+  if (bad !== undefined) throw new NoFigure(`${what}: a sample is ${bad}`);
+  return values;
+}
+
+/** The q-quantile (0..1) by nearest rank below: the value at floor(q x n) of the sorted samples. */
+export function quantile(values: readonly number[], q: number, what = "samples"): number {
+  const sorted = [...samples(values, what)].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** The median; of an even count, the mean of the two middle samples. */
+export function median(values: readonly number[], what = "samples"): number {
+  const sorted = [...samples(values, what)].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The path of every number in `result` that is NaN or infinite (`result.search.p50Ms`). */
+export function badFigures(result: unknown, path = "result"): string[] {
+  if (typeof result === "number") return Number.isFinite(result) ? [] : [`${path} = ${result}`];
+  if (typeof result !== "object" || result === null) return [];
+  return Object.entries(result).flatMap(([key, value]) =>
+    badFigures(value, Array.isArray(result) ? `${path}[${key}]` : `${path}.${key}`)
+  );
+}
+
+/** Throws (so the benchmark exits non-zero) when a figure of `result` is NaN or infinite. */
+export function checkFigures<T>(result: T): T {
+  const bad = badFigures(result);
+  if (bad.length > 0) throw new NoFigure(`figures that are not numbers: ${bad.join(", ")}`);
+  return result;
+}

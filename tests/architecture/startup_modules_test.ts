@@ -1,0 +1,61 @@
+/**
+ * Start-up cost, guarded by counting (not timing) the modules each command line loads, from
+ * Deno's own module graph (_module_graph.ts): `--version` and `help` load no engine, no server
+ * and no npm package; `status`, `ls` and `run` load the engine's door but neither Hono nor the MCP
+ * SDK; and no count grows past its bound. A bound is a little above the count measured when it
+ * was set: an import that pulls more into a command's path fails here, and is either worth it
+ * (raise the bound in the same commit, saying why) or made lazy (`await import()` where used).
+ *
+ * Measured 2026-12-05 (project files; before -> after the leaf modules and lazy imports):
+ * `--version` 234 -> 12, `help` 267 -> 46, `status` and `ls` 240 -> 242, `run` 262 (Hono
+ * included) -> 246. `benchmarks/startup/` times the same commands against an empty script.
+ */
+import assert from "node:assert/strict";
+import { loadedBy, moduleGraph } from "./_module_graph.ts";
+
+/** The most project files each command line may load. */
+const BOUNDS: Record<string, number> = {
+  "--version": 16,
+  help: 55,
+  status: 255,
+  ls: 255,
+  run: 260,
+};
+
+const SERVERS = ["hono", "@modelcontextprotocol/sdk"];
+
+const graph = await moduleGraph();
+
+const where = (file: string) => file.slice(file.indexOf("/src/") + 1);
+
+for (const [command, bound] of Object.entries(BOUNDS)) {
+  Deno.test(`pitroom ${command} loads at most ${bound} modules`, async () => {
+    const loaded = await loadedBy(graph, command);
+    assert.ok(
+      loaded.files.length <= bound,
+      `pitroom ${command} loads ${loaded.files.length} project modules (bound ${bound}); ` +
+        `npm: ${loaded.npm.join(", ") || "none"}`,
+    );
+    const npm = loaded.npm.map((p) => p.slice(0, p.lastIndexOf("@")));
+    assert.deepEqual(
+      npm.filter((p) => SERVERS.includes(p)),
+      [],
+      `pitroom ${command} loads a server's package`,
+    );
+    if (command === "--version" || command === "help") {
+      assert.deepEqual(npm, [], `pitroom ${command} loads npm packages`);
+      const heavy = loaded.files.filter((f) => /\/src\/(engine|server|store|confine)\//.test(f));
+      assert.deepEqual(heavy.map(where), [], `pitroom ${command} loads the engine`);
+    }
+  });
+}
+
+Deno.test("the graph reader sees what a command loads lazily", async () => {
+  // mcp's declaration loads nothing of the server; its run does: a reader that missed lazy
+  // imports would count every command as cheap as --version.
+  const status = await loadedBy(graph, "status");
+  assert.ok(status.files.some((f) => f.endsWith("/src/engine/mod.ts")));
+  assert.ok(status.files.some((f) => f.endsWith("/src/cli/status.ts")));
+  const dash = await loadedBy(graph, "dash");
+  assert.ok(dash.npm.some((p) => p.startsWith("hono@")), `dash: ${dash.npm.join(", ")}`);
+});
