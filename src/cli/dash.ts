@@ -6,7 +6,7 @@
 import { PitroomError, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { createEngine } from "../engine/mod.ts";
-import { formatDuration } from "../engine/present.ts";
+import { formatDuration } from "../sys/duration.ts";
 import { LONG_RUN_MS } from "./live_view.ts";
 import { liveLink, runDashboard, startDetached, stopDashboard } from "../server/dash/mod.ts";
 import type { CommandRun, FlagValuesOf } from "./command.ts";

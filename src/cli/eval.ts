@@ -4,7 +4,8 @@
  * and tokens) and the failed or missed questions under the table; `--json` prints the result.
  */
 import { createEngine, type EvalResult } from "../engine/mod.ts";
-import { formatDuration, formatTokens, QUESTION_KINDS } from "../engine/present.ts";
+import { formatTokens, QUESTION_KINDS } from "../engine/present.ts";
+import { formatDuration } from "../sys/duration.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import type { EVAL_FLAGS } from "./eval_command.ts";

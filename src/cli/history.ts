@@ -11,7 +11,8 @@ import {
   type Stats,
   type StatsRow,
 } from "../engine/mod.ts";
-import { answerSummary, formatDuration, OUTCOME_CLASSES } from "../engine/present.ts";
+import { answerSummary, OUTCOME_CLASSES } from "../engine/present.ts";
+import { formatDuration } from "../sys/duration.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, FlagValuesOf } from "./command.ts";

@@ -9,7 +9,8 @@
 import { safeLine } from "./safe.ts";
 import { createEngine, type RunReport as RunRecord } from "../engine/mod.ts";
 import { workerOf as workerLabel } from "../engine/present.ts";
-import { formatDuration, formatUsd, isFinal, isRunId, runTime } from "../engine/present.ts";
+import { formatUsd, isFinal, isRunId, runTime } from "../engine/present.ts";
+import { formatDuration } from "../sys/duration.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, NoFlags } from "./command.ts";
 import { shellCommands } from "./shell_words.ts";

@@ -10,7 +10,8 @@ import {
   type UsageSummary,
   type WorkerModels,
 } from "../engine/mod.ts";
-import { formatDuration, WORKER_NAMES } from "../engine/present.ts";
+import { WORKER_NAMES } from "../engine/present.ts";
+import { formatDuration } from "../sys/duration.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun } from "./command.ts";
 import type { MODELS_FLAGS } from "./models_command.ts";

@@ -1,7 +1,7 @@
 /**
  * `--since 30d|all` as the history commands take it.
  */
-import { parseDuration } from "../engine/mod.ts";
+import { parseDuration } from "../sys/duration.ts";
 
 /** The start of the period (ms), or null for `all`. */
 export function sinceOf(value: string, now: number): number | null {

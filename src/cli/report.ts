@@ -7,7 +7,6 @@ import { safe, safeLine, safeText } from "./safe.ts";
 import { planReportHead } from "./plan_report.ts";
 import type { RunReport } from "../engine/mod.ts";
 import {
-  formatDuration,
   formatUntil,
   grouped,
   hiddenLine,
@@ -17,6 +16,7 @@ import {
   targetLabel,
   workerOf,
 } from "../engine/present.ts";
+import { formatDuration } from "../sys/duration.ts";
 import { auditLines } from "./audit_lines.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;

@@ -7,7 +7,8 @@
  */
 import { safeLine } from "./safe.ts";
 import type { Engine, RunReport } from "../engine/mod.ts";
-import { formatDuration, isFinal, placeOf, runTime, scopeName, viewOf } from "../engine/present.ts";
+import { isFinal, placeOf, runTime, scopeName, viewOf } from "../engine/present.ts";
+import { formatDuration } from "../sys/duration.ts";
 import type { DamagedRecord } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";

@@ -6,7 +6,8 @@
  */
 import { safe, safeLine } from "./safe.ts";
 import type { RunView, Selector, WatchLine, WatchLineOf } from "../engine/mod.ts";
-import { formatDuration, isFinal, LiveFold, scopeName } from "../engine/present.ts";
+import { isFinal, LiveFold, scopeName } from "../engine/present.ts";
+import { formatDuration } from "../sys/duration.ts";
 import { type DamagedRecord, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";

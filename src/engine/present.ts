@@ -13,7 +13,6 @@ export { LiveFold, refsLabel, runTime, viewOf, workerOf } from "./follow/fold.ts
 export { describeWatchLines } from "./follow/watch_lines.ts";
 export { CHECK_SECTIONS } from "./setup/doctor.ts";
 export { TASK_LIMIT_BYTES } from "./request/attach.ts";
-export { formatDuration } from "./core/duration.ts";
 export { parseTarget, targetLabel } from "./core/chain.ts";
 export { newRunId } from "./core/ids.ts";
 export { formatUntil } from "./core/cooldown.ts";

@@ -1,9 +1,8 @@
 /**
  * Durations as users type them, for reading flags before any engine loads: `90s`, `30m`, `1h30m`,
- * `2d` or plain seconds, at most `MAX_DURATION`. A leaf (only sys/errors.ts), so the CLI's argv
- * parser stays off the engine. The engine reads config durations with the same grammar
- * (engine/core/settings.ts `durationMs`, engine/core/duration.ts); tests/sys/duration_test.ts
- * holds the two to the same answers until they are one.
+ * `2d` or plain seconds, at most `MAX_DURATION`, and how a duration is said. A leaf (only
+ * sys/errors.ts): the CLI's argv parser reads flags with it before any engine loads, and the
+ * engine reads the config's durations with the same grammar.
  */
 import { UsageError } from "./errors.ts";
 
@@ -35,4 +34,14 @@ export function parseDuration(text: string, flag = "duration"): number {
     throw new UsageError(`Invalid ${flag} "${text}": expected a time like 90s, 30m or 1h`);
   }
   return ms;
+}
+
+/** Formats milliseconds for people: `850ms`, `42s`, `3m05s`, `1h02m`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
 }

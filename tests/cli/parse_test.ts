@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { eventsHelp } from "../../src/cli/help_topics.ts";
 import { EVENTS } from "../../src/events/mod.ts";
 import { findCommand } from "../../src/cli/commands.ts";
-import { formatDuration, parseDuration } from "../../src/engine/core/duration.ts";
+import { formatDuration, parseDuration } from "../../src/sys/duration.ts";
 import { commandHelp } from "../../src/cli/help.ts";
 import { UsageError } from "../../src/sys/errors.ts";
 

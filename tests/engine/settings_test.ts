@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
+import { durationMs } from "../../src/sys/duration.ts";
 import {
-  durationMs,
   resolveSettings,
   resolveTier,
   type SettingsInput,

@@ -9,6 +9,7 @@ import { PitroomError } from "../../sys/errors.ts";
 import { WORKER_NAMES } from "../../workers/types.ts";
 import { resolvePricing } from "../../receipts/pricing.ts";
 import { DEFAULT_WORKER, parseChain } from "./chain.ts";
+import { durationMs, MAX_DURATION } from "../../sys/duration.ts";
 
 /** Where a setting's value comes from. */
 export type SettingSource = "flag" | "env" | "file" | "default";
@@ -104,27 +105,6 @@ export interface SettingsInput {
 export interface ResolvedSettings {
   settings: Settings;
   warnings: string[];
-}
-
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** The longest duration Pitroom takes anywhere (a timer cannot wait longer without overflowing). */
-export const MAX_DURATION = { text: "7d", ms: 7 * 24 * 3600 * 1000 } as const;
-
-/** Parses `90s`, `30m`, `1h30m` or plain seconds into ms; null when it is not a duration. */
-export function durationMs(text: string): number | null {
-  const trimmed = text.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) {
-    const ms = Math.round(Number(trimmed) * 1000);
-    return ms > 0 ? ms : null;
-  }
-  let total = 0;
-  let matched = 0;
-  for (const m of trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy)) {
-    total += Number(m[1]) * UNITS[m[2]!]!;
-    matched += m[0].length;
-  }
-  return matched === trimmed.length && matched > 0 && total > 0 ? Math.round(total) : null;
 }
 
 function validChain(text: string): boolean {

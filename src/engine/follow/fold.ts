@@ -6,7 +6,7 @@
 import type { PitroomEvent } from "../../events/mod.ts";
 import type { RunRecord, Target, Tokens } from "../../store/record.ts";
 import { targetLabel } from "../core/chain.ts";
-import { formatDuration } from "../core/duration.ts";
+import { formatDuration } from "../../sys/duration.ts";
 import { oneLine } from "../../sys/text.ts";
 import { type EndLine, type WatchLine, watchLine, type WatchLineOf } from "./watch_lines.ts";
 

@@ -6,7 +6,7 @@
  */
 import { z } from "zod/v4";
 import { UsageError } from "../../sys/errors.ts";
-import { MAX_DURATION } from "../core/settings.ts";
+import { MAX_DURATION } from "../../sys/duration.ts";
 
 const positive = z.number().positive();
 

@@ -4,7 +4,7 @@
  */
 import { z } from "zod/v4";
 import { UsageError } from "../../sys/errors.ts";
-import { MAX_DURATION } from "../core/settings.ts";
+import { MAX_DURATION } from "../../sys/duration.ts";
 
 /** The schema of a review request. */
 export const ReviewRequestSchema = z.object({

@@ -12,7 +12,7 @@ import { detectWorkers, type WorkerStatus } from "./installed.ts";
 import { executeRun } from "../run/lifecycle.ts";
 import { sandboxCheck } from "../../confine/sandboxing.ts";
 import type { Settings } from "../core/settings.ts";
-import { formatDuration } from "../core/duration.ts";
+import { formatDuration } from "../../sys/duration.ts";
 import type { Target } from "../../store/record.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";

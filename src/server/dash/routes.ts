@@ -6,16 +6,10 @@
  * history (`kept: true`).
  */
 import { type Context, Hono } from "hono";
-import {
-  type Engine,
-  type KeptRun,
-  type OutcomeClass,
-  parseDuration,
-  type RunReport,
-  type SearchFilter,
-} from "../../engine/mod.ts";
+import type { Engine, KeptRun, OutcomeClass, RunReport, SearchFilter } from "../../engine/mod.ts";
 import { isRunId, OUTCOME_CLASSES, stepEvents } from "../../engine/present.ts";
 import { UsageError } from "../../sys/errors.ts";
+import { parseDuration } from "../../sys/duration.ts";
 import type {
   EventsResponse,
   HistoryResponse,

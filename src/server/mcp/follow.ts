@@ -5,7 +5,8 @@
  * something changed ("running · read · 12s · 3 steps, 2 tool calls · last: ...").
  */
 import type { RunReport, RunView } from "../../engine/mod.ts";
-import { formatDuration, LiveFold } from "../../engine/present.ts";
+import { LiveFold } from "../../engine/present.ts";
+import { formatDuration } from "../../sys/duration.ts";
 import type { ToolContext } from "./tool.ts";
 import { DamagedRecord } from "../../sys/errors.ts";
 

@@ -4,7 +4,8 @@
  * then the files it changed; a run still going says how to collect it.
  */
 import type { RunReport } from "../../engine/mod.ts";
-import { formatDuration, isFinal, runTime, workerOf } from "../../engine/present.ts";
+import { isFinal, runTime, workerOf } from "../../engine/present.ts";
+import { formatDuration } from "../../sys/duration.ts";
 
 /** The one-line summary of a run. */
 export function runLine(run: RunReport, now: number): string {

@@ -6,7 +6,7 @@
  */
 import { ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
-import { parseDuration } from "../../../engine/mod.ts";
+import { parseDuration } from "../../../sys/duration.ts";
 import { WORKER_NAMES } from "../../../engine/present.ts";
 import { runLine } from "../render.ts";
 import { defineTool, type ToolContext } from "../tool.ts";
