@@ -121,7 +121,8 @@ export interface StopOptions {
  * (the host and its other runs go on); a foreground run's own process gets SIGTERM, unless that
  * process is the caller: then `abort` stops it (no code path signals the caller's own pid).
  * Either way the worker's process group is killed; when nothing happens within 15 s, it is
- * killed here.
+ * killed here, and the run's end is waited for again (a record that is still not final after
+ * that is returned as it is).
  */
 export async function stopRun(
   sys: HeldSys,
@@ -141,15 +142,19 @@ export async function stopRun(
     options.abort();
   } else if (own) sys.runner.kill(record.supervisorPid!, "SIGTERM");
   else await putStop(paths, id);
-  const ended = await watchUntil(paths.run(id).dir, async () => {
-    const r = await reconcile(sys, await sys.state.runs.load(id));
-    return isFinal(r.state);
-  }, { timeoutMs: 15_000, clock: sys.clock });
-  if (!ended) {
+  const final = (timeoutMs: number) =>
+    watchUntil(paths.run(id).dir, async () => {
+      const r = await reconcile(sys, await sys.state.runs.load(id));
+      return isFinal(r.state);
+    }, { timeoutMs, clock: sys.clock });
+  if (!(await final(15_000))) {
     const latest = await sys.state.runs.load(id);
     const worker = latest.attempts.at(-1)?.workerPid;
     if (worker !== undefined) killGroup(sys, worker, "SIGKILL");
     if (own) sys.runner.kill(record.supervisorPid!, "SIGKILL");
+    // Its supervisor (the host, or the killed process's sweep) writes the end once the worker is
+    // gone: the caller gets the final record, not one still running a moment before its end.
+    await final(15_000);
   }
   return await reconcile(sys, await sys.state.runs.load(id));
 }
