@@ -12,6 +12,7 @@ import { readRecordChecked } from "../../store/runs.ts";
 import { DamagedRecord } from "../../sys/errors.ts";
 import { exists } from "../../sys/fs.ts";
 import type { Sys } from "../../sys/mod.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** The record of run `id` as the history keeps it, or null (no history, no copy, a bad row). */
 export async function historyCopy(sys: Sys, id: string): Promise<RunRecord | null> {
@@ -38,7 +39,7 @@ function changeCommands(record: RunRecord): string[] {
   const changes = record.changes;
   if (changes === undefined || changes.files.length === 0) return [];
   const id = record.id;
-  if (record.mode === "isolate" && record.isolation?.applied === undefined) {
+  if (MODES[record.mode].usesCopy && record.isolation?.applied === undefined) {
     return record.isolation?.discarded === undefined ? [`\`pitroom apply ${id}\``] : [];
   }
   return changes.reverted ? [] : [`\`pitroom revert ${id}\``];
