@@ -5,7 +5,7 @@
  */
 import { checkLinkFlags, readTaskFile } from "./flag_files.ts";
 import { safeLine } from "./safe.ts";
-import { createEngine, newRunId } from "../engine/mod.ts";
+import { createEngine, MODES, newRunId } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
@@ -65,7 +65,7 @@ export const crewCommand: CommandRun<typeof CREW_FLAGS> = async ({ sys, flags, a
     `follow:  pitroom watch -g ${group} --brief`,
     `collect: pitroom wait -g ${group}`,
   );
-  if (mode === "isolate") lines.push(`apply:   pitroom apply -g ${group}`);
+  if (mode !== undefined && MODES[mode].usesCopy) lines.push(`apply:   pitroom apply -g ${group}`);
   if (dashboard !== undefined) lines.push(`live:    ${dashboard}`);
   sys.out.stdout(lines.join("\n") + "\n");
   return 0;

@@ -13,6 +13,7 @@ import {
   formatUsd,
   isFinal,
   isRunId,
+  MODES,
   type RunReport as RunRecord,
   runTime,
   workerOf as workerLabel,
@@ -128,7 +129,7 @@ export function runIdsOf(call: PitroomCall, output: string): string[] {
 
 function changesText(record: RunRecord): string | null {
   const files = record.changes?.files ?? [];
-  if (files.length === 0) return record.mode === "read" ? null : "no files changed";
+  if (files.length === 0) return MODES[record.mode].keepsChanges ? "no files changed" : null;
   const added = files.reduce((s, f) => s + f.added, 0);
   const removed = files.reduce((s, f) => s + f.removed, 0);
   const undone = record.changes?.reverted ? ", undone" : "";

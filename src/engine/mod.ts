@@ -149,6 +149,7 @@ export { describeEvents, OUTCOME_CLASSES } from "../events/mod.ts";
 export { RECURSION_MARKER } from "../confine/floor.ts";
 export { hiddenLine } from "../confine/hidden.ts";
 export { WORKER_NAMES } from "../workers/types.ts";
+export { MODES } from "../workers/modes.ts";
 export { receiptLines } from "../receipts/lines.ts";
 export { formatRatio, formatTokens, formatUsd, grouped, primaryName } from "../receipts/format.ts";
 export { stepEvents } from "./runs/kept.ts";
