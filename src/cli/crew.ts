@@ -5,7 +5,7 @@
  */
 import { checkLinkFlags, readTaskFile } from "./flag_files.ts";
 import { safeLine } from "./safe.ts";
-import { createEngine } from "../engine/mod.ts";
+import { createEngine, MODES } from "../engine/mod.ts";
 import { newRunId } from "../engine/present.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
@@ -66,7 +66,7 @@ export const crewCommand: CommandRun<typeof CREW_FLAGS> = async ({ sys, flags, a
     `follow:  pitroom watch -g ${group} --brief`,
     `collect: pitroom wait -g ${group}`,
   );
-  if (mode === "isolate") lines.push(`apply:   pitroom apply -g ${group}`);
+  if (mode !== undefined && MODES[mode].usesCopy) lines.push(`apply:   pitroom apply -g ${group}`);
   if (dashboard !== undefined) lines.push(`live:    ${dashboard}`);
   sys.out.stdout(lines.join("\n") + "\n");
   return 0;

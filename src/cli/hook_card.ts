@@ -7,9 +7,14 @@
  * print nothing. Anything else prints nothing and exits 0.
  */
 import { safeLine } from "./safe.ts";
-import { createEngine, type RunReport as RunRecord } from "../engine/mod.ts";
-import { workerOf as workerLabel } from "../engine/present.ts";
-import { formatUsd, isFinal, isRunId, runTime } from "../engine/present.ts";
+import { createEngine, MODES, type RunReport as RunRecord } from "../engine/mod.ts";
+import {
+  formatUsd,
+  isFinal,
+  isRunId,
+  runTime,
+  workerOf as workerLabel,
+} from "../engine/present.ts";
 import { formatDuration } from "../sys/duration.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, NoFlags } from "./command.ts";
@@ -122,7 +127,7 @@ export function runIdsOf(call: PitroomCall, output: string): string[] {
 
 function changesText(record: RunRecord): string | null {
   const files = record.changes?.files ?? [];
-  if (files.length === 0) return record.mode === "read" ? null : "no files changed";
+  if (files.length === 0) return MODES[record.mode].keepsChanges ? "no files changed" : null;
   const added = files.reduce((s, f) => s + f.added, 0);
   const removed = files.reduce((s, f) => s + f.removed, 0);
   const undone = record.changes?.reverted ? ", undone" : "";

@@ -5,7 +5,7 @@
  */
 import { safe, safeLine, safeText } from "./safe.ts";
 import { planReportHead } from "./plan_report.ts";
-import type { RunReport } from "../engine/mod.ts";
+import { MODES, type RunReport } from "../engine/mod.ts";
 import {
   formatUntil,
   grouped,
@@ -176,7 +176,7 @@ export function renderReport(
       `  ${STATUS_LETTER[f.status]} ${shown[i]!.padEnd(width)}  ${fileStat(f)}${sharedMark(f)}`
     );
     lines.push(...clipped(fileLines, FILE_LINES, full, "files", record.id));
-    const isolation = record.mode === "isolate" ? record.isolation : undefined;
+    const isolation = MODES[record.mode].usesCopy ? record.isolation : undefined;
     if (isolation?.applying) {
       lines.push("", "its apply was cut short: your tree holds part of its changes");
       lines.push(`finish it:    pitroom apply ${record.id}`);
@@ -200,7 +200,7 @@ export function renderReport(
       lines.push("", `see the diff: pitroom show ${record.id} --patch`);
       lines.push(`undo it:      pitroom revert ${record.id}`);
     }
-  } else if (record.mode !== "read" && record.state === "done") {
+  } else if (MODES[record.mode].keepsChanges && record.state === "done") {
     lines.push("", "changed no files");
   }
   lines.push(...otherLines(record), ...movedLines(record), ...leftLines(record));

@@ -54,6 +54,7 @@ import { parseAuditRequest } from "./audit/request.ts";
 import type { EvalOptions, EvalResult } from "./eval/mod.ts";
 import { isUnwritable } from "../sys/fs.ts";
 import { discardUnstarted } from "./request/create.ts";
+import { MODES } from "../workers/modes.ts";
 
 /** What `review` started (and, in the foreground, its finished report). */
 export interface ReviewStarted {
@@ -237,7 +238,7 @@ export class Engine {
     );
     const warnings = built.warnings;
     const specs = built.specs.map((spec) => ({ ...spec, ...extra }));
-    if (specs.length > 1 && specs[0]!.mode === "write") {
+    if (specs.length > 1 && MODES[specs[0]!.mode].editsInPlace) {
       throw new RefusedError(
         "parallel_writers",
         `${specs.length} workers would edit the same tree in place at once`,
@@ -247,7 +248,7 @@ export class Engine {
         },
       );
     }
-    if (specs[0]!.mode === "write") await refuseBusyWriter(sys, this.#paths, specs[0]!.cwd);
+    if (MODES[specs[0]!.mode].editsInPlace) await refuseBusyWriter(sys, this.#paths, specs[0]!.cwd);
     const ids: string[] = [];
     try {
       for (const [i, spec] of specs.entries()) {
@@ -292,7 +293,7 @@ export class Engine {
     );
     for (const w of warnings) options.onWarning?.(w);
     const spec = { ...specs[0]!, ...extra };
-    if (spec.mode === "write") await refuseBusyWriter(this.#sys, this.#paths, spec.cwd);
+    if (MODES[spec.mode].editsInPlace) await refuseBusyWriter(this.#sys, this.#paths, spec.cwd);
     const record = await createUnique(this.#sys, spec);
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
@@ -680,7 +681,7 @@ function pendingPatches(runs: RunRecord[]): RunRecord[] {
     ),
   );
   return runs.filter((r) =>
-    r.mode === "isolate" && r.outcome === "ok" && r.isolation?.applied === undefined &&
+    MODES[r.mode].usesCopy && r.outcome === "ok" && r.isolation?.applied === undefined &&
     r.isolation?.discarded === undefined && (r.changes?.files.length ?? 0) > 0 &&
     !continued.has(r.id)
   ).sort((a, b) =>

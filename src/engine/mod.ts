@@ -116,6 +116,7 @@ export type { FeedEvent, Subscription } from "./follow/feed.ts";
 export type { LoadedSettings } from "./core/load_settings.ts";
 export { type WorkerStatus } from "./setup/installed.ts";
 export { type ModelCost, type Setting, type Settings } from "./core/settings.ts";
+export { MODES } from "../workers/modes.ts";
 export type { KeptRun } from "./runs/history_copy.ts";
 export type { Step } from "../store/history/row.ts";
 export type { Preparation } from "../store/history/ready.ts";

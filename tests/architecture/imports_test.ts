@@ -27,7 +27,13 @@ const LOWER: Record<string, RegExp[]> = {
   vcs: [/^sys\//, /^store\//, /^events\//],
   receipts: [/^sys\//, /^store\//],
   workers: [/^sys\//, /^store\//, /^events\//, /^vcs\//, /^confine\/floor\.ts$/],
-  confine: [/^sys\//, /^store\//, /^events\//, /^vcs\//, /^workers\/(types|_detect|logins)\.ts$/],
+  confine: [
+    /^sys\//,
+    /^store\//,
+    /^events\//,
+    /^vcs\//,
+    /^workers\/(types|modes|_detect|logins)\.ts$/,
+  ],
 };
 
 /**

@@ -19,6 +19,7 @@
  */
 import { dirname, isAbsolute, join } from "../../sys/path.ts";
 import { lstatOrNull } from "../../sys/fs.ts";
+import { MODES } from "../../workers/modes.ts";
 import type { Mode } from "../../workers/types.ts";
 import { depth, holds, isKernelPath, realOrNull } from "./paths.ts";
 import { shownInTmp } from "./tmp.ts";
@@ -184,7 +185,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const addSafe = (path: string | null) => {
     if (path !== null && safeWritable(path, realHome)) add(writable, path);
   };
-  if (input.mode !== "read") add(writable, root);
+  if (MODES[input.mode].edits) add(writable, root);
   for (const path of input.state) {
     if (isKernelPath(path)) continue;
     if (await lstatOrNull(path) === null) await Deno.mkdir(path, { recursive: true, mode: 0o700 });
@@ -211,7 +212,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   for (const path of input.show ?? []) add(show, await realOrNull(path));
   const { hidden, masked } = await hiddenPaths(input.hide ?? [], show, realHome);
   // A read run's tree inside a hidden folder (a read view in the state dir) is shown again.
-  if (input.mode === "read" && hidden.some((h) => holds(h, root))) add(readOnly, root);
+  if (!MODES[input.mode].edits && hidden.some((h) => holds(h, root))) add(readOnly, root);
   for (const path of show) if (hidden.some((h) => holds(h, path))) add(readOnly, path);
   const empty = join(privateDir, ".masks", "empty");
   if (masked.length > 0) {

@@ -18,12 +18,13 @@ import type { RunRecord } from "../../store/record.ts";
 import { join } from "../../sys/path.ts";
 import type { Final } from "../core/final.ts";
 import type { Workspace } from "../tree/workspace.ts";
+import { MODES } from "../../workers/modes.ts";
 
 const DAY_MS = 86_400_000;
 
 /** True when a run may be answered from, and remembered in, the cache. */
 export function cacheable(record: RunRecord): boolean {
-  return record.mode === "read" && record.continues === undefined && !record.web &&
+  return MODES[record.mode].answerOnly && record.continues === undefined && !record.web &&
     record.taskIndex === undefined && (record.settings?.cacheDays ?? 0) > 0 &&
     // An audit or a review asked again is asked again: its point is a fresh look.
     record.auditOf === undefined && record.review === undefined;

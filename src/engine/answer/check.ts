@@ -14,6 +14,7 @@ import type { Final } from "../core/final.ts";
 import { checkEvidence, mentionsFiles } from "./evidence.ts";
 import { parseAnswer } from "./format.ts";
 import { checkReferences, extractReferences, type RefTree } from "./refs.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** A file larger than this is not read to check a line in it. */
 const READ_MAX = 8 * 1024 * 1024;
@@ -123,12 +124,14 @@ export async function checkAnswer(
   // An answer that cites nothing and names no file costs no file listing.
   const list = extractReferences(answer).length > 0 || mentionsFiles(answer, parsed);
   const tree = await refTreeOf(record, workspace, {
-    after: record.mode === "read" ? workspace.before.tree : after,
+    after: MODES[record.mode].keepsChanges ? after : workspace.before.tree,
     list,
   });
   const { checks: _checks, ...refs } = await checkReferences(answer, tree);
   record.refs = refs;
-  const changed = record.mode === "read" ? [] : (final.changes?.files ?? []).map((f) => f.path);
+  const changed = MODES[record.mode].keepsChanges
+    ? (final.changes?.files ?? []).map((f) => f.path)
+    : [];
   const evidence = await checkEvidence({
     answer,
     parsed,

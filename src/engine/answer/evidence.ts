@@ -9,6 +9,8 @@
  */
 import type { ParsedAnswer } from "./format.ts";
 import { normalizePath, onDisk, type RefTree, resolvePath } from "./refs.ts";
+import { MODES } from "../../workers/modes.ts";
+import type { Mode } from "../../workers/types.ts";
 
 /** The kinds of flags. */
 export const EVIDENCE_KINDS = [
@@ -37,7 +39,7 @@ export interface Counted {
 export interface EvidenceInput {
   answer: string;
   parsed: ParsedAnswer;
-  mode: "read" | "write" | "isolate";
+  mode: Mode;
   /** Tool calls the worker made. */
   tools: number;
   /** Files were attached to the task (their contents were in the prompt). */
@@ -256,7 +258,10 @@ export function mentionsFiles(answer: string, parsed: ParsedAnswer): boolean {
 /** Runs every evidence check on an answer. */
 export async function checkEvidence(input: EvidenceInput): Promise<EvidenceFlag[]> {
   const flags: EvidenceFlag[] = [];
-  if (input.mode === "read" && input.tools === 0 && !input.attached && input.answer.trim() !== "") {
+  if (
+    MODES[input.mode].answerOnly && input.tools === 0 && !input.attached &&
+    input.answer.trim() !== ""
+  ) {
     flags.push({
       kind: "no_tool_calls",
       message: "The worker answered without a single tool call: it read nothing in the tree",

@@ -23,6 +23,7 @@ import { fixPrompt } from "./prompt.ts";
 import { wantsAudit } from "./sample.ts";
 import { createAudit, updateRecord } from "./start.ts";
 import { parseAudit } from "./verdict.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** Options of `afterRun`. */
 export interface AfterRunOptions {
@@ -157,7 +158,7 @@ export async function afterRun(
     if (run.auditOf?.kind === "audit") await completeAudit(sys, run, options);
     else if (run.auditOf?.kind === "fix") await completeFix(sys, run);
     else if (
-      run.mode === "read" && run.outcome === "ok" && run.answer?.trim() &&
+      MODES[run.mode].answerOnly && run.outcome === "ok" && run.answer?.trim() &&
       wantsAudit(run, run.settings?.audit?.rate ?? 0)
     ) await startSampled(sys, run);
   } catch (error) {

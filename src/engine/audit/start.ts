@@ -13,6 +13,7 @@ import { createUnique } from "../request/build.ts";
 import { loadSettings } from "../core/load_settings.ts";
 import { auditChain } from "./choose.ts";
 import { auditPrompt } from "./prompt.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** Options of `createAudit`. */
 export interface CreateAuditOptions {
@@ -39,7 +40,7 @@ export function checkAuditable(record: RunRecord): void {
   if (!isFinal(record.state)) {
     refuse("run_live", `it is still ${record.state}`, `pitroom wait ${record.id}`);
   }
-  if (record.mode !== "read") refuse("not_read", "audits re-check read answers");
+  if (!MODES[record.mode].answerOnly) refuse("not_read", "audits re-check read answers");
   if (record.outcome !== "ok" || !record.answer?.trim()) {
     refuse("no_answer", "it gave no answer");
   }

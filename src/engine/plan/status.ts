@@ -9,6 +9,7 @@ import { isFinal, type ReviewVerdict, type RunRecord } from "../../store/record.
 import { asSeen } from "../host/liveness.ts";
 import { type LoadedPlan, loadPlan } from "./load.ts";
 import { type PlanNote, readNotes } from "./notes.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** A review as plan status shows it. */
 export interface ReviewRow {
@@ -130,7 +131,7 @@ export function statusOf(
     const last = finished.at(-1);
     const applied = runs.some((r) =>
       r.isolation?.applied !== undefined && r.changes?.reverted !== true ||
-      r.mode === "write" && r.outcome === "ok" && r.changes?.reverted !== true &&
+      MODES[r.mode].editsInPlace && r.outcome === "ok" && r.changes?.reverted !== true &&
         (r.changes?.files.length ?? 0) > 0
     );
     const taskNotes = notes.filter((n) => n.step === task.step);

@@ -19,6 +19,7 @@ import { inRepo } from "../tree/tree.ts";
 import { attach, checkTaskSize } from "./attach.ts";
 import { checkBudget } from "./budget.ts";
 import { RANK_WINDOW_MS, rankChain, targetRecords } from "./rank.ts";
+import { MODES } from "../../workers/modes.ts";
 
 async function checkDir(sys: HeldSys, typed: string | undefined): Promise<string> {
   const dir = resolve(sys.cwd(), typed ?? ".");
@@ -99,17 +100,18 @@ async function newRunFrom(
     }
   }
   const mode = request.mode ?? "read";
-  if (mode !== "read") await refuseOutsideRepo(sys, dir);
+  const facts = MODES[mode];
+  if (facts.edits) await refuseOutsideRepo(sys, dir);
   const links = linksOf(request);
-  if (links.length > 0 && mode !== "isolate") {
+  if (links.length > 0 && !facts.usesCopy) {
     throw new UsageError(
       "`link` is for isolate runs (`mode: isolate`): a write run works in your tree",
     );
   }
-  if (request.allowLinks === true && mode !== "isolate") {
+  if (request.allowLinks === true && !facts.usesCopy) {
     throw new UsageError("`allowLinks` is for isolate runs (`mode: isolate`)");
   }
-  if (request.allowSecrets === true && mode === "read") {
+  if (request.allowSecrets === true && !facts.secretsAllowed) {
     throw new UsageError(
       "`allowSecrets` is for write (`mode: write`) and isolate (`mode: isolate`) runs: a read run never sees secret files",
     );
@@ -140,7 +142,7 @@ async function newRunFrom(
 
 /** For an isolate follow-up: the copy it reuses (refused when that copy is gone). */
 function reuseOf(prev: RunRecord): NewRun["reuse"] {
-  if (prev.mode !== "isolate") return undefined;
+  if (!MODES[prev.mode].usesCopy) return undefined;
   const isolation = prev.isolation;
   if (isolation === undefined || prev.changes === undefined || prev.repoRoot === undefined) {
     throw new RefusedError("no_copy", `Run "${prev.id}" has no private copy to continue in`, {

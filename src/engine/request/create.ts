@@ -20,6 +20,7 @@ import type { Mode } from "../../workers/types.ts";
 import { newRunId } from "../core/ids.ts";
 import type { Caps } from "./caps.ts";
 import { removeIfThere } from "../../sys/fs.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** What a new run is. */
 export interface NewRun {
@@ -104,7 +105,7 @@ export async function createRun(sys: HeldSys, spec: NewRun): Promise<RunRecord> 
     record.isolation = { copyRoot: spec.reuse.copyRoot, links: spec.reuse.links };
     record.repoRoot = spec.reuse.repoRoot;
     record.changes = { before: spec.reuse.before, after: spec.reuse.before.tree, files: [] };
-  } else if (spec.mode === "isolate") {
+  } else if (MODES[spec.mode].usesCopy) {
     record.isolation = { copyRoot: join(paths.copies, id), links: spec.links ?? [] };
   }
   try {

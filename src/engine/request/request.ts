@@ -7,6 +7,7 @@
 import { z } from "zod/v4";
 import { UsageError } from "../../sys/errors.ts";
 import { MAX_DURATION } from "../../sys/duration.ts";
+import { MODE_NAMES } from "../../workers/modes.ts";
 
 const positive = z.number().positive();
 
@@ -14,7 +15,7 @@ const positive = z.number().positive();
 export const RunRequestSchema = z.object({
   task: z.string().optional().describe("the task; give this or `tasks`"),
   tasks: z.array(z.string()).optional().describe("a crew: one background run per task"),
-  mode: z.enum(["read", "write", "isolate"]).optional()
+  mode: z.enum(MODE_NAMES).optional()
     .describe("read (default), write in place, or isolate (a private copy)"),
   worker: z.string().optional().describe("worker or chain: opencode, codex:gpt-5.5,claude"),
   model: z.string().optional().describe("model of the first worker"),

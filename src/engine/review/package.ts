@@ -18,6 +18,7 @@ import type { LoadedPlan } from "../plan/load.ts";
 import type { PlanNote } from "../plan/notes.ts";
 import { fill } from "../plan/templates.ts";
 import { redactContent, redactDiff } from "./redact.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** Lines of context around each change in a package's diff. */
 export const REVIEW_CONTEXT = 10;
@@ -88,7 +89,7 @@ export function checkReviewable(record: RunRecord): void {
       hint: `wait for it with \`pitroom wait ${id}\``,
     });
   }
-  if (record.mode === "read") {
+  if (!MODES[record.mode].keepsChanges) {
     throw new RefusedError("read_run", `Run "${id}" is a read run: it has no change to review`);
   }
   if (record.changes === undefined || record.changes.files.length === 0) {

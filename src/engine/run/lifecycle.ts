@@ -25,6 +25,7 @@ import { finishFiles } from "./finish.ts";
 import { receiptFor } from "./receipt.ts";
 import { indexRun } from "../../store/history/mod.ts";
 import { runHooks } from "./hooks.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** Options of `executeRun`. */
 export interface ExecuteOptions {
@@ -86,15 +87,15 @@ export async function executeRun(
     await sys.state.runs.write(record);
 
     const tree = await trackTree(sys, paths, record.cwd);
-    if (tree !== null && record.mode === "write") {
+    if (tree !== null && MODES[record.mode].editsInPlace) {
       const repoPaths = paths.repo(tree.key);
       writer = await tryLock(repoPaths.writerLock);
       if (writer !== null) await writeTextAtomic(repoPaths.writer, id);
       else holder = await Deno.readTextFile(repoPaths.writer).catch(() => "");
     }
-    if (tree === null && record.mode !== "read") {
+    if (tree === null && MODES[record.mode].edits) {
       final = { outcome: "refused", message: `"${record.cwd}" is not in a git repository` };
-    } else if (tree !== null && record.mode === "write" && writer === null) {
+    } else if (tree !== null && MODES[record.mode].editsInPlace && writer === null) {
       final = { outcome: "refused", message: writerBusyMessage(tree.root, holder) };
     } else {
       final = await walkChain(sys, record, tree, options, emit);
@@ -148,7 +149,7 @@ async function finish(
   if (final.message !== undefined && final.outcome !== "ok") record.message = final.message;
   if (final.answer !== undefined) record.answer = final.answer;
   if (final.changes !== undefined) record.changes = final.changes;
-  else if (record.mode === "read") delete record.changes;
+  else if (!MODES[record.mode].keepsChanges) delete record.changes;
   // A cached answer cost nothing now: what it cost and saved stays on the run that made it.
   const receipt = record.cached !== undefined
     ? undefined

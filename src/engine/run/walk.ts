@@ -36,6 +36,7 @@ import {
 import { settledIndex } from "../../vcs/quick_snapshot.ts";
 import type { Final } from "../core/final.ts";
 import { runHooks } from "./hooks.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** What walking needs from the lifecycle. */
 export interface WalkOptions {
@@ -285,7 +286,9 @@ async function walkPrepared(
       return !c || i + 1 + k === record.chain.length - 1;
     });
     if (!FALLBACK_CLASSES.has(outcome.class) || next === undefined || followUp) break;
-    const changed = workspace && record.mode !== "read" ? await changedFiles(workspace) : [];
+    const changed = workspace && MODES[record.mode].keepsChanges
+      ? await changedFiles(workspace)
+      : [];
     const note = handoverNote(target, outcome.class, result.events, changed);
     if (note) prompt = promptFor(record, { context: note });
     emit(event("run.fallback", sys.clock.now(), {

@@ -21,15 +21,18 @@ import { type TrackedTree, trackTree } from "../tree/tree.ts";
 import { pausePoint } from "../core/pause.ts";
 import { indexRun } from "../../store/history/mod.ts";
 import { carryNew, cutShort, finishOp, lastOp, opsOf, type RunTree } from "../tree/journaled.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** A finished isolate run, checked; refuses live runs and runs of other modes. */
 async function isolateRun(sys: HeldSys, id: string): Promise<RunRecord> {
   const record = await reconcile(sys, await sys.state.runs.load(id));
-  if (record.mode !== "isolate" || record.isolation === undefined) {
+  if (!MODES[record.mode].usesCopy || record.isolation === undefined) {
     throw new RefusedError(
       "not_isolated",
       `Run "${id}" is a ${record.mode} run, not an isolate run`,
-      record.mode === "write" ? { hint: `undo its edits with \`pitroom revert ${id}\`` } : {},
+      MODES[record.mode].editsInPlace
+        ? { hint: `undo its edits with \`pitroom revert ${id}\`` }
+        : {},
     );
   }
   if (!isFinal(record.state)) {

@@ -10,6 +10,7 @@ import { readPatchChecked } from "../../store/patch_file.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { DamagedRecord } from "../../sys/errors.ts";
 import { exists } from "../../sys/fs.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** The record of run `id` as the history keeps it, or null (no history, no copy, a bad row). */
 export async function historyCopy(sys: HeldSys, id: string): Promise<RunRecord | null> {
@@ -36,7 +37,7 @@ function changeCommands(record: RunRecord): string[] {
   const changes = record.changes;
   if (changes === undefined || changes.files.length === 0) return [];
   const id = record.id;
-  if (record.mode === "isolate" && record.isolation?.applied === undefined) {
+  if (MODES[record.mode].usesCopy && record.isolation?.applied === undefined) {
     return record.isolation?.discarded === undefined ? [`\`pitroom apply ${id}\``] : [];
   }
   return changes.reverted ? [] : [`\`pitroom revert ${id}\``];

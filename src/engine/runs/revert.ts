@@ -36,6 +36,7 @@ import {
 } from "../tree/journaled.ts";
 import { runPatch } from "../tree/run_patch.ts";
 import { leftRefusal, mergeChanged, settle, takeOutSegments } from "../tree/revert_merge.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** Options of `revertRun`. */
 export interface RevertRunOptions {
@@ -59,7 +60,7 @@ function mirror(record: RunRecord, ops: readonly JournalOp[], left?: LeftFile[])
   const lastApply = live.findLastIndex((op) => op.action === "apply");
   const reverts = live.filter((op, i) => op.action === "revert" && op.ended && i > lastApply);
   const done = (scope: Scope) => reverts.some((op) => op.scope === scope || op.scope === "all");
-  if (record.mode === "isolate") {
+  if (MODES[record.mode].usesCopy) {
     if (lastRevert > lastApply) changes.reverted = true;
     else delete changes.reverted;
   } else {
@@ -120,7 +121,7 @@ async function captureLost({ sys, record, tree }: RunTree): Promise<void> {
   else delete changes.others;
   if (split.shared) changes.shared = split.shared;
   else delete changes.shared;
-  if (record.mode === "write") {
+  if (MODES[record.mode].editsInPlace) {
     // Since the run began: whether during it or after its supervisor died cannot be told.
     const kept = sys.state.paths.run(record.id).userIndex;
     const moved = await tree.moved(changes.before, kept);
@@ -327,6 +328,6 @@ export async function revertRun(
   const { tree, lock } = await revertWriter(sys, paths, record.repoRoot, id);
   using _writer = lock;
   const at = { sys, record, tree };
-  if (record.mode === "isolate") return await revertApplied(at);
+  if (MODES[record.mode].usesCopy) return await revertApplied(at);
   return await revertInPlace(at, options);
 }

@@ -28,6 +28,7 @@ import {
 import { pausePoint } from "../core/pause.ts";
 import { leftRefusal, settle } from "../tree/revert_merge.ts";
 import { revertWriter } from "./revert.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** The history's copy as reverted: only the files this revert wrote, those it left named. */
 async function reverted(
@@ -64,7 +65,7 @@ export async function revertFromPatch(
   const copy = await historyCopy(sys, id);
   // Without the copy nothing says where the run worked, or what its patch is to the tree.
   if (copy === null || copy.repoRoot === undefined || copy.changes === undefined) throw damage;
-  if (copy.mode === "read" || copy.changes.files.length === 0) {
+  if (!MODES[copy.mode].keepsChanges || copy.changes.files.length === 0) {
     throw new RefusedError("nothing_to_revert", `Run "${id}" changed nothing Pitroom can revert`);
   }
   if (options.all && (copy.changes.others?.length ?? 0) > 0) {
@@ -94,7 +95,8 @@ export async function revertFromPatch(
   const lastRevert = live.findLastIndex((op) => op.action === "revert" && op.ended !== undefined);
   const applies = live.slice(lastRevert + 1).filter((op) => op.action === "apply");
   // The journal says what was applied even when the history's copy is older than the apply.
-  if (copy.mode === "isolate" && applies.length === 0 && copy.isolation?.applied === undefined) {
+  const usesCopy = MODES[copy.mode].usesCopy;
+  if (usesCopy && applies.length === 0 && copy.isolation?.applied === undefined) {
     throw new RefusedError(
       "not_applied",
       `Run "${id}" worked in a private copy and was not applied: your tree has none of its changes`,
@@ -102,13 +104,13 @@ export async function revertFromPatch(
   }
   let plan: TreePlan;
   let left: LeftFile[] = [];
-  if (copy.mode === "isolate" && applies.length > 0) {
+  if (usesCopy && applies.length > 0) {
     // What its applies wrote (one cut short included), from the journal.
     ({ plan, left } = await settle(at, reverseOf(applies)));
     if (plan.writes.length === 0 && left.length > 0) throw leftRefusal(id, left);
   } else {
     // An applied isolate run: only the files its apply wrote (not those found already so).
-    const applied = copy.mode === "isolate" ? copy.isolation?.applied?.files : undefined;
+    const applied = usesCopy ? copy.isolation?.applied?.files : undefined;
     plan = await tree.planPatchUndo(patch.bytes, {
       runId: id,
       ...(applied === undefined ? {} : { only: applied }),
@@ -120,7 +122,7 @@ export async function revertFromPatch(
   await pausePoint(sys, "reverting");
   await carryNew(at, {
     action: "revert",
-    ...(copy.mode === "isolate" ? {} : { scope: "worker" as const }),
+    ...(usesCopy ? {} : { scope: "worker" as const }),
     plan,
     left,
   });

@@ -6,6 +6,7 @@
 import type { RunRecord } from "../../store/record.ts";
 import { KEEP_FILE_MAX } from "../../vcs/mod.ts";
 import type { IgnoredWatch } from "./tree.ts";
+import { MODES } from "../../workers/modes.ts";
 
 function listed(paths: string[]): string {
   const shown = paths.slice(0, 10).map((path) => `"${path}"`).join(", ");
@@ -25,7 +26,7 @@ export async function checkIgnored(
   const changes = await watch.changes();
   const all = [...changes.changed, ...changes.added, ...changes.removed].sort();
   if (all.length === 0) return null;
-  if (record.mode !== "read") {
+  if (MODES[record.mode].keepsChanges) {
     record.notes = [
       ...(record.notes ?? []),
       `Changed ignored files, not in the patch: ${listed(all)}`,

@@ -27,6 +27,7 @@ import {
 } from "../../vcs/mod.ts";
 import { pausePoint } from "../core/pause.ts";
 import type { TrackedTree } from "./tree.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** A run and the user's tree its operations write into. */
 export interface RunTree {
@@ -143,7 +144,7 @@ function cutAndChanged({ record }: RunTree, op: JournalOp, blocked: PlanBlocked)
   const more = paths.length > 10 ? ` and ${paths.length - 10} more` : "";
   const hint = op.action === "apply"
     ? `take back what it wrote with \`pitroom revert ${id}\` (your changes are merged, or kept)`
-    : record.mode === "isolate"
+    : MODES[record.mode].usesCopy
     ? `put back what it took out with \`pitroom apply ${id}\``
     : `see what it would write with \`pitroom show ${id} --patch\`; put those files back as it left them, then revert again`;
   return new RefusedError(

@@ -15,6 +15,7 @@ import { join } from "../../sys/path.ts";
 import { attribute, type ChangedPath, changingCalls, windowsFor } from "./attribute.ts";
 import { historyOf, parseVersions, splitFile } from "./file_history.ts";
 import { changeTime } from "./tree_watch.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** The worker's files and the others (absent when there are none). */
 export interface SplitChanges {
@@ -116,7 +117,7 @@ export async function splitChanges(
   const roots = [...new Set([options.root, realRoot])];
   // A read run's changes are violations: a line its parser did not understand may have been a
   // call that wrote, so it makes every change the worker's.
-  const unknownChanges = record.mode === "read";
+  const unknownChanges = !MODES[record.mode].keepsChanges;
   const split = attribute(
     files.map((file): ChangedPath => ({
       path: file.path,

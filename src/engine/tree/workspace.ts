@@ -24,6 +24,7 @@ import { splitChanges } from "./worker_changes.ts";
 import { undoReadRun } from "./revert_merge.ts";
 import { runPatch } from "./run_patch.ts";
 import type { TreeWatch } from "./tree_watch.ts";
+import { MODES } from "../../workers/modes.ts";
 
 /** Where the worker works and the snapshot its changes are measured against. */
 export interface Workspace {
@@ -62,7 +63,7 @@ export async function prepareWorkspace(
       watch(before) {
         // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside
         // the rest of the preparation (the secrets listing, a copy or a view), before the worker.
-        started.watch = tree.watchIgnored(before, record.mode === "read");
+        started.watch = tree.watchIgnored(before, !MODES[record.mode].keepsChanges);
         started.watch.catch(() => undefined);
       },
       versions: (watch) => (started.versions = watch),
@@ -91,13 +92,13 @@ async function prepareOnly(
   const reuse = isolation !== undefined && record.continues !== undefined &&
     record.changes !== undefined;
   // A write run's tree is watched from before its snapshot, so no edit of the user's is missed.
-  const versions = isolation === undefined && record.mode === "write"
+  const versions = isolation === undefined && MODES[record.mode].editsInPlace
     ? await tree.startWatch(runPaths.versions, sys.clock)
     : undefined;
   if (versions !== undefined) started.versions(versions);
   // Where the index and the stash stand (HEAD: the snapshot's), to tell a commit or a stash
   // during the run.
-  const position = isolation === undefined && record.mode === "write"
+  const position = isolation === undefined && MODES[record.mode].editsInPlace
     ? tree.markIndex(runPaths.userIndex)
     : undefined;
   position?.catch(() => undefined);
@@ -106,7 +107,7 @@ async function prepareOnly(
     // isolate run's copy has its own).
     ...(isolation === undefined ? { indexFile: runPaths.index, keepInBackground: true } : {}),
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
-    submodules: record.mode === "read" ? "allow" : "refuse",
+    submodules: MODES[record.mode].keepsChanges ? "refuse" : "allow",
   });
   // The untracked folders join the watch beside the secrets listing, before the worker starts.
   const widened = versions === undefined ? undefined : tree.widenWatch(versions, before);
@@ -129,7 +130,7 @@ async function prepareOnly(
     };
     const [files] = await Promise.all([tree.files(before), widened]);
     const secrets = findSecrets(files, before.ignored, hiding.patterns);
-    if (record.mode === "read") {
+    if (!MODES[record.mode].edits) {
       if (hiding.hidden) return { ...plain, secrets: absolute(tree.root, secrets) };
       return await readFromView(sys, record, tree, plain, inside, secrets);
     }
@@ -173,7 +174,8 @@ async function secretHiding(sys: HeldSys, record: RunRecord) {
   const { setting, found } = await sandboxSettingOf(sys, record.settings);
   return {
     hidden: found?.kind === "bwrap",
-    allowed: record.mode !== "read" && (record.allowSecrets === true || setting.allowSecrets),
+    allowed: MODES[record.mode].secretsAllowed &&
+      (record.allowSecrets === true || setting.allowSecrets),
     patterns: namePatterns(setting),
   };
 }
@@ -283,7 +285,7 @@ export async function collectWorkspace(
   const viewChanged = prepared.view !== undefined &&
     !(await viewIntact(sys, record, prepared.view, before));
   const after = (await afterSnapshot(work, before, prepared.index)).tree;
-  const moved = record.mode === "write" && record.isolation === undefined
+  const moved = MODES[record.mode].editsInPlace && record.isolation === undefined
     ? await work.moved(before, runPaths.userIndex)
     : undefined;
   await removeIfThere(runPaths.userIndex);
@@ -299,13 +301,13 @@ export async function collectWorkspace(
     };
   }
   if (after === before.tree) {
-    return record.mode === "read"
-      ? last
-      : { ...last, changes: { before, after, files: [], ...(moved ? { moved } : {}) } };
+    return MODES[record.mode].keepsChanges
+      ? { ...last, changes: { before, after, files: [], ...(moved ? { moved } : {}) } }
+      : last;
   }
   const diff = await work.diff(before, after);
   const changes: Changes = { before, after, files: diff.files, ...(moved ? { moved } : {}) };
-  if (record.mode !== "isolate") {
+  if (!MODES[record.mode].usesCopy) {
     // The user's own edits while the worker worked are listed apart, not as the worker's; a file
     // both changed is split by its versions.
     const split = await splitChanges(sys, record, diff.files, {
@@ -316,7 +318,7 @@ export async function collectWorkspace(
   }
   const patch = await runPatch(work, changes, diff.patch);
   changes.patchDigest = await writePatch(runPaths.patch, patch);
-  if (record.mode !== "read") return { ...last, changes };
+  if (MODES[record.mode].keepsChanges) return { ...last, changes };
   if (changes.files.length === 0) {
     // Only the user's edits changed the tree: no violation of the worker's (ignored files aside).
     return ignoredViolation === null

@@ -4,7 +4,7 @@
  * the card's; the worker events between them move the counts on at once, so a card changes the
  * moment a tool call is written. A final event is followed by the final record (`cardOf`).
  */
-import type { PitroomEvent, RunReport } from "../../engine/mod.ts";
+import { MODES, type PitroomEvent, type RunReport } from "../../engine/mod.ts";
 import { targetLabel } from "../../engine/present.ts";
 import type { ApiAttention, ApiWorker, RunCard } from "./api_types.ts";
 
@@ -17,7 +17,7 @@ export function cardOf(record: RunReport): RunCard {
   const live = LIVE.has(record.state);
   const iso = record.isolation;
   const changed = record.changes?.reverted ? 0 : record.changes?.files.length ?? 0;
-  const isolation = record.mode === "isolate" && iso !== undefined
+  const isolation = MODES[record.mode].usesCopy && iso !== undefined
     ? { applied: iso.applied !== undefined, discarded: iso.discarded !== undefined }
     : null;
   return {

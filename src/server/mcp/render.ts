@@ -3,7 +3,7 @@
  * first. A run is one line (id, state, worker, time, counts), then its answer or its problem,
  * then the files it changed; a run still going says how to collect it.
  */
-import type { RunReport } from "../../engine/mod.ts";
+import { MODES, type RunReport } from "../../engine/mod.ts";
 import { isFinal, runTime, workerOf } from "../../engine/present.ts";
 import { formatDuration } from "../../sys/duration.ts";
 
@@ -41,7 +41,7 @@ export function runText(run: RunReport, now: number): string {
         files.map((f) => `${f.path} (${f.status}, +${f.added} -${f.removed})`).join(", ")
       }`,
     );
-    if (run.mode === "isolate" && run.isolation?.applied === undefined) {
+    if (MODES[run.mode].usesCopy && run.isolation?.applied === undefined) {
       lines.push(`in a private copy: pitroom_apply {"run": "${run.id}"} writes it into the tree`);
     }
   }

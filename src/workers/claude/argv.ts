@@ -5,6 +5,7 @@
  * `--permission-mode` and allow/deny rules. Never a bypass mode: no `bypassPermissions`, no
  * `--dangerously-skip-permissions`, and no mode that would ask (headless, an ask is denied).
  */
+import { MODES } from "../modes.ts";
 import type { Launch, Mode, RunSpec } from "../types.ts";
 import { deniedCommandPrefixes } from "../../confine/floor.ts";
 
@@ -60,7 +61,7 @@ export function shellRule(prefix: string): string {
 /** The permission flags of a mode. */
 export function profileArgs(mode: Mode, web: boolean): string[] {
   const webTools = web ? [...WEB_TOOLS] : [];
-  if (mode === "read") {
+  if (!MODES[mode].edits) {
     return [
       "--tools",
       [...READ_TOOLS, ...webTools].join(","),

@@ -15,11 +15,12 @@
  * `exec` always runs with approval policy "never": nothing can stall on a question. No bypass
  * flag is ever given.
  */
+import { MODES } from "../modes.ts";
 import type { Launch, RunSpec } from "../types.ts";
 
 /** The sandbox a mode runs under. */
 export function sandboxFor(mode: RunSpec["mode"]): "read-only" | "workspace-write" {
-  return mode === "read" ? "read-only" : "workspace-write";
+  return MODES[mode].edits ? "workspace-write" : "read-only";
 }
 
 /** TOML string literal for a `-c key=value` override. */
@@ -49,7 +50,7 @@ export function codexArgv(spec: RunSpec): string[] {
     "-c",
     `web_search=${tomlString(spec.web ? "live" : "disabled")}`,
   ];
-  if (spec.web && spec.mode !== "read") {
+  if (spec.web && MODES[spec.mode].edits) {
     argv.push("-c", "sandbox_workspace_write.network_access=true");
   }
   if (spec.model !== undefined) argv.push("-m", spec.model);

@@ -16,6 +16,7 @@
  * gemini turns an ask into a denial, which would silently remove a tool.
  */
 import { delimiter, join } from "../../sys/path.ts";
+import { MODES } from "../modes.ts";
 import type { Launch, LaunchFile, Mode, RunSpec } from "../types.ts";
 import { effortHome, type ReadUserFile, readUserFile } from "./effort.ts";
 import { deniedCommandPrefixes } from "../../confine/floor.ts";
@@ -32,7 +33,7 @@ export const DENIED_COMMAND_PREFIXES: readonly string[] = deniedCommandPrefixes(
 
 /** Approval mode of a run mode. */
 export function approvalMode(mode: Mode): "default" | "auto_edit" {
-  return mode === "read" ? "default" : "auto_edit";
+  return MODES[mode].edits ? "auto_edit" : "default";
 }
 
 function tomlString(value: string): string {
@@ -53,7 +54,7 @@ function rule(fields: Record<string, string | number>): string {
 /** The policy file (TOML) of a run mode: what the worker may never do, and the shell in write. */
 export function policyToml(mode: Mode, web: boolean): string {
   const rules: string[] = [];
-  const denied = mode === "read" ? [...EDIT_TOOLS, SHELL_TOOL, "activate_skill"] : [];
+  const denied = MODES[mode].edits ? [] : [...EDIT_TOOLS, SHELL_TOOL, "activate_skill"];
   if (!web) denied.push(...WEB_TOOLS);
   if (denied.length > 0) {
     rules.push(rule({ toolName: tomlList(denied), decision: '"deny"', priority: 900 }));
@@ -61,7 +62,7 @@ export function policyToml(mode: Mode, web: boolean): string {
   if (web) {
     rules.push(rule({ toolName: tomlList(WEB_TOOLS), decision: '"allow"', priority: 800 }));
   }
-  if (mode !== "read") {
+  if (MODES[mode].edits) {
     rules.push(rule({ toolName: tomlString(SHELL_TOOL), decision: '"allow"', priority: 100 }));
     rules.push(rule({
       toolName: tomlString(SHELL_TOOL),

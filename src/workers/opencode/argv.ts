@@ -10,6 +10,7 @@
  * exceptions after it. No rule is ever `ask`: headless `run` auto-rejects an ask and ends the
  * run with exit 0 and no answer.
  */
+import { MODES } from "../modes.ts";
 import type { Launch, Mode, RunSpec } from "../types.ts";
 import {
   DENIED_PROGRAMS,
@@ -115,7 +116,7 @@ function rules(patterns: readonly string[], action: "allow" | "deny"): Record<st
  */
 export function permissionProfile(mode: Mode, options: { web: boolean }): PermissionBlock {
   const web = options.web ? "allow" : "deny";
-  const writes = mode !== "read";
+  const writes = MODES[mode].edits;
   return {
     // Catch-all first: anything not named below (MCP tools, future permissions) in read mode
     // is denied; in write modes allowed. Never left to OpenCode's default `ask`.
