@@ -170,7 +170,7 @@ Deno.test("a write run with secrets allowed reads them; without a sandbox the re
   await Deno.writeTextFile(t.sys.configPath, JSON.stringify({ sandbox: "off" }));
   const bare = await t.run("write");
   assert.equal(bare.state, "done", bare.message);
-  assert.match(bare.notes?.[0] ?? "", /secret-looking files.*without a sandbox.*-i/);
+  assert.match(bare.notes?.[0] ?? "", /secret-looking files.*without a sandbox.*an isolate run leaves/);
 });
 
 Deno.test("a sandboxed isolate run's copy hides its tracked secret files", async () => {
