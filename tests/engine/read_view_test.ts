@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { findSecrets, isSecretPath } from "../../src/confine/secrets.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import type { Mode } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
@@ -38,21 +37,21 @@ async function setup(steps: (marks: string) => FakeStep[]) {
     JSON.stringify({ sandbox: { mode: "auto", writable: [marks.path] } }),
   );
   const backend = fakeBackend(() => steps(marks.path));
+  const engine = createEngine(sys, { backends: () => backend });
   return {
     sys,
     repo: repo.path,
     state: state.path,
     marks: marks.path,
     async run(mode: Mode = "read", options: { allowSecrets?: boolean } = {}) {
-      const record = await createRun(sys, {
+      return await engine.run({
         task: "look",
         mode,
-        cwd: join(repo.path, "src"),
-        chain: [{ worker: "opencode" }],
+        dir: join(repo.path, "src"),
+        worker: "opencode",
         timeoutMs: 30_000,
         ...(options.allowSecrets ? { allowSecrets: true } : {}),
       });
-      return await executeRun(sys, record.id, { maxParallel: 20, backends: () => backend });
     },
     async [Symbol.asyncDispose]() {
       await new Deno.Command("chmod", { args: ["-R", "u+w", state.path] }).output();
