@@ -76,8 +76,8 @@ const SNAPSHOTS = [
 // A write run also watches its tree: HEAD's folders (`ls-tree`) before the snapshot, the
 // untracked ones after it (`diff-tree`); and reads HEAD again when it is collected, to tell a
 // commit or a branch switch meanwhile (the index and the stash are read from their files).
-// Before a write run is made, the door finds the repository's root twice: the run needs one
-// (request/build.ts) and no other write run may be working in it (tree/writer.ts).
+// Before a write run is made, the door finds the repository's root twice: the run needs one,
+// and no other write run may be working in it.
 const DOOR_CHECKS = ["rev-parse --path-format=absolute", "rev-parse --path-format=absolute"];
 const WRITE_RUN = [
   ...SNAPSHOTS,

@@ -21,6 +21,8 @@ export interface LiveRun {
   running?: true;
   /** The random part of its id (four hex digits). @default a counter */
   hex?: string;
+  /** @default "q" */
+  task?: string;
   chain?: RunRecord["chain"];
   auditOf?: RunRecord["auditOf"];
 }
@@ -35,7 +37,7 @@ export async function placeLiveRun(paths: StatePaths, options: LiveRun): Promise
     id,
     state: options.running ? "running" : "queued",
     mode: "read",
-    task: "q",
+    task: options.task ?? "q",
     cwd: options.cwd,
     chain: options.chain ?? [{ worker: "opencode" }],
     web: false,
