@@ -5,8 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { main } from "../../src/cli/main.ts";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
 import { engineWorld } from "../support/engine_world.ts";
 import { testSys } from "../support/sys.ts";
@@ -23,14 +21,12 @@ Deno.test("apply lists at most 20 files, a second apply says it is in the tree w
   }));
   steps.push({ run: "chmod +x bin/run.sh" }, { answer: "done" });
   await using t = await engineWorld(await tempRepo(files), () => steps);
-  const record = await createRun(t.sys, {
+  const run = await t.engine.run({
     task: "change many files",
     mode: "isolate",
-    cwd: t.repo.path,
-    chain: [{ worker: "opencode" }],
+    worker: "opencode",
     timeoutMs: 60_000,
   });
-  const run = await executeRun(t.sys, record.id, { maxParallel: 20, backends: () => t.backend });
   assert.equal(run.state, "done", run.message);
   const cli = () => testSys({ stateDir: t.sys.stateDir, cwd: t.repo.path });
 

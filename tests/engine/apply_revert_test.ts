@@ -4,18 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
-import { applyRun } from "../../src/engine/runs/apply.ts";
-import { revertRun } from "../../src/engine/runs/revert.ts";
 import { renderReport } from "../../src/cli/report.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import { statePaths } from "../../src/store/paths.ts";
-import { createEngine } from "../../src/engine/api.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
 import { engineWorld } from "../support/engine_world.ts";
-import { git, tempRepo } from "../support/temp.ts";
+import { git, tempDir, tempRepo, waitFor } from "../support/temp.ts";
 
 const LINES = Array.from({ length: 30 }, (_, i) => `line ${i}`);
 const text = (lines: string[]) => lines.join("\n") + "\n";
@@ -28,14 +23,12 @@ async function setup(steps: (spec: RunSpec) => FakeStep[]) {
 type World = Awaited<ReturnType<typeof setup>>;
 
 async function run(t: World) {
-  const record = await createRun(t.sys, {
+  return await t.engine.run({
     task: "change things",
     mode: "isolate",
-    cwd: t.repo.path,
-    chain: [{ worker: "opencode" }],
+    worker: "opencode",
     timeoutMs: 30_000,
   });
-  return await executeRun(t.sys, record.id, { maxParallel: 20, backends: () => t.backend });
 }
 
 const read = (t: World, path: string) => Deno.readTextFile(join(t.repo.path, path));
@@ -49,9 +42,9 @@ Deno.test("a patch applied with a merge is reverted exactly, keeping the user's 
   const record = await run(t);
   const mine = text(["user start", ...LINES.slice(1)]);
   await Deno.writeTextFile(join(t.repo.path, "long.txt"), mine);
-  const { report } = await applyRun(t.sys, record.id, { allowDelete: false });
+  const { report } = await t.engine.apply(record.id);
   assert.deepEqual(report.merged, ["long.txt"]);
-  await revertRun(t.sys, record.id);
+  await t.engine.revert(record.id);
   assert.equal(await read(t, "long.txt"), mine);
   await assert.rejects(Deno.stat(join(t.repo.path, "new.txt")), Deno.errors.NotFound);
 });
@@ -62,18 +55,18 @@ Deno.test("apply after revert is tracked again: show says applied, and revert un
     { answer: "done" },
   ]);
   const record = await run(t);
-  await applyRun(t.sys, record.id, { allowDelete: false });
-  await revertRun(t.sys, record.id);
+  await t.engine.apply(record.id);
+  await t.engine.revert(record.id);
   const undone = renderReport(await loadRecord(t.paths, record.id), Date.now());
   assert.match(undone, /then undone/);
-  await applyRun(t.sys, record.id, { allowDelete: false });
+  await t.engine.apply(record.id);
   assert.equal(await read(t, "a.txt"), "worker\n");
   const latest = await loadRecord(t.paths, record.id);
   assert.equal(latest.changes?.reverted, undefined);
   const shown = renderReport(latest, Date.now());
   assert.doesNotMatch(shown, /undone/);
   assert.match(shown, /applied to your tree/);
-  await revertRun(t.sys, record.id);
+  await t.engine.revert(record.id);
   assert.equal(await read(t, "a.txt"), "one\n");
 });
 
@@ -90,7 +83,7 @@ Deno.test("apply of a run whose starting commit was garbage-collected says so in
   await git(t.repo.path, "reflog", "expire", "--expire=now", "--all");
   await git(t.repo.path, "gc", "-q", "--prune=now");
   await assert.rejects(
-    applyRun(t.sys, record.id, { allowDelete: false }),
+    t.engine.apply(record.id),
     (error: Error) => {
       assert.match(
         error.message,
@@ -114,39 +107,40 @@ Deno.test("something in the way stops an apply before it writes anything, named;
   const record = await run(t);
   await Deno.mkdir(join(t.repo.path, "z.txt"));
   await Deno.writeTextFile(join(t.repo.path, "z.txt", "mine"), "mine\n");
-  await assert.rejects(applyRun(t.sys, record.id, { allowDelete: false }), /in the way: "z.txt"/);
+  await assert.rejects(t.engine.apply(record.id), /in the way: "z.txt"/);
   assert.equal(await read(t, "a.txt"), "one\n");
   assert.equal(await read(t, "z.txt/mine"), "mine\n");
   const latest = await loadRecord(t.paths, record.id);
   assert.equal(latest.isolation?.applying, undefined);
   assert.doesNotMatch(renderReport(latest, Date.now()), /cut short/);
-  await assert.rejects(revertRun(t.sys, record.id), /not applied/);
+  await assert.rejects(t.engine.revert(record.id), /not applied/);
   // Moved aside: applied, then reverted to the tree as before the apply.
   await Deno.remove(join(t.repo.path, "z.txt"), { recursive: true });
-  await applyRun(t.sys, record.id, { allowDelete: false });
+  await t.engine.apply(record.id);
   assert.equal(await read(t, "z.txt"), "z\n");
-  await revertRun(t.sys, record.id);
+  await t.engine.revert(record.id);
   assert.equal(await read(t, "a.txt"), "one\n");
   await assert.rejects(Deno.stat(join(t.repo.path, "z.txt")), Deno.errors.NotFound);
 });
 
-Deno.test("revert waits its turn: while a write run (or an apply) holds the repository, it is refused", async () => {
-  await using t = await setup(() => [
-    { writeFile: "a.txt", content: "worker\n" },
-    { answer: "done" },
-  ]);
+Deno.test("revert waits its turn: while a write run holds the repository, it is refused", async () => {
+  await using gate = await tempDir();
+  const release = join(gate.path, "go");
+  await using t = await setup((spec) =>
+    spec.mode === "write"
+      ? [{ waitFile: release }, { answer: "wrote nothing" }]
+      : [{ writeFile: "a.txt", content: "worker\n" }, { answer: "done" }]
+  );
   const record = await run(t);
-  await applyRun(t.sys, record.id, { allowDelete: false });
-  const { trackTree } = await import("../../src/engine/tree/tree.ts");
-  const { tryLock } = await import("../../src/store/locks.ts");
-  const tree = (await trackTree(t.sys, t.paths, t.repo.path))!;
-  const held = await tryLock(t.paths.repo(tree.key).writerLock);
-  assert.ok(held !== null);
-  await Deno.writeTextFile(t.paths.repo(tree.key).writer, "20261204-101010-abcd");
-  await assert.rejects(revertRun(t.sys, record.id), /20261204-101010-abcd\) is writing/);
+  await t.engine.apply(record.id);
+  const writing = t.engine.run({ task: "hold the tree", mode: "write", worker: "opencode" });
+  await waitFor(() => t.backend.prompts.length === 2, { timeoutMs: 10_000, what: "the writer" });
+  const writer = (await t.engine.list()).find((r) => r.mode === "write")!;
+  await assert.rejects(t.engine.revert(record.id), new RegExp(`${writer.id}\\) is writing`));
   assert.equal(await read(t, "a.txt"), "worker\n");
-  held[Symbol.dispose]();
-  await revertRun(t.sys, record.id);
+  await Deno.writeTextFile(release, "");
+  assert.equal((await writing).outcome, "ok");
+  await t.engine.revert(record.id);
   assert.equal(await read(t, "a.txt"), "one\n");
 });
 
@@ -157,14 +151,14 @@ Deno.test("an applied run whose run.json is damaged is reverted all the same, ke
     { answer: "done" },
   ]);
   const record = await run(t);
-  await applyRun(t.sys, record.id, { allowDelete: false });
+  await t.engine.apply(record.id);
   // The user edits a file the apply wrote, and then run.json is cut short.
   const mine = text(["user start", ...LINES.slice(1, 29), "worker end"]);
   await Deno.writeTextFile(join(t.repo.path, "long.txt"), mine);
   const file = statePaths(t.sys.stateDir).run(record.id).record;
   const whole = await Deno.readTextFile(file);
   await Deno.writeTextFile(file, whole.slice(0, 40));
-  const engine = createEngine(t.sys);
+  const engine = t.engine;
   const damaged: string[] = [];
   const back = await engine.revert(record.id, { onDamaged: (d) => damaged.push(d.file) });
   assert.deepEqual(damaged, ["run.json"]);

@@ -7,10 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { revertRun } from "../../src/engine/runs/revert.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
-import { reconcile } from "../../src/engine/host/liveness.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import { loadRecord } from "../../src/store/runs.ts";
@@ -19,7 +15,7 @@ import { renderReport } from "../../src/cli/report.ts";
 import { main } from "../../src/cli/main.ts";
 import { type CrashWorld, crashWorld, pidAlive, startChild } from "../support/crash_world.ts";
 import { exists } from "../../src/sys/fs.ts";
-import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
+import type { FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
 import { git, waitFor } from "../support/temp.ts";
 
@@ -118,7 +114,7 @@ async function killRun(w: World, run: Awaited<ReturnType<typeof backgroundRun>>)
   run.child.kill("SIGKILL");
   await run.child.status;
   await run.text;
-  const record = await reconcile(w.sys, await loadRecord(statePaths(w.state), run.id));
+  const record = await w.engine.get(run.id);
   assert.equal(record.state, "lost");
   const worker = record.attempts.at(-1)!.workerPid!;
   await waitFor(() => !pidAlive(worker), { timeoutMs: 10_000, what: "the orphan worker to die" });
@@ -149,7 +145,7 @@ Deno.test("a lost write run's revert undoes the worker's calls only, never the u
   // A file the worker wrote and the user then changed again holds the user's work too.
   await Deno.writeTextFile(join(w.repo, "w.txt"), "w\nand mine\n");
 
-  const record = await revertRun(w.sys, run.id);
+  const record = await w.engine.revert(run.id);
   // w.txt is the worker's and the user's (its watch kept the worker's version before it died):
   // taking the worker's out would delete the user's lines too, so revert leaves it, named.
   assert.deepEqual(record.changes!.files.map((f) => [f.path, f.shared]), [
@@ -168,7 +164,7 @@ Deno.test("a lost write run's revert undoes the worker's calls only, never the u
   assert.match(renderReport(record, Date.now()), /changed while the run worked, not by a tool/);
 
   // --all takes the rest too, back to the state the run began in.
-  const all = await revertRun(w.sys, run.id, { all: true });
+  const all = await w.engine.revert(run.id, { all: true });
   assert.equal(all.changes!.othersReverted, true);
   assert.deepEqual(await userState(w.repo), before);
 });
@@ -207,7 +203,7 @@ Deno.test("a user's edits during a background write run are listed apart and sur
     leftAlone: ["keep.txt", "mine.txt"],
   });
   assert.deepEqual(await userState(w.repo), keptUserWork(before));
-  await assert.rejects(revertRun(w.sys, run.id), /reverted already/);
+  await assert.rejects(w.engine.revert(run.id), /reverted already/);
   const all = testSys({ stateDir: w.state, cwd: w.repo });
   assert.equal(await main(["revert", run.id, "--all"], all), 0);
   assert.match(all.stdoutText(), /^reverted 4 file\(s\)/);
@@ -235,7 +231,7 @@ Deno.test("a user's edit right on top of the worker's, during a background run: 
   assert.match(patch, /-one\n\+worker\n/);
   assert.doesNotMatch(patch, /and mine/);
   // The user's line sits right under the worker's: revert cannot take one without the other.
-  const reverted = await revertRun(w.sys, run.id);
+  const reverted = await w.engine.revert(run.id);
   assert.deepEqual(reverted.changes!.left!.map((f) => f.path), ["a.txt"]);
   const kept = reverted.changes!.left![0]!.kept!;
   assert.equal(await Deno.readTextFile(join(kept, "now")), "worker\nand mine\n");
@@ -303,16 +299,13 @@ for (const sneaky of [false, true]) {
 }
 
 async function inProcess(w: World, steps: FakeStep[], continues?: string) {
-  const record = await createRun(w.sys, {
+  w.script.steps = steps;
+  // A follow-up keeps the earlier run's mode and worker.
+  return await w.engine.run({
     task: "t",
-    mode: "write",
-    cwd: w.repo,
-    chain: [{ worker: "opencode" }],
     timeoutMs: 30_000,
-    ...(continues ? { continues: { run: continues, sessionId: "s1" } } : {}),
+    ...(continues ? { continue: continues } : { mode: "write", worker: "opencode" }),
   });
-  const backend = fakeBackend(() => steps);
-  return await executeRun(w.sys, record.id, { maxParallel: 20, backends: () => backend });
 }
 
 async function refusedNothing(promise: Promise<RunRecord>): Promise<void> {
@@ -330,19 +323,23 @@ Deno.test("a finished write run that changed no files has nothing to revert (exi
   assert.equal(record.state, "done");
   await userEdits(w);
   const after = await userState(w.repo);
-  await refusedNothing(revertRun(w.sys, record.id));
+  await refusedNothing(w.engine.revert(record.id));
   assert.deepEqual(await userState(w.repo), after);
 });
 
 Deno.test("reverting a no-change follow-up does not bring back an edit that was undone", async () => {
   await using w = await world();
-  const first = await inProcess(w, [{ writeFile: "a.txt", content: "worker\n" }, { answer: "x" }]);
+  const first = await inProcess(w, [
+    { session: "s1" },
+    { writeFile: "a.txt", content: "worker\n" },
+    { answer: "x" },
+  ]);
   const follow = await inProcess(w, [{ answer: "looked again" }], first.id);
   assert.equal(follow.state, "done", follow.message);
-  await revertRun(w.sys, first.id);
+  await w.engine.revert(first.id);
   const undone = await userState(w.repo);
   assert.deepEqual(undone.files["a.txt"], text("one\n"));
-  await refusedNothing(revertRun(w.sys, follow.id));
+  await refusedNothing(w.engine.revert(follow.id));
   assert.deepEqual(await userState(w.repo), undone);
 });
 
@@ -368,7 +365,7 @@ Deno.test("kill -9 during a lost run's capture: nothing changed, the next revert
   await reverting.child.status;
   await reverting.text;
   assert.deepEqual(await userState(w.repo), edited);
-  const record = await revertRun(w.sys, run.id);
+  const record = await w.engine.revert(run.id);
   assert.deepEqual(record.changes!.files.map((f) => f.path), ["a.txt", "w.txt"]);
   assert.deepEqual(await userState(w.repo), keptUserWork(before));
 });
@@ -399,6 +396,6 @@ Deno.test("kill -9 during a revert: the user's state is intact and the next reve
   assert.deepEqual(await userState(w.repo), worked);
   // A revert cut short after its first file: the next one finishes only the rest.
   await Deno.writeTextFile(join(w.repo, "a.txt"), "one\n");
-  await revertRun(w.sys, run.id);
+  await w.engine.revert(run.id);
   assert.deepEqual(await userState(w.repo), keptUserWork(before));
 });

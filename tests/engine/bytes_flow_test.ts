@@ -5,10 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
-import { applyRun } from "../../src/engine/runs/apply.ts";
-import { revertRun } from "../../src/engine/runs/revert.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
 import { engineWorld } from "../support/engine_world.ts";
@@ -38,14 +34,12 @@ async function setup(steps: (spec: RunSpec) => FakeStep[]) {
 type World = Awaited<ReturnType<typeof setup>>;
 
 async function start(t: World, mode: "read" | "write" | "isolate") {
-  const record = await createRun(t.sys, {
+  return await t.engine.run({
     task: "do the thing",
     mode,
-    cwd: t.repo.path,
-    chain: [{ worker: "opencode" }],
+    worker: "opencode",
     timeoutMs: 30_000,
   });
-  return await executeRun(t.sys, record.id, { maxParallel: 20, backends: () => t.backend });
 }
 
 /** The user's files and everything git keeps for them. */
@@ -72,7 +66,7 @@ Deno.test("a write run's revert gives back the filtered and CRLF files byte for 
   const record = await start(t, "write");
   assert.equal(record.exit, 0);
   assert.deepEqual(record.changes?.files.map((f) => f.path), ["nb.txt", "win.txt"]);
-  await revertRun(t.sys, record.id);
+  await t.engine.revert(record.id);
   assert.deepEqual(await userState(t.repo.path), before);
 });
 
@@ -81,13 +75,13 @@ Deno.test("an isolate run's copy, apply and revert keep the bytes of filtered an
   const before = await userState(t.repo.path);
   const record = await start(t, "isolate");
   assert.equal(record.exit, 0);
-  await applyRun(t.sys, record.id, { allowDelete: false });
+  await t.engine.apply(record.id);
   assert.equal(await Deno.readTextFile(join(t.repo.path, "nb.txt")), "a\nOUTPUT worker\nb\nc\n");
   assert.equal(
     await Deno.readTextFile(join(t.repo.path, "win.txt")),
     "one\r\ntwo (user)\r\nthree\r\n",
   );
-  await revertRun(t.sys, record.id);
+  await t.engine.revert(record.id);
   assert.deepEqual(await userState(t.repo.path), before);
 });
 

@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { capHit, capsFrom } from "../../src/engine/request/caps.ts";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { emptyProgress } from "../../src/store/record.ts";
-import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
-import { testSys } from "../support/sys.ts";
+import { engineWorld } from "../support/engine_world.ts";
+import type { FakeStep } from "../support/fake_backend.ts";
 import { tempDir, tempRepo } from "../support/temp.ts";
 
 Deno.test("capsFrom() takes flags over the config and warns about bad config values", () => {
@@ -35,27 +33,19 @@ Deno.test("capHit() names the cap reached", () => {
 });
 
 async function capped(caps: Record<string, number>, steps: FakeStep[]) {
-  const state = await tempDir("pitroom-state-");
-  const marks = await tempDir("pitroom-marks-");
-  const repo = await tempRepo({ "a.txt": "one\n" });
-  const sys = testSys({ stateDir: state.path, cwd: repo.path });
-  const backend = fakeBackend(() =>
-    steps.map((s) => "waitFile" in s ? { waitFile: join(marks.path, "never") } : s)
+  await using marks = await tempDir("pitroom-marks-");
+  await using t = await engineWorld(
+    await tempRepo({ "a.txt": "one\n" }),
+    () => steps.map((s) => "waitFile" in s ? { waitFile: join(marks.path, "never") } : s),
   );
-  const record = await createRun(sys, {
+  const final = await t.engine.run({
     task: "go on forever",
     mode: "write",
-    cwd: repo.path,
-    chain: [{ worker: "opencode" }, { worker: "codex" }],
+    worker: "opencode,codex",
     timeoutMs: 30_000,
     caps,
   });
-  const final = await executeRun(sys, record.id, { maxParallel: 20, backends: () => backend });
-  const a = await Deno.readTextFile(join(repo.path, "a.txt"));
-  await repo[Symbol.asyncDispose]();
-  await state[Symbol.asyncDispose]();
-  await marks[Symbol.asyncDispose]();
-  return { final, a };
+  return { final, a: await Deno.readTextFile(join(t.repo.path, "a.txt")) };
 }
 
 Deno.test("a worker that reaches --max-steps is stopped, its edit kept, and the chain ends", async () => {

@@ -11,11 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { applyRun, discardRun } from "../../src/engine/runs/apply.ts";
-import { createEngine } from "../../src/engine/api.ts";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
-import { revertRun } from "../../src/engine/runs/revert.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import { exists } from "../../src/sys/fs.ts";
@@ -59,8 +55,12 @@ async function world() {
   await Deno.writeTextFile(join(repo.path, "shared.txt"), withLine(SHARED, 0, "mine 0"));
   await Deno.writeTextFile(join(repo.path, "notes.txt"), "my notes\n");
   const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  const script = { steps: [] as FakeStep[] };
+  const backend = fakeBackend(() => script.steps);
   return {
     sys,
+    script,
+    engine: createEngine(sys, { backends: () => backend, dir: repo.path }),
     repo: repo.path,
     state: state.path,
     async [Symbol.asyncDispose]() {
@@ -73,16 +73,14 @@ type World = Awaited<ReturnType<typeof world>>;
 
 /** Runs a worker in process to its end; returns the run's id. */
 async function runWorker(w: World, mode: Mode, steps: FakeStep[], group?: string) {
-  const record = await createRun(w.sys, {
+  w.script.steps = steps;
+  const done = await w.engine.run({
     task: "change many files",
     mode,
-    cwd: w.repo,
-    chain: [{ worker: "opencode" }],
+    worker: "opencode",
     timeoutMs: 60_000,
     ...(group ? { group } : {}),
   });
-  const backend = fakeBackend(() => steps);
-  const done = await executeRun(w.sys, record.id, { maxParallel: 20, backends: () => backend });
   assert.equal(done.state, "done", done.message);
   return done.id;
 }
@@ -226,10 +224,10 @@ Deno.test("kill -9 at every step of apply, revert, re-apply and discard: one com
       assert.match(renderReport(await record(), Date.now()), /cut short/, what);
     }
     if (step.then === "apply") {
-      await applyRun(w.sys, id, { allowDelete: true });
+      await w.engine.apply(id, { allowDelete: true });
       state = "post";
     } else {
-      await revertRun(w.sys, id).catch((error) => {
+      await w.engine.revert(id).catch((error) => {
         // A revert killed once its end was journaled had finished: nothing is left to take out.
         if (!(step.action === "revert" && step.pause === "journaled")) throw error;
         assert.match(String(error), /reverted already/, what);
@@ -248,11 +246,11 @@ Deno.test("kill -9 at every step of apply, revert, re-apply and discard: one com
   const copy = (await record()).isolation!.copyRoot;
   await killAt(w, { action: "discard", runId: id }, "discarding");
   assert.equal(await exists(copy), false);
-  await discardRun(w.sys, id);
+  await w.engine.discard(id);
   assert.equal(await exists(`${copy}.discarding`), false);
-  await applyRun(w.sys, id, { allowDelete: true });
+  await w.engine.apply(id, { allowDelete: true });
   assert.deepEqual(await treeOf(w.repo), post);
-  await revertRun(w.sys, id);
+  await w.engine.revert(id);
   assert.deepEqual(await treeOf(w.repo), pre);
   assert.deepEqual(await gitState(w.repo), kept);
 });
@@ -274,7 +272,7 @@ Deno.test("kill -9 in a group's apply: apply -g again finishes the run it cut an
   await killAt(w, { action: "applyGroup", group: "crew" }, "wrote:4");
   const mid = await treeOf(w.repo);
   assert.equal(mid.get("f/00.txt"), `- 6 ${await digest(new TextEncoder().encode("first\n"))}`);
-  const result = await createEngine(w.sys).applyGroup("crew", { allowDelete: true });
+  const result = await w.engine.applyGroup("crew", { allowDelete: true });
   assert.equal(result.failed, undefined);
   assert.deepEqual(result.applied.map((a) => a.record.id), [second]);
   const post = await treeOf(w.repo);
@@ -292,10 +290,10 @@ Deno.test("after an apply cut short, discard works (no loop back to apply) and r
   await killAt(w, { action: "apply", runId: id }, "wrote:3");
   const cut = await loadRecord(statePaths(w.state), id);
   assert.ok(cut.isolation?.applying, "the record says the apply was cut short");
-  const discarded = await discardRun(w.sys, id);
+  const discarded = await w.engine.discard(id);
   assert.ok(discarded.isolation?.discarded);
   assert.equal(await exists(discarded.isolation!.copyRoot), false);
-  await assert.rejects(revertRun(w.sys, id).then(() => revertRun(w.sys, id)), /reverted already/);
+  await assert.rejects(w.engine.revert(id).then(() => w.engine.revert(id)), /reverted already/);
   assert.deepEqual(await treeOf(w.repo), pre);
 });
 
@@ -308,7 +306,7 @@ Deno.test("an apply cut short, then the user edits a file it wrote: apply says s
   assert.equal(await Deno.readTextFile(written), "file 0\nworker\n");
   await Deno.writeTextFile(written, "mine\nfile 0\nworker\n");
   await assert.rejects(
-    applyRun(w.sys, id, { allowDelete: true }),
+    w.engine.apply(id, { allowDelete: true }),
     (error: Error & { hint?: string }) => {
       assert.match(
         error.message,
@@ -318,7 +316,7 @@ Deno.test("an apply cut short, then the user edits a file it wrote: apply says s
       return true;
     },
   );
-  await revertRun(w.sys, id);
+  await w.engine.revert(id);
   assert.equal(await Deno.readTextFile(written), "mine\nfile 0\n");
   const back = await treeOf(w.repo);
   back.delete("f/00.txt");
@@ -336,7 +334,7 @@ for (const pause of ["wrote:0", "wrote:1", `wrote:${MANY >> 1}`, "journaled"]) {
     const post = await treeOf(w.repo);
     await killAt(w, { action: "revert", runId: id }, pause);
     eachFrom(await treeOf(w.repo), pre, post, `revert killed at ${pause}`);
-    const again = await revertRun(w.sys, id).catch((error) => {
+    const again = await w.engine.revert(id).catch((error) => {
       if (pause !== "journaled") throw error;
       assert.match(String(error), /reverted already/);
       return null;
@@ -344,7 +342,7 @@ for (const pause of ["wrote:0", "wrote:1", `wrote:${MANY >> 1}`, "journaled"]) {
     if (again) assert.equal(again.changes?.reverting, undefined);
     assert.deepEqual(await treeOf(w.repo), pre);
     assert.deepEqual(await gitState(w.repo), kept);
-    await assert.rejects(revertRun(w.sys, id), /reverted already/);
+    await assert.rejects(w.engine.revert(id), /reverted already/);
   });
 }
 
@@ -358,15 +356,15 @@ Deno.test("kill -9 half-way through a revert from the patch (run.json damaged): 
   const file = statePaths(w.state).run(id).record;
   const whole = await Deno.readTextFile(file);
   await Deno.writeTextFile(file, whole.slice(0, whole.length >> 1));
-  await killAt(w, { action: "revert", runId: id, frontDoor: true }, pause);
+  await killAt(w, { action: "revert", runId: id }, pause);
   eachFrom(await treeOf(w.repo), pre, post, `revert from the patch killed at ${pause}`);
   const damaged: string[] = [];
-  const again = await createEngine(w.sys).revert(id, { onDamaged: (d) => damaged.push(d.file) });
+  const again = await w.engine.revert(id, { onDamaged: (d) => damaged.push(d.file) });
   assert.deepEqual(damaged, ["run.json"]);
   assert.equal(again.changes?.reverted, true);
   assert.deepEqual(await treeOf(w.repo), pre);
   assert.deepEqual(await gitState(w.repo), kept);
-  await assert.rejects(createEngine(w.sys).revert(id), /undone already/);
+  await assert.rejects(w.engine.revert(id), /undone already/);
   // The damaged file is left as it was, for the user to look at.
   assert.equal(await Deno.readTextFile(file), whole.slice(0, whole.length >> 1));
 });
@@ -380,7 +378,7 @@ Deno.test("an apply cut short, then run.json damaged: revert takes back what the
   const whole = await Deno.readTextFile(file);
   await Deno.writeTextFile(file, whole.slice(0, 100));
   // Half of its patch is in the tree: undoing the patch could not be checked; the journal can.
-  const back = await createEngine(w.sys).revert(id);
+  const back = await w.engine.revert(id);
   assert.equal(back.changes?.reverted, true);
   assert.deepEqual(await treeOf(w.repo), pre);
 });

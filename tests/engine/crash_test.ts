@@ -6,9 +6,6 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { applyRun, discardRun } from "../../src/engine/runs/apply.ts";
-import { revertRun } from "../../src/engine/runs/revert.ts";
-import { reconcile } from "../../src/engine/host/liveness.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import { loadRecord } from "../../src/store/runs.ts";
@@ -65,12 +62,15 @@ async function killed(child: Deno.ChildProcess, text: Promise<string>): Promise<
   return await text;
 }
 
-function idOf(output: string): string {
-  return (JSON.parse(output.split("\n")[0]!) as { id: string }).id;
+/** The id of the world's only run (a child killed before the run's first event printed none). */
+async function onlyRun(w: World): Promise<string> {
+  const runs = await w.engine.list({ all: true });
+  assert.equal(runs.length, 1, runs.map((r) => r.id).join(" "));
+  return runs[0]!.id;
 }
 
 async function settled(w: World, id: string): Promise<RunRecord> {
-  return await reconcile(w.sys, await loadRecord(statePaths(w.state), id));
+  return await w.engine.get(id);
 }
 
 /**
@@ -105,16 +105,17 @@ for (const mode of ["write", "isolate"] as const) {
     await using w = await world();
     const before = await userState(w.repo);
     const { child, text } = await runUntil(w, { mode, steps: workingSteps(w), pause: "snapshot" });
-    const id = idOf(await killed(child, text));
+    await killed(child, text);
+    const id = await onlyRun(w);
     const record = await settled(w, id);
     assert.equal(record.state, "lost");
     assert.deepEqual(await userState(w.repo), before);
     assert.equal(await Deno.readTextFile(join(w.repo, "a.txt")), "one\n");
     if (mode === "isolate") {
-      await assert.rejects(applyRun(w.sys, id, { allowDelete: false }), /changed no file/);
-      assert.ok((await discardRun(w.sys, id)).isolation!.discarded);
+      await assert.rejects(w.engine.apply(id), /changed no file/);
+      assert.ok((await w.engine.discard(id)).isolation!.discarded);
     } else {
-      await assert.rejects(revertRun(w.sys, id), /changed no file/);
+      await assert.rejects(w.engine.revert(id), /changed no file/);
     }
   });
 
@@ -127,7 +128,8 @@ for (const mode of ["write", "isolate"] as const) {
       mark: join(w.marks, "working"),
     });
     await callsRecorded(w, "w.txt");
-    const id = idOf(await killed(child, text));
+    await killed(child, text);
+    const id = await onlyRun(w);
     const record = await settled(w, id);
     assert.equal(record.state, "lost");
     const workerPid = record.attempts.at(-1)!.workerPid!;
@@ -135,12 +137,12 @@ for (const mode of ["write", "isolate"] as const) {
     assert.deepEqual(await userState(w.repo), before);
     if (mode === "write") {
       assert.equal(await Deno.readTextFile(join(w.repo, "a.txt")), "worker\n");
-      await revertRun(w.sys, id);
+      await w.engine.revert(id);
       assert.equal(await Deno.readTextFile(join(w.repo, "a.txt")), "one\n");
       assert.equal(await exists(join(w.repo, "w.txt")), false);
     } else {
       assert.equal(await Deno.readTextFile(join(w.repo, "a.txt")), "one\n");
-      const { report } = await applyRun(w.sys, id, { allowDelete: false });
+      const { report } = await w.engine.apply(id);
       assert.deepEqual(report.applied.sort(), ["a.txt", "w.txt"]);
       assert.equal(await Deno.readTextFile(join(w.repo, "a.txt")), "worker\n");
     }
@@ -185,14 +187,15 @@ for (const mode of ["write", "isolate"] as const) {
       { answer: "done" },
     ];
     const { child, text } = await runUntil(w, { mode, steps, pause: "collecting" });
-    const id = idOf(await killed(child, text));
+    await killed(child, text);
+    const id = await onlyRun(w);
     assert.equal((await settled(w, id)).state, "lost");
     assert.deepEqual(await userState(w.repo), before);
     if (mode === "write") {
-      await revertRun(w.sys, id);
+      await w.engine.revert(id);
       assert.equal(await Deno.readTextFile(join(w.repo, "a.txt")), "one\n");
     } else {
-      await applyRun(w.sys, id, { allowDelete: false });
+      await w.engine.apply(id);
       assert.equal(await Deno.readTextFile(join(w.repo, "w.txt")), "w\n");
     }
     assert.deepEqual(await userState(w.repo), before);
@@ -215,7 +218,8 @@ Deno.test("kill -9 of Pitroom while applying: nothing half-done, apply again fin
     steps,
   });
   await child.status;
-  const id = idOf(await text);
+  await text;
+  const id = await onlyRun(w);
   const before = await userState(w.repo);
   const applying = startChild({
     stateDir: w.state,
@@ -233,7 +237,7 @@ Deno.test("kill -9 of Pitroom while applying: nothing half-done, apply again fin
   assert.equal(await Deno.readTextFile(join(w.repo, "a.txt")), "one\n");
   // An apply cut short after some files: the next apply finishes only the rest.
   await Deno.writeTextFile(join(w.repo, "w.txt"), "w\n");
-  const { report } = await applyRun(w.sys, id, { allowDelete: false });
+  const { report } = await w.engine.apply(id);
   assert.deepEqual(report.already, ["w.txt"]);
   assert.deepEqual(report.applied.sort(), ["a.txt", "x.txt"]);
   assert.equal(await Deno.readTextFile(join(w.repo, "a.txt")), "worker\n");
@@ -246,10 +250,11 @@ Deno.test("kill -9 of Pitroom while undoing a read run's change (no sandbox): re
   const before = await userState(w.repo);
   const steps: FakeStep[] = [{ writeFile: "sneaky.txt", content: "s\n" }, { answer: "done" }];
   const { child, text } = await runUntil(w, { mode: "read", steps, pause: "reverting" });
-  const id = idOf(await killed(child, text));
+  await killed(child, text);
+  const id = await onlyRun(w);
   assert.equal((await settled(w, id)).state, "lost");
   assert.equal(await Deno.readTextFile(join(w.repo, "sneaky.txt")), "s\n");
-  await revertRun(w.sys, id);
+  await w.engine.revert(id);
   assert.equal(await exists(join(w.repo, "sneaky.txt")), false);
   assert.deepEqual(await userState(w.repo), before);
 });

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
 import { cooldownUntil, nextLocalMidnight } from "../../src/engine/core/cooldown.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { handoverNote } from "../../src/engine/run/walk.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { event } from "../../src/events/mod.ts";
 import { UsageError } from "../../src/sys/errors.ts";
 import { activeCooldowns, putCooldown } from "../../src/store/cooldown.ts";
@@ -14,6 +13,11 @@ import { FakeClock } from "../support/clock.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir, tempRepo } from "../support/temp.ts";
+
+/** A chain as `worker` names it: `opencode:fake/a,codex`. */
+function workerOf(chain: Target[]): string {
+  return chain.map((t) => t.model === undefined ? t.worker : `${t.worker}:${t.model}`).join(",");
+}
 
 /** The clock of every run of these tests: cooldowns start and end on it, never in real time. */
 const clock = new FakeClock();
@@ -36,16 +40,12 @@ async function runChain(
   for (const [name, steps] of Object.entries(scripts)) {
     backends[name as WorkerName] = fakeBackend(() => steps, name as WorkerName);
   }
-  const created = await createRun(sys, {
+  const engine = createEngine(sys, { backends: (n) => backends[n]! });
+  const record = await engine.run({
     task: "task",
     mode: options.mode ?? "read",
-    cwd: repo.path,
-    chain,
+    worker: workerOf(chain),
     timeoutMs: 30_000,
-  });
-  const record = await executeRun(sys, created.id, {
-    maxParallel: 20,
-    backends: (n) => backends[n]!,
   });
   const cooldowns = await activeCooldowns(statePaths(stateDir), clock.now());
   const files = { a: await Deno.readTextFile(join(repo.path, "a.txt")) };
@@ -176,17 +176,13 @@ Deno.test("a target whose backend refuses to describe the launch is skipped as r
     throw new UsageError('Model "x" of gemini has no effort levels');
   };
   const answering = fakeBackend(() => [{ answer: "claude answered" }], "claude");
-  const created = await createRun(sys, {
+  const engine = createEngine(sys, { backends: (n) => (n === "gemini" ? refusing : answering) });
+  const record = await engine.run({
     task: "t",
     mode: "read",
-    cwd: repo.path,
-    chain: [{ worker: "gemini" }, { worker: "claude" }],
+    worker: "gemini,claude",
     timeoutMs: 30_000,
     effort: "high",
-  });
-  const record = await executeRun(sys, created.id, {
-    maxParallel: 20,
-    backends: (n) => (n === "gemini" ? refusing : answering),
   });
   assert.equal(record.answer, "claude answered");
   assert.deepEqual(record.attempts.map((a) => [a.worker, a.outcome]), [["gemini", "refused"], [

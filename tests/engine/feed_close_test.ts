@@ -5,9 +5,10 @@
  * find a new one set after it. The fake clock counts the timers still waiting.
  */
 import assert from "node:assert/strict";
-import { createRun } from "../../src/engine/request/create.ts";
 import { subscribe } from "../../src/engine/follow/feed.ts";
+import { statePaths } from "../../src/store/paths.ts";
 import { FakeClock } from "../support/clock.ts";
+import { placeLiveRun } from "../support/live_run.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir } from "../support/temp.ts";
 
@@ -15,8 +16,8 @@ Deno.test("a feed closed during its first pass leaves no start-up grace timer wa
   await using state = await tempDir("pitroom-state-");
   const clock = new FakeClock();
   const sys = testSys({ stateDir: state.path, clock });
-  const spec = { task: "q", mode: "read" as const, cwd: state.path, timeoutMs: 1000 };
-  const queued = await createRun(sys, { ...spec, chain: [{ worker: "opencode" }] });
+  const paths = statePaths(state.path);
+  const queued = await placeLiveRun(paths, { cwd: state.path, now: clock.now() });
 
   // Closed at once: the first pass runs after the close has begun.
   const early = subscribe(sys, { runs: [queued.id] }, () => undefined);

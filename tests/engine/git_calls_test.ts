@@ -1,14 +1,12 @@
 /**
- * The git calls a run makes around a worker that does nothing: pinned per mode, so a change that
- * adds a listing, a repeated rev-parse or a second snapshot fails here (issue 13 item 6).
+ * The git calls a run makes around a worker that does nothing, from the request at the front
+ * door to the run's end: pinned per mode, so a change that adds a listing, a repeated rev-parse
+ * or a second snapshot fails here (issue 13 item 6).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import type { Runner } from "../../src/sys/mod.ts";
-// The answer's checks run as a hook the door registers: registered here too.
-import "../../src/engine/features.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { fakeBackend } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir, tempRepo } from "../support/temp.ts";
@@ -47,17 +45,13 @@ async function gitCalls(
     kill: (pid, signal) => base.runner.kill(pid, signal),
   };
   const sys = { ...base, runner };
-  const record = await createRun(sys, {
+  const backend = fakeBackend(() => [{ tool: "read", target: "a.txt" }, { answer }]);
+  const engine = createEngine(sys, { backends: () => backend });
+  const done = await engine.run({
     task: "do nothing",
     mode,
-    cwd: repo.path,
-    chain: [{ worker: "opencode" }],
+    worker: "opencode",
     timeoutMs: 30_000,
-  });
-  calls.length = 0;
-  const done = await executeRun(sys, record.id, {
-    maxParallel: 20,
-    backends: () => fakeBackend(() => [{ tool: "read", target: "a.txt" }, { answer }]),
   });
   assert.equal(done.outcome, "ok");
   return calls;
@@ -82,9 +76,18 @@ const SNAPSHOTS = [
 // A write run also watches its tree: HEAD's folders (`ls-tree`) before the snapshot, the
 // untracked ones after it (`diff-tree`); and reads HEAD again when it is collected, to tell a
 // commit or a branch switch meanwhile (the index and the stash are read from their files).
-const WRITE_RUN = [...SNAPSHOTS, "diff-tree -r", "ls-tree -r", "rev-parse --verify"].sort();
+// Before a write run is made, the door finds the repository's root twice: the run needs one,
+// and no other write run may be working in it.
+const DOOR_CHECKS = ["rev-parse --path-format=absolute", "rev-parse --path-format=absolute"];
+const WRITE_RUN = [
+  ...SNAPSHOTS,
+  "diff-tree -r",
+  "ls-tree -r",
+  "rev-parse --verify",
+  ...DOOR_CHECKS,
+].sort();
 
-Deno.test("a write run around a worker that does nothing makes 12 git calls", async () => {
+Deno.test("a write run around a worker that does nothing makes 14 git calls, 2 of them the door's checks", async () => {
   assert.deepEqual((await gitCalls("write")).sort(), WRITE_RUN);
 });
 

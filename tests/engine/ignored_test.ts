@@ -5,8 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
 import { KEEP_FILE_MAX } from "../../src/vcs/mod.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
@@ -18,22 +16,13 @@ async function setup(steps: (spec: RunSpec) => FakeStep[]) {
   await Deno.mkdir(join(repo.path, "build"));
   await Deno.writeTextFile(join(repo.path, "build", "out.log"), "the user's build log\n");
   await Deno.writeTextFile(join(repo.path, "debug.log"), "x".repeat(KEEP_FILE_MAX + 1));
-  const world = await engineWorld(repo, steps);
   // Without a sandbox: these test what Pitroom itself detects when a worker's write gets through
   // (the sandbox keeps a read run's tree read-only; tests/sandbox/ covers that).
-  await Deno.writeTextFile(world.sys.configPath, JSON.stringify({ sandbox: "off" }));
-  return world;
+  return await engineWorld(repo, steps, { config: { sandbox: "off" } });
 }
 
 async function start(t: Awaited<ReturnType<typeof setup>>, mode: "read" | "write") {
-  const record = await createRun(t.sys, {
-    task: "do the thing",
-    mode,
-    cwd: t.repo.path,
-    chain: [{ worker: "opencode" }],
-    timeoutMs: 30_000,
-  });
-  return await executeRun(t.sys, record.id, { maxParallel: 20, backends: () => t.backend });
+  return await t.engine.run({ task: "do the thing", mode, worker: "opencode", timeoutMs: 30_000 });
 }
 
 Deno.test("a read run that writes into an ignored file is a violation (exit 5) and the file is undone", async () => {

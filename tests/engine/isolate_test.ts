@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun, type NewRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
-import { applyRun, discardRun } from "../../src/engine/runs/apply.ts";
-import { revertRun } from "../../src/engine/runs/revert.ts";
+import type { RunRequest } from "../../src/engine/mod.ts";
 import { loadRecord } from "../../src/store/runs.ts";
 import { PitroomError } from "../../src/sys/errors.ts";
 import type { RunSpec } from "../../src/workers/types.ts";
@@ -36,16 +33,10 @@ async function setup(steps: (spec: RunSpec) => FakeStep[]) {
 
 type World = Awaited<ReturnType<typeof setup>>;
 
-async function run(t: World, extra: Partial<NewRun> = {}) {
-  const record = await createRun(t.sys, {
-    task: "change things",
-    mode: "isolate",
-    cwd: t.repo.path,
-    chain: [{ worker: "opencode" }],
-    timeoutMs: 30_000,
-    ...extra,
-  });
-  return await executeRun(t.sys, record.id, { maxParallel: 20, backends: () => t.backend });
+async function run(t: World, extra: Partial<RunRequest> = {}) {
+  // A follow-up keeps the earlier run's mode and worker.
+  const kept = extra.continue === undefined ? { mode: "isolate" as const, worker: "opencode" } : {};
+  return await t.engine.run({ task: "change things", ...kept, timeoutMs: 30_000, ...extra });
 }
 
 /** What the user's repository holds that Pitroom must never touch. */
@@ -103,7 +94,7 @@ Deno.test("apply writes the patch into the user's tree without touching the inde
   ]);
   const record = await run(t);
   const index = await Deno.readFile(join(t.repo.path, ".git/index"));
-  const { report } = await applyRun(t.sys, record.id, { allowDelete: false });
+  const { report } = await t.engine.apply(record.id);
   assert.deepEqual(report.applied.sort(), ["a.txt", "src/c.txt"]);
   assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "one\nmine\nworker\n");
   assert.equal(await Deno.readTextFile(join(t.repo.path, "src/c.txt")), "new file\n");
@@ -111,7 +102,7 @@ Deno.test("apply writes the patch into the user's tree without touching the inde
   const stored = await loadRecord(t.paths, record.id);
   assert.deepEqual(stored.isolation!.applied!.files.sort(), ["a.txt", "src/c.txt"]);
   // Applying again finds everything in place and writes nothing.
-  const again = await applyRun(t.sys, record.id, { allowDelete: false });
+  const again = await t.engine.apply(record.id);
   assert.deepEqual(again.report.applied, []);
   assert.deepEqual(again.report.already.sort(), ["a.txt", "src/c.txt"]);
 });
@@ -124,7 +115,7 @@ Deno.test("apply refuses with exit 1 when a file changed under the patch, writin
   ]);
   const record = await run(t);
   await Deno.writeTextFile(join(t.repo.path, "a.txt"), "the user rewrote it too\n");
-  const error = await applyRun(t.sys, record.id, { allowDelete: false }).catch((e) => e);
+  const error = await t.engine.apply(record.id).catch((e) => e);
   assert.ok(error instanceof PitroomError);
   assert.equal(error.exit, 1);
   assert.match(error.message, /changed under the patch.*"a\.txt"/);
@@ -145,7 +136,7 @@ Deno.test("apply merges into a file the user edited elsewhere when its hunks sti
     join(t.repo.path, "long.txt"),
     ["user start", ...lines.slice(1)].join("\n") + "\n",
   );
-  const { report } = await applyRun(t.sys, record.id, { allowDelete: false });
+  const { report } = await t.engine.apply(record.id);
   assert.deepEqual(report.merged, ["long.txt"]);
   const text = await Deno.readTextFile(join(t.repo.path, "long.txt"));
   assert.match(text, /^user start\n/);
@@ -158,12 +149,12 @@ Deno.test("apply refuses deletions without --allow-delete (exit 3) and applies t
   assert.deepEqual(record.changes!.files.map((f) => `${f.status} ${f.path}`), [
     "deleted gone.txt",
   ]);
-  const error = await applyRun(t.sys, record.id, { allowDelete: false }).catch((e) => e);
+  const error = await t.engine.apply(record.id).catch((e) => e);
   assert.ok(error instanceof PitroomError);
   assert.equal(error.exit, 3);
   assert.match(error.message, /deletes 1 file\(s\): "gone\.txt"/);
   assert.ok(await Deno.stat(join(t.repo.path, "gone.txt")));
-  const { report } = await applyRun(t.sys, record.id, { allowDelete: true });
+  const { report } = await t.engine.apply(record.id, { allowDelete: true });
   assert.deepEqual(report.deleted, ["gone.txt"]);
   await assert.rejects(Deno.stat(join(t.repo.path, "gone.txt")), Deno.errors.NotFound);
 });
@@ -171,12 +162,12 @@ Deno.test("apply refuses deletions without --allow-delete (exit 3) and applies t
 Deno.test("discard removes the copy, keeps the patch, and a follow-up cannot reuse it", async () => {
   await using t = await setup(() => [{ writeFile: "x.txt", content: "x\n" }, { answer: "ok" }]);
   const record = await run(t);
-  const discarded = await discardRun(t.sys, record.id);
+  const discarded = await t.engine.discard(record.id);
   assert.ok(discarded.isolation!.discarded);
   await assert.rejects(Deno.stat(record.isolation!.copyRoot), Deno.errors.NotFound);
   assert.match(await Deno.readTextFile(t.paths.run(record.id).patch), /\+x/);
   // The kept patch still applies: the objects live in Pitroom's store, not in the copy.
-  const { report } = await applyRun(t.sys, record.id, { allowDelete: false });
+  const { report } = await t.engine.apply(record.id);
   assert.deepEqual(report.applied, ["x.txt"]);
 });
 
@@ -185,19 +176,11 @@ Deno.test("a follow-up reuses the copy, so the patch accumulates", async () => {
   await using t = await setup(() => {
     launches++;
     return launches === 1
-      ? [{ writeFile: "first.txt", content: "1\n" }, { answer: "one" }]
+      ? [{ session: "s1" }, { writeFile: "first.txt", content: "1\n" }, { answer: "one" }]
       : [{ writeFile: "second.txt", content: "2\n" }, { answer: "two" }];
   });
   const first = await run(t);
-  const second = await run(t, {
-    continues: { run: first.id, sessionId: "s1" },
-    reuse: {
-      copyRoot: first.isolation!.copyRoot,
-      links: [],
-      before: first.changes!.before,
-      repoRoot: first.repoRoot!,
-    },
-  });
+  const second = await run(t, { continue: first.id });
   assert.equal(second.state, "done", second.message);
   assert.equal(second.isolation!.copyRoot, first.isolation!.copyRoot);
   assert.deepEqual(second.changes!.files.map((f) => f.path), ["first.txt", "second.txt"]);
@@ -209,7 +192,7 @@ Deno.test("--link symlinks an ignored folder into the copy and keeps it out of t
     { writeFile: "node_modules/dep/extra.js", content: "//\n" },
     { answer: "ok" },
   ]);
-  const record = await run(t, { links: ["node_modules"] });
+  const record = await run(t, { link: ["node_modules"] });
   assert.equal(record.state, "done", record.message);
   assert.equal(
     await Deno.readTextFile(join(record.isolation!.copyRoot, "used.txt")),
@@ -220,7 +203,7 @@ Deno.test("--link symlinks an ignored folder into the copy and keeps it out of t
 
 Deno.test("--link of a folder that is not ignored is refused", async () => {
   await using t = await setup(() => [{ answer: "ok" }]);
-  const record = await run(t, { links: ["src"] });
+  const record = await run(t, { link: ["src"] });
   assert.equal(record.outcome, "failed");
   assert.match(record.message ?? "", /not an ignored folder/);
 });
@@ -232,9 +215,9 @@ Deno.test("revert undoes an applied isolate run and refuses one that was never a
     { answer: "done" },
   ]);
   const record = await run(t);
-  await assert.rejects(revertRun(t.sys, record.id), /was not applied/);
-  await applyRun(t.sys, record.id, { allowDelete: false });
-  await revertRun(t.sys, record.id);
+  await assert.rejects(t.engine.revert(record.id), /was not applied/);
+  await t.engine.apply(record.id);
+  await t.engine.revert(record.id);
   assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "one\nmine\n");
   await assert.rejects(Deno.stat(join(t.repo.path, "w.txt")), Deno.errors.NotFound);
 });

@@ -1,27 +1,19 @@
+/**
+ * One run's life through the front door (`engine.run`, a foreground run): the answer, the
+ * worker's edits in a dirty tree, a read run's change undone, the timeout's kill of the whole
+ * process group, a stop, the slot queue, one writer per repository, `verify`, the guard, and a
+ * receipt the config no longer allows.
+ */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { revertRun } from "../../src/engine/runs/revert.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
-import { statePaths } from "../../src/store/paths.ts";
-import { listRunIds, readRecord } from "../../src/store/runs.ts";
-import type { RunSpec } from "../../src/workers/types.ts";
+import type { RunRequest } from "../../src/engine/mod.ts";
 import type { PitroomEvent } from "../../src/events/mod.ts";
+import { RefusedError } from "../../src/sys/errors.ts";
+import type { RunSpec } from "../../src/workers/types.ts";
 import { FakeClock } from "../support/clock.ts";
-import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
-import { testSys } from "../support/sys.ts";
+import { engineWorld, type EngineWorldOptions } from "../support/engine_world.ts";
+import type { FakeStep } from "../support/fake_backend.ts";
 import { git, tempDir, tempRepo, waitFor } from "../support/temp.ts";
-
-/** Every run record in the state dir, oldest first. */
-async function listRecords(stateDir: string) {
-  const paths = statePaths(stateDir);
-  const out = [];
-  for (const id of await listRunIds(paths)) {
-    const r = await readRecord(paths, id);
-    if (r) out.push(r);
-  }
-  return out;
-}
 
 /** Members of a process group that are alive (zombies waiting to be reaped count as dead). */
 async function liveInGroup(pgid: number): Promise<string[]> {
@@ -35,49 +27,36 @@ async function liveInGroup(pgid: number): Promise<string[]> {
 async function setup(
   steps: (spec: RunSpec) => FakeStep[],
   files: Record<string, string> = { "a.txt": "one\n" },
-  clock?: FakeClock,
+  options: EngineWorldOptions = {},
 ) {
-  const state = await tempDir("pitroom-state-");
-  const repo = await tempRepo(files);
-  const sys = testSys({ stateDir: state.path, cwd: repo.path, ...(clock ? { clock } : {}) });
-  const backend = fakeBackend(steps);
-  return {
-    sys,
-    repo,
-    backend,
-    async [Symbol.asyncDispose]() {
-      await repo[Symbol.asyncDispose]();
-      await state[Symbol.asyncDispose]();
-    },
-  };
+  return await engineWorld(await tempRepo(files), steps, options);
 }
 
+type World = Awaited<ReturnType<typeof setup>>;
+
 async function start(
-  t: Awaited<ReturnType<typeof setup>>,
+  t: World,
   mode: "read" | "write",
   options: {
     timeoutMs?: number;
-    stop?: AbortSignal;
-    maxParallel?: number;
+    signal?: AbortSignal;
     onEvent?: (ev: PitroomEvent) => void;
+    request?: Partial<RunRequest>;
   } = {},
 ) {
-  const record = await createRun(t.sys, {
+  return await t.engine.run({
     task: "do the thing",
     mode,
-    cwd: t.repo.path,
-    chain: [{ worker: "opencode" }],
+    worker: "opencode",
     timeoutMs: options.timeoutMs ?? 30_000,
-  });
-  return await executeRun(t.sys, record.id, {
-    maxParallel: options.maxParallel ?? 20,
-    backends: () => t.backend,
-    ...(options.stop ? { stop: options.stop } : {}),
+    ...options.request,
+  }, {
+    ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
 }
 
-Deno.test("executeRun() finishes a read run with the answer, steps and tokens", async () => {
+Deno.test("engine.run() finishes a read run with the answer, steps and tokens", async () => {
   await using t = await setup(() => [{ tool: "read", target: "a.txt" }, { answer: "It says one" }]);
   const record = await start(t, "read");
   assert.equal(record.state, "done");
@@ -87,11 +66,10 @@ Deno.test("executeRun() finishes a read run with the answer, steps and tokens", 
   assert.equal(record.progress.tokens.input, 10);
   assert.equal(record.changes, undefined);
   assert.match(t.backend.prompts[0]!, /do the thing/);
-  const onDisk = await readRecord(statePaths(t.sys.stateDir), record.id);
-  assert.equal(onDisk?.state, "done");
+  assert.equal((await t.engine.get(record.id)).state, "done");
 });
 
-Deno.test("executeRun() reports only the worker's edits in a dirty tree, and keeps the user's work", async () => {
+Deno.test("engine.run() reports only the worker's edits in a dirty tree, and keeps the user's work", async () => {
   await using t = await setup(() => [
     { writeFile: "a.txt", content: "one\nworker\n" },
     { writeFile: "new.txt", content: "added\n" },
@@ -106,11 +84,11 @@ Deno.test("executeRun() reports only the worker's edits in a dirty tree, and kee
     ["new.txt", "added", 1, 0],
   ]);
   assert.equal(await Deno.readTextFile(join(t.repo.path, "b.txt")), "bee, edited by the user\n");
-  const patch = await Deno.readTextFile(statePaths(t.sys.stateDir).run(record.id).patch);
+  const patch = await t.engine.patch(record.id);
   assert.match(patch, /\+worker/);
   assert.doesNotMatch(patch, /edited by the user/);
 
-  const reverted = await revertRun(t.sys, record.id);
+  const reverted = await t.engine.revert(record.id);
   assert.equal(reverted.changes?.reverted, true);
   assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "one\n");
   await assert.rejects(Deno.stat(join(t.repo.path, "new.txt")), Deno.errors.NotFound);
@@ -119,26 +97,26 @@ Deno.test("executeRun() reports only the worker's edits in a dirty tree, and kee
   assert.match(await git(t.repo.path, "status", "--porcelain"), /^ M b.txt\n\?\? notes.txt\n$/);
 });
 
-Deno.test("revertRun() refuses when a file the worker changed was changed since", async () => {
+Deno.test("engine.revert() refuses when a file the worker changed was changed since", async () => {
   await using t = await setup(
     () => [{ writeFile: "a.txt", content: "worker\n" }, { answer: "Edited" }],
   );
   const record = await start(t, "write");
   await Deno.writeTextFile(join(t.repo.path, "a.txt"), "user changed it again\n");
-  await assert.rejects(revertRun(t.sys, record.id), /changed since the run/);
+  await assert.rejects(t.engine.revert(record.id), /changed since the run/);
   assert.equal(await Deno.readTextFile(join(t.repo.path, "a.txt")), "user changed it again\n");
 });
 
-Deno.test("executeRun() undoes a read run's change exactly and ends with exit 5 (no sandbox)", async () => {
+Deno.test("engine.run() undoes a read run's change exactly and ends with exit 5 (no sandbox)", async () => {
   await using t = await setup(
     () => [{ writeFile: "a.txt", content: "sneaky\n" }, { answer: "Done" }],
     {
       "a.txt": "one\n",
       "c.txt": "sea\n",
     },
+    // With the sandbox a read run cannot change the tree at all (tests/sandbox/).
+    { config: { sandbox: "off" } },
   );
-  // With the sandbox a read run cannot change the tree at all (tests/sandbox/).
-  await Deno.writeTextFile(t.sys.configPath, JSON.stringify({ sandbox: "off" }));
   await Deno.writeTextFile(join(t.repo.path, "c.txt"), "user's own edit\n");
   const record = await start(t, "read");
   assert.equal(record.outcome, "read_only_violation");
@@ -148,12 +126,12 @@ Deno.test("executeRun() undoes a read run's change exactly and ends with exit 5 
   assert.equal(await Deno.readTextFile(join(t.repo.path, "c.txt")), "user's own edit\n");
 });
 
-Deno.test("executeRun() kills the whole process group on timeout, even one that ignores SIGTERM", async () => {
+Deno.test("engine.run() kills the whole process group on timeout, even one that ignores SIGTERM", async () => {
   const clock = new FakeClock();
   // The second step line comes once the worker ignores SIGTERM.
   await using t = await setup(() => [{ ignoreTerm: true }, { step: true }, { hang: true }], {
     "a.txt": "one\n",
-  }, clock);
+  }, { clock });
   let steps = 0;
   const running = start(t, "read", {
     timeoutMs: 600_000,
@@ -175,12 +153,12 @@ Deno.test("executeRun() kills the whole process group on timeout, even one that 
   assert.deepEqual(await liveInGroup(pid), []);
 });
 
-Deno.test("executeRun() stops a running worker when its stop signal fires", async () => {
+Deno.test("engine.run() stops a running worker when its stop signal fires", async () => {
   await using t = await setup(() => [{ hang: true }]);
   const stop = new AbortController();
-  const running = start(t, "read", { stop: stop.signal });
+  const running = start(t, "read", { signal: stop.signal });
   await waitFor(async () => {
-    const r = (await listRecords(t.sys.stateDir))[0];
+    const r = (await t.engine.list())[0];
     return r?.attempts[0]?.workerPid !== undefined;
   }, { timeoutMs: 10_000, what: "the worker to start" });
   stop.abort();
@@ -189,18 +167,22 @@ Deno.test("executeRun() stops a running worker when its stop signal fires", asyn
   assert.equal(record.state, "problem");
 });
 
-Deno.test("executeRun() queues a second run until the only slot is free (FIFO)", async () => {
+Deno.test("engine.run() queues a second run until the only slot is free (FIFO)", async () => {
   await using gate = await tempDir();
   const release = join(gate.path, "go");
   let launches = 0;
-  await using t = await setup(() => {
-    launches++;
-    return launches === 1 ? [{ waitFile: release }, { answer: "first" }] : [{ answer: "second" }];
-  });
-  const first = start(t, "read", { maxParallel: 1 });
+  await using t = await setup(
+    () => {
+      launches++;
+      return launches === 1 ? [{ waitFile: release }, { answer: "first" }] : [{ answer: "second" }];
+    },
+    undefined,
+    { config: { maxParallel: 1 } },
+  );
+  const first = start(t, "read");
   await waitFor(() => launches === 1, { timeoutMs: 10_000, what: "the first worker" });
-  const second = start(t, "read", { maxParallel: 1 });
-  await waitFor(async () => (await listRecords(t.sys.stateDir))[1]?.supervised === true, {
+  const second = start(t, "read");
+  await waitFor(async () => (await t.engine.list())[1]?.supervised === true, {
     timeoutMs: 10_000,
     what: "the second run to be supervised",
   });
@@ -222,19 +204,65 @@ Deno.test("a second write run in the same repository is refused while one is wor
   });
   const first = start(t, "write");
   await waitFor(() => launches === 1, { timeoutMs: 10_000, what: "the first writer" });
-  const second = await start(t, "write");
-  assert.equal(second.outcome, "refused");
-  assert.equal(second.exit, 3);
-  const firstId = (await listRecords(t.sys.stateDir)).find((r) => r.id !== second.id)!.id;
-  assert.match(
-    second.message ?? "",
-    new RegExp(`Another write run \\(${firstId}\\) is working in`),
-  );
+  const [firstRun] = await t.engine.list();
+  await assert.rejects(start(t, "write"), (error) => {
+    assert.ok(error instanceof RefusedError);
+    assert.equal(error.exit, 3);
+    assert.match(
+      error.message,
+      new RegExp(`Another write run \\(${firstRun!.id}\\) is working in`),
+    );
+    return true;
+  });
+  assert.equal((await t.engine.list()).length, 1, "a refusal makes no run");
   assert.equal(launches, 1);
   await Deno.writeTextFile(release, "");
   assert.equal((await first).answer, "first writer");
-  const third = await start(t, "read");
-  assert.equal(third.state, "done", "the refused run freed its slot and the writer lock is gone");
+  const third = await start(t, "write");
+  assert.equal(third.state, "done", "the writer lock is gone with the first run");
+});
+
+Deno.test("a queued write run is refused when it starts while another one took the writer", async () => {
+  await using gate = await tempDir();
+  const reader = join(gate.path, "reader"), writer = join(gate.path, "writer");
+  const launched: string[] = [];
+  await using t = await setup(
+    (spec) => {
+      launched.push(spec.prompt.includes("hold the slot") ? "reader" : "writer");
+      return spec.prompt.includes("hold the slot")
+        ? [{ waitFile: reader }, { answer: "read" }]
+        : [{ waitFile: writer }, { answer: "wrote" }];
+      // One codex run at a time: the second codex run waits in the queue for the reader's slot.
+    },
+    undefined,
+    { config: { limits: { codex: 1 } } },
+  );
+  const read = start(t, "read", { request: { task: "hold the slot", worker: "codex" } });
+  await waitFor(() => launched.length === 1, { timeoutMs: 10_000, what: "the reader" });
+  // Nobody writes yet: the door lets it in, and it queues behind the reader.
+  const queued = start(t, "write", { request: { worker: "codex" } });
+  await waitFor(async () => (await t.engine.list()).some((r) => r.mode === "write"), {
+    timeoutMs: 10_000,
+    what: "the queued writer",
+  });
+  // Another worker's write run starts at once and takes the writer.
+  const working = start(t, "write");
+  await waitFor(() => launched.length === 2, { timeoutMs: 10_000, what: "the working writer" });
+  const workingId =
+    (await t.engine.list()).find((r) => r.mode === "write" && r.state === "running")!
+      .id;
+  await Deno.writeTextFile(reader, "");
+  const refused = await queued;
+  assert.equal(refused.outcome, "refused");
+  assert.equal(refused.exit, 3);
+  assert.match(
+    refused.message ?? "",
+    new RegExp(`Another write run \\(${workingId}\\) is working in`),
+  );
+  assert.equal(launched.length, 2, "the refused writer never launched");
+  await Deno.writeTextFile(writer, "");
+  assert.equal((await working).answer, "wrote");
+  assert.equal((await read).answer, "read");
 });
 
 Deno.test("--verify runs in the worker's tree after it succeeded; a failing verify is exit 6", async () => {
@@ -242,21 +270,13 @@ Deno.test("--verify runs in the worker's tree after it succeeded; a failing veri
     () => [{ writeFile: "a.txt", content: "two\n" }, { answer: "Edited" }],
   );
   const run = async (verify: string) => {
-    const created = await createRun(t.sys, {
-      task: "edit",
-      mode: "write",
-      cwd: t.repo.path,
-      chain: [{ worker: "opencode" }],
-      timeoutMs: 30_000,
-      verify,
-    });
-    return await executeRun(t.sys, created.id, { maxParallel: 20, backends: () => t.backend });
+    return await start(t, "write", { request: { task: "edit", verify } });
   };
   const passing = await run("grep -q two a.txt && echo checked");
   assert.equal(passing.outcome, "ok");
   assert.equal(passing.verify?.ok, true);
   assert.match(passing.verify?.output ?? "", /checked/);
-  await revertRun(t.sys, passing.id);
+  await t.engine.revert(passing.id);
 
   const failing = await run("echo 'expected one' >&2; grep -q one a.txt");
   assert.equal(failing.outcome, "verify_failed");
@@ -286,31 +306,23 @@ Deno.test("a worker's git commit is refused by the guard on its PATH; HEAD and t
   assert.deepEqual(record.changes?.files.map((f) => f.path), ["a.txt"]);
 });
 
-Deno.test("a receipt the config no longer allows is logged in logs/runs.log, and the run still ends", async () => {
-  await using state = await tempDir("pitroom-state-");
-  await using repo = await tempRepo({ "a.txt": "one\n" });
-  const config = join(state.path, "config.json");
-  // Without a sandbox, which would keep the worker from touching the config file.
-  await Deno.writeTextFile(config, JSON.stringify({ sandbox: "off" }));
-  const sys = testSys({ stateDir: state.path, cwd: repo.path, env: { PITROOM_CONFIG: config } });
-  // The worker turns the config file into a folder: reading the prices at the end fails (EISDIR).
-  const backend = fakeBackend(() => [
-    { run: `rm -f '${config}' && mkdir '${config}'` },
-    { answer: "done" },
-  ]);
-  const created = await createRun(sys, {
-    task: "t",
-    mode: "read",
-    cwd: repo.path,
-    chain: [{ worker: "opencode" }],
-    timeoutMs: 30_000,
-  });
-  const record = await executeRun(sys, created.id, { maxParallel: 1, backends: () => backend });
-  assert.equal(record.state, "done", record.message);
-  assert.equal(record.receipt, undefined);
-  const log = await Deno.readTextFile(join(state.path, "logs", "runs.log"));
-  assert.match(
-    log,
-    new RegExp(`pricing run ${record.id} \\(no receipt\\): IsADirectory: Is a directory`),
+Deno.test("a worker that breaks the config file does not cost the run its receipt (the prices were frozen)", async () => {
+  let config = "";
+  // The worker turns the config file into a folder: reading it at the end would fail (EISDIR).
+  await using t = await setup(
+    () => [
+      { run: `rm -f '${config}' && mkdir '${config}'` },
+      { answer: "done" },
+      // Without a sandbox, which would keep the worker from touching the config file.
+    ],
+    undefined,
+    { config: { sandbox: "off" } },
   );
+  config = t.sys.configPath;
+  const record = await start(t, "read", { request: { task: "t" } });
+  assert.equal(record.state, "done", record.message);
+  assert.ok((await Deno.stat(config)).isDirectory, "the worker did break it");
+  assert.equal(record.receipt?.tokens.input, 10);
+  const log = await Deno.readTextFile(join(t.sys.stateDir, "logs", "runs.log")).catch(() => "");
+  assert.doesNotMatch(log, /pricing run/);
 });

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { findSecrets, isSecretPath } from "../../src/confine/secrets.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import type { Mode } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
@@ -38,21 +37,21 @@ async function setup(steps: (marks: string) => FakeStep[]) {
     JSON.stringify({ sandbox: { mode: "auto", writable: [marks.path] } }),
   );
   const backend = fakeBackend(() => steps(marks.path));
+  const engine = createEngine(sys, { backends: () => backend });
   return {
     sys,
     repo: repo.path,
     state: state.path,
     marks: marks.path,
     async run(mode: Mode = "read", options: { allowSecrets?: boolean } = {}) {
-      const record = await createRun(sys, {
+      return await engine.run({
         task: "look",
         mode,
-        cwd: join(repo.path, "src"),
-        chain: [{ worker: "opencode" }],
+        dir: join(repo.path, "src"),
+        worker: "opencode",
         timeoutMs: 30_000,
         ...(options.allowSecrets ? { allowSecrets: true } : {}),
       });
-      return await executeRun(sys, record.id, { maxParallel: 20, backends: () => backend });
     },
     async [Symbol.asyncDispose]() {
       await new Deno.Command("chmod", { args: ["-R", "u+w", state.path] }).output();
@@ -170,7 +169,10 @@ Deno.test("a write run with secrets allowed reads them; without a sandbox the re
   await Deno.writeTextFile(t.sys.configPath, JSON.stringify({ sandbox: "off" }));
   const bare = await t.run("write");
   assert.equal(bare.state, "done", bare.message);
-  assert.match(bare.notes?.[0] ?? "", /secret-looking files.*without a sandbox.*an isolate run leaves/);
+  assert.match(
+    bare.notes?.[0] ?? "",
+    /secret-looking files.*without a sandbox.*an isolate run leaves/,
+  );
 });
 
 Deno.test("a sandboxed isolate run's copy hides its tracked secret files", async () => {

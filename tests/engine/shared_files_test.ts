@@ -8,8 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { revertRun } from "../../src/engine/runs/revert.ts";
-import { reconcile } from "../../src/engine/host/liveness.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { renderReport } from "../../src/cli/report.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { loadRecord } from "../../src/store/runs.ts";
@@ -40,6 +39,7 @@ async function world() {
   const sys = testSys({ stateDir: state.path, cwd: repo.path });
   return {
     sys,
+    engine: createEngine(sys, { dir: repo.path }),
     repo: repo.path,
     state: state.path,
     marks: marks.path,
@@ -119,7 +119,7 @@ Deno.test("the user's edit before the worker's edit of the same file (the issue'
   assert.match(patch, /-line 8\n\+line 8 by the worker\n/);
   assert.doesNotMatch(patch, /line 2 mine/);
   assert.match(renderReport(record, Date.now()), /src\/greet\.ts/);
-  const reverted = await revertRun(w.sys, id);
+  const reverted = await w.engine.revert(id);
   assert.equal(reverted.changes!.left, undefined);
   assert.equal(await w.read("src/greet.ts"), mine);
   assert.equal(await exists(join(w.repo, "new.txt")), false);
@@ -141,10 +141,10 @@ Deno.test("the user's edits before and after the worker's edit: revert keeps bot
   const { id, patch, record } = await finish(w, run);
   assert.equal(record.changes!.shared?.length, 1);
   assert.doesNotMatch(patch, /mine/);
-  await revertRun(w.sys, id);
+  await w.engine.revert(id);
   assert.equal(await w.read("src/greet.ts"), edit(mine, "line 12", "line 12 mine, later"));
   // --all takes the rest too, back to how the run found the file.
-  await revertRun(w.sys, id, { all: true });
+  await w.engine.revert(id, { all: true });
   assert.equal(await w.read("src/greet.ts"), GREET);
 });
 
@@ -160,9 +160,9 @@ Deno.test("a branch switch while the run works: named, revert needs --force, the
   assert.ok(record.changes!.moved?.head, "HEAD moved");
   assert.match(renderReport(record, Date.now()), /HEAD moved/);
   assert.doesNotMatch(patch, /on feat/);
-  await assert.rejects(revertRun(w.sys, id), /without `force`: while it worked, HEAD moved/);
+  await assert.rejects(w.engine.revert(id), /without `force`: while it worked, HEAD moved/);
   assert.equal(await w.read("src/greet.ts"), edit(onFeat, "line 8", "line 8 by the worker"));
-  await revertRun(w.sys, id, { force: true });
+  await w.engine.revert(id, { force: true });
   assert.equal(await w.read("src/greet.ts"), onFeat);
   assert.equal((await git(w.repo, "rev-parse", "--abbrev-ref", "HEAD")).trim(), "feat");
 });
@@ -181,8 +181,8 @@ for (const action of ["stash", "commit"] as const) {
     const moved = record.changes!.moved!;
     if (action === "commit") assert.equal(moved.head?.to, head);
     else assert.equal(moved.index, true);
-    await assert.rejects(revertRun(w.sys, id), /without `force`/);
-    const reverted = await revertRun(w.sys, id, { force: true });
+    await assert.rejects(w.engine.revert(id), /without `force`/);
+    const reverted = await w.engine.revert(id, { force: true });
     assert.equal(reverted.changes!.reverted, true);
     assert.equal(await w.read("src/greet.ts"), GREET);
     // What git holds of the user's is as git left it: the stash, or the commit.
@@ -218,7 +218,7 @@ Deno.test("files dated in the future: the worker's edit and the user's hand-date
   ]);
   assert.deepEqual(record.changes!.others!.map((f) => f.path), ["other.txt", "src/greet.ts"]);
   assert.doesNotMatch(patch, /mine/);
-  await revertRun(w.sys, id);
+  await w.engine.revert(id);
   assert.equal(await w.read("src/greet.ts"), edit(GREET, "line 12", "line 12 mine"));
   assert.equal(await w.read("other.txt"), "other, mine\n");
 });
@@ -245,9 +245,9 @@ Deno.test("a lost write run (its Pitroom killed) is still split by the versions 
   run.child.kill("SIGKILL");
   await run.child.status;
   await run.text;
-  const lost = await reconcile(w.sys, await loadRecord(statePaths(w.state), id));
+  const lost = await w.engine.get(id);
   assert.equal(lost.state, "lost");
-  const reverted = await revertRun(w.sys, id);
+  const reverted = await w.engine.revert(id);
   assert.equal(reverted.changes!.files.find((f) => f.path === "src/greet.ts")?.shared, "split");
   assert.equal(await w.read("src/greet.ts"), mine);
 });

@@ -7,10 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { applyRun } from "../../src/engine/runs/apply.ts";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
-import { revertRun } from "../../src/engine/runs/revert.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { exists } from "../../src/sys/fs.ts";
 import type { Mode } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
@@ -48,16 +45,12 @@ Deno.test("the repository's own hooks (core.hooksPath and .git/hooks) never run 
     JSON.stringify({ sandbox: { mode: "auto", writable: [marks.path] } }),
   );
   const sys = testSys({ stateDir: state.path, cwd: repo.path });
-  const run = async (mode: Mode, steps: FakeStep[]) => {
-    const record = await createRun(sys, {
-      task: "t",
-      mode,
-      cwd: repo.path,
-      chain: [{ worker: "opencode" }],
-      timeoutMs: 60_000,
-    });
-    const backend = fakeBackend(() => steps);
-    return await executeRun(sys, record.id, { maxParallel: 20, backends: () => backend });
+  let steps: FakeStep[] = [];
+  const backend = fakeBackend(() => steps);
+  const engine = createEngine(sys, { backends: () => backend });
+  const run = async (mode: Mode, script: FakeStep[]) => {
+    steps = script;
+    return await engine.run({ task: "t", mode, worker: "opencode", timeoutMs: 60_000 });
   };
   // A write run whose worker also rewrites a hook of the tree's hooks folder.
   const written = await run("write", [
@@ -66,13 +59,13 @@ Deno.test("the repository's own hooks (core.hooksPath and .git/hooks) never run 
     { answer: "done" },
   ]);
   assert.equal(written.state, "done", written.message);
-  await revertRun(sys, written.id);
+  await engine.revert(written.id);
   const isolated = await run("isolate", [
     { writeFile: "a.txt", content: "isolated\n" },
     { answer: "done" },
   ]);
-  await applyRun(sys, isolated.id, { allowDelete: false });
-  await revertRun(sys, isolated.id);
+  await engine.apply(isolated.id);
+  await engine.revert(isolated.id);
   const read = await run("read", [{ answer: "read it" }]);
   assert.equal(read.state, "done", read.message);
   assert.equal(await Deno.readTextFile(join(repo.path, "a.txt")), "one\n");

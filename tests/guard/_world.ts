@@ -11,7 +11,6 @@
  * to keep.
  */
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
 import { workerEnv } from "../../src/confine/env.ts";
 import { findSecrets } from "../../src/confine/secrets.ts";
 import { trackTree } from "../../src/engine/tree/tree.ts";
@@ -20,6 +19,7 @@ import { sandboxAttempt } from "../../src/confine/sandboxing.ts";
 import { defaultSandboxSetting } from "../../src/confine/sandbox/mod.ts";
 import { codexLaunch } from "../../src/workers/codex/argv.ts";
 import { findOnPath } from "../../src/workers/_detect.ts";
+import { placeLiveRun } from "../support/live_run.ts";
 import { moduleCacheEnv, pitroomArgv } from "../support/pitroom.ts";
 import { testSys } from "../support/sys.ts";
 import { git } from "../support/temp.ts";
@@ -403,19 +403,17 @@ export async function escapeWorld(options: { sandbox?: boolean } = {}): Promise<
 }
 
 /** The state dir's secrets: the MCP token, another run's record, the history. */
-async function fillState(sys: Parameters<typeof createRun>[0], template: string): Promise<void> {
+async function fillState(sys: { stateDir: string }, template: string): Promise<void> {
   const paths = statePaths(sys.stateDir);
   await Deno.mkdir(paths.root, { recursive: true });
   await Deno.writeTextFile(join(paths.root, "mcp-token"), `${STATE_SECRETS.token}\n`, {
     mode: 0o600,
   });
   await Deno.writeTextFile(paths.history, STATE_SECRETS.history);
-  await createRun(sys, {
+  await placeLiveRun(paths, {
     task: `an earlier task: ${STATE_SECRETS.otherRun}`,
-    mode: "read",
     cwd: join(template, "repo"),
-    chain: [{ worker: "opencode" }],
-    timeoutMs: 60_000,
+    now: Date.now(),
   });
 }
 

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { withHistory } from "../../src/store/history/ready.ts";
 import { searchRuns } from "../../src/engine/history/search.ts";
 import { statePaths } from "../../src/store/paths.ts";
@@ -40,21 +39,23 @@ const RUNS: { task: string; mode: "read" | "write"; group?: string; script: Scri
   },
 ];
 
-/** Makes real runs with the engine; each is indexed by the lifecycle as it finishes. */
+/** Makes real runs through the engine's door; each is indexed as it finishes. */
 async function engineRuns() {
   const state = await tempDir("pitroom-import-");
   const repo = await tempRepo({ "a.txt": "one\n" });
   const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  let script: Script = () => [];
+  const backend = fakeBackend((spec) => script(spec));
+  const engine = createEngine(sys, { backends: () => backend });
   for (const run of RUNS) {
-    const record = await createRun(sys, {
+    script = run.script;
+    await engine.run({
       task: run.task,
       mode: run.mode,
-      cwd: repo.path,
-      chain: [{ worker: "opencode", model: "big-pickle" }],
+      worker: "opencode:big-pickle",
       timeoutMs: 30_000,
       ...(run.group ? { group: run.group } : {}),
     });
-    await executeRun(sys, record.id, { maxParallel: 4, backends: () => fakeBackend(run.script) });
   }
   return {
     sys,

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { showCommand } from "../../src/cli/show.ts";
-import { createRun } from "../../src/engine/request/create.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { readEventsChecked, readEventsFile } from "../../src/store/events_file.ts";
 import type { PitroomEvent } from "../../src/events/mod.ts";
 import { DamagedRecord } from "../../src/sys/errors.ts";
 import { finishFiles } from "../../src/engine/run/finish.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
@@ -19,16 +18,13 @@ async function runOnce(steps: FakeStep[]) {
   const state = await tempDir("pitroom-files-");
   const repo = await tempRepo({ "a.txt": "one\n" });
   const sys = testSys({ stateDir: state.path, cwd: repo.path });
-  const created = await createRun(sys, {
+  const backend = fakeBackend(() => steps);
+  const engine = createEngine(sys, { backends: () => backend });
+  const record = await engine.run({
     task: "look",
     mode: "read",
-    cwd: repo.path,
-    chain: [{ worker: "opencode" }],
+    worker: "opencode",
     timeoutMs: 30_000,
-  });
-  const record = await executeRun(sys, created.id, {
-    maxParallel: 2,
-    backends: () => fakeBackend(() => steps),
   });
   return {
     sys,

@@ -5,12 +5,9 @@ import { notesDir } from "../../src/engine/plan/notes.ts";
 import { statusOf } from "../../src/engine/plan/status.ts";
 import { parsePlan } from "../../src/engine/plan/parse.ts";
 import type { RunRecord } from "../../src/store/record.ts";
-import { tempDir } from "../support/temp.ts";
+import { engineWorld } from "../support/engine_world.ts";
+import { tempDir, tempRepo } from "../support/temp.ts";
 import { testSys } from "../support/sys.ts";
-import { buildRuns } from "../../src/engine/request/build.ts";
-import { plannedRequest } from "../../src/engine/plan/request.ts";
-import type { RunRequest } from "../../src/engine/request/request.ts";
-import { loadSettings } from "../../src/engine/core/load_settings.ts";
 import { renderPlanStatus } from "../../src/cli/plan.ts";
 
 const PLAN = "# P\n\n## Task 1: One\n\nx\n\n## Task 2: Two\n\n**Worker:** capable\n";
@@ -169,27 +166,22 @@ Deno.test("plan status keeps the last verdict when a later review attempt gave n
 });
 
 Deno.test("a plan run takes its task's tier; an unconfigured tier falls back with a warning", async () => {
-  await using dir = await tempDir();
-  await Deno.writeTextFile(join(dir.path, "plan.md"), PLAN);
-  const sys = testSys({ stateDir: join(dir.path, "state"), cwd: dir.path });
-  const loaded = await loadSettings(sys);
-  const build = async (request: RunRequest) => {
-    const planned = await plannedRequest(sys, request);
-    return await buildRuns(sys, planned.request, loaded, planned.plan);
-  };
-  const built = await build({ plan: "plan.md", step: 2, task: "notes here" });
-  assert.match(built.warnings.join("\n"), /Tier "capable" is not configured: using the default/);
-  const spec = built.specs[0]!;
-  assert.equal(spec.plan?.tier, "capable");
-  assert.equal(spec.plan?.step, 2);
-  assert.equal(spec.group, "plan-plan");
-  assert.match(spec.task, /Task 2 of 2/);
-  assert.match(spec.task, /notes here/);
-  const given = await build({ plan: "plan.md", step: 1, worker: "codex" });
-  assert.equal(given.specs[0]!.chain[0]!.worker, "codex");
-  assert.equal(given.specs[0]!.plan?.tier, undefined);
+  await using t = await engineWorld(await tempRepo({ "plan.md": PLAN }), () => [{ answer: "ok" }]);
+  const warnings: string[] = [];
+  const run = await t.engine.run({ plan: "plan.md", step: 2, task: "notes here" }, {
+    onWarning: (w) => warnings.push(w),
+  });
+  assert.match(warnings.join("\n"), /Tier "capable" is not configured: using the default/);
+  assert.equal(run.plan?.tier, "capable");
+  assert.equal(run.plan?.step, 2);
+  assert.equal(run.group, "plan-plan");
+  assert.match(t.backend.prompts[0]!, /Task 2 of 2/);
+  assert.match(t.backend.prompts[0]!, /notes here/);
+  const given = await t.engine.run({ plan: "plan.md", step: 1, worker: "codex" });
+  assert.equal(given.chain[0]!.worker, "codex");
+  assert.equal(given.plan?.tier, undefined);
   await assert.rejects(
-    () => build({ plan: "plan.md", step: 1, continue: "last" }),
+    () => t.engine.run({ plan: "plan.md", step: 1, continue: "last" }),
     /`continue` keeps the earlier run's plan and step/,
   );
 });

@@ -1,33 +1,23 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
 import { statePaths } from "../../src/store/paths.ts";
 import { readRecord } from "../../src/store/runs.ts";
-import { fakeBackend } from "../support/fake_backend.ts";
+import { engineWorld } from "../support/engine_world.ts";
 import { pitroom } from "../support/pitroom.ts";
-import { testSys } from "../support/sys.ts";
-import { tempDir, tempRepo } from "../support/temp.ts";
+import { tempRepo } from "../support/temp.ts";
 
 Deno.test("a finished run carries its receipt in run.json, in show and in show --json", async () => {
-  await using state = await tempDir("pitroom-state-");
-  await using repo = await tempRepo({ "a.txt": "one\n" });
-  const configPath = join(state.path, "config.json");
-  await Deno.writeTextFile(configPath, JSON.stringify({ primary: "opus" }));
-  const sys = testSys({
-    stateDir: state.path,
-    cwd: repo.path,
-    env: { PITROOM_CONFIG: configPath },
-  });
-  const backend = fakeBackend(() => [{ tool: "read", target: "a.txt" }, { answer: "It says one" }]);
-  const created = await createRun(sys, {
+  await using t = await engineWorld(
+    await tempRepo({ "a.txt": "one\n" }),
+    () => [{ tool: "read", target: "a.txt" }, { answer: "It says one" }],
+    { config: { primary: "opus" } },
+  );
+  const state = { path: t.sys.stateDir }, repo = t.repo, configPath = t.sys.configPath;
+  const record = await t.engine.run({
     task: "What does a.txt say?",
     mode: "read",
-    cwd: repo.path,
-    chain: [{ worker: "opencode", model: "opencode/space-bunny-free" }],
+    worker: "opencode:opencode/space-bunny-free",
     timeoutMs: 30_000,
   });
-  const record = await executeRun(sys, created.id, { maxParallel: 2, backends: () => backend });
   assert.equal(record.state, "done");
 
   const onDisk = await readRecord(statePaths(state.path), record.id);

@@ -4,8 +4,7 @@
  * real engine; plus the process table, read with `ps`, for processes named by a marker.
  */
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import type { Mode } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
@@ -49,8 +48,12 @@ export async function sandboxWorld(options: WorldOptions = {}) {
     sys.configPath,
     JSON.stringify({ sandbox: options.sandbox ?? { mode: "auto", writable: [marks.path] } }),
   );
+  let script: FakeStep[] = [];
+  const backend = fakeBackend(() => script);
+  const engine = createEngine(sys, { backends: () => backend });
   return {
     sys,
+    engine,
     repo: repo.path,
     state: state.path,
     marks: marks.path,
@@ -67,22 +70,16 @@ export async function sandboxWorld(options: WorldOptions = {}) {
         allowSecrets?: boolean;
       } = {},
     ): Promise<RunRecord> {
-      const record = await createRun(sys, {
+      script = steps;
+      return await engine.run({
         task: "try",
         mode,
-        cwd: repo.path,
-        chain: [{ worker: "opencode" }],
+        worker: "opencode",
         timeoutMs: more.timeoutMs ?? 30_000,
         ...(more.allowLinks ? { allowLinks: true } : {}),
         ...(more.allowSecrets ? { allowSecrets: true } : {}),
         ...(more.verify === undefined ? {} : { verify: more.verify }),
-      });
-      const backend = fakeBackend(() => steps);
-      return await executeRun(sys, record.id, {
-        maxParallel: 20,
-        backends: () => backend,
-        ...(more.stop ? { stop: more.stop } : {}),
-      });
+      }, more.stop ? { signal: more.stop } : {});
     },
     async [Symbol.asyncDispose]() {
       await new Deno.Command("chmod", { args: ["-R", "u+w", state.path] }).output();

@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { exists } from "../../src/sys/fs.ts";
 import { fakeBackend } from "../support/fake_backend.ts";
 import { git } from "../support/temp.ts";
@@ -142,15 +141,9 @@ Deno.test('"sandbox": "required" refuses with exit 3 where no sandbox works', as
     ...w.sys,
     env: { ...w.sys.env, toObject: () => ({ ...env, PATH: `${bin}:${env.PATH}` }) },
   };
-  const created = await createRun(sys, {
-    task: "try",
-    mode: "write",
-    cwd: w.repo,
-    chain: [{ worker: "opencode" }],
-    timeoutMs: 30_000,
-  });
   const backend = fakeBackend(() => [{ writeFile: "a.txt", content: "x\n" }, { answer: "ok" }]);
-  const record = await executeRun(sys, created.id, { maxParallel: 20, backends: () => backend });
+  const engine = createEngine(sys, { backends: () => backend });
+  const record = await engine.run({ task: "try", mode: "write", worker: "opencode" });
   assert.equal(record.outcome, "refused");
   assert.equal(record.exit, 3);
   assert.match(

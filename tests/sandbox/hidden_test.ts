@@ -7,8 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { renderReport } from "../../src/cli/report.ts";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { exists } from "../../src/sys/fs.ts";
 import { fakeBackend } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
@@ -163,19 +162,13 @@ Deno.test("a state dir that holds the home folder cannot be hidden: the run is r
   await Deno.mkdir(home);
   const sys = testSys({ stateDir: w.state, cwd: w.repo, env: { HOME: home } });
   await Deno.writeTextFile(sys.configPath, JSON.stringify({ sandbox: "auto" }));
-  const created = await createRun(sys, {
-    task: "try",
-    mode: "write",
-    cwd: w.repo,
-    chain: [{ worker: "opencode" }],
-    timeoutMs: 30_000,
-  });
   const seen = join(w.repo, "seen.txt");
   const backend = fakeBackend(() => [
     { run: `cat '${join(w.state, "mcp-token")}' > '${seen}'` },
     { answer: "done" },
   ]);
-  const record = await executeRun(sys, created.id, { maxParallel: 20, backends: () => backend });
+  const engine = createEngine(sys, { backends: () => backend });
+  const record = await engine.run({ task: "try", mode: "write", worker: "opencode" });
   assert.equal(record.exit, 3, record.message);
   assert.match(
     record.message ?? "",

@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun } from "../../src/engine/request/create.ts";
-import { executeRun } from "../../src/engine/run/lifecycle.ts";
+import { createEngine } from "../../src/engine/mod.ts";
 import { runVerify } from "../../src/engine/run/verify.ts";
 import { sandboxSettingOf } from "../../src/confine/sandboxing.ts";
 import { exists } from "../../src/sys/fs.ts";
@@ -39,19 +38,18 @@ Deno.test("a verify command the worker rewrote cannot leave the sandbox, and its
     ...w.sys,
     env: { ...w.sys.env, toObject: () => ({ ...env, GITHUB_TOKEN: "ghp-verify-secret" }) },
   };
-  const created = await createRun(sys, {
-    task: "fix",
-    mode: "isolate",
-    cwd: w.repo,
-    chain: [{ worker: "opencode" }],
-    timeoutMs: 60_000,
-    verify: "sh check.sh",
-  });
   const backend = fakeBackend(() => [
     { writeFile: "check.sh", content: hostileCheck(w, tag) },
     { answer: "done" },
   ]);
-  const record = await executeRun(sys, created.id, { maxParallel: 20, backends: () => backend });
+  const engine = createEngine(sys, { backends: () => backend });
+  const record = await engine.run({
+    task: "fix",
+    mode: "isolate",
+    worker: "opencode",
+    timeoutMs: 60_000,
+    verify: "sh check.sh",
+  });
   try {
     assert.equal(record.outcome, "verify_failed", record.message);
     assert.equal(record.exit, 6);

@@ -1,10 +1,13 @@
 /**
  * The world of the crash and attribution tests: a repository holding the user's own work
  * (unstaged, staged, untracked, a stash and a branch), a state dir whose config lets the fake
- * worker leave marks in a folder outside its tree, and a child Pitroom (crash_child.ts) to kill.
+ * worker leave marks in a folder outside its tree, a child Pitroom (crash_child.ts) to kill, and
+ * the engine of this process (its fake worker plays `script.steps`).
  */
 import { join } from "node:path";
+import { createEngine } from "../../src/engine/mod.ts";
 import type { ChildJob } from "./crash_child.ts";
+import { fakeBackend, type FakeStep } from "./fake_backend.ts";
 import { testSys } from "./sys.ts";
 import { git, tempDir, tempRepo } from "./temp.ts";
 
@@ -29,8 +32,12 @@ export async function crashWorld(options: { sandbox?: "off" } = {}) {
   await Deno.writeTextFile(join(repo.path, "notes.txt"), "my notes\n");
   await git(repo.path, "branch", "feature");
   const sys = testSys({ stateDir: state.path, cwd: repo.path });
+  const script = { steps: [] as FakeStep[] };
+  const backend = fakeBackend(() => script.steps);
   return {
     sys,
+    script,
+    engine: createEngine(sys, { backends: () => backend, dir: repo.path }),
     repo: repo.path,
     state: state.path,
     marks: marks.path,

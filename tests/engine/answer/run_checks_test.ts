@@ -4,9 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRun, type NewRun } from "../../../src/engine/request/create.ts";
-import { executeRun } from "../../../src/engine/run/lifecycle.ts";
-import { LiveFold } from "../../../src/engine/follow/fold.ts";
+import type { RunRequest } from "../../../src/engine/mod.ts";
+import { LiveFold } from "../../../src/engine/present.ts";
 import type { RunSpec } from "../../../src/workers/types.ts";
 import { engineWorld } from "../../support/engine_world.ts";
 import type { FakeStep } from "../../support/fake_backend.ts";
@@ -16,18 +15,17 @@ const APP = "export function answer() {\n  return 41;\n}\n";
 
 async function world(steps: (spec: RunSpec) => FakeStep[]) {
   const repo = await tempRepo({ "src/app.ts": APP, "README.md": "# app\n" });
-  const w = await engineWorld(repo, steps);
-  const run = async (more: Partial<NewRun> = {}) => {
-    const record = await createRun(w.sys, {
+  const w = await engineWorld(repo, steps, { config: { cacheDays: 7 } });
+  /** A read run, with the config `config` (the engine reads it when the run is made). */
+  const run = async (more: Partial<RunRequest> = {}, config: Record<string, unknown> = {}) => {
+    await Deno.writeTextFile(w.sys.configPath, JSON.stringify({ cacheDays: 7, ...config }));
+    return await w.engine.run({
       task: "Where is the answer?",
       mode: "read",
-      cwd: repo.path,
-      chain: [{ worker: "opencode" }],
+      worker: "opencode",
       timeoutMs: 30_000,
-      settings: { maxParallel: 20, limits: {}, cacheDays: 7 },
       ...more,
     });
-    return await executeRun(w.sys, record.id, { maxParallel: 20, backends: () => w.backend });
   };
   return Object.assign(w, { run });
 }
@@ -83,8 +81,7 @@ Deno.test("a read run's paths in its read view (no sandbox: secret files kept ou
   await Deno.writeTextFile(join(w.repo.path, ".gitignore"), ".env\n");
   await Deno.writeTextFile(join(w.repo.path, ".env"), "TOKEN=x\n");
   // With a sandbox the secret file is hidden in the tree itself and there is no view.
-  await Deno.writeTextFile(w.sys.configPath, JSON.stringify({ sandbox: "off" }));
-  const record = await w.run();
+  const record = await w.run({}, { sandbox: "off" });
   assert.match(record.notes?.join("\n") ?? "", /write-protected copy of the tree/);
   assert.deepEqual(record.refs, { verified: 2, total: 2, failed: [] });
 });
@@ -137,12 +134,11 @@ Deno.test("the answer cache gives only answers that held up, and never for other
   answer = GOOD;
   await w.run();
   await w.run({ task: "Where is the answer defined?" });
-  await w.run({ chain: [{ worker: "opencode", model: "other" }] });
+  await w.run({ worker: "opencode:other" });
   await w.run({ web: true });
-  await w.run({ settings: { maxParallel: 20, limits: {}, cacheDays: 0 } });
+  await w.run({}, { cacheDays: 0 });
   // The config's default model for the worker is part of the choice too.
-  const other = { models: { opencode: "other-default" } };
-  await w.run({ settings: { maxParallel: 20, limits: {}, cacheDays: 7, config: other } });
+  await w.run({}, { models: { opencode: "other-default" } });
   assert.equal(w.backend.prompts.length, 8);
   const hit = await w.run();
   assert.ok(hit.cached);

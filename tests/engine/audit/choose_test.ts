@@ -6,7 +6,6 @@
  */
 import assert from "node:assert/strict";
 import { auditChain, auditorRelation } from "../../../src/engine/audit/choose.ts";
-import { createRun } from "../../../src/engine/request/create.ts";
 import { resolveSettings } from "../../../src/engine/core/settings.ts";
 import type { Config } from "../../../src/store/config.ts";
 import type { RunRecord, Target } from "../../../src/store/record.ts";
@@ -14,6 +13,7 @@ import { Exit, RefusedError } from "../../../src/sys/errors.ts";
 import type { WorkerName } from "../../../src/workers/types.ts";
 import { fakeBackend } from "../../support/fake_backend.ts";
 import { testSys } from "../../support/sys.ts";
+import { placeLiveRun } from "../../support/live_run.ts";
 import { tempDir } from "../../support/temp.ts";
 import { statePaths } from "../../../src/store/paths.ts";
 import { writeRecord } from "../../../src/store/runs.ts";
@@ -141,15 +141,12 @@ Deno.test("without -W or a tier (a sampled audit): the other models of the run's
 
 Deno.test("an answer from the cache was given by the earlier run's model: that one never audits it", async () => {
   await using state = await tempDir("pitroom-state-");
-  const sys = testSys({ stateDir: state.path });
   const chain = [A, B];
   // The earlier run fell back to fake/b, which gave the answer the cache hands out again.
-  const earlier = await createRun(sys, {
-    task: "q",
-    mode: "read",
+  const earlier = await placeLiveRun(statePaths(state.path), {
     cwd: state.path,
+    now: Date.now(),
     chain,
-    timeoutMs: 1,
   });
   earlier.attempts = [{ ...A, startedAt: 0, outcome: "rate_limited" }, { ...B, startedAt: 1 }];
   await writeRecord(statePaths(state.path), earlier);

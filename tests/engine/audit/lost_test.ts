@@ -1,19 +1,19 @@
 import assert from "node:assert/strict";
-import { createRun } from "../../../src/engine/request/create.ts";
 import { createEngine } from "../../../src/engine/mod.ts";
 import { statePaths } from "../../../src/store/paths.ts";
 import { loadRecord, writeRecord } from "../../../src/store/runs.ts";
 import { testSys } from "../../support/sys.ts";
+import { placeLiveRun } from "../../support/live_run.ts";
 import { tempDir } from "../../support/temp.ts";
 
 Deno.test("an audit whose run was lost ends as a failed audit on the audited run, not running for ever", async () => {
   await using state = await tempDir("pitroom-state-");
   const sys = testSys({ stateDir: state.path });
   const paths = statePaths(state.path);
-  const spec = { task: "q", mode: "read" as const, cwd: state.path, timeoutMs: 1000 };
-  const audited = await createRun(sys, { ...spec, chain: [{ worker: "opencode" }] });
-  const audit = await createRun(sys, {
-    ...spec,
+  const at = { cwd: state.path, now: Date.now() };
+  const audited = await placeLiveRun(paths, at);
+  const audit = await placeLiveRun(paths, {
+    ...at,
     chain: [{ worker: "codex" }],
     auditOf: { run: audited.id, kind: "audit" },
   });
