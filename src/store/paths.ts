@@ -41,6 +41,8 @@ export interface RunPaths {
   dir: string;
   record: string;
   supervisorLock: string;
+  /** Held while the run is marked lost (with the supervisor lock): a read then sees it lost. */
+  lostLock: string;
   /** The worker's raw stdout stream (compressed to `stream.jsonl.gz` when the run ends). */
   stream: string;
   streamGz: string;
@@ -97,6 +99,7 @@ export function statePaths(root: string): StatePaths {
         dir,
         record: join(dir, "run.json"),
         supervisorLock: join(dir, "supervisor.lock"),
+        lostLock: join(dir, "lost.lock"),
         stream: join(dir, "stream.jsonl"),
         streamGz: join(dir, "stream.jsonl.gz"),
         events: join(dir, "events.jsonl"),

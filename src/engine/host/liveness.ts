@@ -20,10 +20,16 @@ export const STARTUP_GRACE_MS = 15_000;
 
 const LOST_MESSAGE = "The run's supervisor died before the run finished";
 
-/** True when `record` is live but its supervisor no longer holds the run's lock. */
+/**
+ * True when `record` is live but its supervisor no longer holds the run's lock. The lock held by
+ * another process marking the run lost (its lost lock held too) is not a supervisor.
+ */
 async function supervisorGone(sys: HeldSys, record: RunRecord): Promise<boolean> {
   if (isFinal(record.state)) return false;
-  if (await isLocked(sys.state.paths.run(record.id).supervisorLock)) return false;
+  const runPaths = sys.state.paths.run(record.id);
+  if (await isLocked(runPaths.supervisorLock) && !(await isLocked(runPaths.lostLock))) {
+    return false;
+  }
   return record.supervised === true || sys.clock.now() - record.createdAt >= STARTUP_GRACE_MS;
 }
 
@@ -62,8 +68,11 @@ export async function reconcile(sys: HeldSys, record: RunRecord): Promise<RunRec
   if (!(await supervisorGone(sys, record))) return record;
   const paths = sys.state.paths;
   const runPaths = paths.run(record.id);
-  // The supervisor's lock, held while the run is marked: of two processes sweeping at once (the
-  // host and a door's read), one marks it, the other finds the lock taken and leaves it.
+  // The lost lock, then the supervisor's, held while the run is marked: of two processes sweeping
+  // at once (the host and a door's read), one marks it, the other finds the lock taken and leaves
+  // it; a late supervisor cannot start it meanwhile, and a read that finds both held sees it lost.
+  using lost = await tryLock(runPaths.lostLock);
+  if (lost === null) return record;
   using marking = await tryLock(runPaths.supervisorLock);
   if (marking === null) return record;
   // Re-read: the supervisor may have finished between our read and the lock check.
