@@ -30,6 +30,8 @@ Deno.test("run -f puts the attached file's path and text in the worker's prompt"
     limits: { opencode: 2 },
     cacheDays: 7,
     config: {},
+    sandbox: null,
+    notify: { on: false },
   });
   const prompt = await Deno.readTextFile(join(w.stateDir, "runs", report.id, "prompt.txt"));
   assert.match(
