@@ -1,18 +1,19 @@
 /**
  * `./dev pitroom ARGS` runs the program from the checkout in the caller's directory: from a
  * project elsewhere (whose path has a space) `status` names that project, not the checkout, and
- * a relative `-d` is read from there too. `dev` itself passes shellcheck.
+ * a relative `-d` is read from there too, also through a symbolic link to `dev`. `dev` itself
+ * passes shellcheck.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { moduleCacheEnv, REPO_ROOT } from "../support/pitroom.ts";
 import { git, tempDir } from "../support/temp.ts";
 
 const DEV = join(REPO_ROOT, "dev");
 
-async function dev(args: string[], cwd: string, stateDir: string) {
+async function dev(args: string[], cwd: string, stateDir: string, script = DEV) {
   const out = await new Deno.Command("bash", {
-    args: [DEV, ...args],
+    args: [script, ...args],
     cwd,
     env: { ...moduleCacheEnv(), PITROOM_STATE_DIR: stateDir, NO_COLOR: "1" },
     stdin: "null",
@@ -42,6 +43,14 @@ Deno.test("./dev pitroom runs in the caller's directory, not the checkout", asyn
   const scoped = await dev(["pitroom", "status", "-d", "my project"], home.path, state);
   assert.equal(scoped.code, 0, scoped.stderr);
   assert.ok(scoped.stderr.includes(`"${project}"`), scoped.stderr);
+
+  // Called through a relative symbolic link in another folder (~/bin/pdev), it still finds the
+  // checkout.
+  await Deno.mkdir(join(home.path, "bin"));
+  await Deno.symlink(relative(join(home.path, "bin"), DEV), join(home.path, "bin", "pdev"));
+  const linked = await dev(["pitroom", "status"], project, state, join(home.path, "bin", "pdev"));
+  assert.equal(linked.code, 0, linked.stderr);
+  assert.ok(linked.stderr.includes(`"${project}"`), linked.stderr);
 });
 
 Deno.test("dev passes shellcheck", async () => {
