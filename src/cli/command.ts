@@ -2,8 +2,8 @@
  * Commands declared as data, with typed flags. Each command's `*_command.ts`, beside its code,
  * calls `defineCommand({ name, summary, flags, args, examples, run })`; the flags' declaration
  * types what `run` receives (`--limit` a number, `--link` a list), and help, the completions and
- * the README test read the same declarations, so commands cannot drift apart. `run` imports the
- * command's code lazily (a literal specifier, so compile and bundle see it).
+ * the CLI reference (docs/cli.md) read the same declarations, so commands cannot drift apart.
+ * `run` imports the command's code lazily (a literal specifier, so compile and bundle see it).
  */
 import type { Sys } from "../sys/mod.ts";
 import { parseInput } from "./parse.ts";

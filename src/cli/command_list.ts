@@ -1,8 +1,8 @@
 /**
- * The command list: each command's name, in the order help lists them, and where its
- * declaration is. A declaration loads only when its command is used, so `pitroom status` loads
- * status's declaration and code and no other command's; commands.ts loads them all for the
- * overview, the completions and the README test.
+ * The command list: each command's name, in the order the completions list them (help groups
+ * them: COMMAND_GROUPS in help.ts), and where its declaration is. A declaration loads only when
+ * its command is used, so `pitroom status` loads status's declaration and code and no other
+ * command's; commands.ts loads them all for the overview, the completions and the docs test.
  */
 import type { CommandDef } from "./command.ts";
 

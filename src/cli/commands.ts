@@ -1,6 +1,6 @@
 /**
  * Every command's declaration, loaded from the command list (command_list.ts): what the
- * overview, `pitroom help`, the completions and the README test read.
+ * overview, `pitroom help`, the completions and the CLI reference (docs/cli.md) read.
  */
 import type { CommandDef } from "./command.ts";
 import { loadCommands } from "./command_list.ts";

@@ -8,6 +8,8 @@ export const CONFIG_FLAGS = {
 export const CONFIG = defineCommand({
   name: "config",
   summary: "show every effective setting and where it comes from",
+  description:
+    "Where each setting comes from: a flag, the environment, the config file or the default.",
   flags: CONFIG_FLAGS,
   args: [],
   examples: ["pitroom config", "pitroom config --json"],

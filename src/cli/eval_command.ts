@@ -24,7 +24,7 @@ export const EVAL = defineCommand({
     "file), a count (exact) and a list of files (scored by F1: missed and invented files both",
     "cost). Every -W gets every question at once as background read runs (one target each, no",
     "fallback); the table shows the score, per kind, failures and median time and tokens.",
-    "A bad questions file is one error line naming its first problem (exit 2); README: Evals.",
+    "A bad questions file is one error line naming its first problem (exit 2); docs/audits.md: Evals.",
   ].join("\n"),
   flags: EVAL_FLAGS,
   args: [{ name: "QUESTIONS", describe: "the questions file (JSON)", required: true }],

@@ -52,17 +52,51 @@ export function commandHelp(def: CommandDef): string {
   return lines.join("\n") + "\n";
 }
 
-/** The overview `pitroom help` prints. */
+/**
+ * The visible commands by group, in the order `pitroom help` and the CLI reference (docs/cli.md,
+ * scripts/cli_reference.ts) list them. Every visible command is in exactly one group (a test
+ * keeps it so).
+ */
+export const COMMAND_GROUPS: readonly { title: string; commands: readonly string[] }[] = [
+  { title: "Runs", commands: ["run", "status", "ls", "watch", "wait", "stop"] },
+  { title: "Crews", commands: ["crew"] },
+  { title: "Results", commands: ["show", "apply", "discard", "revert"] },
+  { title: "Review and plans", commands: ["review", "plan", "audit", "eval"] },
+  { title: "History and receipts", commands: ["history", "savings", "clean"] },
+  {
+    title: "Integrations",
+    commands: ["install", "uninstall", "mcp", "dash", "statusline", "hook-card", "completions"],
+  },
+  {
+    title: "Maintenance",
+    commands: ["init", "doctor", "self-check", "config", "models", "cooldown", "help"],
+  },
+];
+
+/** The visible commands in their groups, in help's order; a command in no group is left out. */
+export function groupedCommands(
+  commands: readonly CommandDef[],
+): { title: string; commands: CommandDef[] }[] {
+  return COMMAND_GROUPS.map((g) => ({
+    title: g.title,
+    commands: g.commands.map((name) => commands.find((c) => c.name === name && !c.hidden))
+      .filter((c) => c !== undefined),
+  }));
+}
+
+/** The overview `pitroom help` prints: the commands by group. */
 export function overviewHelp(commands: readonly CommandDef[], version: string): string {
-  const visible = commands.filter((c) => !c.hidden);
-  const width = Math.max(...visible.map((c) => c.name.length)) + 2;
+  const groups = groupedCommands(commands);
+  const width = Math.max(...groups.flatMap((g) => g.commands.map((c) => c.name.length))) + 2;
   return [
     `pitroom ${version} - hand tasks to worker agent CLIs, with exact change tracking`,
     "",
     "Usage: pitroom <command> [flags]",
-    "",
-    "Commands:",
-    ...visible.map((c) => `  ${c.name.padEnd(width)} ${c.summary}`),
+    ...groups.flatMap((g) => [
+      "",
+      `${g.title}:`,
+      ...g.commands.map((c) => `  ${c.name.padEnd(width)} ${c.summary}`),
+    ]),
     "",
     "Exit codes: 0 ok, 1 worker failed, 2 usage, 3 refused/setup, 4 timeout,",
     "            5 read-only violation, 6 verify failed, 7 damaged record, 75 still running",

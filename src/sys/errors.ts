@@ -3,7 +3,7 @@
  * `code` slug, the process exit code it maps to, and at most one hint naming the next command.
  */
 
-/** Exit codes, as documented in the README. */
+/** Exit codes, as documented in docs/troubleshooting.md and `pitroom help`. */
 export const Exit = {
   ok: 0,
   workerFailed: 1,

@@ -1,6 +1,6 @@
 /**
  * The exit codes are one table: `Exit` in src/sys/errors.ts (what the program ends with) and
- * every place that lists them (the README's table, `pitroom --help`, the using-pitroom skill)
+ * every place that lists them (the table in docs/troubleshooting.md, `pitroom --help`, the using-pitroom skill)
  * name the same codes, no more and no fewer.
  */
 import assert from "node:assert/strict";
@@ -11,9 +11,9 @@ import { Exit } from "../../src/sys/errors.ts";
 const CODES = Object.values(Exit).sort((a, b) => a - b);
 const read = (path: string) => Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
 
-Deno.test("the README, --help and the skill list exactly the exit codes the program has", async () => {
-  const readme = await read("README.md");
-  const section = readme.slice(readme.indexOf("### Exit codes"));
+Deno.test("the docs, --help and the skill list exactly the exit codes the program has", async () => {
+  const readme = await read("docs/troubleshooting.md");
+  const section = readme.slice(readme.indexOf("## Exit codes"));
   const table = section.slice(0, section.indexOf("\n\n", section.indexOf("| ----")));
   const inReadme = [...table.matchAll(/^\| (\d+)\s+\|/gm)].map((m) => Number(m[1]));
   assert.deepEqual(inReadme, CODES);

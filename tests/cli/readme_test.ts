@@ -1,100 +1,88 @@
 /**
- * The README's command table and the program's command table cannot drift: every visible
- * command has a row, every flag it declares is named in its rows, and every flag a row names
- * exists on that command.
+ * The user's documents cannot drift from the program: the CLI reference (docs/cli.md) is what
+ * scripts/cli_reference.ts writes from the command declarations now, every visible command is in
+ * exactly one of help's groups, the MCP page's tool table lists exactly the server's tools,
+ * CONTRIBUTING.md's task table lists exactly the ./dev tasks, and the README stays a page a user
+ * reads in five minutes that still names the project's set-up and test commands. (Every command,
+ * flag, MCP tool, config key and link the README, CONTRIBUTING.md and docs/ name is checked in
+ * tests/skills/drift_test.ts.)
  */
 import assert from "node:assert/strict";
 import { COMMANDS } from "../../src/cli/commands.ts";
-import type { CommandDef } from "../../src/cli/command.ts";
+import { COMMAND_GROUPS, overviewHelp } from "../../src/cli/help.ts";
+import { MCP_TOOL_NAMES } from "../../src/server/mcp/tool_names.ts";
+import { cliReference } from "../../scripts/cli_reference.ts";
 
-const README = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+const read = (path: string) => Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
 
-/** The rows of the table under `heading`, as [first cell, second cell]. */
-function tableRows(heading: string): [string, string][] {
-  const start = README.indexOf(`\n${heading}\n`);
-  assert.ok(start >= 0, `README has no "${heading}" section`);
-  const rows: [string, string][] = [];
-  for (const line of README.slice(start).split("\n").slice(2)) {
+/** The rows of the first table under `heading` in `text`, as their first cells. */
+function firstCells(text: string, heading: string): string[] {
+  const start = text.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `no "${heading}" section`);
+  const cells: string[] = [];
+  for (const line of text.slice(start).split("\n").slice(2)) {
     if (line.startsWith("#")) break;
     if (!line.startsWith("|") || /^\|\s*-/.test(line)) continue;
-    // Cells are split on pipes that are not escaped (`\|` is a pipe inside a cell).
-    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim().replaceAll("\\|", "|"));
-    rows.push([cells[0] ?? "", cells[1] ?? ""]);
+    cells.push(line.split(/(?<!\\)\|/)[1]!.trim());
   }
-  return rows;
+  return cells;
 }
 
-/** The code spans of a cell: each names one command and its flags (`run -w ...`). */
+/** The code spans of a cell. */
 function spans(cell: string): string[] {
   return [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
 }
 
-const FLAG = /(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])(?![\w-])/g;
+Deno.test("docs/cli.md is what `deno task docs:cli` writes from the command declarations now", async () => {
+  assert.equal(
+    await read("docs/cli.md"),
+    cliReference(COMMANDS),
+    "docs/cli.md is stale: run `deno task docs:cli`",
+  );
+});
 
-function flagsIn(text: string): string[] {
-  return [...text.matchAll(FLAG)].map((m) => m[1]!);
-}
-
-function declared(def: CommandDef): Map<string, string> {
-  const names = new Map<string, string>([["--help", "help"], ["-h", "help"]]);
-  for (const f of def.flags) {
-    names.set(`--${f.name}`, f.name);
-    if (f.short) names.set(`-${f.short}`, f.name);
-  }
-  return names;
-}
-
-const rows = tableRows("### Commands");
-const visible = COMMANDS.filter((c) => !c.hidden);
-
-Deno.test("every visible command has a row in the README's command table, and every row a command", () => {
-  const named = new Set(rows.flatMap(([cell]) => spans(cell).map((s) => s.split(" ")[0]!)));
-  for (const def of visible) assert.ok(named.has(def.name), `README lacks \`${def.name}\``);
-  for (const name of named) {
-    if (name.startsWith("-")) continue; // `--version`
-    assert.ok(visible.some((c) => c.name === name), `README lists \`${name}\`, no such command`);
+Deno.test("every visible command is in exactly one help group, and the groups name no other", () => {
+  const grouped = COMMAND_GROUPS.flatMap((g) => g.commands);
+  const visible = COMMANDS.filter((c) => !c.hidden).map((c) => c.name);
+  assert.deepEqual([...grouped].sort(), [...visible].sort());
+  assert.equal(new Set(grouped).size, grouped.length);
+  // help and the reference list the same groups in the same order.
+  const help = overviewHelp(COMMANDS, "0.0.0");
+  const reference = cliReference(COMMANDS);
+  let at = 0;
+  for (const g of COMMAND_GROUPS) {
+    at = help.indexOf(`\n${g.title}:\n`, at);
+    assert.ok(at >= 0, `help lacks the group ${g.title} in its place`);
+    assert.match(reference, new RegExp(`^## ${g.title}$`, "m"));
+    for (const name of g.commands) {
+      assert.match(help.slice(at).split("\n\n")[0]!, new RegExp(`^  ${name} `, "m"));
+    }
   }
 });
 
-Deno.test("the README's command table names every flag of each command, and no other", () => {
-  const problems: string[] = [];
-  for (const def of visible) {
-    const flags = declared(def);
-    const mine = rows.filter(([cell]) => spans(cell).some((s) => s.split(" ")[0] === def.name));
-    const seen = new Set<string>();
-    for (const [cell, what] of mine) {
-      for (const span of spans(cell).filter((s) => s.split(" ")[0] === def.name)) {
-        // `[run flags]` on crew's row: the flags crew shares with run.
-        if (span.includes("[run flags]")) {
-          const run = declared(COMMANDS.find((c) => c.name === "run")!);
-          for (const name of run.values()) if (flags.has(`--${name}`)) seen.add(name);
-        }
-        for (const flag of flagsIn(span)) {
-          const name = flags.get(flag);
-          if (name === undefined) problems.push(`\`${def.name}\` has no flag ${flag}`);
-          else seen.add(name);
-        }
-      }
-      // The description may name a flag too (`--task-file F`), when one command has the row.
-      if (spans(cell).length === 1) {
-        for (const flag of flagsIn(what)) {
-          const name = flags.get(flag);
-          if (name !== undefined) seen.add(name);
-        }
-      }
-    }
-    for (const f of def.flags) {
-      if (!seen.has(f.name)) problems.push(`README's row of \`${def.name}\` misses --${f.name}`);
-    }
-  }
-  assert.deepEqual(problems, []);
+Deno.test("the MCP page's tool table lists exactly the server's tools", async () => {
+  const text = await read("docs/mcp.md");
+  const table = text.slice(text.indexOf("| tool "));
+  const listed = [...table.split("\n\n")[0]!.matchAll(/^\| `(pitroom_\w+)`/gm)].map((m) => m[1]);
+  assert.deepEqual([...listed].sort(), [...MCP_TOOL_NAMES].sort());
 });
 
-Deno.test("the README's development table lists every ./dev task, and only those", async () => {
-  const deno = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+Deno.test("CONTRIBUTING.md's development table lists every ./dev task, and only those", async () => {
+  const deno = JSON.parse(await read("deno.json"));
   const tasks = Object.keys(deno.tasks as Record<string, string>);
-  const listed = tableRows("## Development").flatMap(([cell]) =>
+  const listed = firstCells(await read("CONTRIBUTING.md"), "## Development tasks").flatMap((cell) =>
     spans(cell).map((s) => s.match(/^\.\/dev (\S+)/)?.[1]).filter((t) => t !== undefined)
   );
   assert.deepEqual([...new Set(listed)].sort(), [...tasks].sort());
+});
+
+Deno.test("the README is at most 300 lines and names the set-up and test commands", async () => {
+  const readme = await read("README.md");
+  assert.ok(readme.split("\n").length <= 301, `README has ${readme.split("\n").length} lines`);
+  // .ci/run runs `./dev test`, the README's and CONTRIBUTING.md's test command.
+  for (const doc of [readme, await read("CONTRIBUTING.md")]) {
+    assert.match(doc, /^\.\/dev demo\b/m);
+    assert.match(doc, /^\.\/dev test\b/m);
+  }
+  assert.match(await read(".ci/run"), /test_cmd="\.\/dev test"/);
 });

@@ -1,5 +1,5 @@
 /**
- * The skills and the README cannot drift from the program: every `pitroom` command and flag
+ * The skills, the README, CONTRIBUTING.md and docs/ cannot drift from the program: every `pitroom` command and flag
  * they name is in the command table (src/cli/commands.ts), every MCP tool in the tool list
  * (src/server/mcp/tool_names.ts), every config key in the config schema (src/store/config.ts),
  * every relative link resolves, every SKILL.md has valid frontmatter and stays short.
@@ -60,13 +60,20 @@ const SKILL_MAX = 8_000;
 /** A document checked; `skill` for the files under skills/ and plugins/. */
 type Doc = { path: string; text: string; skill: boolean };
 
-/** The documents checked: every Markdown file under skills/ and plugins/, and the README. */
+/**
+ * The documents checked: the README, CONTRIBUTING.md, every Markdown file under docs/, and every
+ * one under skills/ and plugins/.
+ */
 async function documents(): Promise<Doc[]> {
-  const out = [{
-    path: "README.md",
-    text: await Deno.readTextFile(join(ROOT, "README.md")),
-    skill: false,
-  }];
+  const out: Doc[] = [];
+  for (const path of ["README.md", "CONTRIBUTING.md"]) {
+    out.push({ path, text: await Deno.readTextFile(join(ROOT, path)), skill: false });
+  }
+  for await (const path of walk(join(ROOT, "docs"))) {
+    // docs/cli.md is written from the command declarations (tests/cli/readme_test.ts).
+    if (!path.endsWith(".md") || relative(ROOT, path) === join("docs", "cli.md")) continue;
+    out.push({ path: relative(ROOT, path), text: await Deno.readTextFile(path), skill: false });
+  }
   for (const top of ["skills", "plugins"]) {
     for await (const path of walk(join(ROOT, top))) {
       if (!path.endsWith(".md")) continue;

@@ -116,7 +116,7 @@ export function claudeLaunch(spec: RunSpec): Launch {
   return {
     argv,
     // In Pitroom's sandbox, claude's own (a user's `sandbox.enabled`) is turned off: nested, it
-    // fails its first shell command and runs the rest unsandboxed (README "The sandbox").
+    // fails its first shell command and runs the rest unsandboxed (docs/security.md, "The sandbox").
     inSandbox: [argv[0]!, "--settings", NESTED_SANDBOX_OFF, ...argv.slice(1)],
     env,
     cwd: spec.cwd,
