@@ -129,7 +129,7 @@ export async function executeRun(
     log.close();
   }
   // The run is final: an audit (or its correction round) follows without holding its slot.
-  await runHooks().afterRun(sys, done, {
+  await (await runHooks()).afterRun(sys, done, {
     ...(options.followInline ? { inline: (next) => executeRun(sys, next, options) } : {}),
   });
   return done;
@@ -160,7 +160,7 @@ async function finish(
       return undefined;
     });
   if (receipt !== undefined) record.receipt = receipt;
-  const hooks = runHooks();
+  const hooks = await runHooks();
   hooks.concludeAnswer(record);
   await sys.state.runs.write(record);
   await hooks.recordReview(sys, record).catch(async (error) => {

@@ -93,7 +93,7 @@ export async function walkChain(
   // The snapshot, and the watch of the ignored files (kept for a read run) beside the rest.
   const workspace = tree ? await prepareWorkspace(sys, record, tree) : null;
   try {
-    const hooks = runHooks();
+    const hooks = await runHooks();
     const cached = workspace ? await hooks.cachedAnswer(sys, record, workspace) : null;
     const final = cached ?? await walkPrepared(sys, record, workspace, options, emit);
     if (workspace) {
