@@ -90,21 +90,11 @@ export {
 export type { EngineHistory, HistoryOptions, Period } from "./api_history.ts";
 export type { EventsFound, Found, ListFilter } from "./api_runs.ts";
 export type { Scope } from "./core/scope.ts";
-export {
-  parseRequest,
-  type RunRequest,
-  runRequestJsonSchema,
-  runRequestSchema,
-} from "./request/request.ts";
-export { type RunReport, runReportJsonSchema, runReportSchema } from "./follow/report.ts";
-export {
-  type ReviewRequest,
-  reviewRequestJsonSchema,
-  reviewRequestSchema,
-} from "./review/request.ts";
+export type { RunRequest } from "./request/request.ts";
+export type { RunReport } from "./follow/report.ts";
+export type { ReviewRequest } from "./review/request.ts";
 export type { Verdict } from "./review/verdict.ts";
 export type { PlanStatus, ReviewRow, TaskRow } from "./plan/status.ts";
-export { auditRequestSchema } from "./audit/request.ts";
 export type { EvalResult } from "./eval/mod.ts";
 export type { Phase, RunView } from "./follow/fold.ts";
 export type { WatchLine, WatchLineOf } from "./follow/watch_lines.ts";
@@ -128,3 +118,12 @@ export type { CleanItem, CleanPlan, KeepReason } from "./runs/clean.ts";
 export type { OutcomeClass, PitroomEvent } from "../events/mod.ts";
 export type { Backend, WorkerName } from "../workers/types.ts";
 export type { Config } from "../store/config.ts";
+
+/**
+ * The zod schemas of a run request, a review request, an audit request and a run's report, with
+ * the request's check and the JSON Schemas (engine/schemas.ts), for the MCP server: loaded on
+ * first use, as zod costs a command that takes no request (status, ls) a third of its start-up.
+ */
+export function schemas(): Promise<typeof import("./schemas.ts")> {
+  return import("./schemas.ts");
+}

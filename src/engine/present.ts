@@ -8,7 +8,7 @@ export { answerSummary } from "./answer/format.ts";
 export { PROMPT_TEMPLATES } from "./run/prompt.ts";
 export { TEMPLATES } from "./plan/templates.ts";
 export { auditPrompt, fixPrompt } from "./audit/prompt.ts";
-export { QUESTION_KINDS } from "./eval/questions.ts";
+export { QUESTION_KINDS } from "./eval/kinds.ts";
 export { LiveFold, refsLabel, runTime, viewOf, workerOf } from "./follow/fold.ts";
 export { describeWatchLines } from "./follow/watch_lines.ts";
 export { CHECK_SECTIONS } from "./setup/sections.ts";
