@@ -42,6 +42,7 @@ import type { AuditOutcome, AuditRequest } from "./audit/mod.ts";
 import type { EvalOptions, EvalResult } from "./eval/mod.ts";
 import { MODES } from "../workers/modes.ts";
 import { registerRunHooks } from "./run/hooks.ts";
+import { timingMark } from "../sys/timing.ts";
 
 registerRunHooks(async () => (await import("./features.ts")).FEATURE_HOOKS);
 
@@ -308,6 +309,7 @@ export class Engine {
     }
     const { executeRun } = await import("./run/lifecycle.ts");
     const record = await createUnique(this.#sys, spec);
+    timingMark(this.#sys, "created");
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) onAbort();
