@@ -6,7 +6,10 @@
  * Pitroom prints with `PITROOM_DEBUG_TIMING` set (src/sys/timing.ts). See README.md.
  *
  *   deno task bench:phases [--rounds N] [--warmup N] [--repo DIR] [--json] [--out FILE]
- *                          [--pitroom "CMD ..."]
+ *                          [--pitroom "CMD ..."] [--compare "CMD ..."]
+ *
+ * `--compare` times a second pitroom (another checkout that prints the marks) in the same
+ * rounds: before and after a change under the same load.
  *
  * The stub worker is an `opencode` first on PATH: a shell script that reads its prompt and
  * prints a three-line OpenCode stream whose answer is "Done" (the real backend parses it, the
@@ -55,10 +58,17 @@ export interface PhasesResult {
   warmup: number;
   targets: typeof TARGETS;
   gitStatusMs: number;
-  runs: Record<
-    Kind,
-    { totalMs: number; ratio: number; met: boolean; phases: Record<string, number> }
-  >;
+  runs: Record<Kind, Summary>;
+  /** The `--compare` pitroom's, in the same rounds. */
+  compare?: { pitroom: string[]; runs: Record<Kind, Summary> };
+}
+
+/** One kind of run's medians. */
+export interface Summary {
+  totalMs: number;
+  ratio: number;
+  met: boolean;
+  phases: Record<string, number>;
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
@@ -164,17 +174,23 @@ function round1(n: number): number {
 /** The report as a Markdown table. */
 export function formatReport(r: PhasesResult): string {
   const load = (l: number[]) => l.join(" ");
+  const c = r.compare;
+  const other = (k: Kind, name: string) => c === undefined ? "" : ` ${c.runs[k].phases[name]} ms |`;
   const lines = [
     `a run's phases, medians of ${r.rounds} interleaved rounds after ${r.warmup} warm-up; ` +
     `load ${load(r.machine.loadavgBefore)} -> ${load(r.machine.loadavgAfter)}`,
     `repository: ${r.repo.files} files, ${r.repo.modified} modified, ${r.repo.untracked} untracked`,
     "",
-    "| phase | read run | write run |",
-    "| --- | --- | --- |",
+    c === undefined
+      ? "| phase | read run | write run |"
+      : "| phase | read run | write run | read, --compare | write, --compare |",
+    c === undefined ? "| --- | --- | --- |" : "| --- | --- | --- | --- | --- |",
     ...PHASES.map(([name]) =>
-      `| ${name} | ${r.runs.read.phases[name]} ms | ${r.runs.write.phases[name]} ms |`
+      `| ${name} | ${r.runs.read.phases[name]} ms | ${r.runs.write.phases[name]} ms |` +
+      other("read", name) + other("write", name)
     ),
-    `| **whole run** | **${r.runs.read.totalMs} ms** | **${r.runs.write.totalMs} ms** |`,
+    `| **whole run** | **${r.runs.read.totalMs} ms** | **${r.runs.write.totalMs} ms** |` +
+    (c === undefined ? "" : ` ${c.runs.read.totalMs} ms | ${c.runs.write.totalMs} ms |`),
     "",
     "| case | median | x git status | target |",
     "| --- | --- | --- | --- |",
@@ -185,6 +201,14 @@ export function formatReport(r: PhasesResult): string {
       }x | ` +
       `<= ${r.targets[k]}x ${r.runs[k].met ? "met" : "MISSED"} |`
     ),
+    ...(c === undefined ? [] : [
+      "",
+      `--compare: ${c.pitroom.join(" ")}`,
+      ...(["read", "write"] as const).map((k) =>
+        `| pitroom run${k === "write" ? " -w" : ""}, --compare | ${c.runs[k].totalMs} ms | ` +
+        `${c.runs[k].ratio}x | <= ${r.targets[k]}x ${c.runs[k].met ? "met" : "MISSED"} |`
+      ),
+    ]),
   ];
   return lines.join("\n") + "\n";
 }
@@ -199,6 +223,7 @@ async function bench(argv: string[]): Promise<number> {
       json: { type: "boolean", default: false },
       out: { type: "string", default: DEFAULT_OUT },
       pitroom: { type: "string" },
+      compare: { type: "string" },
     },
   });
   const rounds = positive("rounds", values.rounds);
@@ -206,6 +231,7 @@ async function bench(argv: string[]): Promise<number> {
   const pitroom = values.pitroom === undefined
     ? pitroomArgv()
     : values.pitroom.split(" ").filter((w) => w !== "");
+  const compare = values.compare?.split(" ").filter((w) => w !== "");
   const log = (line: string) => console.error(line);
   const loadavgBefore = Deno.loadavg();
   const scratch = await Deno.makeTempDir({ prefix: "pitroom-bench-phases-" });
@@ -228,19 +254,24 @@ async function bench(argv: string[]): Promise<number> {
     };
     log(`${rounds} rounds after ${warmup} warm-up, in ${root}`);
     const status: number[] = [];
-    const runs: Record<Kind, { totalMs: number; phases: Record<string, number> }[]> = {
-      read: [],
-      write: [],
-    };
+    type Timed = { totalMs: number; phases: Record<string, number> };
+    const runs: Record<Kind, Timed[]> = { read: [], write: [] };
+    const others: Record<Kind, Timed[]> = { read: [], write: [] };
     for (let i = 0; i < warmup + rounds; i++) {
       const keep = i >= warmup;
       const s = await gitStatus(root, gitEnv, made.statusLines);
       const read = await pitroomRun(pitroom, "read", i, root, env);
       const write = await pitroomRun(pitroom, "write", i, root, env);
+      const otherRead = compare && await pitroomRun(compare, "read", i, root, env);
+      const otherWrite = compare && await pitroomRun(compare, "write", i, root, env);
       if (keep) {
         status.push(s);
         runs.read.push(read);
         runs.write.push(write);
+        if (otherRead && otherWrite) {
+          others.read.push(otherRead);
+          others.write.push(otherWrite);
+        }
       }
       log(
         `round ${i + 1}${keep ? "" : " (warm-up)"}: git status ${round1(s)} ms, ` +
@@ -248,8 +279,8 @@ async function bench(argv: string[]): Promise<number> {
       );
     }
     const gitStatusMs = round1(median(status, "git status"));
-    const summary = (k: Kind) => {
-      const totalMs = round1(median(runs[k].map((r) => r.totalMs), `${k} run`));
+    const summary = (k: Kind, from = runs): Summary => {
+      const totalMs = round1(median(from[k].map((r) => r.totalMs), `${k} run`));
       const ratio = Math.round((totalMs / gitStatusMs) * 100) / 100;
       return {
         totalMs,
@@ -258,7 +289,7 @@ async function bench(argv: string[]): Promise<number> {
         phases: Object.fromEntries(
           PHASES.map(([name]) => [
             name,
-            round1(median(runs[k].map((r) => r.phases[name]!), `${k} ${name}`)),
+            round1(median(from[k].map((r) => r.phases[name]!), `${k} ${name}`)),
           ]),
         ),
       };
@@ -285,6 +316,12 @@ async function bench(argv: string[]): Promise<number> {
       targets: TARGETS,
       gitStatusMs,
       runs: { read: summary("read"), write: summary("write") },
+      ...(compare === undefined ? {} : {
+        compare: {
+          pitroom: compare,
+          runs: { read: summary("read", others), write: summary("write", others) },
+        },
+      }),
     });
     await Deno.mkdir(dirname(values.out), { recursive: true });
     await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
