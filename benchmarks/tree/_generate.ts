@@ -228,3 +228,47 @@ export async function generateRepo(
     untrackedFile: untracked[0] ?? ".gitignore",
   };
 }
+
+const MARKER = "pitroom-bench.json";
+
+/** The environment of every git call: no user or system config, a fixed identity. */
+export function benchEnv(home: string): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: "Bench",
+    GIT_AUTHOR_EMAIL: "bench@example.invalid",
+    GIT_COMMITTER_NAME: "Bench",
+    GIT_COMMITTER_EMAIL: "bench@example.invalid",
+    LC_ALL: "C",
+  };
+}
+
+/** The generated repository of `shape` in `dir`: reused when its marker matches, else made afresh. */
+export async function ensureRepo(
+  dir: string,
+  env: Record<string, string>,
+  shape: RepoShape,
+  log: (line: string) => void,
+): Promise<Generated> {
+  const marker = join(dir, ".git", MARKER);
+  try {
+    const kept = JSON.parse(await Deno.readTextFile(marker)) as Generated;
+    if (JSON.stringify(kept.shape) === JSON.stringify(shape)) {
+      log(`reusing the repository in ${dir}`);
+      return kept;
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  await Deno.remove(dir, { recursive: true }).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  });
+  await Deno.mkdir(dir, { recursive: true });
+  log(`generating ${shape.files} files in ${dir}`);
+  const made = await generateRepo(dir, env, shape);
+  await Deno.writeTextFile(marker, JSON.stringify(made) + "\n");
+  log(`generated in ${Math.round(made.ms / 1000)} s`);
+  return made;
+}

@@ -12,7 +12,13 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DEFAULT_SHAPE, type Generated, generateRepo, type RepoShape } from "./_generate.ts";
+import {
+  benchEnv,
+  DEFAULT_SHAPE,
+  ensureRepo,
+  type Generated,
+  type RepoShape,
+} from "./_generate.ts";
 import { measureRounds, type RoundSeries } from "./_rounds.ts";
 import { formatReport } from "./_report.ts";
 import { checkFigures } from "../_figures.ts";
@@ -59,7 +65,6 @@ export interface TreeBenchResult {
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
-const MARKER = "pitroom-bench.json";
 
 function positive(name: string, text: string, min = 1): number {
   const n = Number(text);
@@ -67,48 +72,6 @@ function positive(name: string, text: string, min = 1): number {
     throw new Error(`--${name} wants an integer >= ${min}, got "${text}"`);
   }
   return n;
-}
-
-/** The environment of every git call: no user or system config, a fixed identity. */
-function benchEnv(home: string): Record<string, string> {
-  return {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: home,
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_AUTHOR_NAME: "Bench",
-    GIT_AUTHOR_EMAIL: "bench@example.invalid",
-    GIT_COMMITTER_NAME: "Bench",
-    GIT_COMMITTER_EMAIL: "bench@example.invalid",
-    LC_ALL: "C",
-  };
-}
-
-/** The generated repository of `shape` in `dir`: reused when its marker matches, else made afresh. */
-async function repository(
-  dir: string,
-  env: Record<string, string>,
-  shape: RepoShape,
-  log: (line: string) => void,
-): Promise<Generated> {
-  const marker = join(dir, ".git", MARKER);
-  try {
-    const kept = JSON.parse(await Deno.readTextFile(marker)) as Generated;
-    if (JSON.stringify(kept.shape) === JSON.stringify(shape)) {
-      log(`reusing the repository in ${dir}`);
-      return kept;
-    }
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  await Deno.remove(dir, { recursive: true }).catch((error) => {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  });
-  await Deno.mkdir(dir, { recursive: true });
-  log(`generating ${shape.files} files in ${dir}`);
-  const made = await generateRepo(dir, env, shape);
-  await Deno.writeTextFile(marker, JSON.stringify(made) + "\n");
-  log(`generated in ${Math.round(made.ms / 1000)} s`);
-  return made;
 }
 
 function compare(
@@ -164,7 +127,7 @@ async function bench(argv: string[]): Promise<number> {
       ...(values.files === undefined ? {} : { files: positive("files", values.files) }),
       ...(values.dirs === undefined ? {} : { dirs: positive("dirs", values.dirs) }),
     };
-    const made = await repository(root, env, shape, log);
+    const made = await ensureRepo(root, env, shape, log);
     const work = join(scratch, "work");
     await Deno.mkdir(work);
     log(`${rounds} rounds after ${warmup} warm-up`);

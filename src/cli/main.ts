@@ -11,6 +11,7 @@ import { safe } from "./safe.ts";
 import { inFlags } from "./fields.ts";
 import { buildInfo, VERSION, versionLine } from "./version.ts";
 import { RECURSION_MARKER } from "../sys/marker.ts";
+import { timingMark } from "../sys/timing.ts";
 
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], sys: Sys): Promise<number> {
@@ -22,6 +23,7 @@ export async function main(argv: string[], sys: Sys): Promise<number> {
 }
 
 async function dispatch(argv: string[], sys: Sys): Promise<number> {
+  timingMark(sys, "main");
   // The recursion guard: every worker's environment carries the marker (confine/env.ts).
   const marked = sys.env.get(RECURSION_MARKER);
   if (marked !== undefined) {

@@ -12,6 +12,7 @@ import { printJson, warn } from "./output.ts";
 import { safe, safeLine } from "./safe.ts";
 import { deniedCalls, renderReport } from "./report.ts";
 import { liveViewForBackground, LiveViewLater, liveViewLine } from "./live_view.ts";
+import { timingMark } from "../sys/timing.ts";
 
 async function readTask(sys: Sys, args: string[], taskFile: string | undefined): Promise<string> {
   if (taskFile !== undefined) {
@@ -154,6 +155,7 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
       sys.out.stdout(renderReport(final, sys.clock.now(), { denied }));
       if (dashboard !== undefined) sys.out.stdout(liveViewLine(dashboard, final.id));
     }
+    timingMark(sys, "reported");
     return final.exit ?? 1;
   } finally {
     await live.end();

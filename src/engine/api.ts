@@ -2,59 +2,59 @@
  * `createEngine(sys)`: the front door (see mod.ts for the flow). Every method is the one place
  * its action is done; the CLI, the MCP server and the dashboard call these, nothing below.
  */
-// The features (answer, review, audit) hook into every run the engine starts.
+// Only what reading runs needs is imported here: a command that reads (status, ls) loads no more.
+// The rooms that start, execute, review, audit or check runs are imported where they are used,
+// and the features (answer, review, audit) are registered as a loader of the hooks every run
+// calls (features.ts), loaded when a run first needs them.
 import { type HeldSys, holdState } from "../store/state.ts";
-import "./features.ts";
 import type { PitroomEvent } from "../events/mod.ts";
 import { activeCooldowns, clearCooldowns, type Cooldown } from "../store/cooldown.ts";
 import type { StatePaths } from "../store/paths.ts";
 import { isFinal, type PlanRef, type RunRecord } from "../store/record.ts";
-import { plannedRequest } from "./plan/request.ts";
 import { listActive } from "../store/active.ts";
 import { join } from "../sys/path.ts";
 import { DamagedRecord, PitroomError, RefusedError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { type Backend, WORKER_NAMES, type WorkerName } from "../workers/types.ts";
-import { type Applied, applyRun, discardRun } from "./runs/apply.ts";
-import { buildRuns, createUnique } from "./request/build.ts";
+import type { Applied } from "./runs/apply.ts";
 import type { NewRun } from "./request/create.ts";
-import { type LoadedPlan, loadPlan } from "./plan/load.ts";
-import { addNote, type PlanNote } from "./plan/notes.ts";
-import { type PlanStatus, planStatus } from "./plan/status.ts";
-import { prepareReview } from "./review/prepare.ts";
-import { parseReviewRequest, type ReviewRequest } from "./review/request.ts";
-import { refuseBusyWriter } from "./tree/writer.ts";
-import { stopRun, waitForRuns } from "./runs/control.ts";
-import { revertRun, type RevertRunOptions } from "./runs/revert.ts";
-import { type Check, type DoctorOptions, runDoctor } from "./setup/doctor.ts";
-import { type SelfCheck, selfCheck } from "./setup/self_check.ts";
-import {
-  type FeedEvent,
-  type FeedFilter,
-  subscribe as follow,
-  type Subscription,
-} from "./follow/feed.ts";
-import { executeRun } from "./run/lifecycle.ts";
-import { type LoadedSettings, loadSettings } from "./core/load_settings.ts";
-import { collectModels, type WorkerModels } from "./setup/models.ts";
+import type { LoadedPlan } from "./plan/load.ts";
+import type { PlanNote } from "./plan/notes.ts";
+import type { PlanStatus } from "./plan/status.ts";
+import type { ReviewRequest } from "./review/request.ts";
+import type { RevertRunOptions } from "./runs/revert.ts";
+import type { Check, DoctorOptions } from "./setup/doctor.ts";
+import type { SelfCheck } from "./setup/self_check.ts";
+import type { FeedEvent, FeedFilter, Subscription } from "./follow/feed.ts";
+import type { LoadedSettings } from "./core/load_settings.ts";
+import type { WorkerModels } from "./setup/models.ts";
 import type { RunReport } from "./follow/report.ts";
-import { parseRequest, type RunRequest } from "./request/request.ts";
+import type { RunRequest } from "./request/request.ts";
 import { loadCurrent, loadGroup } from "./runs/select.ts";
 import { type EventsFound, type Found, type ListFilter, RunReads } from "./api_runs.ts";
 import { explained } from "./runs/damage.ts";
 import type { Scope } from "./core/scope.ts";
-import { startSupervisors } from "./host/supervisor.ts";
-import { runHost } from "./host/host.ts";
-import { detectWorkers, type WorkerStatus } from "./setup/installed.ts";
+import type { WorkerStatus } from "./setup/installed.ts";
 import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
 import type { SavingsTotals } from "../receipts/totals.ts";
-import { exists } from "../sys/fs.ts";
-import { type AuditOutcome, type AuditRequest, runAudit } from "./audit/mod.ts";
-import { parseAuditRequest } from "./audit/request.ts";
+import { exists, isUnwritable } from "../sys/fs.ts";
+import type { AuditOutcome, AuditRequest } from "./audit/mod.ts";
 import type { EvalOptions, EvalResult } from "./eval/mod.ts";
-import { isUnwritable } from "../sys/fs.ts";
-import { discardUnstarted } from "./request/create.ts";
 import { MODES } from "../workers/modes.ts";
+import { registerRunHooks } from "./run/hooks.ts";
+import { timingMark } from "../sys/timing.ts";
+
+registerRunHooks(async () => (await import("./features.ts")).FEATURE_HOOKS);
+
+/** The settings, read once per action (core/load_settings.ts). */
+async function loadSettings(sys: HeldSys): Promise<LoadedSettings> {
+  return await (await import("./core/load_settings.ts")).loadSettings(sys);
+}
+
+/** Checks an untrusted run request (request/request.ts, its zod schema built on first use). */
+async function parseRequest(request: RunRequest): Promise<RunRequest> {
+  return (await import("./request/request.ts")).parseRequest(request);
+}
 
 /** What `review` started (and, in the foreground, its finished report). */
 export interface ReviewStarted {
@@ -215,12 +215,13 @@ export class Engine {
   /** A `plan`/`step` request as its task's request (plan/request.ts), with the plan it names. */
   async #planned(request: RunRequest): Promise<{ request: RunRequest; plan?: PlanRef }> {
     if (request.plan === undefined && request.step === undefined) return { request };
+    const { plannedRequest } = await import("./plan/request.ts");
     return await plannedRequest(this.#sys, request);
   }
 
   /** Creates the request's runs (a crew: one per task) and hands them to the host; returns at once. */
   async start(request: RunRequest): Promise<Started> {
-    return await this.#start(await this.#resolved(parseRequest(request)), {});
+    return await this.#start(await this.#resolved(await parseRequest(request)), {});
   }
 
   async #start(
@@ -230,6 +231,7 @@ export class Engine {
   ): Promise<Started> {
     const sys = this.#sys;
     const planned = await this.#planned(request);
+    const { buildRuns, createUnique } = await import("./request/build.ts");
     const built = await buildRuns(
       sys,
       planned.request,
@@ -248,7 +250,10 @@ export class Engine {
         },
       );
     }
-    if (MODES[specs[0]!.mode].editsInPlace) await refuseBusyWriter(sys, this.#paths, specs[0]!.cwd);
+    if (MODES[specs[0]!.mode].editsInPlace) {
+      const { refuseBusyWriter } = await import("./tree/writer.ts");
+      await refuseBusyWriter(sys, this.#paths, specs[0]!.cwd);
+    }
     const ids: string[] = [];
     try {
       for (const [i, spec] of specs.entries()) {
@@ -258,9 +263,13 @@ export class Engine {
     } finally {
       // Whatever was created runs, even when a later task could not be created.
       if (ids.length > 0) {
+        const { startSupervisors } = await import("./host/supervisor.ts");
         await startSupervisors(sys, ids).catch(async (error) => {
           // Nothing could be handed to the host (a full disk): what it never took goes.
-          if (isUnwritable(error)) { for (const id of ids) await discardUnstarted(sys, id); }
+          if (isUnwritable(error)) {
+            const { discardUnstarted } = await import("./request/create.ts");
+            for (const id of ids) await discardUnstarted(sys, id);
+          }
           throw error;
         });
       }
@@ -271,7 +280,7 @@ export class Engine {
 
   /** Creates one run and executes it in this process; resolves with its report. */
   async run(request: RunRequest, options: RunOptions = {}): Promise<RunReport> {
-    const checked = parseRequest(request);
+    const checked = await parseRequest(request);
     if (checked.tasks !== undefined && checked.tasks.length > 1) {
       throw new UsageError("A foreground run takes one task: start a crew with `start`");
     }
@@ -285,6 +294,7 @@ export class Engine {
     loaded?: LoadedSettings,
   ): Promise<RunReport> {
     const planned = await this.#planned(checked);
+    const { buildRuns, createUnique } = await import("./request/build.ts");
     const { specs, warnings } = await buildRuns(
       this.#sys,
       planned.request,
@@ -293,8 +303,13 @@ export class Engine {
     );
     for (const w of warnings) options.onWarning?.(w);
     const spec = { ...specs[0]!, ...extra };
-    if (MODES[spec.mode].editsInPlace) await refuseBusyWriter(this.#sys, this.#paths, spec.cwd);
+    if (MODES[spec.mode].editsInPlace) {
+      const { refuseBusyWriter } = await import("./tree/writer.ts");
+      await refuseBusyWriter(this.#sys, this.#paths, spec.cwd);
+    }
+    const { executeRun } = await import("./run/lifecycle.ts");
     const record = await createUnique(this.#sys, spec);
+    timingMark(this.#sys, "created");
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) onAbort();
@@ -310,7 +325,9 @@ export class Engine {
       });
     } catch (error) {
       // It could not even start (a full disk): it goes, rather than wait to be found lost.
-      if (isUnwritable(error)) await discardUnstarted(this.#sys, record.id);
+      if (isUnwritable(error)) {
+        await (await import("./request/create.ts")).discardUnstarted(this.#sys, record.id);
+      }
       throw error;
     } finally {
       this.#local.delete(record.id);
@@ -324,11 +341,13 @@ export class Engine {
    * host with `background`. The verdict is parsed when the review ends (into both records).
    */
   async review(request: ReviewRequest, options: RunOptions = {}): Promise<ReviewStarted> {
+    const { parseReviewRequest } = await import("./review/request.ts");
     const typed = parseReviewRequest(request);
     const checked = typed.run === undefined
       ? typed
       : { ...typed, run: await this.#reads.resolve(typed.run) };
     const loaded = await loadSettings(this.#sys);
+    const { prepareReview } = await import("./review/prepare.ts");
     const prepared = await prepareReview(this.#sys, checked, loaded);
     const about = { kind: prepared.review.kind, redacted: prepared.review.redacted };
     if (checked.background === true) {
@@ -341,18 +360,19 @@ export class Engine {
   }
 
   /** Where a plan stands (one row per task, the rulings), from the run records and notes. */
-  planStatus(plan: string): Promise<PlanStatus> {
-    return planStatus(this.#sys, plan);
+  async planStatus(plan: string): Promise<PlanStatus> {
+    return await (await import("./plan/status.ts")).planStatus(this.#sys, plan);
   }
 
   /** Adds a timestamped note to a plan (kept in the state dir, keyed by the plan's real path). */
   async planNote(plan: string, text: string): Promise<PlanNote> {
-    return await addNote(this.#sys, await loadPlan(this.#sys, plan), text);
+    const { addNote } = await import("./plan/notes.ts");
+    return await addNote(this.#sys, await this.loadPlan(plan), text);
   }
 
   /** A plan file, parsed (its title, Spec, constraints, tasks) with its group. */
-  loadPlan(plan: string): Promise<LoadedPlan> {
-    return loadPlan(this.#sys, plan);
+  async loadPlan(plan: string): Promise<LoadedPlan> {
+    return await (await import("./plan/load.ts")).loadPlan(this.#sys, plan);
   }
 
   /**
@@ -382,8 +402,9 @@ export class Engine {
     const onDamage = options.onDamage;
     // Each damage is told with what still works; `close` resolves once every one was told.
     const explaining: Promise<void>[] = [];
-    const opened = filter.then((f) => {
+    const opened = Promise.all([filter, import("./follow/feed.ts")]).then(([f, feedModule]) => {
       if (closed) return null;
+      const follow = feedModule.subscribe;
       feed = follow(this.#sys, f, pass, {
         ...(options.onRun ? { onRun: options.onRun } : {}),
         ...(options.fromOffsets ? { fromOffsets: options.fromOffsets } : {}),
@@ -415,6 +436,8 @@ export class Engine {
    * `pitroom_audit`); the verdict lands on the audited run's record.
    */
   async audit(request: AuditRequest, options: RunOptions = {}): Promise<AuditOutcome> {
+    const { parseAuditRequest } = await import("./audit/request.ts");
+    const { runAudit } = await import("./audit/mod.ts");
     const checked = parseAuditRequest(request);
     const run = await this.#reads.resolve(checked.run);
     return await runAudit(this.#sys, { ...checked, run }, {
@@ -481,6 +504,7 @@ export class Engine {
   async wait(selector: Selector, options: EngineWaitOptions = {}): Promise<RunRecord[]> {
     const damaged: DamagedRecord[] = [];
     try {
+      const { waitForRuns } = await import("./runs/control.ts");
       return await waitForRuns(this.#sys, await this.#ids(selector), {
         timeoutMs: options.timeoutMs ?? FOREVER_MS,
         ...(options.any ? { any: true } : {}),
@@ -498,6 +522,7 @@ export class Engine {
     const ids = "group" in selector
       ? (await this.#group(selector.group)).filter((r) => !isFinal(r.state)).map((r) => r.id)
       : await this.#ids(selector);
+    const { stopRun } = await import("./runs/control.ts");
     return await this.#explaining(() =>
       Promise.all(ids.map((id) => {
         const own = this.#local.get(id);
@@ -509,6 +534,7 @@ export class Engine {
   /** Applies a finished isolate run's patch to the user's tree. */
   async apply(id: string, options: { allowDelete?: boolean } = {}): Promise<Applied> {
     const resolved = await this.#reads.resolve(id);
+    const { applyRun } = await import("./runs/apply.ts");
     return await this.#explaining(() =>
       applyRun(this.#sys, resolved, { allowDelete: options.allowDelete === true })
     );
@@ -541,6 +567,7 @@ export class Engine {
   /** Removes an isolate run's copy, keeping its patch. */
   async discard(id: string): Promise<RunRecord> {
     const resolved = await this.#reads.resolve(id);
+    const { discardRun } = await import("./runs/apply.ts");
     return await this.#explaining(() => discardRun(this.#sys, resolved));
   }
 
@@ -555,6 +582,7 @@ export class Engine {
   ): Promise<RunRecord> {
     try {
       const resolved = await this.#reads.resolve(id);
+      const { revertRun } = await import("./runs/revert.ts");
       return await revertRun(this.#sys, resolved, options);
     } catch (error) {
       if (!(error instanceof DamagedRecord) || error.file !== "run.json") throw error;
@@ -571,9 +599,10 @@ export class Engine {
   }
 
   /** Which worker CLIs are installed here, with their versions (the backends' detection). */
-  installed(): Promise<WorkerStatus[]> {
+  async installed(): Promise<WorkerStatus[]> {
     const lookup = this.#options.backends;
-    return detectWorkers(
+    const { detectWorkers } = await import("./setup/installed.ts");
+    return await detectWorkers(
       this.#sys.runner,
       this.#sys.env.toObject(),
       lookup === undefined ? {} : {
@@ -589,26 +618,28 @@ export class Engine {
    * Serves as the state dir's host until it is idle or `signal` aborts (at once when another
    * process is the host); resolves with how many runs it executed.
    */
-  host(options: { signal?: AbortSignal } = {}): Promise<number> {
-    return runHost(this.#sys, {
+  async host(options: { signal?: AbortSignal } = {}): Promise<number> {
+    const { runHost } = await import("./host/host.ts");
+    return await runHost(this.#sys, {
       ...options,
       ...(this.#options.backends === undefined ? {} : { backends: this.#options.backends }),
     });
   }
 
   /** The program's own checks: the state dir is writable, git is new enough. */
-  selfCheck(): Promise<SelfCheck[]> {
-    return selfCheck(this.#sys);
+  async selfCheck(): Promise<SelfCheck[]> {
+    return await (await import("./setup/self_check.ts")).selfCheck(this.#sys);
   }
 
   /** The setup checks (and one tiny real run per configured worker with `probe`). */
-  doctor(options: Omit<DoctorOptions, "backends"> = {}): Promise<Check[]> {
-    return runDoctor(this.#sys, options);
+  async doctor(options: Omit<DoctorOptions, "backends"> = {}): Promise<Check[]> {
+    return await (await import("./setup/doctor.ts")).runDoctor(this.#sys, options);
   }
 
   /** The models of every worker (or one), with config and usage merged in. */
   async models(worker?: WorkerName, options: { all?: boolean } = {}): Promise<WorkerModels[]> {
     const { settings } = await loadSettings(this.#sys);
+    const { collectModels } = await import("./setup/models.ts");
     return await collectModels(this.#sys, settings, {
       ...(worker === undefined ? {} : { worker }),
       all: options.all === true,

@@ -1,8 +1,9 @@
 /**
  * The features above a run, registered as its hooks (run/hooks.ts): the answer cache and the
  * answer's checks (answer/), a review's verdict (review/), what follows a run and what a lost
- * audit leaves (audit/), the host's notification when a background run ends (runs/notify.ts). The door imports this module, so every run it starts, here or in the
- * host, has them.
+ * audit leaves (audit/), the host's notification when a background run ends (runs/notify.ts). The door registers a loader of this module (api.ts), so every run it
+ * starts, here or in the host, has them, and a command that executes no run never loads them.
+ * Imported for itself (tests), it registers the hooks at once.
  */
 import { cachedAnswer, rememberAnswer } from "./answer/cache.ts";
 import { checkAnswer } from "./answer/check.ts";
@@ -10,8 +11,10 @@ import { afterRun } from "./audit/complete.ts";
 import { concludeAnswer, recordReview } from "./review/conclude.ts";
 import { registerRunHooks } from "./run/hooks.ts";
 import { notifyEnded } from "./runs/notify.ts";
+import type { RunHooks } from "./run/hooks.ts";
 
-registerRunHooks({
+/** The features' hooks. */
+export const FEATURE_HOOKS: RunHooks = {
   cachedAnswer,
   checkAnswer,
   concludeAnswer,
@@ -20,4 +23,6 @@ registerRunHooks({
   afterRun,
   afterLost: (sys, lost) => lost.auditOf === undefined ? Promise.resolve() : afterRun(sys, lost),
   notifyEnded,
-});
+};
+
+registerRunHooks(FEATURE_HOOKS);

@@ -89,33 +89,24 @@ export {
 } from "./api.ts";
 export type { EngineHistory, HistoryOptions, Period } from "./api_history.ts";
 export type { EventsFound, Found, ListFilter } from "./api_runs.ts";
-export { type Scope } from "./core/scope.ts";
-export {
-  parseRequest,
-  type RunRequest,
-  runRequestJsonSchema,
-  RunRequestSchema,
-} from "./request/request.ts";
-export { type RunReport, runReportJsonSchema, runReportSchema } from "./follow/report.ts";
-export {
-  type ReviewRequest,
-  reviewRequestJsonSchema,
-  ReviewRequestSchema,
-} from "./review/request.ts";
-export { type Verdict } from "./review/verdict.ts";
+export type { Scope } from "./core/scope.ts";
+export type { RunRequest } from "./request/request.ts";
+export type { RunReport } from "./follow/report.ts";
+export type { ReviewRequest } from "./review/request.ts";
+export type { Verdict } from "./review/verdict.ts";
 export type { PlanStatus, ReviewRow, TaskRow } from "./plan/status.ts";
-export { AuditRequestSchema } from "./audit/mod.ts";
-export { type EvalResult } from "./eval/mod.ts";
-export { type Phase, type RunView } from "./follow/fold.ts";
-export { type WatchLine, type WatchLineOf } from "./follow/watch_lines.ts";
-export { type Check, type CheckSection } from "./setup/doctor.ts";
-export { type SelfCheck } from "./setup/self_check.ts";
+export type { EvalResult } from "./eval/mod.ts";
+export type { Phase, RunView } from "./follow/fold.ts";
+export type { WatchLine, WatchLineOf } from "./follow/watch_lines.ts";
+export type { Check } from "./setup/doctor.ts";
+export type { CheckSection } from "./setup/sections.ts";
+export type { SelfCheck } from "./setup/self_check.ts";
 export type { ModelRow, UsageSummary, WorkerModels } from "./setup/models.ts";
 export type { Applied } from "./runs/apply.ts";
 export type { FeedEvent, Subscription } from "./follow/feed.ts";
 export type { LoadedSettings } from "./core/load_settings.ts";
-export { type WorkerStatus } from "./setup/installed.ts";
-export { type ModelCost, type Setting, type Settings } from "./core/settings.ts";
+export type { WorkerStatus } from "./setup/installed.ts";
+export type { ModelCost, Setting, Settings } from "./core/settings.ts";
 export { MODES } from "../workers/modes.ts";
 export type { KeptRun } from "./runs/history_copy.ts";
 export type { Step } from "../store/history/row.ts";
@@ -127,3 +118,12 @@ export type { CleanItem, CleanPlan, KeepReason } from "./runs/clean.ts";
 export type { OutcomeClass, PitroomEvent } from "../events/mod.ts";
 export type { Backend, WorkerName } from "../workers/types.ts";
 export type { Config } from "../store/config.ts";
+
+/**
+ * The zod schemas of a run request, a review request, an audit request and a run's report, with
+ * the request's check and the JSON Schemas (engine/schemas.ts), for the MCP server: loaded on
+ * first use, as zod costs a command that takes no request (status, ls) a third of its start-up.
+ */
+export function schemas(): Promise<typeof import("./schemas.ts")> {
+  return import("./schemas.ts");
+}

@@ -4,14 +4,14 @@
  * (tiers, workers, templates). Pure functions and constants only: what the engine does is behind
  * the front door (mod.ts), these only say it.
  */
-export { answerSummary } from "./answer/mod.ts";
+export { answerSummary } from "./answer/format.ts";
 export { PROMPT_TEMPLATES } from "./run/prompt.ts";
 export { TEMPLATES } from "./plan/templates.ts";
 export { auditPrompt, fixPrompt } from "./audit/prompt.ts";
-export { QUESTION_KINDS } from "./eval/mod.ts";
+export { QUESTION_KINDS } from "./eval/kinds.ts";
 export { LiveFold, refsLabel, runTime, viewOf, workerOf } from "./follow/fold.ts";
 export { describeWatchLines } from "./follow/watch_lines.ts";
-export { CHECK_SECTIONS } from "./setup/doctor.ts";
+export { CHECK_SECTIONS } from "./setup/sections.ts";
 export { TASK_LIMIT_BYTES } from "./request/attach.ts";
 export { parseTarget, targetLabel } from "./core/chain.ts";
 export { newRunId } from "./core/ids.ts";

@@ -2,13 +2,19 @@
  * Start-up cost, guarded by counting (not timing) the modules each command line loads, from
  * Deno's own module graph (_module_graph.ts): `--version` and `help` load no engine, no server
  * and no npm package; `status`, `ls` and `run` load the engine's door but neither Hono nor the MCP
- * SDK; and no count grows past its bound. A bound is a little above the count measured when it
- * was set: an import that pulls more into a command's path fails here, and is either worth it
+ * SDK; `status` and `ls` load no npm package (zod costs them a third of their start-up) and
+ * nothing that executes runs; and no count grows past its bound. A bound is a little above the
+ * count measured when it was set: an import that pulls more into a command's path fails here, and is either worth it
  * (raise the bound in the same commit, saying why) or made lazy (`await import()` where used).
  *
  * Measured 2026-12-05 (project files; before -> after the leaf modules and lazy imports):
  * `--version` 234 -> 12, `help` 267 -> 46, `status` and `ls` 240 -> 242, `run` 262 (Hono
- * included) -> 246. `benchmarks/startup/` times the same commands against an empty script.
+ * included) -> 246. Then the door imported lazily what only starting, executing, reviewing,
+ * auditing or checking runs needs (engine/api.ts), and the features' hooks became a loader
+ * (run/hooks.ts): `status` and `ls` 246 -> 95, `run` 250 -> 99 (what `run` loads once it
+ * executes a run is past this count: the door's own lazy imports); then zod left their path
+ * (the record's schemas in store/record_schema.ts, the door's in `schemas()`): 95 -> 91 and no
+ * npm package, `run` 95. `benchmarks/startup/` times the same commands against an empty script.
  */
 import assert from "node:assert/strict";
 import { loadedBy, moduleGraph } from "./_module_graph.ts";
@@ -17,9 +23,9 @@ import { loadedBy, moduleGraph } from "./_module_graph.ts";
 const BOUNDS: Record<string, number> = {
   "--version": 16,
   help: 55,
-  status: 255,
-  ls: 255,
-  run: 260,
+  status: 100,
+  ls: 100,
+  run: 105,
 };
 
 const SERVERS = ["hono", "@modelcontextprotocol/sdk"];
@@ -42,6 +48,15 @@ for (const [command, bound] of Object.entries(BOUNDS)) {
       [],
       `pitroom ${command} loads a server's package`,
     );
+    if (command === "status" || command === "ls") {
+      // Reading runs executes none: no run, sandbox, worker backend nor feature is loaded.
+      const executing = loaded.files.filter((f) =>
+        /\/src\/(engine\/features\.ts|engine\/run\/lifecycle\.ts|confine\/sandbox\/|workers\/registry\.ts)/
+          .test(f)
+      );
+      assert.deepEqual(executing.map(where), [], `pitroom ${command} loads what executes runs`);
+      assert.deepEqual(npm, [], `pitroom ${command} loads npm packages`);
+    }
     if (command === "--version" || command === "help") {
       assert.deepEqual(npm, [], `pitroom ${command} loads npm packages`);
       const heavy = loaded.files.filter((f) => /\/src\/(engine|server|store|confine)\//.test(f));

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { event } from "../../src/events/mod.ts";
-import { parseRequest, runRequestJsonSchema } from "../../src/engine/mod.ts";
+import { schemas } from "../../src/engine/mod.ts";
 import { describeWatchLines, LiveFold, viewOf } from "../../src/engine/present.ts";
 import { isWatchLine, WATCH_LINES } from "../../src/engine/follow/watch_lines.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 
+const { parseRequest, runRequestJsonSchema } = await schemas();
 const ID = "20260930-102812-a65d";
 
 function record(overrides: Partial<RunRecord> = {}): RunRecord {

@@ -5,7 +5,7 @@
  * from this same process (which lives on), a wait for both, both reports and the first's events.
  */
 import assert from "node:assert/strict";
-import { createEngine, type FeedEvent, runReportSchema } from "../../src/engine/mod.ts";
+import { createEngine, type FeedEvent, schemas } from "../../src/engine/mod.ts";
 import { realSys } from "../../src/sys/real.ts";
 import type { Sys } from "../../src/sys/mod.ts";
 import { moduleCacheEnv, pitroomArgv } from "../support/pitroom.ts";
@@ -70,10 +70,10 @@ Deno.test("createEngine(): start two runs, subscribe, stop one from here, wait, 
   const first = await engine.report(read.id);
   assert.equal(first.outcome, "ok", first.message);
   assert.match(first.answer ?? "", /src\/app\.ts:1/);
-  assert.equal(runReportSchema().safeParse(first).success, true);
+  assert.equal((await schemas()).runReportSchema().safeParse(first).success, true);
   const second = await engine.report(slow.id);
   assert.equal(second.outcome, "stopped");
-  assert.equal(runReportSchema().safeParse(second).success, true);
+  assert.equal((await schemas()).runReportSchema().safeParse(second).success, true);
 
   const events = await engine.events(read.id);
   assert.equal(events[0]?.type, "run.started");

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createEngine } from "../../src/engine/mod.ts";
-import { runRecordSchema } from "../../src/store/record.ts";
+import { runRecordSchema } from "../../src/store/record_schema.ts";
 import { fakeBackend } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
 import { tempDir, tempRepo } from "../support/temp.ts";

@@ -18,7 +18,7 @@ import { startSupervisors } from "../host/supervisor.ts";
 import { type AuditRequest, parseAuditRequest } from "./request.ts";
 import { createAudit } from "./start.ts";
 
-export { type AuditRequest, auditRequestJsonSchema, AuditRequestSchema } from "./request.ts";
+export { type AuditRequest, auditRequestJsonSchema, auditRequestSchema } from "./request.ts";
 export { parseAudit, type ParsedAudit } from "./verdict.ts";
 export { inSample } from "./sample.ts";
 

@@ -66,8 +66,7 @@ export type QuestionsFile = z.infer<typeof QuestionsFileSchema>;
 export type Question = z.infer<typeof QuestionSchema>;
 /** A question's kind. */
 export type QuestionKind = Question["kind"];
-/** The kinds, in table order. */
-export const QUESTION_KINDS: readonly QuestionKind[] = ["definition", "count", "files"];
+export { QUESTION_KINDS } from "./kinds.ts";
 
 /** A truth made concrete. */
 export type Truth =

@@ -110,7 +110,7 @@ export async function runHost(plain: Sys, options: HostOptions = {}): Promise<nu
       ...(options.backends ? { backends: options.backends } : {}),
     });
     const notify = record.settings?.notify ?? await notifyConfig(entry.configPath);
-    await runHooks().notifyEnded(own, {
+    await (await runHooks()).notifyEnded(own, {
       notify: notify.on,
       ...(notify.command ? { notifyCommand: notify.command } : {}),
     }, record);

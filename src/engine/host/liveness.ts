@@ -99,7 +99,7 @@ export async function reconcile(sys: HeldSys, record: RunRecord): Promise<RunRec
   await finishFiles(runPaths, false);
   await indexRun(sys, fresh);
   // A lost audit (or correction round) still ends on the audited run: as failed.
-  await runHooks().afterLost(sys, fresh);
+  await (await runHooks()).afterLost(sys, fresh);
   return fresh;
 }
 

@@ -6,26 +6,37 @@ import { z } from "zod/v4";
 import { UsageError } from "../../sys/errors.ts";
 import { MAX_DURATION } from "../../sys/duration.ts";
 
-/** The schema of a review request. */
-export const ReviewRequestSchema = z.object({
-  run: z.string().optional().describe("the run to review (an id, a unique part, or `last`)"),
-  range: z.string().optional().describe("instead of a run: commits `A..B`, from the merge base"),
-  plan: z.string().optional().describe("with `range`: the plan file whose text and notes go in"),
-  tier: z.string().optional().describe("the reviewer's tier (default: review, or capable)"),
-  worker: z.string().optional().describe("the reviewer's worker or chain"),
-  model: z.string().optional().describe("the reviewer's model"),
-  dir: z.string().optional().describe("with `range`: the repository (default: the caller's)"),
-  timeoutMs: z.number().positive().max(MAX_DURATION.ms).optional()
-    .describe("kill the reviewer after this long"),
-  background: z.boolean().optional().describe("hand the review to the host and return at once"),
-});
+function build() {
+  return z.object({
+    run: z.string().optional().describe("the run to review (an id, a unique part, or `last`)"),
+    range: z.string().optional().describe("instead of a run: commits `A..B`, from the merge base"),
+    plan: z.string().optional().describe("with `range`: the plan file whose text and notes go in"),
+    tier: z.string().optional().describe("the reviewer's tier (default: review, or capable)"),
+    worker: z.string().optional().describe("the reviewer's worker or chain"),
+    model: z.string().optional().describe("the reviewer's model"),
+    dir: z.string().optional().describe("with `range`: the repository (default: the caller's)"),
+    timeoutMs: z.number().positive().max(MAX_DURATION.ms).optional()
+      .describe("kill the reviewer after this long"),
+    background: z.boolean().optional().describe("hand the review to the host and return at once"),
+  });
+}
+
+let built: ReturnType<typeof build> | undefined;
+
+/**
+ * The schema of a review request, built the first time it is asked for: a zod schema costs about a
+ * millisecond to build, and a command that takes no such request needs none.
+ */
+export function reviewRequestSchema(): ReturnType<typeof build> {
+  return built ??= build();
+}
 
 /** A review request. */
-export type ReviewRequest = z.infer<typeof ReviewRequestSchema>;
+export type ReviewRequest = z.infer<ReturnType<typeof build>>;
 
 /** Checks an untrusted review request; a bad one is a usage error naming the first problem. */
 export function parseReviewRequest(value: unknown): ReviewRequest {
-  const parsed = ReviewRequestSchema.safeParse(value);
+  const parsed = reviewRequestSchema().safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.join(".") || "request";
@@ -46,5 +57,5 @@ export function parseReviewRequest(value: unknown): ReviewRequest {
 
 /** The JSON Schema of a review request (for the MCP tool). */
 export function reviewRequestJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(ReviewRequestSchema) as Record<string, unknown>;
+  return z.toJSONSchema(reviewRequestSchema()) as Record<string, unknown>;
 }

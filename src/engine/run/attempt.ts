@@ -16,6 +16,7 @@ import { workerEnv } from "../../confine/env.ts";
 import { sandboxAttempt } from "../../confine/sandboxing.ts";
 import { ensureFirstStart } from "./first_start.ts";
 import { startAlone, type StartGate } from "./start_alone.ts";
+import { timingMark } from "../../sys/timing.ts";
 
 /** What an attempt needs. */
 export interface AttemptInput {
@@ -102,6 +103,7 @@ export async function runAttempt(
     ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
     ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
   });
+  timingMark(sys, "sandboxed");
   const state = input.backend.newState();
   if (input.priorUsage) state.scratch.priorUsage = input.priorUsage;
   const events: WorkerEvent[] = [];
@@ -124,7 +126,10 @@ export async function runAttempt(
     end = await runProcess(sys, launch, {
       timeoutMs: input.timeoutMs,
       ...(input.stop === undefined ? {} : { stop: input.stop }),
-      onSpawn: (pid) => sink.spawned(pid),
+      onSpawn: (pid) => {
+        timingMark(sys, "spawned");
+        sink.spawned(pid);
+      },
       onStdoutLine(line) {
         gate?.release();
         stream.writeSync(encoder.encode(line + "\n"));

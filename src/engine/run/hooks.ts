@@ -1,7 +1,7 @@
 /**
  * What the rooms above a run (answer, review, audit; the host's notifications) do at its steps,
- * as hooks: the engine's door registers them (src/engine/features.ts) before any run, so nothing
- * in run/ or host/ imports them. Without a registration a run is a plain run: no cache, no checks, nothing
+ * as hooks: the engine's door registers a loader of them (src/engine/features.ts), loaded when
+ * a run first needs them, so nothing in run/ or host/ imports them. Without a registration a run is a plain run: no cache, no checks, nothing
  * follows it.
  */
 import type { HeldSys } from "../../store/state.ts";
@@ -51,14 +51,20 @@ const PLAIN: RunHooks = {
   notifyEnded: () => Promise.resolve(),
 };
 
-let registered: RunHooks = PLAIN;
+let registered: RunHooks | (() => Promise<RunHooks>) = PLAIN;
+let loading: Promise<RunHooks> | undefined;
 
-/** Registers the features' hooks (the door does, once). */
-export function registerRunHooks(hooks: RunHooks): void {
+/**
+ * Registers the features' hooks (the door does, once), or how to load them: the door hands a
+ * loader, so a command that executes no run (status, ls) never loads the features.
+ */
+export function registerRunHooks(hooks: RunHooks | (() => Promise<RunHooks>)): void {
   registered = hooks;
+  loading = undefined;
 }
 
-/** The hooks every run's steps call. */
-export function runHooks(): RunHooks {
-  return registered;
+/** The hooks every run's steps call (loaded the first time they are asked for). */
+export async function runHooks(): Promise<RunHooks> {
+  if (typeof registered !== "function") return registered;
+  return await (loading ??= registered());
 }

@@ -26,6 +26,7 @@ import { receiptFor } from "./receipt.ts";
 import { indexRun } from "../../store/history/mod.ts";
 import { runHooks } from "./hooks.ts";
 import { MODES } from "../../workers/modes.ts";
+import { timingMark } from "../../sys/timing.ts";
 
 /** Options of `executeRun`. */
 export interface ExecuteOptions {
@@ -65,6 +66,7 @@ export async function executeRun(
   record.supervisorPid = sys.pid;
   record.supervised = true;
   await sys.state.runs.write(record);
+  timingMark(sys, "locked");
 
   const log = await EventLog.open(runPaths.events, options.onEvent);
   const emit = (ev: PitroomEvent) => log.write(ev);
@@ -85,6 +87,7 @@ export async function executeRun(
     record.state = "running";
     record.startedAt = sys.clock.now();
     await sys.state.runs.write(record);
+    timingMark(sys, "slot");
 
     const tree = await trackTree(sys, paths, record.cwd);
     if (tree !== null && MODES[record.mode].editsInPlace) {
@@ -129,7 +132,7 @@ export async function executeRun(
     log.close();
   }
   // The run is final: an audit (or its correction round) follows without holding its slot.
-  await runHooks().afterRun(sys, done, {
+  await (await runHooks()).afterRun(sys, done, {
     ...(options.followInline ? { inline: (next) => executeRun(sys, next, options) } : {}),
   });
   return done;
@@ -160,9 +163,10 @@ async function finish(
       return undefined;
     });
   if (receipt !== undefined) record.receipt = receipt;
-  const hooks = runHooks();
+  const hooks = await runHooks();
   hooks.concludeAnswer(record);
   await sys.state.runs.write(record);
+  timingMark(sys, "final-written");
   await hooks.recordReview(sys, record).catch(async (error) => {
     // The reviewed run's folder the file system refuses: the review keeps its verdict anyway.
     if (!isOsError(error)) throw error;
@@ -182,5 +186,6 @@ async function finish(
   await finishFiles(paths.run(record.id), final.outcome === "ok");
   await indexRun(sys, record);
   await clearActive(paths, record.id);
+  timingMark(sys, "finished");
   return record;
 }

@@ -37,6 +37,7 @@ import { settledIndex } from "../../vcs/quick_snapshot.ts";
 import type { Final } from "../core/final.ts";
 import { runHooks } from "./hooks.ts";
 import { MODES } from "../../workers/modes.ts";
+import { timingMark } from "../../sys/timing.ts";
 
 /** What walking needs from the lifecycle. */
 export interface WalkOptions {
@@ -92,9 +93,11 @@ export async function walkChain(
   await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
   // The snapshot, and the watch of the ignored files (kept for a read run) beside the rest.
   const workspace = tree ? await prepareWorkspace(sys, record, tree) : null;
+  timingMark(sys, "prepared");
   try {
-    const hooks = runHooks();
+    const hooks = await runHooks();
     const cached = workspace ? await hooks.cachedAnswer(sys, record, workspace) : null;
+    timingMark(sys, "cache-looked");
     const final = cached ?? await walkPrepared(sys, record, workspace, options, emit);
     if (workspace) {
       await hooks.checkAnswer(sys, record, workspace, final).catch(async (error) => {
@@ -107,6 +110,7 @@ export async function walkChain(
         (record.notes ??= []).push(`The answer's references were not checked: ${why}`);
       });
     }
+    timingMark(sys, "checked");
     return final;
   } finally {
     workspace?.view?.release();
@@ -249,6 +253,7 @@ async function walkPrepared(
       if (isLast) break;
       continue;
     }
+    timingMark(sys, "worker-ended");
     await writer.settle();
     const outcome = capped === null ? result.outcome : {
       class: "capped" as const,
@@ -301,6 +306,7 @@ async function walkPrepared(
   }
   await sys.state.runs.write(record);
   const collected = await collectWorkspace(sys, record, workspace, last);
+  timingMark(sys, "collected");
   if (record.verifyCommand === undefined || collected.outcome !== "ok") return collected;
   const verified = await runVerify(sys, record.verifyCommand, {
     cwd,

@@ -18,6 +18,7 @@ import { BACKENDS } from "../../workers/registry.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
 import { loadSettings } from "../core/load_settings.ts";
 import { isNoSpace, isUnwritable, removeIfThere } from "../../sys/fs.ts";
+import type { CheckSection } from "./sections.ts";
 
 /** How a check came out. */
 export type CheckStatus = "ok" | "warn" | "error" | "skip";
@@ -43,9 +44,7 @@ export interface Check {
   timeMs?: number;
 }
 
-/** The sections of `doctor`, in the order it shows them. */
-export const CHECK_SECTIONS = ["setup", "workers", "chain", "integrations", "use"] as const;
-export type CheckSection = typeof CHECK_SECTIONS[number];
+export { CHECK_SECTIONS, type CheckSection } from "./sections.ts";
 
 const SECTION_OF: Record<string, CheckSection> = {
   config: "setup",

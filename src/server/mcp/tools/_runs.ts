@@ -3,7 +3,7 @@
  * the dashboard's address) and how it is built once a wait ended.
  */
 import { z } from "zod/v4";
-import { type RunReport, runReportSchema } from "../../../engine/mod.ts";
+import { type RunReport, schemas } from "../../../engine/mod.ts";
 import { isFinal } from "../../../engine/present.ts";
 import { followRuns } from "../follow.ts";
 import { runsText } from "../render.ts";
@@ -39,6 +39,8 @@ export const STARTS_RUNS = {
  * types, and every other field of `runReportSchema()` let through as it is. The whole report
  * schema in each of ten tools made a 100 KB `tools/list`, paid for in every agent's context.
  */
+const { runReportSchema } = await schemas();
+
 export const ReportSchema = runReportSchema().pick({
   id: true,
   state: true,

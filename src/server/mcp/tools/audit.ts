@@ -4,11 +4,12 @@
  * run and the audited run, whose `audit` field carries the verdict (AGREE, PARTLY, DISAGREE) and
  * the disputed claims once the audit ended. Cancelling the call stops the audit.
  */
-import { AuditRequestSchema } from "../../../engine/mod.ts";
+import { schemas } from "../../../engine/mod.ts";
 import { defineTool } from "../tool.ts";
 import { followStarted, runsAnswer, RunsResult, STARTS_RUNS, waitSecondsInput } from "./_runs.ts";
 
-const input = AuditRequestSchema.omit({ background: true }).extend({
+const { auditRequestSchema } = await schemas();
+const input = auditRequestSchema().omit({ background: true }).extend({
   waitSeconds: waitSecondsInput("the audit"),
 });
 

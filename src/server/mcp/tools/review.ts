@@ -4,12 +4,13 @@
  * review run's report carries the verdict (`review.verdict`) once it ended; the reviewed run
  * gets it too. Cancelling the call stops the review.
  */
-import { ReviewRequestSchema } from "../../../engine/mod.ts";
+import { schemas } from "../../../engine/mod.ts";
 import { resolve } from "../../../sys/path.ts";
 import { defineTool } from "../tool.ts";
 import { followStarted, runsAnswer, RunsResult, STARTS_RUNS, waitSecondsInput } from "./_runs.ts";
 
-const input = ReviewRequestSchema.omit({ background: true }).extend({
+const { reviewRequestSchema } = await schemas();
+const input = reviewRequestSchema().omit({ background: true }).extend({
   waitSeconds: waitSecondsInput("the review"),
 });
 

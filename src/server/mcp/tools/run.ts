@@ -3,12 +3,13 @@
  * to `waitSeconds`. A run still going then is returned with its id and state, never an error;
  * cancelling the call stops the runs it started (a closed session does not).
  */
-import { RunRequestSchema } from "../../../engine/mod.ts";
+import { schemas } from "../../../engine/mod.ts";
 import { resolve } from "../../../sys/path.ts";
 import { defineTool } from "../tool.ts";
 import { followStarted, runsAnswer, RunsResult, STARTS_RUNS, waitSecondsInput } from "./_runs.ts";
 
-const input = RunRequestSchema.omit({ background: true }).extend({
+const { runRequestSchema } = await schemas();
+const input = runRequestSchema().omit({ background: true }).extend({
   waitSeconds: waitSecondsInput("the runs"),
 });
 
