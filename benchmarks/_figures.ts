@@ -46,3 +46,31 @@ export function checkFigures<T>(result: T): T {
   if (bad.length > 0) throw new NoFigure(`figures that are not numbers: ${bad.join(", ")}`);
   return result;
 }
+
+/** A command-line count: an integer of at least `min`, or an error naming the flag. */
+export function positive(name: string, text: string, min = 1): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) {
+    throw new Error(`--${name} wants an integer >= ${min}, got "${text}"`);
+  }
+  return n;
+}
+
+/** The machine a result was measured on, with the load before and after (two decimals). */
+export interface Machine {
+  nproc: number;
+  loadavgBefore: number[];
+  loadavgAfter: number[];
+  os: string;
+}
+
+/** This machine now, given the load average taken before the measuring began. */
+export function machine(loadavgBefore: readonly number[]): Machine {
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    nproc: navigator.hardwareConcurrency,
+    loadavgBefore: loadavgBefore.map(round),
+    loadavgAfter: Deno.loadavg().map(round),
+    os: `${Deno.build.os} ${Deno.build.arch} ${Deno.osRelease()}`,
+  };
+}

@@ -18,7 +18,7 @@ import { WORKER_NAMES, type WorkerName } from "../../src/workers/types.ts";
 import { benchStatus, STATUS_TARGET_MS, type StatusResult } from "./_status.ts";
 import { benchWorker, installedWorkers, RUN_TARGET, type WorkerResult } from "./_workers.ts";
 import { formatReport } from "./_report.ts";
-import { checkFigures, NoFigure } from "../_figures.ts";
+import { checkFigures, type Machine, machine, NoFigure, positive } from "../_figures.ts";
 
 /** The JSON document a run leaves in results/. */
 export interface BenchResult {
@@ -27,7 +27,7 @@ export interface BenchResult {
   command: string;
   /** How pitroom was started. */
   pitroom: string[];
-  machine: { nproc: number; loadavgBefore: number[]; loadavgAfter: number[]; os: string };
+  machine: Machine;
   deno: string;
   targets: { run: typeof RUN_TARGET; statusMs: number };
   runsPerSide: number;
@@ -37,14 +37,6 @@ export interface BenchResult {
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
-
-function positive(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new Error(`--${name} wants a positive integer, got "${text}"`);
-  }
-  return n;
-}
 
 function parseWorkers(text: string | undefined): WorkerName[] | null {
   if (text === undefined) return null;
@@ -105,12 +97,7 @@ async function bench(argv: string[]): Promise<number> {
     date: new Date().toISOString(),
     command: ["deno task bench", ...argv].join(" "),
     pitroom,
-    machine: {
-      nproc: navigator.hardwareConcurrency,
-      loadavgBefore: loadavgBefore.map((n) => Math.round(n * 100) / 100),
-      loadavgAfter: Deno.loadavg().map((n) => Math.round(n * 100) / 100),
-      os: `${Deno.build.os} ${Deno.build.arch} ${Deno.osRelease()}`,
-    },
+    machine: machine(loadavgBefore),
     deno: Deno.version.deno,
     targets: { run: RUN_TARGET, statusMs: STATUS_TARGET_MS },
     runsPerSide: runs,

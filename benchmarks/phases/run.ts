@@ -19,7 +19,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { benchEnv, DEFAULT_SHAPE, ensureRepo } from "../tree/_generate.ts";
-import { checkFigures, median, NoFigure } from "../_figures.ts";
+import { checkFigures, type Machine, machine, median, NoFigure, positive } from "../_figures.ts";
 import { moduleCacheEnv, pitroomArgv } from "../../tests/support/pitroom.ts";
 
 /** A read run at most 3.3x one `git status`, a write run at most 4.2x (issue 25). */
@@ -51,7 +51,7 @@ export interface PhasesResult {
   date: string;
   command: string;
   pitroom: string[];
-  machine: { nproc: number; loadavgBefore: number[]; loadavgAfter: number[]; os: string };
+  machine: Machine;
   deno: string;
   repo: { files: number; modified: number; untracked: number };
   rounds: number;
@@ -72,14 +72,6 @@ export interface Summary {
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
-
-function positive(name: string, text: string, min = 1): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) {
-    throw new Error(`--${name} wants an integer >= ${min}, got "${text}"`);
-  }
-  return n;
-}
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -299,12 +291,7 @@ async function bench(argv: string[]): Promise<number> {
       date: new Date().toISOString(),
       command: ["deno task bench:phases", ...argv].join(" "),
       pitroom,
-      machine: {
-        nproc: navigator.hardwareConcurrency,
-        loadavgBefore: loadavgBefore.map((n) => Math.round(n * 100) / 100),
-        loadavgAfter: Deno.loadavg().map((n) => Math.round(n * 100) / 100),
-        os: `${Deno.build.os} ${Deno.build.arch} ${Deno.osRelease()}`,
-      },
+      machine: machine(loadavgBefore),
       deno: Deno.version.deno,
       repo: {
         files: made.shape.files,

@@ -26,7 +26,7 @@ import {
   timeProcess,
 } from "../overhead/_measure.ts";
 import { fillStateDir, gitInit } from "../overhead/_status.ts";
-import { checkFigures } from "../_figures.ts";
+import { checkFigures, machine, positive } from "../_figures.ts";
 
 /** Ratios to the empty script (issue 25): at most these. */
 export const TARGETS = {
@@ -50,12 +50,6 @@ const LABELS: Record<Case, string> = {
 };
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
-
-function positive(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} wants a positive integer`);
-  return n;
-}
 
 async function bench(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -159,12 +153,7 @@ async function bench(argv: string[]): Promise<number> {
     command: ["deno task bench:startup", ...argv].join(" "),
     pitroom,
     ...(compare === null ? {} : { compare }),
-    machine: {
-      nproc: navigator.hardwareConcurrency,
-      loadavgBefore: loadavgBefore.map((n) => Math.round(n * 100) / 100),
-      loadavgAfter: Deno.loadavg().map((n) => Math.round(n * 100) / 100),
-      os: `${Deno.build.os} ${Deno.build.arch}`,
-    },
+    machine: machine(loadavgBefore),
     deno: Deno.version.deno,
     rounds,
     records: values["no-history"] ? 0 : records,

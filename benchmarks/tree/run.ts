@@ -21,7 +21,7 @@ import {
 } from "./_generate.ts";
 import { measureRounds, type RoundSeries } from "./_rounds.ts";
 import { formatReport } from "./_report.ts";
-import { checkFigures } from "../_figures.ts";
+import { checkFigures, type Machine, machine, positive } from "../_figures.ts";
 
 /**
  * Snapshot at most 1.5x `git status`; copy at most 1.0x `git worktree add`; a read run at most
@@ -53,7 +53,7 @@ export interface TreeBenchResult {
   schemaVersion: 1;
   date: string;
   command: string;
-  machine: { nproc: number; loadavgBefore: number[]; loadavgAfter: number[]; os: string };
+  machine: Machine;
   git: string;
   deno: string;
   repo: Generated["shape"] & { bytes: number; maxDepth: number; generateMs: number };
@@ -65,14 +65,6 @@ export interface TreeBenchResult {
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
-
-function positive(name: string, text: string, min = 1): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) {
-    throw new Error(`--${name} wants an integer >= ${min}, got "${text}"`);
-  }
-  return n;
-}
 
 function compare(
   label: string,
@@ -151,12 +143,7 @@ async function bench(argv: string[]): Promise<number> {
       schemaVersion: 1,
       date: new Date().toISOString(),
       command: ["deno task bench:tree", ...argv].join(" "),
-      machine: {
-        nproc: navigator.hardwareConcurrency,
-        loadavgBefore: loadavgBefore.map((n) => Math.round(n * 100) / 100),
-        loadavgAfter: Deno.loadavg().map((n) => Math.round(n * 100) / 100),
-        os: `${Deno.build.os} ${Deno.build.arch} ${Deno.osRelease()}`,
-      },
+      machine: machine(loadavgBefore),
       git: await gitVersion(env),
       deno: Deno.version.deno,
       repo: { ...made.shape, bytes: made.bytes, maxDepth: made.maxDepth, generateMs: made.ms },
