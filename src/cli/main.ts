@@ -1,6 +1,7 @@
 /**
  * The CLI: argv -> declared command -> implementation -> exit code. Errors become one line on
- * stderr plus at most one hint; an unexpected error also leaves its stack in a log file.
+ * stderr plus at most one hint (under `--json`, one JSON object: `{"error": {code, message,
+ * hint}}`); an unexpected error also leaves its stack in a log file.
  */
 import { join } from "../sys/path.ts";
 import { isNoSpace, noSpaceIn } from "../sys/fs.ts";
@@ -18,7 +19,7 @@ export async function main(argv: string[], sys: Sys): Promise<number> {
   try {
     return await dispatch(argv, sys);
   } catch (error) {
-    return report(sys, error);
+    return report(sys, error, wantsJson(argv));
   }
 }
 
@@ -73,25 +74,45 @@ async function dispatch(argv: string[], sys: Sys): Promise<number> {
   return await parsed.run(sys);
 }
 
-function report(sys: Sys, error: unknown): number {
+/** Whether the command line asks for JSON (`--json` before any `--`). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end < 0 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+function report(sys: Sys, error: unknown, json: boolean): number {
   if (error instanceof PitroomError) {
     // The engine names request fields; the CLI says its flags (fields.ts).
-    const [first, ...rest] = errorLines(error).map(inFlags);
-    sys.out.stderr(`pitroom: ${safe(first!)}\n`);
-    for (const line of rest) sys.out.stderr(`${safe(line)}\n`);
+    const message = safe(inFlags(error.message));
+    const hint = error.hint === undefined ? null : safe(inFlags(error.hint));
+    if (json) {
+      printJson(sys, error.code, message, hint);
+    } else {
+      const [first, ...rest] = errorLines(error).map(inFlags);
+      sys.out.stderr(`pitroom: ${safe(first!)}\n`);
+      for (const line of rest) sys.out.stderr(`${safe(line)}\n`);
+    }
     return error.exit;
   }
   const message = safe(error instanceof Error ? error.message : String(error));
   const unusable = stateDirProblem(sys, error) ?? noSpaceProblem(sys, error);
-  if (unusable !== null) return report(sys, unusable);
+  if (unusable !== null) return report(sys, unusable, json);
   const logged = writeCrashLog(sys, error);
-  sys.out.stderr(`pitroom: unexpected error: ${message}\n`);
-  sys.out.stderr(
-    logged.path
-      ? `hint: the details are in ${logged.path}\n`
-      : `hint: the details could not be kept (${safe(logged.problem ?? "")})\n`,
-  );
+  const hint = logged.path
+    ? `the details are in ${logged.path}`
+    : `the details could not be kept (${safe(logged.problem ?? "")})`;
+  if (json) {
+    printJson(sys, "unexpected", `unexpected error: ${message}`, hint);
+  } else {
+    sys.out.stderr(`pitroom: unexpected error: ${message}\n`);
+    sys.out.stderr(`hint: ${hint}\n`);
+  }
   return exitCodeOf(error);
+}
+
+/** An error as the one JSON object `--json` callers read on stderr. */
+function printJson(sys: Sys, code: string, message: string, hint: string | null): void {
+  sys.out.stderr(`${JSON.stringify({ error: { code, message, hint } })}\n`);
 }
 
 /** A file-system error on the state folder (a plain file, read-only, not ours): exit 3. */

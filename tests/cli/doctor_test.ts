@@ -104,7 +104,11 @@ Deno.test("pitroom doctor --json prints the checks and exits 3 when no worker is
     cwd: home.root,
   });
   assert.equal(result.code, 3, result.stderr);
-  assert.match(result.stderr, /pitroom: No worker CLI is installed\nhint: npm i -g opencode-ai/);
+  // Under --json the error is one JSON object too (the checks stay on stdout).
+  const { error } = JSON.parse(result.stderr);
+  assert.equal(error.code, "no_worker");
+  assert.equal(error.message, "No worker CLI is installed");
+  assert.match(error.hint, /^npm i -g opencode-ai/);
   const { checks, next } = JSON.parse(result.stdout) as { checks: Check[]; next: string[] };
   assert.deepEqual(
     checks.filter((c) => c.check === "worker").map((c) => c.worker),

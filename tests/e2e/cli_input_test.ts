@@ -11,6 +11,14 @@ function oneLineError(r: PitroomResult, code: number, message: RegExp, what: str
   assert.equal(r.code, code, `${what}: exit ${r.code}\n${r.stdout}${r.stderr}`);
   assert.equal(r.stdout, "", `${what} printed on stdout:\n${r.stdout}`);
   const lines = r.stderr.trimEnd().split("\n");
+  if (/(^| )--json( |$)/.test(what)) {
+    // Under --json: one JSON object, {"error": {code, message, hint}}.
+    assert.equal(lines.length, 1, `${what}: expected one JSON line:\n${r.stderr}`);
+    const { error } = JSON.parse(lines[0]!);
+    assert.equal(typeof error.code, "string", what);
+    assert.match(error.message, message, what);
+    return;
+  }
   assert.ok(lines.length <= 2, `${what}: expected an error line and at most a hint:\n${r.stderr}`);
   assert.match(lines[0] ?? "", /^pitroom: /, what);
   if (lines[1] !== undefined) assert.match(lines[1], /^hint: /, what);
