@@ -8,7 +8,7 @@ export const INSTALL_FLAGS = {
   client: flag.repeated({
     value: "LIST",
     describe:
-      "only these MCP clients: claude-code,codex,gemini,cursor,claude-desktop (implies --mcp)",
+      "only these MCP clients: claude-code (or claude),codex,gemini,cursor,claude-desktop (implies --mcp)",
   }),
   copy: flag.boolean({ describe: "copy the skills instead of linking them" }),
   force: flag.boolean({ describe: "replace a folder or server of yours (backed up)" }),

@@ -20,6 +20,7 @@ import {
   isObject,
   MCP_CLIENTS,
   type McpClientId,
+  mcpClientNamed,
   onPath,
   SERVER_NAME,
 } from "./install_mcp_clients.ts";
@@ -78,10 +79,10 @@ export function parseClients(values: readonly string[] | undefined): McpClientId
   const words = values.flatMap((v) => v.split(",")).map((w) => w.trim()).filter((w) => w !== "");
   const clients = new Set<McpClientId>();
   for (const word of words) {
-    const client = MCP_CLIENTS.find((c) => c === word);
+    const client = mcpClientNamed(word);
     if (client === undefined) {
       throw new UsageError(`Unknown MCP client "${word}"`, {
-        hint: `name one of ${MCP_CLIENTS.join(", ")}`,
+        hint: `name one of ${MCP_CLIENTS.join(", ")} (or claude for claude-code)`,
       });
     }
     clients.add(client);

@@ -15,6 +15,22 @@ import type { ServerEntry } from "./install_record.ts";
 export const MCP_CLIENTS = ["claude-code", "codex", "gemini", "cursor", "claude-desktop"] as const;
 export type McpClientId = (typeof MCP_CLIENTS)[number];
 
+/** The short (or long) names `--client` also takes, each for one client. */
+export const MCP_CLIENT_ALIASES: Readonly<Record<string, McpClientId>> = {
+  claude: "claude-code",
+  "codex-cli": "codex",
+  "gemini-cli": "gemini",
+  desktop: "claude-desktop",
+};
+
+/** The client a `--client` word names (its id or an alias, any case), or undefined. */
+export function mcpClientNamed(word: string): McpClientId | undefined {
+  const lower = word.toLowerCase();
+  const id = MCP_CLIENTS.find((c) => c === lower);
+  if (id !== undefined) return id;
+  return Object.hasOwn(MCP_CLIENT_ALIASES, lower) ? MCP_CLIENT_ALIASES[lower] : undefined;
+}
+
 /** The server's name in every client. */
 export const SERVER_NAME = "pitroom";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { WORKER_BIN } from "../support/model_server/env_file.ts";
 import { moduleCacheEnv, pitroom, pitroomArgv } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
-import { serverEntry } from "../../src/cli/install_mcp.ts";
+import { parseClients, serverEntry } from "../../src/cli/install_mcp.ts";
 
 /** What every client must run: the program under test, then `mcp`. */
 const [COMMAND, ...REST] = pitroomArgv();
@@ -176,6 +176,19 @@ Deno.test("install --mcp --dry-run prints the client commands and writes nothing
   assert.match(out.stdout, /cursor +registered/);
   assert.doesNotMatch(out.stdout, /claude-code|gemini/);
   for (const f of [w.codex, w.cursor]) await assert.rejects(Deno.stat(f), Deno.errors.NotFound);
+
+  const short = await w.run("install", "--client", "claude,Codex-CLI", "--dry-run");
+  assert.equal(short.code, 0, short.stderr);
+  assert.match(short.stdout, /mcp +claude-code /);
+  assert.match(short.stdout, /mcp +codex /);
+  assert.deepEqual(parseClients(["claude,gemini-cli", "desktop", "claude-code"]), [
+    "claude-code",
+    "gemini",
+    "claude-desktop",
+  ]);
+  for (const word of ["constructor", "__proto__", "toString"]) {
+    assert.throws(() => parseClients([word]), /Unknown MCP client/);
+  }
 
   const bad = await w.run("install", "--client", "vscode");
   assert.equal(bad.code, 2);
