@@ -137,7 +137,7 @@ Deno.test("eval: a bad questions file is one error line and exit 2, before any r
   assert.equal(r.code, 2);
   assert.match(
     r.stderr,
-    /^pitroom: Questions file ".+bad\.json" is not valid: questions\.0\.question: /,
+    /^pitroom: Questions file ".+bad\.json" is not valid: question 1 \("x"\): the field "question" is missing/,
   );
   assert.equal(r.stderr.trim().split("\n").length <= 2, true, r.stderr);
   assert.equal(r.stdout, "");

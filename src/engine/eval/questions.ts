@@ -10,6 +10,7 @@ import { z } from "zod/v4";
 import { git } from "../../vcs/git.ts";
 import { UsageError } from "../../sys/errors.ts";
 import { dirname, resolve } from "../../sys/path.ts";
+import { type Issue, questionProblem } from "./question_problem.ts";
 
 const grep = z.object({
   grep: z.string().min(1).describe("an extended regular expression for `git grep -E`"),
@@ -99,10 +100,11 @@ export function parseQuestions(text: string, path: string): QuestionsFile {
   }
   const parsed = QuestionsFileSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.join(".") || "file";
+    const issue = parsed.error.issues[0] as Issue | undefined;
     throw new UsageError(
-      `Questions file "${path}" is not valid: ${where}: ${issue?.message ?? "not valid"}`,
+      `Questions file "${path}" is not valid: ${
+        issue === undefined ? "the file" : questionProblem(raw, issue)
+      }`,
     );
   }
   const seen = new Set<string>();

@@ -63,28 +63,58 @@ async function refusal(repo: string, content: unknown): Promise<string> {
   throw new Error("no error");
 }
 
-Deno.test("a bad questions file is one usage error line naming the first problem", async () => {
+Deno.test("a bad questions file is one usage error line naming the first problem: the question, the field, in words", async () => {
   await using repo = await tempRepo(FILES);
   assert.match(await refusal(repo.path, "{nope"), /^Questions file ".+" is not JSON: /);
   assert.match(
     await refusal(repo.path, { questions: [{ id: "x", kind: "guess", question: "q", truth: 1 }] }),
-    /is not valid: questions\.0\.kind: /,
+    /is not valid: question 1 \("x"\): the field "kind" is the text "guess"; it must be one of definition, count, files$/,
   );
   assert.match(
     await refusal(repo.path, {
       questions: [{ id: "x", kind: "count", question: "q", truth: "7" }],
     }),
-    /is not valid: questions\.0\.truth: /,
+    /is not valid: question 1 \("x"\): the field "truth" is the text "7"; it must be a number or an object$/,
   );
   assert.match(
     await refusal(repo.path, {
       questions: [{ id: "x", kind: "definition", question: "q", truth: "src/retry.ts" }],
     }),
-    /questions\.0\.truth/,
+    /question 1 \("x"\): the field "truth" is the text "src\/retry\.ts"; it must be a path:line$/,
+  );
+  assert.match(
+    await refusal(repo.path, {
+      questions: [
+        { id: "a", kind: "count", question: "q", truth: 1 },
+        { id: "b", kind: "files", question: "q", truth: { grep: "" } },
+      ],
+    }),
+    /is not valid: question 2 \("b"\): the field "truth\.grep" is empty$/,
+  );
+  assert.match(
+    await refusal(repo.path, { questions: [{ id: "x", kind: "count", truth: 1 }] }),
+    /is not valid: question 1 \("x"\): the field "question" is missing \(a text\)$/,
+  );
+  assert.match(
+    await refusal(repo.path, {
+      questions: [{ id: "x", kind: "count", question: "q", truth: 1, z: 1 }],
+    }),
+    /is not valid: question 1 \("x"\) has a field it does not know: "z"$/,
+  );
+  assert.match(
+    await refusal(repo.path, [1]),
+    /is not valid: the file is a list; it must be an object$/,
   );
   assert.match(
     await refusal(repo.path, { questions: [], extra: 1 }),
-    /is not valid: /,
+    /is not valid: the field "questions" is empty; it needs at least 1$/,
+  );
+  assert.match(
+    await refusal(repo.path, {
+      questions: [{ id: "x", kind: "count", question: "q", truth: 1 }],
+      extra: 1,
+    }),
+    /is not valid: the file has a field it does not know: "extra"$/,
   );
   const twice = { id: "x", kind: "count", question: "q", truth: 1 };
   assert.match(await refusal(repo.path, { questions: [twice, twice] }), /question id "x" twice/);
