@@ -92,6 +92,19 @@ const SKILL_WORDS: Record<SkillChange["action"], string> = {
   absent: "not there",
 };
 
+/** The same, said of a dry run: what would happen. */
+const SKILL_WORDS_DRY: Record<SkillChange["action"], string> = {
+  added: "would add",
+  unchanged: "already there",
+  updated: "would update",
+  kept: "yours would be kept (--force replaces it, backed up)",
+  replaced: "would replace, yours backed up",
+  removed: "would remove",
+  restored: "would remove, yours given back",
+  left: "changed since the install: would be left alone",
+  absent: "not there",
+};
+
 const MCP_WORDS: Record<McpChange["action"], string> = {
   added: "registered",
   unchanged: "already registered",
@@ -104,6 +117,19 @@ const MCP_WORDS: Record<McpChange["action"], string> = {
   absent: "not registered",
 };
 
+/** The same, said of a dry run: what would happen. */
+const MCP_WORDS_DRY: Record<McpChange["action"], string> = {
+  added: "would register",
+  unchanged: "already registered",
+  updated: "would update",
+  kept: `another "pitroom" server is registered: would be kept (--force replaces it)`,
+  replaced: `would replace your "pitroom" server (given back by uninstall)`,
+  removed: "would remove",
+  restored: `would remove, your "pitroom" server given back`,
+  left: "changed since the install: would be left alone",
+  absent: "not registered",
+};
+
 function describe(outcome: Outcome, dryRun: boolean): string[] {
   const lines: string[] = [];
   if (outcome.settings) lines.push(...describeSettings(outcome.settings, dryRun));
@@ -112,13 +138,15 @@ function describe(outcome: Outcome, dryRun: boolean): string[] {
     for (const c of outcome.skills) {
       const kind = c.kind && (c.action === "added" || c.action === "updated") ? ` (${c.kind})` : "";
       const backup = c.backup ? `: ${c.backup}` : "";
-      lines.push(`skill       ${c.path}  ${SKILL_WORDS[c.action]}${kind}${backup}`);
+      const words = dryRun ? SKILL_WORDS_DRY : SKILL_WORDS;
+      lines.push(`skill       ${c.path}  ${words[c.action]}${kind}${backup}`);
     }
   }
   if (outcome.mcp) {
     if (outcome.mcp.length === 0) lines.push("mcp         no client found or nothing recorded");
     for (const c of outcome.mcp) {
-      lines.push(`mcp         ${c.client.padEnd(14)} ${MCP_WORDS[c.action]}  (${c.config})`);
+      const words = dryRun ? MCP_WORDS_DRY : MCP_WORDS;
+      lines.push(`mcp         ${c.client.padEnd(14)} ${words[c.action]}  (${c.config})`);
       for (const command of c.commands ?? []) {
         lines.push(`              ${dryRun ? "would run" : "ran"}: ${command}`);
       }

@@ -241,12 +241,23 @@ const WORDS: Record<SettingsChange["action"], string> = {
   absent: "not there",
 };
 
-/** The lines that tell a person what the settings step did. */
+/** The same, said of a dry run: what would happen. */
+const WORDS_DRY: Record<SettingsChange["action"], string> = {
+  added: "would add",
+  wrapped: "would add, yours kept first (--then)",
+  updated: "would update",
+  unchanged: "already there",
+  removed: "would remove",
+  restored: "would remove, yours given back",
+  absent: "not there",
+};
+
+/** The lines that tell a person what the settings step did (or, in a dry run, would do). */
 export function describeSettings(result: SettingsResult, dryRun: boolean): string[] {
   const lines = result.changes.map((change) => {
     const name = change.what === "statusLine" ? "status line" : "hook card  ";
     const command = change.command ? `: ${change.command}` : "";
-    return `${name}  ${WORDS[change.action]}${command}`;
+    return `${name}  ${(dryRun ? WORDS_DRY : WORDS)[change.action]}${command}`;
   });
   const path = result.settingsPath;
   if (!result.changed) lines.push(`nothing to change in ${path}`);

@@ -173,7 +173,8 @@ Deno.test("install --mcp --dry-run prints the client commands and writes nothing
   const out = await w.run("install", "--mcp", "--client", "codex,cursor", "--dry-run");
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stdout, /would run: codex mcp add pitroom --env DENO_DIR=\S+ -- \S+ run /);
-  assert.match(out.stdout, /cursor +registered/);
+  assert.match(out.stdout, /cursor +would register {2}\(/);
+  assert.doesNotMatch(out.stdout, / registered/);
   assert.doesNotMatch(out.stdout, /claude-code|gemini/);
   for (const f of [w.codex, w.cursor]) await assert.rejects(Deno.stat(f), Deno.errors.NotFound);
 

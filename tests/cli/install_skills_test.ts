@@ -156,6 +156,10 @@ Deno.test("install --skills --dry-run writes nothing and says what it would do",
     "added",
     "added",
   ]);
+  const text = await w.run("install", "--skills", "--dry-run");
+  assert.equal(text.code, 0, text.stderr);
+  assert.equal(text.stdout.match(/ would add/g)?.length, 4, text.stdout);
+  assert.doesNotMatch(text.stdout, / added/);
   assert.deepEqual(await tree(w.home), before);
   await assert.rejects(Deno.stat(join(w.dir.path, "state", "installed.json")));
 });

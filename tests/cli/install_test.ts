@@ -177,6 +177,11 @@ Deno.test("pitroom install creates the file, follows CLAUDE_CONFIG_DIR and a sym
     true,
   ]);
   await assert.rejects(Deno.stat(configDir), Deno.errors.NotFound);
+  const said = await run(env, "install", "--statusline", "--dry-run");
+  assert.equal(said.code, 0, said.stderr);
+  assert.match(said.stdout, /^status line {2}would add: /m);
+  assert.doesNotMatch(said.stdout, / added/);
+  await assert.rejects(Deno.stat(configDir), Deno.errors.NotFound);
 
   assert.equal((await run(env, "install")).code, 0);
   const created = await read(join(configDir, "settings.json"));
