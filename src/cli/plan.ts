@@ -1,6 +1,7 @@
 /**
  * `pitroom plan status PLAN [--json]` and `pitroom plan note PLAN "Task N: ..."`: where a plan
- * stands (from the run records and notes alone) and the controller's notes.
+ * stands (from the run records and notes alone) and the controller's notes. Times are local
+ * (`2026-11-30 10:15`); `--json` keeps them as epoch milliseconds.
  */
 import { createEngine, type PlanStatus, type ReviewRow, type TaskRow } from "../engine/mod.ts";
 import { UsageError } from "../sys/errors.ts";
@@ -8,6 +9,7 @@ import type { CommandRun } from "./command.ts";
 import type { PLAN_FLAGS } from "./plan_command.ts";
 import { printJson, table } from "./output.ts";
 import { safeLine } from "./safe.ts";
+import { dateTime } from "./figures.ts";
 import { verdictLabel } from "./plan_report.ts";
 
 function reviewLabel(r: ReviewRow): string {
@@ -52,7 +54,7 @@ export function renderPlanStatus(status: PlanStatus): string {
   if (status.rulings.length > 0) {
     lines.push("", "rulings:");
     for (const n of status.rulings) {
-      lines.push(`  ${new Date(n.at).toISOString()}  ${safeLine(n.text, 200)}`);
+      lines.push(`  ${dateTime(n.at)}  ${safeLine(n.text, 200)}`);
     }
   }
   return lines.join("\n") + "\n";
@@ -72,7 +74,7 @@ export const planCommand: CommandRun<typeof PLAN_FLAGS> = async ({ sys, flags, a
   if (action === "note") {
     const note = await engine.planNote(plan!, rest.join(" "));
     if (flags.json) printJson(sys, note);
-    else sys.out.stdout(`noted at ${new Date(note.at).toISOString()}\n`);
+    else sys.out.stdout(`noted at ${dateTime(note.at)}\n`);
     return 0;
   }
   throw new UsageError(`Unknown plan action "${action}": expected status or note`, {

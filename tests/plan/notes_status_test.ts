@@ -9,6 +9,8 @@ import { engineWorld } from "../support/engine_world.ts";
 import { tempDir, tempRepo } from "../support/temp.ts";
 import { testSys } from "../support/sys.ts";
 import { renderPlanStatus } from "../../src/cli/plan.ts";
+import { main } from "../../src/cli/main.ts";
+import { realClock } from "../../src/sys/real.ts";
 
 const PLAN = "# P\n\n## Task 1: One\n\nx\n\n## Task 2: Two\n\n**Worker:** capable\n";
 
@@ -43,6 +45,24 @@ Deno.test("plan notes live in the state dir keyed by the plan's real path, read 
     /has no Task 3: it has 1, 2/,
   );
   await assert.rejects(() => engine.start({ plan: "plan.md", mode: "isolate" }), /needs `step: N`/);
+});
+
+Deno.test("plan note and plan status say local times (not UTC ISO); --json keeps the epoch ms", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "plan.md"), PLAN);
+  const at = new Date(2026, 10, 30, 9, 5, 7, 123).getTime();
+  const clock = { ...realClock, now: () => at };
+  const sysOf = () => testSys({ stateDir: join(dir.path, "state"), cwd: dir.path, clock });
+  const note = sysOf();
+  assert.equal(await main(["plan", "note", "plan.md", "Task 1: Ruling: keep it"], note), 0);
+  assert.equal(note.stdoutText(), "noted at 2026-11-30 09:05\n");
+  const status = sysOf();
+  assert.equal(await main(["plan", "status", "plan.md"], status), 0);
+  assert.match(status.stdoutText(), /\n {2}2026-11-30 09:05 {2}Task 1: Ruling: keep it\n/);
+  assert.doesNotMatch(status.stdoutText(), /\d{2}:\d{2}:\d{2}\.\d{3}Z/);
+  const json = sysOf();
+  assert.equal(await main(["plan", "note", "plan.md", "Task 2: complete", "--json"], json), 0);
+  assert.equal(JSON.parse(json.stdoutText()).at, at);
 });
 
 function rec(fields: Partial<RunRecord>): RunRecord {
