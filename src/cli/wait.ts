@@ -1,6 +1,7 @@
 /**
  * `pitroom wait [RUN...] [-g GROUP] [--any] [--brief] [--timeout 540]`: exit 75 while anything
- * is still going, otherwise the exit code of the first run (in run order) that failed.
+ * is still going, otherwise the exit code of the first run (in the order the tasks were given)
+ * that failed; the reports come in that order too.
  */
 import type { RunReport } from "../engine/mod.ts";
 import { isFinal, scopeName } from "../engine/present.ts";
@@ -14,6 +15,16 @@ import { renderBrief, renderReport } from "./report.ts";
 /** The exit code of a set of ended runs: the first failing run's, else 0. */
 export function groupExit(records: readonly RunReport[]): number {
   return records.find((r) => (r.exit ?? 1) !== 0)?.exit ?? (records.length > 0 ? 0 : 1);
+}
+
+/**
+ * Runs in the order their tasks were given: by creation time, tasks given together (a crew) by
+ * their index, then by id (ids of the same second end in a random suffix: not an order).
+ */
+export function inTaskOrder(records: readonly RunReport[]): RunReport[] {
+  return [...records].sort((a, b) =>
+    a.createdAt - b.createdAt || (a.taskIndex ?? 0) - (b.taskIndex ?? 0) || (a.id < b.id ? -1 : 1)
+  );
 }
 
 /** Waits for runs and prints their reports. */
@@ -43,12 +54,14 @@ export const waitCommand: CommandRun<typeof WAIT_FLAGS> = async ({ sys, flags, a
   const again = ["pitroom wait", ...(group && args.length === 0 ? ["-g", group] : args)];
   if (flags.dir !== undefined) again.push("-d", flags.dir);
   if (flags.any) again.push("--any");
-  const records = chosen.length === 0 ? [] : await engine.wait({ runs: chosen.map((r) => r.id) }, {
-    timeoutMs: flags.timeout,
-    again: again.join(" "),
-    ...(flags.any ? { any: true } : {}),
-    onDamage: onDamaged,
-  });
+  const records = chosen.length === 0 ? [] : inTaskOrder(
+    await engine.wait({ runs: chosen.map((r) => r.id) }, {
+      timeoutMs: flags.timeout,
+      again: again.join(" "),
+      ...(flags.any ? { any: true } : {}),
+      onDamage: onDamaged,
+    }),
+  );
   if (flags.json) printJson(sys, records);
   else {
     const now = sys.clock.now();
