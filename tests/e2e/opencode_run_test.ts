@@ -1,10 +1,11 @@
 /**
  * End to end: the real program (`deno run -P=pitroom main.ts`) drives the real opencode CLI
- * against the scripted model server.
+ * against the scripted model server (what the shared worker suite, workers_opencode_test.ts, does
+ * not: the text report, the sandbox variants, timeouts, --bg, wait and stop, a killed supervisor).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { git, waitFor } from "../support/temp.ts";
+import { waitFor } from "../support/temp.ts";
 import { alive, liveInGroup, world } from "./_world.ts";
 
 Deno.test("run -r answers a question and reports worker, steps and tokens", async () => {
@@ -78,33 +79,6 @@ Deno.test("run -w in a dirty tree reports exactly the worker's edit, and revert 
   assert.match(again.stderr, /reverted already/);
 });
 
-Deno.test("a read run's attempted edit is denied by the profile and nothing changes", async () => {
-  await using w = await world({
-    "sneaky-edit": {
-      turns: [
-        { edit: { path: "src/app.ts", old: "41", new: "0" } },
-        { answer: "I could not edit." },
-      ],
-    },
-  });
-  const r = await w.run([
-    "run",
-    "-W",
-    "opencode",
-    "-m",
-    "fake/sneaky-edit",
-    "--json",
-    "Look at src/app.ts",
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  const record = JSON.parse(r.stdout);
-  assert.equal(record.state, "done");
-  assert.equal(await w.read("src/app.ts"), "export const answer = 41;\n");
-  const events = await w.run(["show", record.id, "--events"]);
-  assert.match(events.stdout, /"type":"worker\.tool_call"[^\n]*"status":"denied"/);
-  assert.equal((await git(w.repo, "status", "--porcelain")).trim(), "");
-});
-
 Deno.test("a read run that writes through an allowed shell command is caught: exit 5, undone (no sandbox)", async () => {
   // With the sandbox the write fails in the read-only tree (the next case).
   await using w = await world({
@@ -139,21 +113,6 @@ Deno.test("in the sandbox a read run's write through an allowed shell command fa
   assert.deepEqual(record.changes?.files ?? [], []);
   // sed's write failed in the read-only tree (the events carry no tool output to show it).
   await assert.rejects(Deno.stat(join(w.repo, "src/copy.ts")), Deno.errors.NotFound);
-});
-
-Deno.test("a model that does not exist ends the run with exit 1 and a clear message", async () => {
-  await using w = await world({});
-  const r = await w.run([
-    "run",
-    "-W",
-    "opencode",
-    "-m",
-    "fake/missing",
-    "--no-fallback",
-    "Anything",
-  ]);
-  assert.equal(r.code, 1);
-  assert.match(r.stdout, /problem\s+.*(not found|does not exist)/i);
 });
 
 Deno.test("a run that outlives -t is killed with its whole process group: exit 4", async () => {
