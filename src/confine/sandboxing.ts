@@ -123,7 +123,9 @@ export async function sandboxAttempt(
   sys: HeldSys,
   launch: Launch,
   input: AttemptSandbox,
-): Promise<{ launch: Launch; use: SandboxUse; notes: string[]; hidden?: Hidden }> {
+): Promise<
+  { launch: Launch; use: SandboxUse; notes: string[]; hidden?: Hidden; writable?: string[] }
+> {
   const setting = input.setting ?? (await sandboxSettingOf(sys)).setting;
   const { hide, show, own } = confinementPaths(sys, {
     worker: input.worker,
@@ -153,7 +155,13 @@ export async function sandboxAttempt(
         } ${wrapped.use.network.ports.join(", ")} could be reached`,
       );
     }
-    return { launch: wrapped.launch, use: wrapped.use, notes, ...(hidden ? { hidden } : {}) };
+    return {
+      launch: wrapped.launch,
+      use: wrapped.use,
+      notes,
+      ...(hidden ? { hidden } : {}),
+      ...(wrapped.plan === undefined ? {} : { writable: wrapped.plan.writable }),
+    };
   }
   notes.push(`${who} ran without a sandbox: ${wrapped.use.reason}`);
   if (input.isolation !== undefined) {

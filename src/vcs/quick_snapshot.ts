@@ -48,12 +48,28 @@ export interface QuickResult {
   ignored: string[];
 }
 
-/** Kept indexes still being written, by path. */
-const pending = new Map<string, Promise<void>>();
+/** A kept index not yet in place: being written, or to be written when first needed. */
+interface Keeping {
+  /** Writes it (once) and waits until it is in place. */
+  settle(): Promise<void>;
+  /** Leaves it unwritten when it was not started, else waits for it. */
+  drop(): Promise<void>;
+}
 
-/** Waits until the kept index at `path` (if one is being written) is in place. */
+/** Kept indexes not yet in place, by path. */
+const pending = new Map<string, Keeping>();
+
+/** Waits until the kept index at `path` (if one is due) is in place, writing it if it waits. */
 export async function settledIndex(path: string): Promise<void> {
-  await pending.get(path);
+  await pending.get(path)?.settle();
+}
+
+/**
+ * Done with the kept index at `path`: one never asked for is not written (its seed is removed),
+ * one being written is waited for.
+ */
+export async function droppedIndex(path: string): Promise<void> {
+  await pending.get(path)?.drop();
 }
 
 /** Why the quick path was not taken; thrown inside, turned into null at the edge. */
@@ -212,6 +228,8 @@ export interface QuickOptions extends StoreOptions {
   indexFile?: string;
   /** Write the kept index in the background (see `SnapshotOptions.keepInBackground`). */
   keepInBackground?: boolean;
+  /** Write the kept index only when it is first needed (see `SnapshotOptions.keepOnDemand`). */
+  keepOnDemand?: boolean;
   /** The repository's settings, read when first asked for. */
   config: () => Promise<ConversionConfig>;
   /** Called once `git status` has started: what else may start now. */
@@ -311,13 +329,17 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
   // Last: from here on the seed is the kept index being written.
   if (options.indexFile !== undefined) {
     const keeping = keepIndex(sys, repo, options, changes, built.root);
-    if (options.keepInBackground !== true) await keeping;
+    if (options.keepOnDemand !== true) {
+      const written = keeping.settle();
+      if (options.keepInBackground !== true) await written;
+    }
   }
   return { tree: built.root, bareDirs: bare, ignored: said.ignored.sort() };
 }
 
 /**
- * Writes the kept index (in the background: the promise is also in `pending`): the seed (which must lie outside scratch space)
+ * Writes the kept index, when `settle` is first called (it is in `pending` until then and while
+ * it is written): the seed (which must lie outside scratch space)
  * with the changed and new files added and the deleted ones removed, and its cache tree filled,
  * moved into place when complete. Should that fail (a file turned into a folder, say), the
  * snapshot's tree itself is read in: no stat data at all, so the next `add -A` reads every file,
@@ -329,35 +351,45 @@ function keepIndex(
   options: QuickOptions,
   changes: ReadonlyMap<string, FileState>,
   tree: string,
-): Promise<void> {
+): Keeping {
   const target = options.indexFile!;
   const draft = options.seed;
   const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: draft };
   const paths = [...changes.keys()];
-  const work = (async () => {
-    try {
-      if (paths.length > 0) {
-        // Read from the disk again, so the entries get their stat data: what a worker changed
-        // since is read as it is now, which is what the snapshot after reads anyway.
-        await git(sys, ["update-index", "-z", "--add", "--remove", "--stdin"], {
-          cwd: repo.root,
-          env,
-          stdin: nulList(paths),
-        });
-        // Fills the cache tree again: the snapshot after the worker then writes only the
-        // folders the worker changed.
-        await git(sys, ["write-tree"], { cwd: repo.root, env });
+  let work: Promise<void> | null = null;
+  const write = () =>
+    (async () => {
+      try {
+        if (paths.length > 0) {
+          // Read from the disk again, so the entries get their stat data: what a worker changed
+          // since is read as it is now, which is what the snapshot after reads anyway.
+          await git(sys, ["update-index", "-z", "--add", "--remove", "--stdin"], {
+            cwd: repo.root,
+            env,
+            stdin: nulList(paths),
+          });
+          // Fills the cache tree again: the snapshot after the worker then writes only the
+          // folders the worker changed.
+          await git(sys, ["write-tree"], { cwd: repo.root, env });
+        }
+      } catch {
+        await removeIfThere(draft);
+        await git(sys, ["read-tree", tree], { cwd: repo.root, env });
       }
-    } catch {
+      await Deno.rename(draft, target);
+    })().catch(async () => {
+      await removeIfThere(draft).catch(() => undefined);
+    }).finally(() => {
+      if (pending.get(target) === keeping) pending.delete(target);
+    });
+  const keeping: Keeping = {
+    settle: () => (work ??= write()),
+    drop: async () => {
+      if (work !== null) return await work;
+      if (pending.get(target) === keeping) pending.delete(target);
       await removeIfThere(draft);
-      await git(sys, ["read-tree", tree], { cwd: repo.root, env });
-    }
-    await Deno.rename(draft, target);
-  })().catch(async () => {
-    await removeIfThere(draft).catch(() => undefined);
-  }).finally(() => {
-    if (pending.get(target) === work) pending.delete(target);
-  });
-  pending.set(target, work);
-  return work;
+    },
+  };
+  pending.set(target, keeping);
+  return keeping;
 }

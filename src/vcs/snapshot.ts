@@ -85,6 +85,13 @@ export interface SnapshotOptions extends StoreOptions {
    */
   keepInBackground?: boolean;
   /**
+   * `true`: where the quick path keeps `indexFile`, it is written only when first needed: by the
+   * snapshot after (or `settledIndex`); `droppedIndex(indexFile)` leaves it unwritten when it
+   * never was. For a snapshot after the worker that may not be taken at all.
+   * @default false
+   */
+  keepOnDemand?: boolean;
+  /**
    * `false`: the snapshot before a worker always takes the full path (`git add -A` and
    * `git write-tree`), never the quick one of quick_snapshot.ts; the tests' oracle.
    * @default true

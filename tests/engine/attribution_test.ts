@@ -291,8 +291,16 @@ for (const sneaky of [false, true]) {
       await run.text;
       const record = await loadRecord(statePaths(w.state), id);
       assert.equal(record.outcome, sneaky ? "read_only_violation" : "ok", record.message);
-      assert.deepEqual(record.changes!.files.map((f) => f.path), sneaky ? ["sneaky.txt"] : []);
-      assert.deepEqual(record.changes!.others!.map((f) => f.path), ["keep.txt", "mine.txt"]);
+      assert.deepEqual(
+        record.changes?.files.map((f) => f.path) ?? [],
+        sneaky ? ["sneaky.txt"] : [],
+      );
+      // In the sandbox the worker could write none of the tree: nothing is compared after it,
+      // so the user's edits are not even listed.
+      assert.deepEqual(
+        record.changes?.others?.map((f) => f.path),
+        record.attempts[0]!.sandbox === "none" ? ["keep.txt", "mine.txt"] : undefined,
+      );
       assert.deepEqual(await userState(w.repo), keptUserWork(before));
     },
   );

@@ -33,7 +33,11 @@ async function gitCalls(
     await Deno.writeTextFile(join(repo.path, path), content);
   }
   const base = testSys({ stateDir: state.path, cwd: repo.path });
-  if (config !== undefined) await Deno.writeTextFile(base.configPath, JSON.stringify(config));
+  if (config !== undefined) {
+    // `<tree>` in the config stands for the repository's folder.
+    const text = JSON.stringify(config).replaceAll("<tree>", repo.path);
+    await Deno.writeTextFile(base.configPath, text);
+  }
   const calls: string[] = [];
   const runner: Runner = {
     ...base.runner,
@@ -59,20 +63,22 @@ async function gitCalls(
 
 // The calls of a run's two snapshots and its preparation, sorted (some run side by side). The
 // snapshot before, by the quick path: `git status`, HEAD and the config (the bare folders come
-// from link counts); in the background, the kept index (`update-index` and `write-tree`). The
-// watch of the ignored files and the secrets listing. The snapshot after: `add -A` on the kept
-// index and one `write-tree` (HEAD is not read again).
-const SNAPSHOTS = [
-  "add -A",
+// from link counts). The watch of the ignored files and the secrets listing.
+const BEFORE = [
   "config -z",
   "ls-tree -r",
   "rev-parse --path-format=absolute",
   "rev-parse --verify",
   "status --porcelain=v2",
-  "update-index -z",
-  "write-tree",
-  "write-tree",
 ];
+// The kept index (`update-index` and `write-tree`, in the background for a write run), and the
+// snapshot after: `add -A` on the kept index and one `write-tree` (HEAD is not read again).
+const AFTER = ["update-index -z", "write-tree", "add -A", "write-tree"];
+const SNAPSHOTS = [...BEFORE, ...AFTER].sort();
+// A read run keeps its ignored files; in the sandbox, where it can write none of its tree, its
+// tree is not snapshotted again after it (nor its kept index written).
+const KEEP_IGNORED = "hash-object --no-filters";
+const SANDBOXED_READ = [...BEFORE, KEEP_IGNORED].sort();
 // A write run also watches its tree: HEAD's folders (`ls-tree`) before the snapshot, the
 // untracked ones after it (`diff-tree`); and reads HEAD again when it is collected, to tell a
 // commit or a branch switch meanwhile (the index and the stash are read from their files).
@@ -91,9 +97,23 @@ Deno.test("a write run around a worker that does nothing makes 14 git calls, 2 o
   assert.deepEqual((await gitCalls("write")).sort(), WRITE_RUN);
 });
 
-Deno.test("a read run makes the snapshots' git calls and one more, keeping the ignored files", async () => {
+Deno.test("a sandboxed read run makes the snapshot before's git calls and one more, keeping the ignored files", async () => {
   const read = (await gitCalls("read")).sort();
-  assert.deepEqual(read, [...SNAPSHOTS, "hash-object --no-filters"].sort());
+  assert.deepEqual(read, SANDBOXED_READ);
+});
+
+Deno.test("a read run whose sandbox lets it write a folder of its tree is snapshotted after it", async () => {
+  await using cache = await tempDir("pitroom-writable-");
+  const inside = { sandbox: { mode: "auto", writable: ["build"] } };
+  // A relative folder is left out (the config names folders by absolute or ~/ paths).
+  assert.deepEqual((await gitCalls("read", {}, "Done", inside)).sort(), SANDBOXED_READ);
+  const outside = { sandbox: { mode: "auto", writable: [cache.path] } };
+  assert.deepEqual((await gitCalls("read", {}, "Done", outside)).sort(), SANDBOXED_READ);
+  const tree = { sandbox: { mode: "auto", writable: ["<tree>/build"] } };
+  assert.deepEqual(
+    (await gitCalls("read", {}, "Done", tree)).sort(),
+    [...SNAPSHOTS, KEEP_IGNORED].sort(),
+  );
 });
 
 Deno.test("checking an answer's references lists the tree once; a stated count adds two greps", async () => {
@@ -108,7 +128,7 @@ Deno.test("checking an answer's references lists the tree once; a stated count a
 Deno.test("a sandboxed read run of a tree with a secret-looking file hides it and makes no more calls", async () => {
   const read = (await gitCalls("read", { ".env": "KEY=1\n" })).sort();
   // The same calls as a read run of a tree without one.
-  assert.deepEqual(read, [...SNAPSHOTS, "hash-object --no-filters"].sort());
+  assert.deepEqual(read, SANDBOXED_READ);
 });
 
 Deno.test("without a sandbox, a read run of a tree with a secret-looking file adds the view's calls and no more", async () => {
@@ -125,5 +145,5 @@ Deno.test("without a sandbox, a read run of a tree with a secret-looking file ad
     "write-tree",
   ];
   const masked = read.map((call) => call.replace(/^read-tree [0-9a-f]{40}$/, "read-tree 0"));
-  assert.deepEqual(masked, [...SNAPSHOTS, "hash-object --no-filters", ...view].sort());
+  assert.deepEqual(masked, [...SNAPSHOTS, KEEP_IGNORED, ...view].sort());
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { exists } from "../../src/sys/fs.ts";
 import { findSecrets, isSecretPath } from "../../src/confine/secrets.ts";
 import { createEngine } from "../../src/engine/mod.ts";
 import type { Mode } from "../../src/workers/types.ts";
@@ -186,4 +187,26 @@ Deno.test("a sandboxed isolate run's copy hides its tracked secret files", async
   assert.doesNotMatch(seen, /PRIVATE KEY/);
   assert.match(seen, /\.env: No such file/, "the ignored .env is not copied at all");
   assert.deepEqual(record.hidden?.files, { count: 1, examples: ["deploy/key.pem"] });
+});
+
+Deno.test("a sandboxed read run the config lets write a folder of its tree is compared after it: its write there is undone", async () => {
+  await using t = await setup(() => [
+    { run: "echo made > out/made.txt && echo changed > app.ts 2>/dev/null; true" },
+    { answer: "done" },
+  ]);
+  await Deno.mkdir(join(t.repo, "src", "out"));
+  await Deno.writeTextFile(
+    t.sys.configPath,
+    JSON.stringify({ sandbox: { mode: "auto", writable: [join(t.repo, "src", "out")] } }),
+  );
+  const record = await t.run();
+  assert.equal(record.attempts[0]!.sandbox, "bwrap");
+  assert.equal(record.outcome, "read_only_violation", record.message);
+  assert.deepEqual(record.changes!.files.map((f) => f.path), ["src/out/made.txt"]);
+  assert.equal(await exists(join(t.repo, "src", "out", "made.txt")), false);
+  // The rest of the tree was read-only in the sandbox.
+  assert.equal(
+    await Deno.readTextFile(join(t.repo, "src/app.ts")),
+    "export const a = 2; // mine\n",
+  );
 });

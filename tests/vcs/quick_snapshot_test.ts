@@ -9,7 +9,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { findRepo, type RepoInfo, type Snapshot, snapshot } from "../../src/vcs/mod.ts";
-import { quickSnapshot } from "../../src/vcs/quick_snapshot.ts";
+import { droppedIndex, quickSnapshot, settledIndex } from "../../src/vcs/quick_snapshot.ts";
+import { exists } from "../../src/sys/fs.ts";
 import { conversionConfig } from "../../src/vcs/raw.ts";
 import { realRunner } from "../../src/sys/real.ts";
 import { gitDirFingerprint, put, sh, tempDir, testEnv, testSys } from "./_helpers.ts";
@@ -401,16 +402,20 @@ Deno.test("quick path: the snapshot after continues from its kept index as from 
   await w.put("notes.txt", "untracked note\n");
   await w.put("debug.log", "ignored\n");
   const repo = (await findRepo(w.sys, w.root))!;
-  const run = async (quick: boolean) => {
-    const dir = join(w.state, quick ? "q" : "f");
+  const run = async (quick: boolean, keepOnDemand = false) => {
+    const dir = join(w.state, quick ? (keepOnDemand ? "d" : "q") : "f");
     await Deno.mkdir(dir);
     const store = { objectsDir: join(dir, "objects"), indexFile: join(dir, "index") };
-    const before = await snapshot(w.sys, repo, { ...store, quick });
+    const before = await snapshot(w.sys, repo, { ...store, quick, keepOnDemand });
     return { store, before };
   };
   const quick = await run(true);
   const full = await run(false);
+  // Kept on demand: not written until the snapshot after asks for it.
+  const onDemand = await run(true, true);
+  assert.equal(await exists(onDemand.store.indexFile), false);
   sameSnapshot(quick.before, full.before, "before");
+  sameSnapshot(onDemand.before, full.before, "before, kept on demand");
   // The worker: edits, adds, and makes git ignore the user's untracked note.
   await w.put("a.txt", "worker\n");
   await w.put("src/c.ts", "worker added\n");
@@ -422,6 +427,8 @@ Deno.test("quick path: the snapshot after continues from its kept index as from 
   const a = await after(quick);
   const b = await after(full);
   assert.equal(a.tree, b.tree);
+  // Written after the worker worked, it still gives the same tree.
+  assert.equal((await after(onDemand)).tree, b.tree);
   const listed = await realRunner.run(["git", "ls-tree", "-r", "--name-only", a.tree], {
     cwd: w.root,
     env: {
@@ -433,6 +440,26 @@ Deno.test("quick path: the snapshot after continues from its kept index as from 
   assert.ok(listed.stdout.split("\n").includes("notes.txt"), listed.stdout);
   assert.ok(!listed.stdout.split("\n").includes("worker.log"), listed.stdout);
 });
+
+Deno.test("quick path: a kept index asked for on demand and dropped is never written, its seed removed", async () => {
+  await using w = await world({ "a.txt": "1\n" });
+  await w.put("a.txt", "user edit\n");
+  const repo = (await findRepo(w.sys, w.root))!;
+  const store = { objectsDir: join(w.state, "objects"), indexFile: join(w.state, "index") };
+  await snapshot(w.sys, repo, { ...store, keepOnDemand: true });
+  assert.deepEqual(await names(w.state), ["index.seed", "objects"]);
+  await droppedIndex(store.indexFile);
+  assert.deepEqual(await names(w.state), ["objects"]);
+  // Settling one dropped does nothing.
+  await settledIndex(store.indexFile);
+  assert.deepEqual(await names(w.state), ["objects"]);
+});
+
+async function names(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const entry of Deno.readDir(dir)) out.push(entry.name);
+  return out.sort();
+}
 
 Deno.test("quick path: nested ignore files, negations, info/exclude and an ignored folder with a tracked file", async () => {
   await using w = await world({

@@ -58,6 +58,8 @@ export interface AttemptResult {
   notes: string[];
   /** What the sandbox hid from the worker besides Pitroom's own state. */
   hidden?: Hidden;
+  /** The folders the sandbox let the worker write (real paths); null without a sandbox. */
+  writable: string[] | null;
 }
 
 /** Callbacks an attempt reports through. */
@@ -95,7 +97,7 @@ export async function runAttempt(
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
   });
   await ensureFirstStart(sys, described);
-  const { launch, use, notes, hidden } = await sandboxAttempt(sys, described, {
+  const { launch, use, notes, hidden, writable } = await sandboxAttempt(sys, described, {
     mode: input.mode,
     privateDir,
     worker: input.backend.name,
@@ -156,6 +158,7 @@ export async function runAttempt(
     events,
     sandbox: use.kind,
     notes,
+    writable: writable ?? null,
     ...(hidden === undefined ? {} : { hidden }),
     ...(answer === undefined ? {} : { answer }),
     ...(gathered.sessionId === undefined ? {} : { sessionId: gathered.sessionId }),

@@ -7,6 +7,7 @@
  * verified.
  */
 import { sandboxSettingOf } from "../../confine/sandboxing.ts";
+import { holds } from "../../confine/sandbox/paths.ts";
 import type { HeldSys } from "../../store/state.ts";
 import { event, type OutcomeClass, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
 import { activeCooldowns, cooldownKey, putCooldown } from "../../store/cooldown.ts";
@@ -33,7 +34,7 @@ import {
   prepareWorkspace,
   type Workspace,
 } from "../tree/workspace.ts";
-import { settledIndex } from "../../vcs/quick_snapshot.ts";
+import { droppedIndex } from "../../vcs/quick_snapshot.ts";
 import type { Final } from "../core/final.ts";
 import { runHooks } from "./hooks.ts";
 import { MODES } from "../../workers/modes.ts";
@@ -81,6 +82,16 @@ export function handoverNote(
   return lines.join("\n");
 }
 
+/**
+ * True when a worker the sandbox let write `writable` (null: no sandbox) could have changed the
+ * workspace's tree: a writable folder inside it, or holding it.
+ */
+async function mayWrite(workspace: Workspace, writable: readonly string[] | null) {
+  if (writable === null) return true;
+  const root = await Deno.realPath(workspace.work.root);
+  return writable.some((folder) => holds(folder, root) || holds(root, folder));
+}
+
 /** Walks the chain and returns how the run ended. */
 export async function walkChain(
   sys: HeldSys,
@@ -116,8 +127,9 @@ export async function walkChain(
     workspace?.view?.release();
     // The watch of a write run's tree ends with the walk, whatever ends it.
     await workspace?.versions?.close();
-    // The kept index a snapshot writes in the background ends with the walk, whatever ends it.
-    await settledIndex(runPaths.index);
+    // The kept index a snapshot writes in the background ends with the walk, whatever ends it
+    // (one never needed is not written).
+    await droppedIndex(runPaths.index);
   }
 }
 
@@ -136,6 +148,8 @@ async function walkPrepared(
   await Deno.writeTextFile(runPaths.prompt, prompt, { mode: 0o600 });
   const deadline = (record.startedAt ?? sys.clock.now()) + record.timeoutMs;
   let last: Final = { outcome: "failed", message: "No worker ran" };
+  // Whether a worker could have written the tree (its sandbox left a folder of it writable).
+  let reached = false;
   const writer = new RecordWriter(() => sys.state.runs.write(record), {
     everyMs: options.progressEveryMs ?? 250,
     clock: sys.clock,
@@ -265,6 +279,7 @@ async function walkPrepared(
     if (result.sessionId) attempt.sessionId = result.sessionId;
     if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
     attempt.sandbox = result.sandbox;
+    if (workspace !== null && !reached) reached = await mayWrite(workspace, result.writable);
     if (result.hidden === undefined) delete record.hidden;
     else record.hidden = result.hidden;
     for (const note of result.notes) {
@@ -305,7 +320,7 @@ async function walkPrepared(
     }));
   }
   await sys.state.runs.write(record);
-  const collected = await collectWorkspace(sys, record, workspace, last);
+  const collected = await collectWorkspace(sys, record, workspace, last, { reached });
   timingMark(sys, "collected");
   if (record.verifyCommand === undefined || collected.outcome !== "ok") return collected;
   const verified = await runVerify(sys, record.verifyCommand, {

@@ -29,6 +29,8 @@ export interface TrackedTree {
       indexFile?: string;
       /** The kept index written in the background (settle it: `settledIndex`). */
       keepInBackground?: boolean;
+      /** The kept index written when first needed (or left: `droppedIndex`). */
+      keepOnDemand?: boolean;
       submodules?: "allow" | "refuse";
       readHead?: boolean;
     },

@@ -13,7 +13,7 @@ import { RefusedError } from "../../sys/errors.ts";
 import { exists, removeIfThere } from "../../sys/fs.ts";
 import { join } from "../../sys/path.ts";
 import { removeView } from "../../vcs/view.ts";
-import { settledIndex } from "../../vcs/quick_snapshot.ts";
+import { droppedIndex } from "../../vcs/quick_snapshot.ts";
 import { pausePoint } from "../core/pause.ts";
 import { findSecrets, type FoundSecrets } from "../../confine/secrets.ts";
 import { namePatterns, sandboxSettingOf } from "../../confine/sandboxing.ts";
@@ -73,7 +73,7 @@ export async function prepareWorkspace(
     // watches nor the kept index the snapshot writes in the background.
     await started.watch?.catch(() => undefined);
     await started.versions?.close();
-    await settledIndex(sys.state.paths.run(record.id).index);
+    await droppedIndex(sys.state.paths.run(record.id).index);
     throw error;
   }
   return started.watch === undefined ? prepared : { ...prepared, ignored: await started.watch };
@@ -104,8 +104,13 @@ async function prepareOnly(
   position?.catch(() => undefined);
   const before = reuse ? record.changes!.before : await tree.snapshot({
     // The snapshot after continues from this index: only where the worker works in place (an
-    // isolate run's copy has its own).
-    ...(isolation === undefined ? { indexFile: runPaths.index, keepInBackground: true } : {}),
+    // isolate run's copy has its own). A read run's is written only if its tree is compared.
+    ...(isolation === undefined
+      ? {
+        indexFile: runPaths.index,
+        ...(MODES[record.mode].keepsChanges ? { keepInBackground: true } : { keepOnDemand: true }),
+      }
+      : {}),
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
     submodules: MODES[record.mode].keepsChanges ? "refuse" : "allow",
   });
@@ -269,16 +274,22 @@ export async function changedFiles(workspace: Workspace): Promise<string[]> {
 
 /**
  * Compares the workspace with its snapshot once the chain is done: a write or isolate run's
- * changes are recorded (and the patch written), a read run's are undone exactly.
+ * changes are recorded (and the patch written), a read run's are undone exactly. A read run
+ * whose workers no sandbox let write any of the tree (`reached: false`) changed nothing there:
+ * nothing is compared.
  */
 export async function collectWorkspace(
   sys: HeldSys,
   record: RunRecord,
   prepared: Workspace | null,
   last: Final,
+  options: { reached: boolean },
 ): Promise<Final> {
   if (prepared === null) return last;
   await pausePoint(sys, "collecting");
+  if (!options.reached && !MODES[record.mode].keepsChanges && prepared.view === undefined) {
+    return last;
+  }
   const { before, work } = prepared;
   const runPaths = sys.state.paths.run(record.id);
   await prepared.versions?.close();
