@@ -22,11 +22,22 @@ const SECRET_NAMES = [
 
 const SECRET_DIRS = /^(\.ssh|\.aws|\.gnupg|\.docker|secrets?)$/;
 
+/**
+ * The names above as one expression per set of flags (each matches where one of its patterns
+ * does): a tree's 30,000 names are each tested twice instead of eleven times.
+ */
+const SECRET_NAME_GROUPS = [...new Set(SECRET_NAMES.map((re) => re.flags))].map((flags) =>
+  new RegExp(
+    SECRET_NAMES.filter((re) => re.flags === flags).map((re) => `(?:${re.source})`).join("|"),
+    flags,
+  )
+);
+
 /** True when a file's path looks like it holds a secret (by its name). */
 export function isSecretPath(path: string): boolean {
   const name = path.slice(path.lastIndexOf("/") + 1);
   if (name.endsWith(".pub")) return false;
-  return SECRET_NAMES.some((re) => re.test(name));
+  return SECRET_NAME_GROUPS.some((re) => re.test(name));
 }
 
 /** True when a folder's path looks like a folder of secrets (`.ssh`, `secrets/`). */
