@@ -65,6 +65,7 @@ export function requestFrom(flags: RunValues, mode: RunRequest["mode"]): RunRequ
   if (flags.file !== undefined) request.files = flags.file;
   if (flags.web === true) request.web = true;
   if (flags["no-fallback"] === true) request.noFallback = true;
+  if (flags.park === true) request.park = true;
   if (flags.fresh === true) request.fresh = true;
   if (flags.audit === true && flags["no-audit"] === true) {
     throw new UsageError("Choose one of --audit and --no-audit");

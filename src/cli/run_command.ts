@@ -49,6 +49,10 @@ export const RUN_FLAGS = {
     describe: "attach a file to the task (repeatable; its path and text go in the prompt)",
   }),
   "no-fallback": flag.boolean({ describe: "do not move along the fallback chain" }),
+  park: flag.boolean({
+    describe:
+      "when every worker of the chain is out of quota, wait (within --timeout) for the first to come back instead of failing",
+  }),
   fresh: flag.boolean({
     describe: "ask a worker again instead of reusing a cached answer of the same question",
   }),

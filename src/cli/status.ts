@@ -7,7 +7,7 @@
  */
 import { safeLine } from "./safe.ts";
 import type { Engine, RunReport } from "../engine/mod.ts";
-import { isFinal, placeOf, runTime, scopeName, viewOf } from "../engine/present.ts";
+import { isFinal, liveState, placeOf, runTime, scopeName, viewOf } from "../engine/present.ts";
 import { formatDuration } from "../sys/duration.ts";
 import type { DamagedRecord } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
@@ -35,7 +35,7 @@ function rows(sys: Sys, records: RunReport[], now: number, repo: boolean): strin
       const view = viewOf(r);
       const row = [
         r.id,
-        r.state,
+        r.state === "running" ? liveState(view, now) : r.state,
         r.mode,
         formatDuration(runTime(r, now)),
         String(view.steps),

@@ -6,7 +6,7 @@
  */
 import { safe, safeLine } from "./safe.ts";
 import type { RunView, Selector, WatchLine, WatchLineOf } from "../engine/mod.ts";
-import { isFinal, LiveFold, scopeName } from "../engine/present.ts";
+import { formatUntil, isFinal, LiveFold, liveState, scopeName } from "../engine/present.ts";
 import { formatDuration } from "../sys/duration.ts";
 import { type DamagedRecord, StillRunning, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
@@ -35,6 +35,10 @@ export function briefLine(line: WatchLine, view?: RunView): string | null {
         safeLine(line.summary, 100)
       }`;
     }
+    case "parked":
+      return `⏸ ${line.run} parked until ${
+        formatUntil(line.until, Date.now())
+      } · every worker of its chain is out of quota`;
     case "all-done":
       return `all done: ${line.runs} run(s), ${line.ok} ok, ${line.failed} failed`;
     default:
@@ -51,7 +55,7 @@ function renderTable(view: LiveFold, now: number): string {
   const rows = view.runs().map((v) =>
     [
       v.id,
-      v.end ? (v.end.event === "done" ? "done" : how(v.outcome)) : v.phase,
+      v.end ? (v.end.event === "done" ? "done" : how(v.outcome)) : liveState(v, now),
       v.worker,
       formatDuration(v.end ? v.ms ?? 0 : v.startedAt === undefined ? 0 : now - v.startedAt),
       String(v.tools),
@@ -90,7 +94,9 @@ class Printer {
 
   print(line: WatchLine): void {
     if (line.event === "progress") return this.#progress(line);
-    if (line.event !== "all-done") this.#cancel(line.run, line.event !== "fallback");
+    if (line.event !== "all-done") {
+      this.#cancel(line.run, line.event !== "fallback" && line.event !== "parked");
+    }
     if (this.#style === "json") this.#sys.out.stdout(JSON.stringify(line) + "\n");
     else if (this.#style === "brief") {
       const text = briefLine(line, "run" in line ? this.#view.get(line.run) : undefined);

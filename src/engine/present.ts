@@ -9,7 +9,7 @@ export { PROMPT_TEMPLATES } from "./run/prompt.ts";
 export { TEMPLATES } from "./plan/templates.ts";
 export { auditPrompt, fixPrompt } from "./audit/prompt.ts";
 export { QUESTION_KINDS } from "./eval/kinds.ts";
-export { LiveFold, refsLabel, runTime, viewOf, workerOf } from "./follow/fold.ts";
+export { LiveFold, liveState, refsLabel, runTime, viewOf, workerOf } from "./follow/fold.ts";
 export { describeWatchLines } from "./follow/watch_lines.ts";
 export { CHECK_SECTIONS } from "./setup/sections.ts";
 export { TASK_LIMIT_BYTES } from "./request/attach.ts";

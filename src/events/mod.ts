@@ -114,6 +114,7 @@ export const EVENTS = {
     tokens: tokens,
   },
   "run.skipped": { run: str, target: str, until: num },
+  "run.parked": { run: str, until: num },
   "run.fallback": { run: str, from: str, to: str, reason: oneOf(OUTCOME_CLASSES), message: str },
   "run.finished": {
     run: str,

@@ -47,6 +47,11 @@ export interface Config {
   budgetDaily?: number;
   /** Reorder the fallback chain by each target's recent record. @default false */
   rankWorkers?: boolean;
+  /**
+   * When every target of a run's chain is cooling down (rate limit, quota), wait for the first
+   * to come back, within the run's timeout, instead of failing. @default false
+   */
+  park?: boolean;
   /** MCP results of runs still going carry the dashboard's address. @default true */
   mcpDash?: boolean;
   /** False: a long run does not start the dashboard. @default true */
@@ -75,6 +80,7 @@ const KEYS: Record<keyof Config, Kind> = {
   auditFix: "boolean",
   budgetDaily: "number",
   rankWorkers: "boolean",
+  park: "boolean",
   mcpDash: "boolean",
   dash: "boolean",
 };

@@ -356,6 +356,10 @@ function build() {
     chain: z.array(TargetSchema),
     effort: z.string().optional(),
     web: z.boolean(),
+    /** Wait for a cooling chain to come back instead of failing (`--park`). */
+    park: z.boolean().optional(),
+    /** While the run waits for its chain's first cooldown to end (`--park`): until when. */
+    parked: z.object({ since: z.number(), until: z.number() }).optional(),
     timeoutMs: z.number(),
     /** Caps that stop the worker when reached (`--max-tokens`, `--max-cost`, `--max-steps`). */
     caps: z.object({

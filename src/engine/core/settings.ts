@@ -71,6 +71,8 @@ export interface Settings {
   budgetDaily: Setting<number | null>;
   /** Reorder the configured fallback chain by each target's recent record (`rankWorkers`). */
   rankWorkers: Setting<boolean>;
+  /** Wait for a cooling chain to come back instead of failing (`park`). */
+  park: Setting<boolean>;
   /** Whether a long run starts the dashboard (`PITROOM_DASH=0` or `"dash": false` turn it off). */
   dash: Setting<boolean>;
   /** The config file (`PITROOM_CONFIG` or the XDG default). */
@@ -332,6 +334,7 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     auditFix: flag(config.auditFix),
     budgetDaily: resolveBudget(config, warnings),
     rankWorkers: flag(config.rankWorkers),
+    park: flag(config.park),
     dash: pickFirst<boolean>(
       [
         { source: "env", raw: env.get("PITROOM_DASH"), what: "PITROOM_DASH" },

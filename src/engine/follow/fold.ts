@@ -7,6 +7,7 @@ import type { PitroomEvent } from "../../events/mod.ts";
 import type { RunRecord, Target, Tokens } from "../../store/record.ts";
 import { targetLabel } from "../core/chain.ts";
 import { formatDuration } from "../../sys/duration.ts";
+import { formatUntil } from "../core/cooldown.ts";
 import { oneLine } from "../../sys/text.ts";
 import { type EndLine, type WatchLine, watchLine, type WatchLineOf } from "./watch_lines.ts";
 
@@ -44,6 +45,15 @@ export interface RunView {
   exit?: number;
   /** An ended run's outcome (`ok`, `failed`, `timeout`, `stopped`, ...). */
   outcome?: string;
+  /** While the run waits for its chain's first cooldown to end (`--park`): until when. */
+  parkedUntil?: number;
+}
+
+/** A live run's state in words: `parked until 14:05` while it waits, else its phase. */
+export function liveState(view: Pick<RunView, "phase" | "parkedUntil">, now: number): string {
+  return view.parkedUntil === undefined || view.phase !== "running"
+    ? view.phase
+    : `parked until ${formatUntil(view.parkedUntil, now)}`;
 }
 
 /** Who worked on a run: the last attempt's target (else the chain's first). */
@@ -84,6 +94,9 @@ export function viewOf(record: RunRecord): RunView {
     })),
     announced: false,
     ...(record.startedAt === undefined ? {} : { startedAt: record.startedAt }),
+    ...(record.parked === undefined || record.state !== "running"
+      ? {}
+      : { parkedUntil: record.parked.until }),
   };
 }
 
@@ -135,11 +148,15 @@ export class LiveFold {
           ...(ev.model ? { model: ev.model } : {}),
         });
         v.phase = "running";
+        delete v.parkedUntil;
         v.startedAt ??= ev.time;
         if (v.announced) return null;
         v.announced = true;
         return watchLine("started", { run: id, mode: v.mode, task: v.task });
       }
+      case "run.parked":
+        v.parkedUntil = ev.until;
+        return watchLine("parked", { run: id, until: ev.until });
       case "run.fallback":
         v.fallbacks.push({ from: ev.from, to: ev.to, reason: ev.reason });
         return watchLine("fallback", { run: id, from: ev.from, to: ev.to, reason: ev.reason });

@@ -12,6 +12,8 @@ export const WATCH_LINES = {
   started: { run: str, mode: str, task: str },
   progress: { run: str, steps: num, tools: num, last: opt(str) },
   fallback: { run: str, from: str, to: str, reason: str },
+  /** The run waits (`--park`) until `until` (ms since the epoch) for its chain to come back. */
+  parked: { run: str, until: num },
   done: {
     run: str,
     time: str,

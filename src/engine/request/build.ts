@@ -258,6 +258,7 @@ export async function buildRuns(
     spec.notes = [...(spec.notes ?? []), budget.warning];
   }
   if (request.audit !== undefined) spec.auditWanted = request.audit;
+  if (request.park ?? loaded.settings.park.value) spec.park = true;
   const attached = await attach(sys, spec.cwd, request.files ?? []);
   if (attached.files.length > 0) spec.files = attached.files;
   const { models, costs, workerPrices, primary, price, sandbox, notify, notifyCommand } =

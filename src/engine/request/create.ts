@@ -62,6 +62,8 @@ export interface NewRun {
   notes?: string[];
   /** `--audit` / `--no-audit`. */
   auditWanted?: boolean;
+  /** Wait for a cooling chain to come back instead of failing (`--park`). */
+  park?: boolean;
   /** An audit run or its correction round: the run it re-checks. */
   auditOf?: AuditOf;
 }
@@ -95,6 +97,7 @@ export async function createRun(sys: HeldSys, spec: NewRun): Promise<RunRecord> 
     ...(spec.allowSecrets === true ? { allowSecrets: true } : {}),
     ...(spec.taskIndex === undefined ? {} : { taskIndex: spec.taskIndex }),
     ...(spec.fresh === true ? { fresh: true } : {}),
+    ...(spec.park === true ? { park: true } : {}),
     ...(spec.plan === undefined ? {} : { plan: spec.plan }),
     ...(spec.review === undefined ? {} : { review: spec.review }),
     ...(spec.notes === undefined || spec.notes.length === 0 ? {} : { notes: [...spec.notes] }),

@@ -41,6 +41,9 @@ function build() {
       "kill the worker after this long",
     ),
     noFallback: z.boolean().optional().describe("do not move along the fallback chain"),
+    park: z.boolean().optional().describe(
+      "when every worker of the chain is out of quota, wait (within the timeout) for the first to come back instead of failing; default: the config's `park`",
+    ),
     continue: z.string().optional().describe("follow up on a finished run (or `last`)"),
     fresh: z.boolean().optional().describe(
       "ask a worker again instead of reusing the cached answer of the same question",

@@ -18,7 +18,7 @@ import type { Backend, WorkerName } from "../../workers/types.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import { runAttempt } from "./attempt.ts";
 import { targetLabel } from "../core/chain.ts";
-import { cooldownUntil } from "../core/cooldown.ts";
+import { cooldownUntil, formatUntil } from "../core/cooldown.ts";
 import { FALLBACK_CLASSES } from "../core/exit.ts";
 import { promptFor } from "./prompt.ts";
 import { RecordWriter } from "./record_writer.ts";
@@ -92,6 +92,78 @@ async function mayWrite(workspace: Workspace, writable: readonly string[] | null
   return writable.some((folder) => holds(folder, root) || holds(root, folder));
 }
 
+/** The targets cooling down now, by their cooldown key. */
+async function coolingTargets(sys: HeldSys) {
+  const now = sys.clock.now();
+  return new Map((await activeCooldowns(sys.state.paths, now)).map((c) => [c.target, c]));
+}
+
+/**
+ * What a parking run does once a walk of its chain ended: nothing (null) unless the walk ended
+ * on a rate limit or quota, or tried no target; then it waits `until` the first target of the
+ * chain comes back, or, when that is past its deadline, ends with `final`.
+ */
+async function parkingFor(
+  sys: HeldSys,
+  record: RunRecord,
+  walked: { ran: boolean; last: Final; deadline: number },
+): Promise<{ until: number } | { final: Final } | null> {
+  const limited = walked.last.outcome === "rate_limited" || walked.last.outcome === "quota";
+  if (walked.ran && !limited) return null;
+  const now = sys.clock.now();
+  const cooling = await coolingTargets(sys);
+  const cools = record.chain.map((t) => cooling.get(cooldownKey(t.worker, t.model)));
+  // A target no longer cooling is tried again at once.
+  const first = cools.reduce<typeof cools[number]>(
+    (soonest, c) =>
+      c === undefined || soonest === undefined || c.until < soonest.until ? c : soonest,
+    cools[0],
+  );
+  const until = first?.until ?? now;
+  if (until < walked.deadline) return { until };
+  return {
+    final: {
+      outcome: first?.reason === "quota" ? "quota" : "rate_limited",
+      message: `Every worker of the chain is out of quota until ${
+        formatUntil(until, now)
+      }, after the run's timeout${walked.ran ? `: ${walked.last.message ?? ""}` : ""}`,
+    },
+  };
+}
+
+/**
+ * Waits until `until` (the record says so while it waits); false when the run was stopped
+ * meanwhile.
+ */
+async function park(
+  sys: HeldSys,
+  record: RunRecord,
+  until: number,
+  options: { emit: (ev: PitroomEvent) => void; stop: AbortSignal | undefined },
+): Promise<boolean> {
+  const now = sys.clock.now();
+  if (until <= now) return true;
+  record.parked = { since: now, until };
+  options.emit(event("run.parked", now, { run: record.id, until }));
+  await sys.state.runs.write(record);
+  const stopped = await new Promise<boolean>((resolve) => {
+    const stop = options.stop;
+    if (stop?.aborted) return resolve(true);
+    const onStop = () => {
+      timer.cancel();
+      resolve(true);
+    };
+    const timer = sys.clock.after(until - now, () => {
+      stop?.removeEventListener("abort", onStop);
+      resolve(false);
+    });
+    stop?.addEventListener("abort", onStop, { once: true });
+  });
+  delete record.parked;
+  await sys.state.runs.write(record);
+  return !stopped;
+}
+
 /** Walks the chain and returns how the run ended. */
 export async function walkChain(
   sys: HeldSys,
@@ -161,163 +233,190 @@ async function walkPrepared(
   const defaultModels = config.models ?? {};
   const meter = record.caps?.maxCost === undefined ? undefined : costMeter(sys, config, record);
   const sandbox = (await sandboxSettingOf(sys, record.settings)).setting;
-  const cooling = new Map(
-    (await activeCooldowns(paths, sys.clock.now())).map((c) => [c.target, c]),
-  );
+  let cooling = await coolingTargets(sys);
 
-  for (let i = 0; i < record.chain.length; i++) {
-    const target = record.chain[i]!;
-    const isLast = i === record.chain.length - 1;
-    const cool = cooling.get(cooldownKey(target.worker, target.model));
-    if (cool && !isLast) {
-      (record.skipped ??= []).push({ ...target, until: cool.until });
-      emit(
-        event("run.skipped", sys.clock.now(), {
-          run: record.id,
-          target: targetLabel(target),
-          until: cool.until,
-        }),
-      );
-      continue;
-    }
-    let backend: Backend;
-    try {
-      backend = options.backends ? options.backends(target.worker) : BACKENDS[target.worker];
-    } catch (error) {
-      last = {
-        outcome: "refused",
-        message: error instanceof Error ? error.message : String(error),
-      };
-      if (isLast) break;
-      continue;
-    }
-    const attempt: Attempt = {
-      worker: target.worker,
-      startedAt: sys.clock.now(),
-      ...(target.model ? { model: target.model } : {}),
-    };
-    record.attempts.push(attempt);
-    await sys.state.runs.write(record);
-    emit(event("run.started", sys.clock.now(), {
-      run: record.id,
-      worker: target.worker,
-      mode: record.mode,
-      attempt: record.attempts.length,
-      ...(target.model ? { model: target.model } : {}),
-    }));
-    let result;
-    // A cap reached stops this attempt like `pitroom stop` would, and ends the chain.
-    const capStop = new AbortController();
-    let capped: string | null = null;
-    const stop = options.stop ? AbortSignal.any([options.stop, capStop.signal]) : capStop.signal;
-    const model = target.model ?? defaultModels[target.worker];
-    try {
-      result = await runAttempt(sys, runPaths, {
-        backend,
-        runId: record.id,
-        attempt: record.attempts.length,
-        mode: record.mode,
-        prompt,
-        cwd,
-        web: record.web,
-        timeoutMs: Math.max(1, deadline - sys.clock.now()),
-        progress: record.progress,
-        ...(target.model ? { model: target.model } : {}),
-        ...(record.effort ? { effort: record.effort } : {}),
-        ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
-        ...(record.continues?.sessionTotals ? { priorUsage: record.continues.sessionTotals } : {}),
-        ...(record.isolation
-          ? {
-            isolation: { links: record.isolation.links, allowLinks: record.allowLinks === true },
-          }
-          : {}),
-        ...(workspace?.secrets === undefined ? {} : { secrets: workspace.secrets }),
-        sandbox,
-        stop,
-      }, {
-        emit,
-        progressed(p) {
-          if (record.caps && capped === null) {
-            capped = capHit(record.caps, p, meter?.(model));
-            if (capped !== null) capStop.abort(new Error("cap"));
-          }
-          if (!writer.soon()) return;
-          emit(event("run.progress", sys.clock.now(), {
+  // One walk of the chain; a parking run (`--park`) walks it again once its wait is over.
+  for (;;) {
+    let ran = false;
+    for (let i = 0; i < record.chain.length; i++) {
+      const target = record.chain[i]!;
+      const isLast = i === record.chain.length - 1;
+      const cool = cooling.get(cooldownKey(target.worker, target.model));
+      // The last target is tried although it cools down, unless the run waits for it instead.
+      if (cool && (!isLast || record.park === true)) {
+        const skipped = (record.skipped ??= []);
+        // A parking run walks its chain again: each cooldown is said once.
+        const said = skipped.some((s) =>
+          s.until === cool.until && targetLabel(s) === targetLabel(target)
+        );
+        if (said) continue;
+        skipped.push({ ...target, until: cool.until });
+        emit(
+          event("run.skipped", sys.clock.now(), {
             run: record.id,
-            steps: p.steps,
-            tools: p.tools,
-            ...(p.denied ? { denied: p.denied } : {}),
-            tokens: p.tokens,
-            ...(p.last ? { last: p.last } : {}),
-          }));
-        },
-        spawned(pid) {
-          attempt.workerPid = pid;
-          writer.now();
-        },
-      });
-    } catch (error) {
-      // A backend refusing to describe the launch (an effort it cannot set, say) is a refusal
-      // for this target, not a crash of the run.
-      if (!(error instanceof PitroomError)) throw error;
+            target: targetLabel(target),
+            until: cool.until,
+          }),
+        );
+        continue;
+      }
+      let backend: Backend;
+      try {
+        backend = options.backends ? options.backends(target.worker) : BACKENDS[target.worker];
+      } catch (error) {
+        last = {
+          outcome: "refused",
+          message: error instanceof Error ? error.message : String(error),
+        };
+        if (isLast) break;
+        continue;
+      }
+      ran = true;
+      const attempt: Attempt = {
+        worker: target.worker,
+        startedAt: sys.clock.now(),
+        ...(target.model ? { model: target.model } : {}),
+      };
+      record.attempts.push(attempt);
+      await sys.state.runs.write(record);
+      emit(event("run.started", sys.clock.now(), {
+        run: record.id,
+        worker: target.worker,
+        mode: record.mode,
+        attempt: record.attempts.length,
+        ...(target.model ? { model: target.model } : {}),
+      }));
+      let result;
+      // A cap reached stops this attempt like `pitroom stop` would, and ends the chain.
+      const capStop = new AbortController();
+      let capped: string | null = null;
+      const stop = options.stop ? AbortSignal.any([options.stop, capStop.signal]) : capStop.signal;
+      const model = target.model ?? defaultModels[target.worker];
+      try {
+        result = await runAttempt(sys, runPaths, {
+          backend,
+          runId: record.id,
+          attempt: record.attempts.length,
+          mode: record.mode,
+          prompt,
+          cwd,
+          web: record.web,
+          timeoutMs: Math.max(1, deadline - sys.clock.now()),
+          progress: record.progress,
+          ...(target.model ? { model: target.model } : {}),
+          ...(record.effort ? { effort: record.effort } : {}),
+          ...(record.continues ? { sessionId: record.continues.sessionId } : {}),
+          ...(record.continues?.sessionTotals
+            ? { priorUsage: record.continues.sessionTotals }
+            : {}),
+          ...(record.isolation
+            ? {
+              isolation: { links: record.isolation.links, allowLinks: record.allowLinks === true },
+            }
+            : {}),
+          ...(workspace?.secrets === undefined ? {} : { secrets: workspace.secrets }),
+          sandbox,
+          stop,
+        }, {
+          emit,
+          progressed(p) {
+            if (record.caps && capped === null) {
+              capped = capHit(record.caps, p, meter?.(model));
+              if (capped !== null) capStop.abort(new Error("cap"));
+            }
+            if (!writer.soon()) return;
+            emit(event("run.progress", sys.clock.now(), {
+              run: record.id,
+              steps: p.steps,
+              tools: p.tools,
+              ...(p.denied ? { denied: p.denied } : {}),
+              tokens: p.tokens,
+              ...(p.last ? { last: p.last } : {}),
+            }));
+          },
+          spawned(pid) {
+            attempt.workerPid = pid;
+            writer.now();
+          },
+        });
+      } catch (error) {
+        // A backend refusing to describe the launch (an effort it cannot set, say) is a refusal
+        // for this target, not a crash of the run.
+        if (!(error instanceof PitroomError)) throw error;
+        attempt.endedAt = sys.clock.now();
+        attempt.outcome = "refused";
+        attempt.message = error.message;
+        last = { outcome: "refused", message: error.message };
+        if (isLast) break;
+        continue;
+      }
+      timingMark(sys, "worker-ended");
+      await writer.settle();
+      const outcome = capped === null ? result.outcome : {
+        class: "capped" as const,
+        message: `Stopped at ${capped}; what the worker did is kept`,
+      };
       attempt.endedAt = sys.clock.now();
-      attempt.outcome = "refused";
-      attempt.message = error.message;
-      last = { outcome: "refused", message: error.message };
-      if (isLast) break;
-      continue;
-    }
-    timingMark(sys, "worker-ended");
-    await writer.settle();
-    const outcome = capped === null ? result.outcome : {
-      class: "capped" as const,
-      message: `Stopped at ${capped}; what the worker did is kept`,
-    };
-    attempt.endedAt = sys.clock.now();
-    attempt.outcome = outcome.class;
-    attempt.message = outcome.message;
-    if (result.sessionId) attempt.sessionId = result.sessionId;
-    if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
-    attempt.sandbox = result.sandbox;
-    if (workspace !== null && !reached) reached = await mayWrite(workspace, result.writable);
-    if (result.hidden === undefined) delete record.hidden;
-    else record.hidden = result.hidden;
-    for (const note of result.notes) {
-      if (!(record.notes ??= []).includes(note)) record.notes.push(note);
-    }
-    last = {
-      outcome: outcome.class,
-      message: outcome.message,
-      ...(result.answer === undefined ? {} : { answer: result.answer }),
-    };
-    if (outcome.class === "rate_limited" || outcome.class === "quota") {
-      const now = sys.clock.now();
-      await putCooldown(paths, {
-        target: cooldownKey(target.worker, target.model),
-        until: cooldownUntil(outcome, now),
+      attempt.outcome = outcome.class;
+      attempt.message = outcome.message;
+      if (result.sessionId) attempt.sessionId = result.sessionId;
+      if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
+      attempt.sandbox = result.sandbox;
+      if (workspace !== null && !reached) reached = await mayWrite(workspace, result.writable);
+      if (result.hidden === undefined) delete record.hidden;
+      else record.hidden = result.hidden;
+      for (const note of result.notes) {
+        if (!(record.notes ??= []).includes(note)) record.notes.push(note);
+      }
+      last = {
+        outcome: outcome.class,
+        message: outcome.message,
+        ...(result.answer === undefined ? {} : { answer: result.answer }),
+      };
+      if (outcome.class === "rate_limited" || outcome.class === "quota") {
+        const now = sys.clock.now();
+        await putCooldown(paths, {
+          target: cooldownKey(target.worker, target.model),
+          until: cooldownUntil(outcome, now),
+          reason: outcome.class,
+          message: outcome.message,
+          run: record.id,
+          since: now,
+        });
+      }
+      const next = record.chain.slice(i + 1).find((t, k) => {
+        const c = cooling.get(cooldownKey(t.worker, t.model));
+        return !c || (i + 1 + k === record.chain.length - 1 && record.park !== true);
+      });
+      if (!FALLBACK_CLASSES.has(outcome.class) || next === undefined || followUp) break;
+      const changed = workspace && MODES[record.mode].keepsChanges
+        ? await changedFiles(workspace)
+        : [];
+      const note = handoverNote(target, outcome.class, result.events, changed);
+      if (note) prompt = promptFor(record, { context: note });
+      emit(event("run.fallback", sys.clock.now(), {
+        run: record.id,
+        from: targetLabel(target),
+        to: targetLabel(next),
         reason: outcome.class,
         message: outcome.message,
-        run: record.id,
-        since: now,
-      });
+      }));
     }
-    const next = record.chain.slice(i + 1).find((t, k) => {
-      const c = cooling.get(cooldownKey(t.worker, t.model));
-      return !c || i + 1 + k === record.chain.length - 1;
-    });
-    if (!FALLBACK_CLASSES.has(outcome.class) || next === undefined || followUp) break;
-    const changed = workspace && MODES[record.mode].keepsChanges
-      ? await changedFiles(workspace)
-      : [];
-    const note = handoverNote(target, outcome.class, result.events, changed);
-    if (note) prompt = promptFor(record, { context: note });
-    emit(event("run.fallback", sys.clock.now(), {
-      run: record.id,
-      from: targetLabel(target),
-      to: targetLabel(next),
-      reason: outcome.class,
-      message: outcome.message,
-    }));
+    if (record.park !== true || options.stop?.aborted) break;
+    const parking = await parkingFor(sys, record, { ran, last, deadline });
+    if (parking === null) break;
+    if ("final" in parking) {
+      last = parking.final;
+      break;
+    }
+    if (!(await park(sys, record, parking.until, { emit, stop: options.stop }))) {
+      last = {
+        outcome: "stopped",
+        message: `Stopped while parked until ${formatUntil(parking.until, sys.clock.now())}`,
+      };
+      break;
+    }
+    cooling = await coolingTargets(sys);
   }
   await sys.state.runs.write(record);
   const collected = await collectWorkspace(sys, record, workspace, last, { reached });

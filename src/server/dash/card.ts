@@ -5,7 +5,7 @@
  * moment a tool call is written. A final event is followed by the final record (`cardOf`).
  */
 import { MODES, type PitroomEvent, type RunReport } from "../../engine/mod.ts";
-import { targetLabel } from "../../engine/present.ts";
+import { formatUntil, targetLabel } from "../../engine/present.ts";
 import type { ApiAttention, ApiWorker, RunCard } from "./api_types.ts";
 
 const LIVE = new Set(["queued", "running"]);
@@ -37,7 +37,9 @@ export function cardOf(record: RunReport): RunCard {
     steps: p.steps,
     tools: p.tools,
     denied: p.denied ?? 0,
-    last: p.last ?? null,
+    last: record.parked !== undefined && record.state === "running"
+      ? parkedText(record.parked.until)
+      : p.last ?? null,
     tokens: { ...p.tokens },
     cost: record.receipt?.workerCost ?? p.cost ?? null,
     saved: record.receipt?.saved ?? null,
@@ -79,6 +81,13 @@ export function freshCard(record: RunReport): RunCard {
   };
 }
 
+/** What a parked run's card says it does (`--park`). */
+function parkedText(until: number): string {
+  return `parked until ${
+    formatUntil(until, Date.now())
+  }: every worker of its chain is out of quota`;
+}
+
 /** The card after one more event (a new object; the final state comes with the final record). */
 export function foldCard(card: RunCard, ev: PitroomEvent): RunCard {
   switch (ev.type) {
@@ -97,6 +106,8 @@ export function foldCard(card: RunCard, ev: PitroomEvent): RunCard {
         }),
         startedAt: card.startedAt ?? ev.time,
       };
+    case "run.parked":
+      return { ...card, last: parkedText(ev.until) };
     case "run.fallback":
       return { ...card, fallbacks: card.fallbacks + 1 };
     case "run.progress":

@@ -5,7 +5,7 @@
  * something changed ("running · read · 12s · 3 steps, 2 tool calls · last: ...").
  */
 import type { RunReport, RunView } from "../../engine/mod.ts";
-import { LiveFold } from "../../engine/present.ts";
+import { LiveFold, liveState } from "../../engine/present.ts";
 import { formatDuration } from "../../sys/duration.ts";
 import type { ToolContext } from "./tool.ts";
 import { DamagedRecord } from "../../sys/errors.ts";
@@ -108,7 +108,7 @@ export function progressMessage(
 }
 
 function viewLine(view: RunView, now: number): string {
-  const parts = [view.phase, view.mode];
+  const parts = [liveState(view, now), view.mode];
   if (view.startedAt !== undefined) parts.push(formatDuration(now - view.startedAt));
   parts.push(`${view.steps} steps, ${view.tools} tool calls`);
   if (view.last) parts.push(`last: ${view.last}`);

@@ -25,6 +25,7 @@ const STATE_EVENTS = new Set<FeedEvent["event"]["type"]>([
   "run.started",
   "run.fallback",
   "run.skipped",
+  "run.parked",
   "run.finished",
   "run.lost",
 ]);
