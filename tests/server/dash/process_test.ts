@@ -139,6 +139,61 @@ Deno.test("two --detach at once end up with one dashboard", async () => {
   await w.dash("--stop");
 });
 
+Deno.test("three `pitroom dash` at once (what long runs launch): one serves, the others say its address and end", async () => {
+  await using w = await world();
+  const [cmd, ...rest] = pitroomArgv();
+  const children = [0, 1, 2].map(() =>
+    new Deno.Command(cmd!, {
+      args: [...rest, "dash", "--json"],
+      cwd: w.root,
+      env: { NO_COLOR: "1", ...moduleCacheEnv(), ...w.env },
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn()
+  );
+  for (const child of children) w.track(child.pid);
+  const lines = await Promise.all(children.map(async (child) => {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let line = "";
+    while (!line.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      line += value;
+    }
+    await reader.cancel();
+    return JSON.parse(line) as Detached;
+  }));
+  const serving = lines.filter((l) => !l.reused);
+  assert.equal(serving.length, 1, JSON.stringify(lines));
+  assert.deepEqual(new Set(lines.map((l) => l.pid)), new Set([serving[0]!.pid]));
+  for (const [i, child] of children.entries()) {
+    if (lines[i]!.reused) {
+      const [status] = await Promise.all([child.status, child.stderr.cancel()]);
+      assert.equal(status.code, 0);
+    }
+  }
+  await w.dash("--stop");
+  for (const child of children) await Promise.all([child.status, child.stderr.cancel()]);
+});
+
+Deno.test("a busy dashboard (it answers nothing for a while) is reused, not doubled", async () => {
+  await using w = await world();
+  const first = await w.detach();
+  // Stopped, it holds its port and its life but answers no request: as under a heavy load.
+  Deno.kill(first.pid, "SIGSTOP");
+  try {
+    const second = await w.detach();
+    assert.equal(second.reused, true);
+    assert.equal(second.pid, first.pid);
+  } finally {
+    Deno.kill(first.pid, "SIGCONT");
+  }
+  assert.equal(await opens((await w.detach()).address), 200);
+  await w.dash("--stop");
+});
+
 Deno.test("--idle: a detached dashboard stops by itself after that long without a request", async () => {
   await using w = await world();
   const started = await w.detach("--idle", "1s");
