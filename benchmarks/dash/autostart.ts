@@ -11,6 +11,7 @@
  * - a crew of `--crew` read runs + `wait -g`: off and on with none running.
  *
  *   deno run -P=pitroom benchmarks/dash/autostart.ts [--rounds 5] [--latency 4] [--crew 10]
+ *     [--cases fg,bg,crew]
  *
  * Every dashboard a round starts is stopped before the next (`pitroom dash --stop`), and any left
  * at the end is ended. Exit 1 when a figure could not be computed or on/off is over 1.05.
@@ -26,8 +27,10 @@ const args = parseArgs({
     rounds: { type: "string", default: "5" },
     latency: { type: "string", default: "4" },
     crew: { type: "string", default: "10" },
+    cases: { type: "string", default: "fg,bg,crew" },
   },
 });
+const CASES = new Set(args.values.cases!.split(","));
 const ROUNDS = positive("rounds", args.values.rounds!);
 const LATENCY_MS = Number(args.values.latency) * 1000;
 const CREW = positive("crew", args.values.crew!);
@@ -87,25 +90,31 @@ async function stopDashboard(): Promise<void> {
   ok(await pitroom(["dash", "--stop"], true), "dash --stop");
 }
 
-/** True while a process started to serve the live view of one of `ids` later is alive. */
-async function starterAlive(ids: string[]): Promise<boolean> {
-  const ps = await new Deno.Command("ps", { args: ["-eo", "stat=,args="] }).output();
-  return new TextDecoder().decode(ps.stdout).split("\n").some((line) =>
-    !line.trimStart().startsWith("Z") && line.includes("dash") &&
-    ids.some((id) => line.includes(id))
-  );
+/** `pitroom dash` processes of this world (their working directory is its work dir; Linux). */
+async function dashProcesses(): Promise<number[]> {
+  const ps = await new Deno.Command("ps", { args: ["-eo", "pid=,stat=,args="] }).output();
+  const found: number[] = [];
+  for (const line of new TextDecoder().decode(ps.stdout).split("\n")) {
+    const [pid, stat] = line.trim().split(/\s+/);
+    if (!line.includes("_fake_pitroom.ts dash") || stat?.startsWith("Z")) continue;
+    const cwd = await new Deno.Command("readlink", { args: [`/proc/${pid}/cwd`] }).output();
+    if (new TextDecoder().decode(cwd.stdout).trim() === w.dir) found.push(Number(pid));
+  }
+  return found;
 }
 
 /**
- * Stops the dashboard an "on" case started, once whatever it left behind to start one has
- * decided (bounded): the next round starts with none running.
+ * Stops the dashboard an "on" case started, once whatever was started to serve one has decided
+ * (only the recorded dashboard, or none, left twice in a row; bounded): the next round starts
+ * with none running.
  */
-async function settle(ids: string[]): Promise<void> {
+async function settle(): Promise<void> {
   const until = Date.now() + 30_000;
-  // A starter that serves is the dashboard: it has decided once its record is there.
-  while ((await dashPid()) === null && await starterAlive(ids)) {
-    if (Date.now() > until) throw new Error(`a dashboard starter of ${ids} did not end`);
-    await new Promise((r) => setTimeout(r, 100));
+  for (let calm = 0; calm < 2;) {
+    if (Date.now() > until) throw new Error("a dashboard start did not settle");
+    const recorded = await dashPid();
+    calm = (await dashProcesses()).every((pid) => pid === recorded) ? calm + 1 : 0;
+    await new Promise((r) => setTimeout(r, 300));
   }
   await stopDashboard();
 }
@@ -121,38 +130,35 @@ const bg = (dash: boolean) => async () => {
 const crew = (dash: boolean) => async () => {
   const group = label();
   const tasks = Array.from({ length: CREW }, (_, i) => task(`${group}-${i}`, step));
-  const started = ok(await pitroom(["crew", "--json", "-r", "-g", group, ...tasks], dash), "crew");
+  ok(await pitroom(["crew", "-r", "-g", group, ...tasks], dash), "crew");
   ok(await pitroom(["wait", "-g", group, "--brief", "--timeout", "300"], dash), "wait");
-  return JSON.parse(started.stdout).runs as string[];
 };
 
-const times: Record<string, number[]> = {
-  fgOff: [],
-  fgFirst: [],
-  fgLive: [],
-  bgOff: [],
-  bgFirst: [],
-  crewOff: [],
-  crewFirst: [],
-};
+const times: Record<string, number[]> = {};
+const add = (k: string, ms: number) => (times[k] ??= []).push(ms);
 // A warm-up round: the module cache, the state dir.
 await fg(false)();
 for (let round = 0; round < ROUNDS; round++) {
-  times.fgOff!.push(await timed(fg(false)));
-  await stopDashboard();
-  times.fgFirst!.push(await timed(fg(true)));
-  times.fgLive!.push(await timed(fg(true)));
-  await settle([]);
-  let id = "";
-  times.bgOff!.push(await timed(async () => (id = await bg(false)())));
-  ok(await pitroom(["wait", id], false), "wait");
-  times.bgFirst!.push(await timed(async () => (id = await bg(true)())));
-  ok(await pitroom(["wait", id], false), "wait");
-  await settle([id]);
-  times.crewOff!.push(await timed(crew(false)));
-  let ids: string[] = [];
-  times.crewFirst!.push(await timed(async () => (ids = await crew(true)())));
-  await settle(ids);
+  if (CASES.has("fg")) {
+    add("fgOff", await timed(fg(false)));
+    await stopDashboard();
+    add("fgFirst", await timed(fg(true)));
+    add("fgLive", await timed(fg(true)));
+    await settle();
+  }
+  if (CASES.has("bg")) {
+    let id = "";
+    add("bgOff", await timed(async () => (id = await bg(false)())));
+    ok(await pitroom(["wait", id], false), "wait");
+    add("bgFirst", await timed(async () => (id = await bg(true)())));
+    ok(await pitroom(["wait", id], false), "wait");
+    await settle();
+  }
+  if (CASES.has("crew")) {
+    add("crewOff", await timed(crew(false)));
+    add("crewFirst", await timed(crew(true)));
+    await settle();
+  }
 }
 const pid = await dashPid();
 if (pid !== null) await stopDashboard();
@@ -164,12 +170,12 @@ const result = checkFigures({
   latencyMs: LATENCY_MS,
   crew: CREW,
   medianMs: Object.fromEntries(Object.keys(times).map((k) => [k, m(k)])),
-  ratios: {
-    fgFirst: ratio("fgFirst", "fgOff"),
-    fgLive: ratio("fgLive", "fgOff"),
-    bgFirst: ratio("bgFirst", "bgOff"),
-    crewFirst: ratio("crewFirst", "crewOff"),
-  },
+  ratios: Object.fromEntries<number>(
+    ([["fgFirst", "fgOff"], ["fgLive", "fgOff"], ["bgFirst", "bgOff"], [
+      "crewFirst",
+      "crewOff",
+    ]] as const).filter(([on]) => on in times).map(([on, off]) => [on, ratio(on, off)]),
+  ),
   samplesMs: times,
   machine: machine(load),
 });

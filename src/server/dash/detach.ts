@@ -109,6 +109,9 @@ export async function runDashboard(
       const served = serveDashboard(sys, {
         idleMs: options.idleMs ?? DEFAULT_IDLE_MS,
         keepWhile: () => runsGoing(sys),
+        // Importing the history when someone comes makes the History tab quick, and a start
+        // (3 s into runs, often as they finish and write the history) cost them nothing.
+        onFirstRequest: () => void createEngine(sys).history.import().catch(() => undefined),
         ...(options.port === undefined ? {} : { port: options.port }),
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -133,8 +136,6 @@ export async function runDashboard(
   }, { held: sys.env.get(LOCKED_ENV) === "1" });
   if ("other" in started) return started;
   const { served, life } = started;
-  // Importing the history now makes the first page load quick.
-  void createEngine(sys).history.import().catch(() => undefined);
   // It has stopped once its record is gone too; then it is no longer live.
   const finished = served.finished
     .then(() => removeDashRecord(sys, served.instance))

@@ -25,6 +25,8 @@ export interface ServeOptions {
   idleMs: number;
   /** Asked when the idle time runs out: while it resolves true (a run is going), it runs again. */
   keepWhile?: () => Promise<boolean>;
+  /** Called once, when the first request comes. */
+  onFirstRequest?: () => void;
   /** Aborting stops the server. */
   signal?: AbortSignal;
 }
@@ -78,6 +80,7 @@ export function serveDashboard(sys: Sys, options: ServeOptions): Served {
     else shutdown("idle");
   };
   const engine = createEngine(sys);
+  let firstRequest = options.onFirstRequest;
   let handler: ((req: Request) => Response | Promise<Response>) | null = null;
   const server = listen(
     options.port,
@@ -94,6 +97,10 @@ export function serveDashboard(sys: Sys, options: ServeOptions): Served {
     clock: sys.clock,
     activity: {
       begin() {
+        if (firstRequest) {
+          firstRequest();
+          firstRequest = undefined;
+        }
         busy++;
         idle?.cancel();
         idle = undefined;
