@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { moduleCacheEnv, pitroom, pitroomArgv } from "../../support/pitroom.ts";
+import { moduleCacheEnv, pitroom, pitroomArgv, REPO_ROOT } from "../../support/pitroom.ts";
 import { tempDir, waitFor } from "../../support/temp.ts";
 
 interface Detached {
@@ -191,6 +191,46 @@ Deno.test("a busy dashboard (it answers nothing for a while) is reused, not doub
     Deno.kill(first.pid, "SIGCONT");
   }
   assert.equal(await opens((await w.detach()).address), 200);
+  await w.dash("--stop");
+});
+
+Deno.test("a dashboard of an older Pitroom (no life lock) that still answers is stopped when a new one starts", async () => {
+  await using w = await world();
+  const old = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      `--config=${join(REPO_ROOT, "deno.json")}`,
+      "-P=pitroom",
+      join(REPO_ROOT, "tests", "server", "dash", "_old_dash.ts"),
+    ],
+    cwd: w.root,
+    env: { ...moduleCacheEnv(), ...w.env },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  w.track(old.pid);
+  const reader = old.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let line = "";
+  while (!line.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    line += value;
+  }
+  await reader.cancel();
+  const recorded = JSON.parse(line);
+  assert.equal((await w.health(recorded.port))?.pid, old.pid);
+  const fresh = await w.detach();
+  assert.equal(fresh.reused, false);
+  assert.notEqual(fresh.pid, old.pid);
+  await waitFor(async () => !(await alive(old.pid)), {
+    timeoutMs: 10_000,
+    what: "the older dashboard to be stopped",
+  });
+  assert.equal((await old.status).code, 0);
+  assert.equal(JSON.parse(await Deno.readTextFile(w.record)).pid, fresh.pid);
   await w.dash("--stop");
 });
 
