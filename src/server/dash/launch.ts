@@ -21,12 +21,14 @@ export interface Launch {
 
 /** Spawns `pitroom dash --json` detached and reads its address on the side. */
 export function launchDashboard(sys: Sys): Launch {
+  // It takes the start lock itself, whoever its parent is.
+  const { PITROOM_DASH_LOCKED: _, ...env } = sys.env.toObject();
   const child = sys.runner.spawn([...sys.selfCommand(), "dash", "--json"], {
     detached: true,
     stdout: "piped",
     stderr: "null",
     stdin: { kind: "null" },
-    env: { ...sys.env.toObject(), PITROOM_STATE_DIR: sys.stateDir },
+    env: { ...env, PITROOM_STATE_DIR: sys.stateDir },
   });
   child.unref();
   const reader = child.stdout!.pipeThrough(new TextDecoderStream()).getReader();
