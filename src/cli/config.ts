@@ -12,7 +12,7 @@ import { printJson, table, warn } from "./output.ts";
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
  * `tiers.cheap` … `tiers.audit`, `costs`, `workerPrices`, `primary`, `price`, `maxParallel`,
  * `limits`, `timeout`, `caps`, `notify`, `notifyCommand`, `cacheDays`, `audit`, `auditFix`,
- * `budgetDaily`, `rankWorkers`, `mcpDash`, `dash`) to `{value, source}` with
+ * `budgetDaily`, `rankWorkers`, `mcpDash`, `dash`, `dashIdle`) to `{value, source}` with
  * source `flag|env|file|default`; an unconfigured tier has value `null`.
  */
 export interface ConfigReport {
@@ -55,6 +55,7 @@ export function settingRows(
   rows.rankWorkers = settings.rankWorkers;
   rows.mcpDash = settings.mcpDash;
   rows.dash = settings.dash;
+  rows.dashIdle = { value: settings.dashIdle.value.text, source: settings.dashIdle.source };
   rows.configPath = settings.configPath;
   rows.stateDir = settings.stateDir;
   return rows;

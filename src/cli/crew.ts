@@ -54,7 +54,7 @@ export const crewCommand: CommandRun<typeof CREW_FLAGS> = async ({ sys, flags, a
   const started = await engine.start({ ...requestFrom(flags, mode), group, tasks });
   warn(sys, started.warnings);
   const ids = started.ids;
-  const dashboard = await liveViewForBackground(sys, ids);
+  const dashboard = await liveViewForBackground(sys);
   if (flags.json) {
     printJson(sys, { group, runs: ids, ...(dashboard === undefined ? {} : { dashboard }) });
     return 0;

@@ -1,13 +1,13 @@
 /**
  * `pitroom dash`: the live dashboard on 127.0.0.1. In the foreground it serves until Ctrl-C or
- * `--idle` without a request; `--detach` starts it in the background (or reuses the running one)
- * and prints its address; `--stop` ends it; `--open` opens the system browser.
+ * `--idle` without a request (and no run going; the config's `dashIdle` when not given);
+ * `--detach` starts it in the background (or reuses the running one) and prints its address;
+ * `--stop` ends it; `--open` opens the system browser.
  */
-import { PitroomError, StillRunning, UsageError } from "../sys/errors.ts";
+import { PitroomError, UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { createEngine } from "../engine/mod.ts";
 import { formatDuration } from "../sys/duration.ts";
-import { LONG_RUN_MS } from "./live_view.ts";
 import { liveLink, runDashboard, startDetached, stopDashboard } from "../server/dash/mod.ts";
 import type { CommandRun, FlagValuesOf } from "./command.ts";
 import type { DASH_FLAGS } from "./dash_command.ts";
@@ -17,7 +17,7 @@ import { printJsonLine, warn } from "./output.ts";
 
 /** Serves, starts, or stops the dashboard. */
 export const dashCommand: CommandRun<typeof DASH_FLAGS> = async ({ sys, flags }) => {
-  const options = dashOptions(flags);
+  const options = await dashOptions(sys, flags);
   if (flags.stop) {
     if (flags.detach || flags.open || flags.port !== undefined) {
       throw new UsageError("--stop takes no other flag but --json");
@@ -31,12 +31,6 @@ export const dashCommand: CommandRun<typeof DASH_FLAGS> = async ({ sys, flags })
       );
     }
     return 0;
-  }
-  const after = flags["after-run"];
-  if (after !== undefined) {
-    if (!(await stillGoing(sys, after.split(",")))) return 0;
-    const { settings } = await createEngine(sys).settings();
-    if (!settings.dash.value) return 0;
   }
   if (flags.detach) {
     const started = await startDetached(sys, options);
@@ -52,24 +46,16 @@ export const dashCommand: CommandRun<typeof DASH_FLAGS> = async ({ sys, flags })
   return await serveHere(sys, flags, options);
 };
 
-/** True when one of the runs is still going after `LONG_RUN_MS`. */
-async function stillGoing(sys: Sys, ids: string[]): Promise<boolean> {
-  try {
-    await createEngine(sys).wait({ runs: ids }, { timeoutMs: LONG_RUN_MS });
-    return false;
-  } catch (error) {
-    if (error instanceof StillRunning) return true;
-    throw error;
-  }
-}
-
-function dashOptions(flags: DashValues): { port?: number; idleMs: number } {
+async function dashOptions(
+  sys: Sys,
+  flags: DashValues,
+): Promise<{ port?: number; idleMs: number }> {
   const port = flags.port;
   if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) {
     throw new UsageError(`--port must be a port number 1..65535: "${port}"`);
   }
   return {
-    idleMs: flags.idle,
+    idleMs: flags.idle ?? (await createEngine(sys).settings()).settings.dashIdle.value.ms,
     ...(port === undefined ? {} : { port }),
   };
 }
@@ -111,7 +97,7 @@ async function serveHere(
       sys.out.stderr(
         `Live view of every run: the address above lets one browser in (stops after ${
           formatDuration(options.idleMs)
-        } without a request; Ctrl-C stops it now)\n`,
+        } without a request and no run going; Ctrl-C stops it now)\n`,
       );
     }
     if (flags.open) openBrowser(sys, await served.link());

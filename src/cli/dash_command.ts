@@ -13,12 +13,7 @@ export const DASH_FLAGS = {
   stop: flag.boolean({ describe: "stop the running dashboard" }),
   idle: flag.duration({
     value: "DUR",
-    default: "1h",
-    describe: "stop after this long without a request",
-  }),
-  "after-run": flag.string({
-    value: "RUN,...",
-    describe: "serve only if a RUN is still going a few seconds later (what `run --bg` leaves)",
+    describe: 'stop after this long without a request and no run going (default: "dashIdle", 15m)',
   }),
   json: JSON_FLAG,
 };
@@ -29,8 +24,9 @@ export const DASH = defineCommand({
   description: [
     "Serves the dashboard on 127.0.0.1:7878 (the next free port when it is taken, unless",
     "--port). --detach starts it in the background, or reuses the one running, and prints its",
-    "address; it stops itself after --idle without a request; --stop ends it. The browser opens",
-    "only with --open. Stop and Discard are the page's only writes.",
+    "address; one serves a state dir at a time, and every start finds the live one. It stops",
+    "itself after --idle without a request while no run is going; --stop ends it. The browser",
+    "opens only with --open. Stop and Discard are the page's only writes.",
   ].join("\n"),
   flags: DASH_FLAGS,
   args: [],

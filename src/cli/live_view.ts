@@ -1,58 +1,93 @@
 /**
- * A live view for long runs: a run the CLI started that is still going after a few seconds
- * starts the dashboard (unless `"dash": false` or `PITROOM_DASH=0`) and its report carries the
- * address. Quick runs are not delayed and start nothing; nothing opens a browser.
+ * A live view for long runs: a run still going after a few seconds starts the dashboard (unless
+ * `"dash": false` or `PITROOM_DASH=0`), one per state dir, reused by every later run. It is
+ * started off every run's path: launched detached (server/dash/launch.ts) and never awaited,
+ * so a run is not delayed by it, and its process is the only one that loads the server.
  *
- * A foreground run starts it from its own process (a timer). A background run (`--bg`) returns
- * at once (a crew too): when no dashboard runs, it leaves a detached `pitroom dash --after-run
- * IDS` behind, which serves only if one of those runs is still going a few seconds later.
+ * - A foreground run launches it from its own timer; the address is said once: on a terminal
+ *   (stderr) as soon as it is known, otherwise (an agent's shell, or it came too late) with the
+ *   report; under `--json` only in the report's `dashboard`.
+ * - Background runs (`--bg`, a crew) execute in the host: it launches the dashboard for a run
+ *   still going after a few seconds (`hostLongRun`, one launch at a time for all its runs); the
+ *   starting command only says the address of one that is live already.
  *
- * Every address printed carries its own one-time token (src/server/dash/door.ts): it opens the
- * dashboard in one click, for one browser.
- *
- * The dashboard's server (Hono and the routes) loads only when a live view is wanted: a quick
- * run never loads it.
+ * Every address said carries its own one-time token (src/server/dash/door.ts): it opens the
+ * dashboard in one click, for one browser. Nothing opens a browser.
  */
 import { createEngine } from "../engine/mod.ts";
-
 import type { Sys, Timer } from "../sys/mod.ts";
 import { warn } from "./output.ts";
 
-/** The dashboard's server, loaded when first wanted. */
-function dashboard(): Promise<typeof import("../server/dash/mod.ts")> {
-  return import("../server/dash/mod.ts");
+/** The light side of the dashboard (files and a lock; no server), loaded when first wanted. */
+function light() {
+  return Promise.all([import("../server/dash/record.ts"), import("../server/dash/launch.ts")]);
 }
 
 /** How long a run goes on before it is worth a live view. */
 export const LONG_RUN_MS = 3_000;
 
-/** The line a report ends with. */
+/** The line that says the address. */
 export function liveViewLine(address: string, id: string): string {
   return `Live view of every run: ${address}#${id}\n`;
 }
 
-/** A foreground run's live view: started once the run has gone on for `LONG_RUN_MS`. */
+/** True when the settings (in `sys`'s environment and config) want a live view. */
+async function wanted(sys: Sys): Promise<boolean> {
+  return (await createEngine(sys).settings()).settings.dash.value;
+}
+
+/** How a foreground run says the address. */
+export interface LiveViewOptions {
+  /** Say it on stderr as soon as it is known (a person at a terminal). */
+  early: boolean;
+}
+
+/**
+ * A foreground run's live view: after `LONG_RUN_MS` the live dashboard's address, or a launched
+ * one's once it serves; `end()` hands the report what is left to say.
+ */
 export class LiveViewLater {
   #sys: Sys;
+  #early: boolean;
   #timer: Timer | undefined;
-  #address: Promise<string | undefined> | undefined;
+  #ended = false;
+  #said = false;
+  #address: string | undefined;
+  #launch: { cancel(): void; address: Promise<string | undefined> } | undefined;
+  #started: Promise<void> | undefined;
   #id: string | undefined;
 
-  constructor(sys: Sys) {
+  constructor(sys: Sys, options: LiveViewOptions) {
     this.#sys = sys;
+    this.#early = options.early;
     this.#timer = sys.clock.after(LONG_RUN_MS, () => {
       this.#timer = undefined;
-      this.#address = dashboard().then((dash) =>
-        dash.ensureDashboard(sys, { onError: (e) => warn(sys, [e.message]) })
-      ).then(
-        (address) => {
-          if (address !== undefined && this.#id !== undefined) {
-            sys.out.stderr(`pitroom: ${liveViewLine(address, this.#id)}`);
-          }
-          return address;
-        },
+      this.#started = this.#start().catch((error) =>
+        warn(sys, [
+          `the live view did not start: ${error instanceof Error ? error.message : error}`,
+        ])
       );
     });
+  }
+
+  async #start(): Promise<void> {
+    if (!(await wanted(this.#sys)) || this.#ended) return;
+    const [record, launch] = await light();
+    const live = await record.liveLink(this.#sys);
+    if (live !== null) return this.#known(live);
+    if (this.#ended) return;
+    this.#launch = launch.launchDashboard(this.#sys);
+    const address = await this.#launch.address;
+    if (address !== undefined) this.#known(address);
+  }
+
+  #known(address: string): void {
+    if (this.#ended) return;
+    this.#address = address;
+    if (this.#early && this.#id !== undefined) {
+      this.#said = true;
+      this.#sys.out.stderr(`pitroom: ${liveViewLine(address, this.#id)}`);
+    }
   }
 
   /** The run's id, once it is known (for the address's `#<run-id>`). */
@@ -61,38 +96,58 @@ export class LiveViewLater {
   }
 
   /**
-   * The run ended: no dashboard starts any more; when one was started, its address with a new
-   * token (the first one may have been opened already).
+   * The run ended: nothing starts any more and nothing is waited for (a dashboard still
+   * starting goes on by itself). The address for the report, unless it was said already; a
+   * new token when the first one may have been opened.
    */
   async end(): Promise<string | undefined> {
+    if (this.#ended) return undefined;
+    this.#ended = true;
     this.#timer?.cancel();
     this.#timer = undefined;
-    const started = this.#address;
-    this.#address = undefined;
-    if ((await started) === undefined) return undefined;
-    return (await (await dashboard()).liveLink(this.#sys)) ?? undefined;
+    this.#launch?.cancel();
+    await this.#started;
+    if (this.#said || this.#started === undefined) return undefined;
+    // Never said: its token is unspent.
+    if (this.#address !== undefined) return this.#address;
+    if (this.#launch === undefined) return undefined;
+    // Launched: it may serve by now though its line was not read yet.
+    const [record] = await light();
+    return (await record.liveLink(this.#sys)) ?? undefined;
   }
 }
 
 /**
- * A background run's live view: the running dashboard's address, or undefined after leaving a
- * detached starter behind (none when the config turns it off).
+ * A background run's live view: the live dashboard's address, or undefined (none runs yet, or
+ * the config turns it off). It starts nothing: the host does, for runs that go on.
  */
-export async function liveViewForBackground(
-  sys: Sys,
-  ids: readonly string[],
-): Promise<string | undefined> {
-  const { settings } = await createEngine(sys).settings();
-  if (!settings.dash.value) return undefined;
-  const link = await (await dashboard()).liveLink(sys);
-  if (link !== null) return link;
-  const child = sys.runner.spawn([...sys.selfCommand(), "dash", "--after-run", ids.join(",")], {
-    detached: true,
-    stdout: "null",
-    stderr: "null",
-    stdin: { kind: "null" },
-    env: { ...sys.env.toObject(), PITROOM_STATE_DIR: sys.stateDir },
-  });
-  child.unref();
-  return undefined;
+export async function liveViewForBackground(sys: Sys): Promise<string | undefined> {
+  if (!(await wanted(sys))) return undefined;
+  const [record] = await light();
+  return (await record.liveLink(sys)) ?? undefined;
+}
+
+/**
+ * The host's side: told about each run still going after `LONG_RUN_MS`, it launches the
+ * dashboard unless one is live or a launch is under way (a crew's runs all go long at once).
+ */
+export function hostLongRun(): {
+  afterMs: number;
+  notify(sys: Sys, run: string): Promise<void> | undefined;
+} {
+  let launching: Promise<void> | undefined;
+  const launch = async (sys: Sys) => {
+    if (!(await wanted(sys))) return;
+    const [record, launcher] = await light();
+    if ((await record.liveDashboard(sys)) !== null) return;
+    await launcher.launchDashboard(sys).address;
+  };
+  return {
+    afterMs: LONG_RUN_MS,
+    notify(sys) {
+      if (launching !== undefined) return undefined;
+      launching = launch(sys).finally(() => (launching = undefined));
+      return launching;
+    },
+  };
 }

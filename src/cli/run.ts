@@ -103,7 +103,7 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
   if (flags.bg) {
     const started = await engine.start(request);
     warn(sys, started.warnings);
-    const dashboard = await liveViewForBackground(sys, started.ids);
+    const dashboard = await liveViewForBackground(sys);
     if (flags.json) {
       printJson(sys, {
         id: started.id,
@@ -124,7 +124,8 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
   Deno.addSignalListener("SIGTERM", onSignal);
   const showProgress = sys.out.color && !flags.json;
   const seen: { type: string }[] = [];
-  const live = new LiveViewLater(sys);
+  // The address is said once: early on a terminal, else with the report.
+  const live = new LiveViewLater(sys, { early: !flags.json && sys.out.errIsTTY });
   try {
     const final = await engine.run(request, {
       signal: stop.signal,

@@ -1,7 +1,8 @@
 /**
  * `pitroom wait [RUN...] [-g GROUP] [--any] [--brief] [--timeout 540]`: exit 75 while anything
  * is still going, otherwise the exit code of the first run (in the order the tasks were given)
- * that failed; the reports come in that order too.
+ * that failed; the reports come in that order too. On a terminal (stderr), and not under
+ * `--json`, one line redrawn in place shows the runs going on (progress_line.ts) until then.
  */
 import type { RunReport } from "../engine/mod.ts";
 import { isFinal, scopeName } from "../engine/present.ts";
@@ -11,6 +12,7 @@ import type { CommandRun } from "./command.ts";
 import type { WAIT_FLAGS } from "./wait_command.ts";
 import { printJson, sayDamaged } from "./output.ts";
 import { renderBrief, renderReport } from "./report.ts";
+import { followProgress } from "./progress_line.ts";
 
 /** The exit code of a set of ended runs: the first failing run's, else 0. */
 export function groupExit(records: readonly RunReport[]): number {
@@ -54,14 +56,24 @@ export const waitCommand: CommandRun<typeof WAIT_FLAGS> = async ({ sys, flags, a
   const again = ["pitroom wait", ...(group && args.length === 0 ? ["-g", group] : args)];
   if (flags.dir !== undefined) again.push("-d", flags.dir);
   if (flags.any) again.push("--any");
-  const records = chosen.length === 0 ? [] : inTaskOrder(
-    await engine.wait({ runs: chosen.map((r) => r.id) }, {
-      timeoutMs: flags.timeout,
-      again: again.join(" "),
-      ...(flags.any ? { any: true } : {}),
-      onDamage: onDamaged,
-    }),
-  );
+  const ids = chosen.map((r) => r.id);
+  // A person at a terminal sees the runs go on, on one line that is gone before the reports.
+  const progress = ids.length > 0 && !flags.json && sys.out.errIsTTY
+    ? followProgress(sys, engine, ids)
+    : undefined;
+  let records: RunReport[];
+  try {
+    records = ids.length === 0 ? [] : inTaskOrder(
+      await engine.wait({ runs: ids }, {
+        timeoutMs: flags.timeout,
+        again: again.join(" "),
+        ...(flags.any ? { any: true } : {}),
+        onDamage: onDamaged,
+      }),
+    );
+  } finally {
+    await progress?.stop();
+  }
   if (flags.json) printJson(sys, records);
   else {
     const now = sys.clock.now();

@@ -17,6 +17,12 @@ export const WAIT_FLAGS = {
 export const WAIT = defineCommand({
   name: "wait",
   summary: "wait for runs to finish and print their reports",
+  description: [
+    "Exit 75 while anything is still going after --timeout, otherwise the exit code of the first",
+    "failing run. On a terminal one line shows the runs going on until they end (done, running,",
+    "queued, tokens, time; one run: its steps and last action); piped or with --json, nothing but",
+    "the reports.",
+  ].join("\n"),
   flags: WAIT_FLAGS,
   args: [{ ...RUN_SELECTION, variadic: true }],
   examples: ["pitroom wait 3f2a", "pitroom wait -g docs --brief", "pitroom wait --any a1 b2"],

@@ -2,7 +2,9 @@
  * `pitroom watch [RUN... | -g NAME] [--json | --brief] [--interval S] [--timeout DUR]`: follows
  * runs live through the event feed until every one has ended. `--json` prints one line per
  * change (engine/follow/watch_lines.ts, listed by `pitroom help events`), `--brief` one card line when a run starts and one when
- * it ends (for an agent's monitor tool), and a terminal gets a table redrawn as things change.
+ * it ends (for an agent's monitor tool), and a terminal gets a table redrawn as things change: a
+ * line per run (state, worker, time, tool calls, what it does now) and, for several, the total
+ * (`3/10 done · 2 running · 12k tokens · 1m04s`, progress_line.ts).
  */
 import { safe, safeLine } from "./safe.ts";
 import type { RunView, Selector, WatchLine, WatchLineOf } from "../engine/mod.ts";
@@ -14,6 +16,7 @@ import type { CommandRun } from "./command.ts";
 import type { WATCH_FLAGS } from "./watch_command.ts";
 import { engineFor } from "./engine_for.ts";
 import { printJsonLine, sayDamaged, table } from "./output.ts";
+import { progressLine } from "./progress_line.ts";
 
 /** How a watch prints. */
 type Style = "json" | "brief" | "table";
@@ -80,9 +83,11 @@ class Printer {
   #drawn = 0;
   #redraw: ReturnType<typeof setTimeout> | undefined;
   #ticker: ReturnType<typeof setInterval> | undefined;
+  #since: number;
 
   constructor(sys: Sys, style: Style, view: LiveFold, intervalMs: number) {
     this.#sys = sys;
+    this.#since = sys.clock.now();
     this.#style = style;
     this.#view = view;
     this.#intervalMs = intervalMs;
@@ -141,7 +146,10 @@ class Printer {
   }
 
   #draw(): void {
-    const text = renderTable(this.#view, this.#sys.clock.now());
+    const now = this.#sys.clock.now();
+    const runs = this.#view.runs();
+    const summary = runs.length > 1 ? `${progressLine(runs, now, this.#since)}\n` : "";
+    const text = renderTable(this.#view, now) + summary;
     const up = this.#drawn > 0 ? `\x1b[${this.#drawn}A\x1b[J` : "";
     this.#sys.out.stdout(up + text);
     this.#drawn = text.split("\n").length - 1;

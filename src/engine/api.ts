@@ -35,6 +35,7 @@ import { type EventsFound, type Found, type ListFilter, RunReads } from "./api_r
 import { explained } from "./runs/damage.ts";
 import type { Scope } from "./core/scope.ts";
 import type { WorkerStatus } from "./setup/installed.ts";
+import type { LongRunHook } from "./host/host.ts";
 import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
 import type { SavingsTotals } from "../receipts/totals.ts";
 import { exists, isUnwritable } from "../sys/fs.ts";
@@ -618,7 +619,7 @@ export class Engine {
    * Serves as the state dir's host until it is idle or `signal` aborts (at once when another
    * process is the host); resolves with how many runs it executed.
    */
-  async host(options: { signal?: AbortSignal } = {}): Promise<number> {
+  async host(options: { signal?: AbortSignal; longRun?: LongRunHook } = {}): Promise<number> {
     const { runHost } = await import("./host/host.ts");
     return await runHost(this.#sys, {
       ...options,

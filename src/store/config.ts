@@ -56,6 +56,8 @@ export interface Config {
   mcpDash?: boolean;
   /** False: a long run does not start the dashboard. @default true */
   dash?: boolean;
+  /** How long the dashboard stays without a request (and no run going) before it stops. @default "15m" */
+  dashIdle?: string;
 }
 
 type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
@@ -83,6 +85,7 @@ const KEYS: Record<keyof Config, Kind> = {
   park: "boolean",
   mcpDash: "boolean",
   dash: "boolean",
+  dashIdle: "string",
 };
 
 /** Every key the config file takes (the skills' drift test checks the names they use). */

@@ -96,6 +96,8 @@ export interface Output {
   stderr(text: string): void;
   /** True when stdout is a terminal. */
   readonly isTTY: boolean;
+  /** True when stderr is a terminal (a person reads it: a progress line may be redrawn there). */
+  readonly errIsTTY: boolean;
   /** True when colour may be used on stderr. */
   readonly color: boolean;
 }

@@ -128,6 +128,9 @@ const realOutput: Output = {
   get isTTY() {
     return Deno.stdout.isTerminal();
   },
+  get errIsTTY() {
+    return Deno.stderr.isTerminal();
+  },
   get color() {
     return Deno.stderr.isTerminal() && Deno.env.get("NO_COLOR") === undefined;
   },

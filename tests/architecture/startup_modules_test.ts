@@ -17,7 +17,7 @@
  * npm package, `run` 95. `benchmarks/startup/` times the same commands against an empty script.
  */
 import assert from "node:assert/strict";
-import { loadedBy, moduleGraph } from "./_module_graph.ts";
+import { fileUrl, lazyImports, loadedBy, moduleGraph, staticClosure } from "./_module_graph.ts";
 
 /** The most project files each command line may load. */
 const BOUNDS: Record<string, number> = {
@@ -73,4 +73,17 @@ Deno.test("the graph reader sees what a command loads lazily", async () => {
   assert.ok(status.files.some((f) => f.endsWith("/src/cli/status.ts")));
   const dash = await loadedBy(graph, "dash");
   assert.ok(dash.npm.some((p) => p.startsWith("hono@")), `dash: ${dash.npm.join(", ")}`);
+});
+
+Deno.test("a long run's live view loads no server: neither Hono nor the dashboard's serving modules", () => {
+  // What `run` (and the host) load when a run goes long: live_view.ts and its lazy imports. The
+  // dashboard is launched as its own process; `"dash": false` loads nothing more at all.
+  const liveView = fileUrl("src/cli/live_view.ts");
+  const loaded = staticClosure(graph, [liveView, ...lazyImports(graph, liveView)]);
+  const npm = [...loaded].flatMap((s) => graph.modules.get(s)?.npmPackage ?? []);
+  assert.deepEqual(npm.filter((p) => p.startsWith("hono@")), [], "the live view loads Hono");
+  const serving = [...loaded].filter((s) =>
+    /\/src\/server\/dash\/(mod|detach|serve|app|routes|stream)\.ts$/.test(s)
+  );
+  assert.deepEqual(serving.map(where), [], "the live view loads the dashboard's server");
 });

@@ -46,6 +46,7 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "rankWorkers",
     "mcpDash",
     "dash",
+    "dashIdle",
     "configPath",
     "stateDir",
   ]);

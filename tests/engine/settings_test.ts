@@ -172,6 +172,22 @@ Deno.test("resolveSettings() reads dash: on by default, the file's false, PITROO
   assert.match(bad.warnings.join("\n"), /PITROOM_DASH "maybe" is not true or false/);
 });
 
+Deno.test("resolveSettings() reads dashIdle: 15 minutes by default, the file's time, a bad one warned", () => {
+  assert.deepEqual(resolveSettings(input({})).settings.dashIdle, {
+    value: { text: "15m", ms: 900_000 },
+    source: "default",
+  });
+  assert.deepEqual(resolveSettings(input({ dashIdle: "2h" })).settings.dashIdle, {
+    value: { text: "2h", ms: 7_200_000 },
+    source: "file",
+  });
+  for (const bad of ["soon", "0s", "30d"]) {
+    const resolved = resolveSettings(input({ dashIdle: bad }));
+    assert.deepEqual(resolved.settings.dashIdle.value.ms, 900_000, bad);
+    assert.match(resolved.warnings.join("\n"), /Config key "dashIdle" ".*" is not a time/, bad);
+  }
+});
+
 Deno.test("resolveSettings() takes mcpDash from PITROOM_MCP_DASH, else the config, else on", () => {
   assert.deepEqual(resolveSettings(input({})).settings.mcpDash, { value: true, source: "default" });
   assert.deepEqual(resolveSettings(input({ mcpDash: false })).settings.mcpDash, {

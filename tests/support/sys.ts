@@ -39,6 +39,7 @@ export function testSys(
       stdout: (t) => (out += t),
       stderr: (t) => (err += t),
       isTTY: false,
+      errIsTTY: false,
       color: false,
     },
   });

@@ -36,6 +36,8 @@ export interface ModelCost {
 export const DEFAULT_MAX_PARALLEL = 20;
 /** The default run timeout, as typed. */
 const DEFAULT_TIMEOUT = "30m";
+/** The dashboard's default idle time, as typed. */
+const DEFAULT_DASH_IDLE = "15m";
 
 /** Every effective setting. */
 export interface Settings {
@@ -75,6 +77,8 @@ export interface Settings {
   park: Setting<boolean>;
   /** Whether a long run starts the dashboard (`PITROOM_DASH=0` or `"dash": false` turn it off). */
   dash: Setting<boolean>;
+  /** How long the dashboard stays without a request and with no run going (`dashIdle`). */
+  dashIdle: Setting<{ text: string; ms: number }>;
   /** The config file (`PITROOM_CONFIG` or the XDG default). */
   configPath: Setting<string>;
   /** Pitroom's state dir (`PITROOM_STATE_DIR` or the XDG default). */
@@ -354,6 +358,16 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
       true,
       warnings,
       "true or false (1 or 0)",
+    ),
+    dashIdle: pickFirst<{ text: string; ms: number }>(
+      [{ source: "file", raw: config.dashIdle, what: 'Config key "dashIdle"' }],
+      (raw) => {
+        const ms = durationMs(raw);
+        return ms === null || ms < 1000 || ms > MAX_DURATION.ms ? null : { text: raw.trim(), ms };
+      },
+      { text: DEFAULT_DASH_IDLE, ms: durationMs(DEFAULT_DASH_IDLE)! },
+      warnings,
+      `a time like 15m or 1h, of 1s to ${MAX_DURATION.text}`,
     ),
     configPath: {
       value: input.configPath,

@@ -26,6 +26,17 @@ export interface HostOptions {
   signal?: AbortSignal;
   /** Looks up a backend (tests hand in a scripted one). Defaults to the registry. */
   backends?: (name: WorkerName) => Backend;
+  /**
+   * Told once about each run still going `afterMs` after the host took it, with the run's own
+   * sys (its starter's environment): the CLI starts the live view there, off every run's path.
+   */
+  longRun?: LongRunHook;
+}
+
+/** What the host tells about runs that go on (`HostOptions.longRun`); a failure is logged. */
+export interface LongRunHook {
+  afterMs: number;
+  notify(sys: Sys, run: string): Promise<void> | undefined;
 }
 
 /** A wake-up that is not lost when it comes before the wait. */
@@ -102,13 +113,19 @@ export async function runHost(plain: Sys, options: HostOptions = {}): Promise<nu
 
   const start = async (entry: HostEntry, controller: AbortController) => {
     const own = runSys(sys, entry);
+    const hook = options.longRun;
+    const long = hook && sys.clock.after(hook.afterMs, () => {
+      Promise.resolve().then(() => hook.notify(own, entry.run)).catch((error) =>
+        logFailure(sys, "host.log", { what: `the long run ${entry.run}'s hook`, error })
+      );
+    });
     const settings = await settingsOf(own, entry);
     const record = await executeRun(own, entry.run, {
       maxParallel: settings.maxParallel,
       limits: settings.limits,
       stop: controller.signal,
       ...(options.backends ? { backends: options.backends } : {}),
-    });
+    }).finally(() => long?.cancel());
     const notify = record.settings?.notify ?? await notifyConfig(entry.configPath);
     await (await runHooks()).notifyEnded(own, {
       notify: notify.on,

@@ -2,13 +2,19 @@
  * The running dashboard's files in the state dir: its record (`dash.json`: pid, port, address,
  * instance, start time; nothing that opens it), its key (`dash.key`, mode 0600: the start's key
  * the owner mints one-time tokens with; door.ts), the lock that lets one process at a time start
- * or stop a dashboard (`dash.lock`), and the health probe that tells a live dashboard from a
- * stale record (the recorded address answers `GET /api/health` with the recorded instance).
+ * or stop a dashboard (`dash.lock`), and its life lock (`dash.life`): the serving process holds
+ * it, exclusive, for as long as it lives, and the kernel lets it go when that process ends
+ * however it ends (kill -9 too). A dashboard is live exactly while its life lock is held: no
+ * probe over HTTP (a busy dashboard is not taken for a dead one and doubled) and no pid that
+ * another process may have taken since. A record whose life lock nobody holds is stale.
+ *
+ * The light side of the dashboard: nothing here loads its server (a run asks whether one is
+ * live, and for its address, through this module only).
  */
 import { writeJsonAtomic } from "../../sys/atomic.ts";
 import { mintToken } from "./door.ts";
 import { join } from "../../sys/path.ts";
-import type { Sys } from "../../sys/mod.ts";
+import { sleepOn, type Sys } from "../../sys/mod.ts";
 import type { HealthResponse } from "./api_types.ts";
 
 /** What `dash.json` holds. */
@@ -42,6 +48,67 @@ function recordPath(sys: Sys): string {
 
 function keyPath(sys: Sys): string {
   return join(sys.stateDir, "dash.key");
+}
+
+function lifePath(sys: Sys): string {
+  return join(sys.stateDir, "dash.life");
+}
+
+/** A held life lock: released when the dashboard has stopped (or by the kernel at its end). */
+export interface LifeLock {
+  release(): void;
+}
+
+/**
+ * Takes the life lock for a dashboard about to serve, retrying briefly (a probe of `isServing`
+ * holds it shared for an instant); null when a live dashboard holds it.
+ */
+export async function holdLife(
+  sys: Sys,
+  options: { attempts?: number } = {},
+): Promise<LifeLock | null> {
+  await Deno.mkdir(sys.stateDir, { recursive: true, mode: 0o700 });
+  const file = await Deno.open(lifePath(sys), {
+    read: true,
+    write: true,
+    create: true,
+    mode: 0o600,
+  });
+  const attempts = options.attempts ?? 40;
+  for (let i = 0; i < attempts; i++) {
+    if (await file.tryLock(true)) {
+      let held = true;
+      return {
+        release() {
+          if (!held) return;
+          held = false;
+          file.unlockSync();
+          file.close();
+        },
+      };
+    }
+    if (i + 1 < attempts) await sleepOn(sys.clock, 25);
+  }
+  file.close();
+  return null;
+}
+
+/** True while a dashboard of this state dir serves (its process holds the life lock). */
+export async function isServing(sys: Sys): Promise<boolean> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(lifePath(sys), { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+  try {
+    if (!(await file.tryLock(false))) return true;
+    file.unlockSync();
+    return false;
+  } finally {
+    file.close();
+  }
 }
 
 /** The text of `path`, or null when it does not exist. */
@@ -121,7 +188,11 @@ export async function linkTo(sys: Sys, live: LiveDashboard): Promise<string> {
   return `${live.address}?token=${token}`;
 }
 
-/** True when the recorded dashboard answers as itself. */
+/**
+ * True when the recorded dashboard answers as itself (`GET /api/health` with the recorded
+ * instance): what `--stop` follows, and how a dashboard of an older Pitroom (no life lock) is
+ * told from a dead one.
+ */
 export async function isHealthy(sys: Sys, record: DashRecord): Promise<boolean> {
   const controller = new AbortController();
   const timer = sys.clock.after(PROBE_MS, () => controller.abort(new Error("timeout")));
@@ -147,12 +218,13 @@ export async function isHealthy(sys: Sys, record: DashRecord): Promise<boolean> 
 }
 
 /**
- * The live recorded dashboard with its key, or null: none is recorded, it does not answer, or
- * its key is not there (one of an older Pitroom, which a new start replaces).
+ * The live dashboard with its key, or null: none holds the life lock, or its record and key are
+ * not (yet, or any more) there. Files and a lock only: no request, so it costs a run nothing.
  */
 export async function liveDashboard(sys: Sys): Promise<LiveDashboard | null> {
+  if (!(await isServing(sys))) return null;
   const record = await readDashRecord(sys);
-  if (record === null || !(await isHealthy(sys, record))) return null;
+  if (record === null) return null;
   const key = await readDashKey(sys);
   return key?.instance === record.instance ? { ...record, key: key.key } : null;
 }

@@ -1,8 +1,8 @@
 /**
  * Serving the dashboard on 127.0.0.1: the port (7878, else the next free one, unless one was
  * asked for), a new key (the door's, for one-time tokens) and instance id at every start, the
- * idle timer (it runs only while no request is answered and no stream is open) and a clean stop
- * (streams end, then the listener).
+ * idle timer (it runs only while no request is answered and no stream is open; when it runs out
+ * while a run is going, it starts again) and a clean stop (streams end, then the listener).
  */
 import { createEngine } from "../../engine/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
@@ -23,6 +23,10 @@ export interface ServeOptions {
   firstPort?: number;
   /** Stop after this long without a request. */
   idleMs: number;
+  /** Asked when the idle time runs out: while it resolves true (a run is going), it runs again. */
+  keepWhile?: () => Promise<boolean>;
+  /** Called once, when the first request comes. */
+  onFirstRequest?: () => void;
   /** Aborting stops the server. */
   signal?: AbortSignal;
 }
@@ -60,9 +64,23 @@ export function serveDashboard(sys: Sys, options: ServeOptions): Served {
   };
   const armIdle = () => {
     idle?.cancel();
-    idle = sys.clock.after(options.idleMs, () => shutdown("idle"));
+    idle = sys.clock.after(options.idleMs, onIdle);
+  };
+  const onIdle = async () => {
+    idle = undefined;
+    let keep = false;
+    try {
+      keep = (await options.keepWhile?.()) ?? false;
+    } catch {
+      // Runs that cannot be listed keep nothing going: it stops as it would without them.
+    }
+    // Meanwhile a request may have come (its end arms the timer again) or it was stopped.
+    if (busy > 0 || idle !== undefined || stop.signal.aborted) return;
+    if (keep) armIdle();
+    else shutdown("idle");
   };
   const engine = createEngine(sys);
+  let firstRequest = options.onFirstRequest;
   let handler: ((req: Request) => Response | Promise<Response>) | null = null;
   const server = listen(
     options.port,
@@ -79,6 +97,10 @@ export function serveDashboard(sys: Sys, options: ServeOptions): Served {
     clock: sys.clock,
     activity: {
       begin() {
+        if (firstRequest) {
+          firstRequest();
+          firstRequest = undefined;
+        }
         busy++;
         idle?.cancel();
         idle = undefined;

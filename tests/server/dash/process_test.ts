@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { moduleCacheEnv, pitroom, pitroomArgv } from "../../support/pitroom.ts";
+import { moduleCacheEnv, pitroom, pitroomArgv, REPO_ROOT } from "../../support/pitroom.ts";
 import { tempDir, waitFor } from "../../support/temp.ts";
 
 interface Detached {
@@ -136,6 +136,101 @@ Deno.test("two --detach at once end up with one dashboard", async () => {
   assert.equal(a!.port, b!.port);
   assert.notEqual(a!.address, b!.address);
   assert.deepEqual([a!.reused, b!.reused].sort(), [false, true]);
+  await w.dash("--stop");
+});
+
+Deno.test("three `pitroom dash` at once (what long runs launch): one serves, the others say its address and end", async () => {
+  await using w = await world();
+  const [cmd, ...rest] = pitroomArgv();
+  const children = [0, 1, 2].map(() =>
+    new Deno.Command(cmd!, {
+      args: [...rest, "dash", "--json"],
+      cwd: w.root,
+      env: { NO_COLOR: "1", ...moduleCacheEnv(), ...w.env },
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn()
+  );
+  for (const child of children) w.track(child.pid);
+  const lines = await Promise.all(children.map(async (child) => {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let line = "";
+    while (!line.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      line += value;
+    }
+    await reader.cancel();
+    return JSON.parse(line) as Detached;
+  }));
+  const serving = lines.filter((l) => !l.reused);
+  assert.equal(serving.length, 1, JSON.stringify(lines));
+  assert.deepEqual(new Set(lines.map((l) => l.pid)), new Set([serving[0]!.pid]));
+  for (const [i, child] of children.entries()) {
+    if (lines[i]!.reused) {
+      const [status] = await Promise.all([child.status, child.stderr.cancel()]);
+      assert.equal(status.code, 0);
+    }
+  }
+  await w.dash("--stop");
+  for (const child of children) await Promise.all([child.status, child.stderr.cancel()]);
+});
+
+Deno.test("a busy dashboard (it answers nothing for a while) is reused, not doubled", async () => {
+  await using w = await world();
+  const first = await w.detach();
+  // Stopped, it holds its port and its life but answers no request: as under a heavy load.
+  Deno.kill(first.pid, "SIGSTOP");
+  try {
+    const second = await w.detach();
+    assert.equal(second.reused, true);
+    assert.equal(second.pid, first.pid);
+  } finally {
+    Deno.kill(first.pid, "SIGCONT");
+  }
+  assert.equal(await opens((await w.detach()).address), 200);
+  await w.dash("--stop");
+});
+
+Deno.test("a dashboard of an older Pitroom (no life lock) that still answers is stopped when a new one starts", async () => {
+  await using w = await world();
+  const old = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      `--config=${join(REPO_ROOT, "deno.json")}`,
+      "-P=pitroom",
+      join(REPO_ROOT, "tests", "server", "dash", "_old_dash.ts"),
+    ],
+    cwd: w.root,
+    env: { ...moduleCacheEnv(), ...w.env },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  w.track(old.pid);
+  const reader = old.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let line = "";
+  while (!line.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    line += value;
+  }
+  await reader.cancel();
+  const recorded = JSON.parse(line);
+  assert.equal((await w.health(recorded.port))?.pid, old.pid);
+  const fresh = await w.detach();
+  assert.equal(fresh.reused, false);
+  assert.notEqual(fresh.pid, old.pid);
+  await waitFor(async () => !(await alive(old.pid)), {
+    timeoutMs: 10_000,
+    what: "the older dashboard to be stopped",
+  });
+  assert.equal((await old.status).code, 0);
+  assert.equal(JSON.parse(await Deno.readTextFile(w.record)).pid, fresh.pid);
   await w.dash("--stop");
 });
 

@@ -44,11 +44,19 @@ async function enter(server: { address: string; link(): Promise<string> }) {
   return { cookie, "x-pitroom-key": key as string };
 }
 
-async function served(options: { clock?: FakeClock; idleMs?: number; firstPort?: number } = {}) {
+async function served(
+  options: {
+    clock?: FakeClock;
+    idleMs?: number;
+    firstPort?: number;
+    keepWhile?: () => Promise<boolean>;
+  } = {},
+) {
   const state = await tempDir("pitroom-dash-state-");
   const sys = testSys({ stateDir: state.path, ...(options.clock ? { clock: options.clock } : {}) });
   const server = serveDashboard(sys, {
     idleMs: options.idleMs ?? 3_600_000,
+    ...(options.keepWhile ? { keepWhile: options.keepWhile } : {}),
     ...(options.firstPort === undefined ? { port: 0 } : { firstPort: options.firstPort }),
   });
   return {
@@ -230,5 +238,34 @@ Deno.test("idle: stops after the idle time without a request, not while a stream
     await clock.advance(60_000);
     return stopped;
   }, { timeoutMs: 10_000, what: "the idle dashboard to stop" });
+  assert.equal(server.reason(), "idle");
+});
+
+Deno.test("idle: while a run is going the idle time starts again; once none is, it stops", async () => {
+  const clock = new FakeClock();
+  let going = true;
+  let asked = 0;
+  await using s = await served({
+    clock,
+    idleMs: 60_000,
+    keepWhile: () => {
+      asked++;
+      return Promise.resolve(going);
+    },
+  });
+  const { server } = s;
+  let stopped = false;
+  server.finished.then(() => (stopped = true));
+  // Three idle times pass with a run going: asked each time, still serving.
+  for (let i = 1; i <= 3; i++) {
+    await clock.advance(60_000);
+    await waitFor(() => asked === i, { timeoutMs: 5_000, what: `the idle check ${i}` });
+  }
+  assert.equal(stopped, false);
+  going = false;
+  await waitFor(async () => {
+    await clock.advance(60_000);
+    return stopped;
+  }, { timeoutMs: 10_000, what: "the idle dashboard to stop once no run is going" });
   assert.equal(server.reason(), "idle");
 });
