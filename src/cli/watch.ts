@@ -3,6 +3,8 @@
  * runs live through the event feed until every one has ended. `--json` prints one line per
  * change (engine/follow/watch_lines.ts, listed by `pitroom help events`), `--brief` one card line when a run starts and one when
  * it ends (for an agent's monitor tool), and a terminal gets a table redrawn as things change.
+ * A run whose worker goes silent past its stall time gets a `stalled` line (and card line), and
+ * shows as `stalled (no event for 10m)` in the table until it moves again.
  */
 import { safe, safeLine } from "./safe.ts";
 import type { RunView, Selector, WatchLine, WatchLineOf } from "../engine/mod.ts";
@@ -35,6 +37,10 @@ export function briefLine(line: WatchLine, view?: RunView): string | null {
         safeLine(line.summary, 100)
       }`;
     }
+    case "stalled": {
+      const last = view?.last === undefined ? "" : ` · last: ${safeLine(view.last, 80)}`;
+      return `⏸ ${line.run} ${line.text} · ${view?.worker ?? "-"}${last}`;
+    }
     case "all-done":
       return `all done: ${line.runs} run(s), ${line.ok} ok, ${line.failed} failed`;
     default:
@@ -51,7 +57,7 @@ function renderTable(view: LiveFold, now: number): string {
   const rows = view.runs().map((v) =>
     [
       v.id,
-      v.end ? (v.end.event === "done" ? "done" : how(v.outcome)) : v.phase,
+      v.end ? (v.end.event === "done" ? "done" : how(v.outcome)) : v.stalled?.text ?? v.phase,
       v.worker,
       formatDuration(v.end ? v.ms ?? 0 : v.startedAt === undefined ? 0 : now - v.startedAt),
       String(v.tools),
@@ -90,7 +96,9 @@ class Printer {
 
   print(line: WatchLine): void {
     if (line.event === "progress") return this.#progress(line);
-    if (line.event !== "all-done") this.#cancel(line.run, line.event !== "fallback");
+    if (line.event !== "all-done") {
+      this.#cancel(line.run, line.event !== "fallback" && line.event !== "stalled");
+    }
     if (this.#style === "json") this.#sys.out.stdout(JSON.stringify(line) + "\n");
     else if (this.#style === "brief") {
       const text = briefLine(line, "run" in line ? this.#view.get(line.run) : undefined);
@@ -213,7 +221,15 @@ export const watchCommand: CommandRun<typeof WATCH_FLAGS> = async ({ sys, flags,
       const line = view.apply(run, event);
       if (line) emit(() => line);
     }
-  }, { onRun: (record) => view.add(record), onDamage: (d) => damaged.push(d) });
+  }, {
+    onRun: (record) => view.add(record),
+    onDamage: (d) => damaged.push(d),
+    onStall: (run, stall) => {
+      const line = view.stall(run, stall);
+      // Before the snapshot is printed, the snapshot says it.
+      if (line) emit(() => (replayed ? line : null));
+    },
+  });
   const timer = new AbortController();
   const timeoutMs = flags.timeout;
   const scope = await engine.scope();

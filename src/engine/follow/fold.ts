@@ -8,6 +8,7 @@ import type { RunRecord, Target, Tokens } from "../../store/record.ts";
 import { targetLabel } from "../core/chain.ts";
 import { formatDuration } from "../../sys/duration.ts";
 import { oneLine } from "../../sys/text.ts";
+import type { Stall } from "../core/stall.ts";
 import { type EndLine, type WatchLine, watchLine, type WatchLineOf } from "./watch_lines.ts";
 
 /** Where a run stands, as the fold sees it. */
@@ -44,6 +45,8 @@ export interface RunView {
   exit?: number;
   /** An ended run's outcome (`ok`, `failed`, `timeout`, `stopped`, ...). */
   outcome?: string;
+  /** While its worker is silent past its stall time: since when, and `stalled (no event for 12m)`. */
+  stalled?: { since: number; text: string };
 }
 
 /** Who worked on a run: the last attempt's target (else the chain's first). */
@@ -125,6 +128,8 @@ export class LiveFold {
   apply(id: string, ev: PitroomEvent): WatchLine | null {
     const v = this.#runs.get(id);
     if (v === undefined || v.end) return null;
+    // Any event is a sign of life: a stall ends with it.
+    delete v.stalled;
     switch (ev.type) {
       case "run.queued":
         v.position = ev.position;
@@ -156,6 +161,14 @@ export class LiveFold {
       default:
         return null;
     }
+  }
+
+  /** Marks a run stalled (the feed's `onStall`); returns its `stalled` line. */
+  stall(id: string, stall: Stall): WatchLineOf<"stalled"> | null {
+    const v = this.#runs.get(id);
+    if (v === undefined || v.end) return null;
+    v.stalled = { since: stall.since, text: stall.text };
+    return watchLine("stalled", { run: id, ...v.stalled });
   }
 
   /** The run's progress line as it stands. */
@@ -219,6 +232,7 @@ export class LiveFold {
         v.announced = true;
         lines.push(watchLine("started", { run: v.id, mode: v.mode, task: v.task }));
         if (v.steps + v.tools > 0) lines.push(this.progress(v.id)!);
+        if (v.stalled) lines.push(watchLine("stalled", { run: v.id, ...v.stalled }));
       }
     }
     return lines;

@@ -1,8 +1,9 @@
 /**
  * The lines of `watch --json`, defined once: the TypeScript type, the runtime check and the
  * field list `pitroom help events` prints all come from `WATCH_LINES`. Each line is a JSON
- * object whose first key is `event`: `queued`, `started`, `progress`, `fallback`, one final line
- * (`done` or `problem`) per run and, once every run has ended, `all-done`.
+ * object whose first key is `event`: `queued`, `started`, `progress`, `fallback`, `stalled` (a
+ * running run's worker sent no event for its stall time; its next `progress` says it moved on),
+ * one final line (`done` or `problem`) per run and, once every run has ended, `all-done`.
  */
 import { arr, checkShape, type Infer, num, opt, type Shape, str } from "../../events/schema.ts";
 
@@ -12,6 +13,7 @@ export const WATCH_LINES = {
   started: { run: str, mode: str, task: str },
   progress: { run: str, steps: num, tools: num, last: opt(str) },
   fallback: { run: str, from: str, to: str, reason: str },
+  stalled: { run: str, since: num, text: str },
   done: {
     run: str,
     time: str,
