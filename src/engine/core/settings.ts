@@ -321,11 +321,12 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     [{ source: "file", raw: config.stallAfter, what: 'Config key "stallAfter"' }],
     (raw) => {
       const ms = durationMs(raw);
-      return ms === null || ms > MAX_DURATION.ms ? null : { text: raw.trim(), ms };
+      // Under a second every pause between two events would be told as a stall.
+      return ms === null || ms < 1000 || ms > MAX_DURATION.ms ? null : { text: raw.trim(), ms };
     },
     DEFAULT_STALL_AFTER,
     warnings,
-    `a time like 90s, 10m or 1h, of at most ${MAX_DURATION.text}`,
+    `a time like 90s, 10m or 1h, of 1s to ${MAX_DURATION.text}`,
   );
   const pricing = resolvePricing(config, env, warnings);
   const settings: Settings = {
