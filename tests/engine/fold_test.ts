@@ -189,8 +189,16 @@ Deno.test("LiveFold marks a run stalled with a `stalled` line, keeps it in a sna
   assert.ok(isWatchLine(line));
   assert.equal(fold.get(ID)?.stalled?.text, "stalled (no event for 10m)");
   assert.deepEqual(fold.snapshot().map((l) => l.event), ["started", "stalled"]);
-  fold.apply(ID, event("worker.step", 601_000, {}));
+  // Its next event, whatever it is, says it moved on.
+  assert.deepEqual(fold.apply(ID, event("worker.text", 601_000, { text: "thinking" })), {
+    event: "progress",
+    run: ID,
+    steps: 0,
+    tools: 0,
+  });
   assert.equal(fold.get(ID)?.stalled, undefined);
+  assert.equal(fold.apply(ID, event("worker.text", 601_001, { text: "more" })), null);
+  fold.apply(ID, event("worker.step", 601_002, {}));
   assert.deepEqual(fold.snapshot().map((l) => l.event), ["started", "progress"]);
   // An ended run is not marked.
   fold.end(record({ state: "done", outcome: "ok", exit: 0, endedAt: 700_000 }), 700_000);

@@ -123,13 +123,20 @@ export class LiveFold {
 
   /**
    * Folds one event into its run; returns the line it makes now, if any (`progress` lines are
-   * for the caller to throttle). Final events make no line here: see `end()`.
+   * for the caller to throttle). Final events make no line here: see `end()`. Any event is a sign
+   * of life: a stalled run's next event ends its stall, and makes at least a `progress` line.
    */
   apply(id: string, ev: PitroomEvent): WatchLine | null {
     const v = this.#runs.get(id);
     if (v === undefined || v.end) return null;
-    // Any event is a sign of life: a stall ends with it.
+    const stalled = v.stalled !== undefined;
     delete v.stalled;
+    const line = this.#fold(id, v, ev);
+    return line ??
+      (stalled && ev.type !== "run.finished" && ev.type !== "run.lost" ? this.progress(id) : null);
+  }
+
+  #fold(id: string, v: RunView, ev: PitroomEvent): WatchLine | null {
     switch (ev.type) {
       case "run.queued":
         v.position = ev.position;
