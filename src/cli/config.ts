@@ -11,8 +11,8 @@ import { printJson, table, warn } from "./output.ts";
 /**
  * The `config --json` document: `settings` maps each name (`worker`, `fallback`, `models`,
  * `tiers.cheap` … `tiers.audit`, `costs`, `workerPrices`, `primary`, `price`, `maxParallel`,
- * `limits`, `timeout`, `caps`, `notify`, `notifyCommand`, `cacheDays`, `audit`, `auditFix`,
- * `budgetDaily`, `rankWorkers`, `mcpDash`, `dash`, `dashIdle`) to `{value, source}` with
+ * `limits`, `timeout`, `stallAfter`, `caps`, `notify`, `notifyCommand`, `cacheDays`, `audit`,
+ * `auditFix`, `budgetDaily`, `rankWorkers`, `mcpDash`, `dash`, `dashIdle`) to `{value, source}` with
  * source `flag|env|file|default`; an unconfigured tier has value `null`.
  */
 export interface ConfigReport {
@@ -41,6 +41,7 @@ export function settingRows(
   rows.maxParallel = settings.maxParallel;
   rows.limits = settings.limits;
   rows.timeout = { value: settings.timeout.value.text, source: settings.timeout.source };
+  rows.stallAfter = { value: settings.stallAfter.value.text, source: settings.stallAfter.source };
   rows.caps = capsRow(config.caps);
   rows.notify = config.notify === true
     ? { value: true, source: "file" }

@@ -2,12 +2,22 @@
  * `pitroom status` and `pitroom ls`: each run's live view (engine/follow/fold.ts) as a table, or the
  * reports as JSON (each with its `repo`). They show the runs of the repository they are run in
  * (`-d DIR` for another), the runs `last` and parts of ids pick from; `--all` shows every
- * repository's, with a REPO column. A damaged record met is named in a line on stderr and the
- * list goes on (exit 0: a list is not about that run).
+ * repository's, with a REPO column. A running run whose worker has been silent for its stall time
+ * (the config's `stallAfter`) shows as `stalled (no event for 12m)`, and in JSON carries
+ * `stalled`. A damaged record met is named in a line on stderr and the list goes on (exit 0: a
+ * list is not about that run).
  */
 import { safeLine } from "./safe.ts";
 import type { Engine, RunReport } from "../engine/mod.ts";
-import { isFinal, liveState, placeOf, runTime, scopeName, viewOf } from "../engine/present.ts";
+import {
+  isFinal,
+  liveState,
+  placeOf,
+  runTime,
+  scopeName,
+  stallOf,
+  viewOf,
+} from "../engine/present.ts";
 import { formatDuration } from "../sys/duration.ts";
 import type { DamagedRecord } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
@@ -35,7 +45,9 @@ function rows(sys: Sys, records: RunReport[], now: number, repo: boolean): strin
       const view = viewOf(r);
       const row = [
         r.id,
-        r.state === "running" ? liveState(view, now) : r.state,
+        r.state === "running" && r.parked !== undefined
+          ? liveState(view, now)
+          : stallOf(r, now)?.text ?? r.state,
         r.mode,
         formatDuration(runTime(r, now)),
         String(view.steps),
@@ -60,9 +72,17 @@ async function print(
   options: { flags: { json?: boolean; all?: boolean }; empty: string; damaged: DamagedRecord[] },
 ): Promise<number> {
   const { flags, damaged } = options;
-  if (flags.json) printJson(sys, records.map((r) => ({ ...r, repo: placeOf(r) })));
-  else if (records.length > 0) {
-    sys.out.stdout(rows(sys, records, sys.clock.now(), flags.all === true));
+  const now = sys.clock.now();
+  if (flags.json) {
+    printJson(
+      sys,
+      records.map((r) => {
+        const stall = stallOf(r, now);
+        return { ...r, repo: placeOf(r), ...(stall === null ? {} : { stalled: stall }) };
+      }),
+    );
+  } else if (records.length > 0) {
+    sys.out.stdout(rows(sys, records, now, flags.all === true));
   } else if (damaged.length === 0) {
     const where = flags.all === true ? "" : ` in ${scopeName(await engine.scope())}`;
     const others = flags.all === true ? 0 : (await engine.list({ recent: 1, all: true })).length;

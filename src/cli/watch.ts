@@ -4,7 +4,10 @@
  * change (engine/follow/watch_lines.ts, listed by `pitroom help events`), `--brief` one card line when a run starts and one when
  * it ends (for an agent's monitor tool), and a terminal gets a table redrawn as things change: a
  * line per run (state, worker, time, tool calls, what it does now) and, for several, the total
- * (`3/10 done · 2 running · 12k tokens · 1m04s`, progress_line.ts).
+ * (`3/10 done · 2 running · 12k tokens · 1m04s`, progress_line.ts). A run whose worker goes silent
+ * past its stall time gets a `stalled` line (and card line), and shows as
+ * `stalled (no event for 10m)` in the table until it moves again; a parked run (`--park`) a
+ * `parked` line, and `parked until 14:05`.
  */
 import { safe, safeLine } from "./safe.ts";
 import type { RunView, Selector, WatchLine, WatchLineOf } from "../engine/mod.ts";
@@ -42,6 +45,10 @@ export function briefLine(line: WatchLine, view?: RunView): string | null {
       return `⏸ ${line.run} parked until ${
         formatUntil(line.until, Date.now())
       } · every worker of its chain is out of quota`;
+    case "stalled": {
+      const last = view?.last === undefined ? "" : ` · last: ${safeLine(view.last, 80)}`;
+      return `⏸ ${line.run} ${line.text} · ${view?.worker ?? "-"}${last}`;
+    }
     case "all-done":
       return `all done: ${line.runs} run(s), ${line.ok} ok, ${line.failed} failed`;
     default:
@@ -100,7 +107,10 @@ class Printer {
   print(line: WatchLine): void {
     if (line.event === "progress") return this.#progress(line);
     if (line.event !== "all-done") {
-      this.#cancel(line.run, line.event !== "fallback" && line.event !== "parked");
+      this.#cancel(
+        line.run,
+        line.event !== "fallback" && line.event !== "stalled" && line.event !== "parked",
+      );
     }
     if (this.#style === "json") this.#sys.out.stdout(JSON.stringify(line) + "\n");
     else if (this.#style === "brief") {
@@ -227,7 +237,15 @@ export const watchCommand: CommandRun<typeof WATCH_FLAGS> = async ({ sys, flags,
       const line = view.apply(run, event);
       if (line) emit(() => line);
     }
-  }, { onRun: (record) => view.add(record), onDamage: (d) => damaged.push(d) });
+  }, {
+    onRun: (record) => view.add(record),
+    onDamage: (d) => damaged.push(d),
+    onStall: (run, stall) => {
+      const line = view.stall(run, stall);
+      // Before the snapshot is printed, the snapshot says it.
+      if (line) emit(() => (replayed ? line : null));
+    },
+  });
   const timer = new AbortController();
   const timeoutMs = flags.timeout;
   const scope = await engine.scope();

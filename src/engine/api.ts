@@ -34,6 +34,7 @@ import { loadCurrent, loadGroup } from "./runs/select.ts";
 import { type EventsFound, type Found, type ListFilter, RunReads } from "./api_runs.ts";
 import { explained } from "./runs/damage.ts";
 import type { Scope } from "./core/scope.ts";
+import type { Stall } from "./core/stall.ts";
 import type { WorkerStatus } from "./setup/installed.ts";
 import type { LongRunHook } from "./host/host.ts";
 import { EngineHistory, type HistoryOptions, type Period } from "./api_history.ts";
@@ -123,6 +124,12 @@ export interface SubscribeOptions {
    * delivered; the run ends when its record says so, or at once when the record is damaged).
    */
   onDamage?(damage: DamagedRecord): void;
+  /**
+   * Told when a followed run goes stalled: its worker sent no event for the run's stall time
+   * (the config's `stallAfter`), once per silence, with its record then. The stall ends with the
+   * run's next event; the run goes on (nothing is stopped for it).
+   */
+  onStall?(run: string, stall: Stall, record: RunRecord): void;
 }
 
 /** Options of `wait`. */
@@ -409,6 +416,7 @@ export class Engine {
       feed = follow(this.#sys, f, pass, {
         ...(options.onRun ? { onRun: options.onRun } : {}),
         ...(options.fromOffsets ? { fromOffsets: options.fromOffsets } : {}),
+        ...(options.onStall ? { onStall: options.onStall } : {}),
         ...(onDamage
           ? { onDamage: (d) => explaining.push(explained(this.#sys, d).then(onDamage)) }
           : {}),

@@ -90,6 +90,7 @@ export {
 export type { EngineHistory, HistoryOptions, Period } from "./api_history.ts";
 export type { EventsFound, Found, ListFilter } from "./api_runs.ts";
 export type { Scope } from "./core/scope.ts";
+export type { Stall } from "./core/stall.ts";
 export type { RunRequest } from "./request/request.ts";
 export type { RunReport } from "./follow/report.ts";
 export type { ReviewRequest } from "./review/request.ts";

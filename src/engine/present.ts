@@ -16,6 +16,7 @@ export { TASK_LIMIT_BYTES } from "./request/attach.ts";
 export { parseTarget, targetLabel } from "./core/chain.ts";
 export { newRunId } from "./core/ids.ts";
 export { formatUntil } from "./core/cooldown.ts";
+export { stallOf } from "./core/stall.ts";
 export { DEFAULT_MAX_PARALLEL, TIERS } from "./core/settings.ts";
 export { isFinal } from "../store/record.ts";
 export { isRunId } from "../store/paths.ts";

@@ -29,6 +29,8 @@ export interface Config {
   limits?: Record<string, number>;
   /** Default run timeout (`30m`). */
   timeout?: string;
+  /** A running run whose worker sent no event for this long shows as stalled (`10m`). */
+  stallAfter?: string;
   /** Default caps of every run: `{"maxTokens": 2000000, "maxCost": 1, "maxSteps": 200}`. */
   caps?: Record<string, unknown>;
   /** `"auto"`, `"required"`, `"off"`, or `{"mode": ..., "writable": [folders]}` (src/confine/sandbox/). */
@@ -73,6 +75,7 @@ const KEYS: Record<keyof Config, Kind> = {
   maxParallel: "number",
   limits: "record",
   timeout: "string",
+  stallAfter: "string",
   caps: "record",
   sandbox: "string|record",
   notify: "boolean",

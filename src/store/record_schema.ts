@@ -45,6 +45,8 @@ function build() {
     tools: z.number(),
     /** Tool calls the worker's permissions refused (counted in `tools` too). */
     denied: z.number().optional(),
+    /** When the worker's latest event came (ms since the epoch): a run goes stalled from it. */
+    at: z.number().optional(),
     last: z.string().optional(),
     tokens: TokensSchema,
     cost: z.number().optional(),
@@ -339,6 +341,11 @@ function build() {
     sandbox: z.unknown().optional(),
     /** Whether the run's end is announced, and the config's own command for it. */
     notify: z.object({ on: z.boolean(), command: z.string().optional() }).optional(),
+    /**
+     * The config's `stallAfter` then: how long the worker may send no event before the run
+     * shows as stalled. Absent on records made before it was frozen (the default holds).
+     */
+    stallAfterMs: z.number().optional(),
   });
 
   /** The run record: the schema behind `run.json`, the report and every `--json`. */

@@ -36,6 +36,7 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
     "maxParallel",
     "limits",
     "timeout",
+    "stallAfter",
     "caps",
     "notify",
     "notifyCommand",
@@ -56,6 +57,7 @@ Deno.test("pitroom config --json shows every setting with its source, the paths 
   assert.deepEqual(report.settings["tiers.capable"], { value: null, source: "default" });
   assert.deepEqual(report.settings.maxParallel, { value: 30, source: "file" });
   assert.deepEqual(report.settings.timeout, { value: "45m", source: "env" });
+  assert.deepEqual(report.settings.stallAfter, { value: "10m", source: "default" });
   assert.deepEqual(report.settings.configPath, { value: home.configPath, source: "env" });
   assert.deepEqual(report.warnings, [
     'Config key "colour" is unknown and ignored',

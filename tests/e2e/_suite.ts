@@ -4,15 +4,15 @@
  * has a `workers_<name>_test.ts` that calls `workerSuite()` with a small table saying how its
  * CLI names a scenario and which limits of the CLI the cases must allow for; the cases are the
  * same for all: a read answer, an in-place edit in a dirty tree with revert, actions denied in
- * read mode, each failure class with its cooldown, fallback to the next target, a follow-up in
- * the same session.
+ * read mode, a call the CLI would ask about denied at once, each failure class with its cooldown,
+ * fallback to the next target, a follow-up in the same session.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { PitroomEvent } from "../../src/events/mod.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import type { WorkerName } from "../../src/workers/types.ts";
-import { git } from "../support/temp.ts";
+import { git, tempDir } from "../support/temp.ts";
 import { type World, world } from "./_world.ts";
 
 /** A failure class a scenario can script, and the outcome pitroom must record for it. */
@@ -43,6 +43,33 @@ export interface BackendTable {
    * @default none
    */
   silentDenials?: readonly DeniedAction[];
+  /** The write-mode case of a call the CLI's own permission rules would ask the user about. */
+  asks: AskCase;
+}
+
+/**
+ * A tool call a CLI would stop and ask the user about (a headless run has nobody to answer), in a
+ * write run: Pitroom's launch must have it denied at once, the run going on to its answer.
+ */
+export interface AskCase {
+  /**
+   * The scenario turn making the call; `outside` is an empty folder outside the repository the
+   * call may aim at. Whatever the call would create, inside the repository or in `outside`, the
+   * case checks is not there.
+   */
+  turn(outside: string): Record<string, unknown>;
+  /**
+   * Writes the user's own CLI config asking for everything it can into the world's worker home
+   * (`env` is the world's), which the launch must override.
+   * @default the worker home as the model server made it
+   */
+  userConfig?(env: Record<string, string>): Promise<void>;
+  /**
+   * What the denial must say, where the CLI words a refusal for nobody to answer differently
+   * from another denial.
+   * @default any denial
+   */
+  message?: RegExp;
 }
 
 /** The actions the read-mode case attempts. */
@@ -303,6 +330,42 @@ export function workerSuite(b: BackendTable): void {
         }`,
       );
     }
+  });
+
+  Deno.test(`${W}: a call the CLI would ask the user about is denied at once; the run goes on to its answer`, async () => {
+    await using outside = await tempDir("pitroom-e2e-outside-");
+    await using w = await world({
+      asking: { turns: [b.asks.turn(outside.path), { answer: "Nothing was changed." }] },
+    });
+    await b.asks.userConfig?.(w.env);
+    const before = await git(w.repo, "status", "--porcelain");
+    const { code, record, stderr } = await runJson(w, [
+      "-w",
+      "-W",
+      W,
+      "-m",
+      b.model("asking"),
+      "Link the app",
+    ]);
+    // Not a timeout, and not a run cut short without its answer: the CLI went on by itself.
+    assert.equal(code, 0, `${stderr} ${record.message}`);
+    assert.equal(record.outcome, "ok");
+    assert.equal(record.answer?.trim(), "Nothing was changed.");
+    assert.equal(await git(w.repo, "status", "--porcelain"), before);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(outside.path)), []);
+    const list = await events(w, record.id);
+    const refusals = [
+      ...ofType(list, "worker.tool_call").filter((c) => c.status === "denied").map((c) =>
+        c.error ?? ""
+      ),
+      ...ofType(list, "worker.denied").map((d) => d.message),
+    ];
+    assert.ok(
+      refusals.some((text) => b.asks.message?.test(text) ?? true),
+      `no denial${b.asks.message ? ` saying ${b.asks.message}` : ""} in the events: ${
+        JSON.stringify(list.filter((e) => e.type.startsWith("worker.")))
+      }`,
+    );
   });
 
   for (const failure of FAILURES) {

@@ -2,6 +2,7 @@
  * The shared worker suite (`_suite.ts`) for codex 0.169.0: model ids are `fake/NAME` (the worker
  * home's model catalogue declares the slug `fake`, so codex offers its full tool set).
  */
+import { join } from "node:path";
 import { workerSuite } from "./_suite.ts";
 
 workerSuite({
@@ -12,4 +13,26 @@ workerSuite({
   // stderr line for it (an item shows up now and then, by a race inside codex): nothing a parser
   // can count on. The sandbox still keeps the tree unchanged, which the case checks.
   silentDenials: ["shell"],
+  asks: {
+    // A command asking to leave the sandbox needs an approval. The user's config asks about
+    // every untrusted command, a value codex 0.169.0 retired and refuses at start unless the
+    // launch sets its own `approval_policy`.
+    turn: (outside) => ({
+      tool: {
+        name: "exec_command",
+        input: {
+          cmd: `touch ${join(outside, "asked.txt")}`,
+          sandbox_permissions: "require_escalated",
+          justification: "The file lives outside the workspace.",
+        },
+      },
+    }),
+    async userConfig(env) {
+      const file = join(env.CODEX_HOME!, "config.toml");
+      await Deno.writeTextFile(
+        file,
+        `approval_policy = "untrusted"\n${await Deno.readTextFile(file)}`,
+      );
+    },
+  },
 });

@@ -12,4 +12,9 @@ workerSuite({
     // quota class for every backend; its slow-down without quota wording is a 503 "overloaded".
     rate_limit: { kind: "overloaded", status: 503 },
   },
+  asks: {
+    // The shell is allowed in write mode, but gemini's own heuristics ask about a symbolic link.
+    // (The user's policy folder is replaced by Pitroom's `--policy` file.)
+    turn: () => ({ shell: "ln -s src/app.ts asked.ts" }),
+  },
 });

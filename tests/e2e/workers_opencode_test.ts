@@ -2,6 +2,7 @@
  * The shared worker suite (`_suite.ts`) for opencode 1.18.33: model ids are `fake/NAME`, the
  * provider the scripted model server's worker home configures.
  */
+import { join } from "node:path";
 import { workerSuite } from "./_suite.ts";
 
 workerSuite({
@@ -12,5 +13,15 @@ workerSuite({
     // server names a wait: a 1 s `retry-after` keeps the case fast and the class the same.
     rate_limit: { kind: "rate_limit", retry_after_s: 1 },
     quota: { kind: "quota", retry_after_s: 1 },
+  },
+  asks: {
+    // A path outside the project is `external_directory`, which OpenCode asks about by default
+    // (and `run` would auto-reject, ending with no answer); the user's config asks for everything.
+    turn: (outside) => ({ write: { path: join(outside, "asked.txt"), content: "x\n" } }),
+    async userConfig(env) {
+      const file = join(env.XDG_CONFIG_HOME!, "opencode", "opencode.json");
+      const config = JSON.parse(await Deno.readTextFile(file));
+      await Deno.writeTextFile(file, JSON.stringify({ ...config, permission: "ask" }));
+    },
   },
 });

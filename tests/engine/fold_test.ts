@@ -120,6 +120,7 @@ Deno.test("the watch lines keep their names and fields (a rename must show up he
     "started",
     "progress",
     "fallback",
+    "stalled",
     "done",
     "problem",
     "all-done",
@@ -170,4 +171,36 @@ Deno.test("RunRequest: one schema gives the check and the JSON Schema MCP publis
   assert.equal(schema.properties.task?.type, "string");
   assert.equal(schema.properties.files?.type, "array");
   assert.ok("continue" in schema.properties && "background" in schema.properties);
+});
+
+Deno.test("LiveFold marks a run stalled with a `stalled` line, keeps it in a snapshot, and any event ends it", () => {
+  const fold = new LiveFold();
+  fold.add(record());
+  fold.apply(
+    ID,
+    event("run.started", 1_000, { run: ID, worker: "opencode", mode: "read", attempt: 1 }),
+  );
+  const stall = { since: 1_000, quietMs: 600_000, text: "stalled (no event for 10m)" };
+  const line = fold.stall(ID, stall);
+  assert.equal(
+    JSON.stringify(line),
+    `{"event":"stalled","run":"${ID}","since":1000,"text":"stalled (no event for 10m)"}`,
+  );
+  assert.ok(isWatchLine(line));
+  assert.equal(fold.get(ID)?.stalled?.text, "stalled (no event for 10m)");
+  assert.deepEqual(fold.snapshot().map((l) => l.event), ["started", "stalled"]);
+  // Its next event, whatever it is, says it moved on.
+  assert.deepEqual(fold.apply(ID, event("worker.text", 601_000, { text: "thinking" })), {
+    event: "progress",
+    run: ID,
+    steps: 0,
+    tools: 0,
+  });
+  assert.equal(fold.get(ID)?.stalled, undefined);
+  assert.equal(fold.apply(ID, event("worker.text", 601_001, { text: "more" })), null);
+  fold.apply(ID, event("worker.step", 601_002, {}));
+  assert.deepEqual(fold.snapshot().map((l) => l.event), ["started", "progress"]);
+  // An ended run is not marked.
+  fold.end(record({ state: "done", outcome: "ok", exit: 0, endedAt: 700_000 }), 700_000);
+  assert.equal(fold.stall(ID, stall), null);
 });

@@ -11,7 +11,12 @@ Deno.test("settings are resolved once, when the run is created: a config edited 
   const configPath = join(state.path, "config.json");
   await Deno.writeTextFile(
     configPath,
-    JSON.stringify({ primary: "opus", maxParallel: 3, limits: { opencode: 2 } }),
+    JSON.stringify({
+      primary: "opus",
+      maxParallel: 3,
+      limits: { opencode: 2 },
+      stallAfter: "3m",
+    }),
   );
   const sys = testSys({
     stateDir: state.path,
@@ -35,6 +40,7 @@ Deno.test("settings are resolved once, when the run is created: a config edited 
   assert.deepEqual(final.settings?.maxParallel, 3);
   assert.deepEqual(final.settings?.limits, { opencode: 2 });
   assert.equal(final.settings?.config?.primary, "opus");
+  assert.equal(final.settings?.stallAfterMs, 180_000);
   assert.equal(final.receipt?.primary, "opus");
 });
 

@@ -203,3 +203,21 @@ Deno.test("resolveSettings() takes mcpDash from PITROOM_MCP_DASH, else the confi
     { value: true, source: "env" },
   );
 });
+
+Deno.test("resolveSettings() takes stallAfter from the file (10m by default) and warns about a bad one", () => {
+  assert.deepEqual(resolveSettings(input({})).settings.stallAfter, {
+    value: { text: "10m", ms: 600_000 },
+    source: "default",
+  });
+  assert.deepEqual(resolveSettings(input({ stallAfter: "90s" })).settings.stallAfter, {
+    value: { text: "90s", ms: 90_000 },
+    source: "file",
+  });
+  for (const bad of ["never", "0", "500ms", "8d"]) {
+    const { settings, warnings } = resolveSettings(input({ stallAfter: bad }));
+    assert.deepEqual(settings.stallAfter.source, "default", bad);
+    assert.deepEqual(warnings, [
+      `Config key "stallAfter" "${bad}" is not a time like 90s, 10m or 1h, of 1s to 7d: ignored`,
+    ]);
+  }
+});

@@ -103,6 +103,11 @@ Deno.test("needsAttention() and stateLabel() read the card", () => {
     "done · not applied",
   );
   assertEquals(stateLabel(card("x", { state: "problem", outcome: "timeout" })), "timeout");
+  assertEquals(stateLabel(card("x")), "running");
+  assertEquals(
+    stateLabel(card("x", { stalled: "stalled (no event for 10m)" })),
+    "stalled (no event for 10m)",
+  );
 });
 
 Deno.test("crewsOf() gives each group its worker mix, progress and counts", () => {

@@ -10,6 +10,7 @@ import { WORKER_NAMES } from "../../workers/types.ts";
 import { resolvePricing } from "../../receipts/pricing.ts";
 import { DEFAULT_WORKER, parseChain } from "./chain.ts";
 import { durationMs, MAX_DURATION } from "../../sys/duration.ts";
+import { DEFAULT_STALL_AFTER } from "./stall.ts";
 
 /** Where a setting's value comes from. */
 export type SettingSource = "flag" | "env" | "file" | "default";
@@ -63,6 +64,8 @@ export interface Settings {
   limits: Setting<Record<string, number>>;
   /** The default run timeout. */
   timeout: Setting<{ text: string; ms: number }>;
+  /** How long a running run's worker may send no event before the run shows as stalled. */
+  stallAfter: Setting<{ text: string; ms: number }>;
   /** Days a read answer may be given again from the answer cache (0: off). */
   cacheDays: Setting<number>;
   /** Share of finished read answers audited by another worker (`audit`), 0..1. */
@@ -320,6 +323,17 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     warnings,
     `a time like 90s, 30m or 1h, of at most ${MAX_DURATION.text}`,
   );
+  const stallAfter = pickFirst<{ text: string; ms: number }>(
+    [{ source: "file", raw: config.stallAfter, what: 'Config key "stallAfter"' }],
+    (raw) => {
+      const ms = durationMs(raw);
+      // Under a second every pause between two events would be told as a stall.
+      return ms === null || ms < 1000 || ms > MAX_DURATION.ms ? null : { text: raw.trim(), ms };
+    },
+    DEFAULT_STALL_AFTER,
+    warnings,
+    `a time like 90s, 10m or 1h, of 1s to ${MAX_DURATION.text}`,
+  );
   const pricing = resolvePricing(config, env, warnings);
   const settings: Settings = {
     worker,
@@ -333,6 +347,7 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
     maxParallel: resolveMaxParallel(input, warnings),
     limits: resolveLimits(config, warnings),
     timeout,
+    stallAfter,
     cacheDays: resolveCacheDays(config, warnings),
     audit: resolveAuditRate(config, warnings),
     auditFix: flag(config.auditFix),

@@ -5,8 +5,10 @@
  * The same watch sees a dead supervisor: the kernel closes its lock file, the feed checks the
  * run's lock, and a run found `lost` gets its `run.lost` event like any other. Nothing here
  * polls: a short sweep follows each change (the watch may drop events under load), and one
- * check ends a never-supervised run's start-up grace.
- * `wait`, `watch` and (later) the dashboard and the MCP server subscribe to it.
+ * check ends a never-supervised run's start-up grace. A subscriber that asks (`onStall`) is told
+ * when a run goes stalled: a timer per run falls due when its worker's silence would be a stall,
+ * and its record is read then (feed_stall.ts).
+ * `wait`, `watch`, the dashboard and the MCP server subscribe to it.
  */
 import type { HeldSys } from "../../store/state.ts";
 import { event, type PitroomEvent } from "../../events/mod.ts";
@@ -20,6 +22,8 @@ import type { Timer } from "../../sys/mod.ts";
 import { EventTail } from "./feed_tail.ts";
 import { asSeen, STARTUP_GRACE_MS } from "../host/liveness.ts";
 import { inScope, type Scope } from "../core/scope.ts";
+import type { Stall } from "../core/stall.ts";
+import { StallChecks } from "./feed_stall.ts";
 
 /** Which runs a subscription follows. */
 export type FeedFilter =
@@ -51,6 +55,12 @@ export interface FeedOptions {
    * record is the damaged file), never waiting for events that cannot come.
    */
   onDamage?(damage: DamagedRecord): void;
+  /**
+   * Told when a followed run goes stalled (its worker sent no event for the run's stall time),
+   * once per silence, with the record read then; the stall ends with the run's next event.
+   * Without it the feed keeps no stall timers.
+   */
+  onStall?(run: string, stall: Stall, record: RunRecord): void;
 }
 
 /** A live subscription. */
@@ -118,6 +128,8 @@ class Feed implements Subscription {
   #toRead = new Set<string>();
   #toCheck = new Set<string>();
   #toJoin = new Set<string>();
+  #toStall = new Set<string>();
+  #stalls: StallChecks | null;
   #rewatch = false;
   #sweep = false;
   #sweepTimer: Timer | undefined;
@@ -139,6 +151,10 @@ class Feed implements Subscription {
     this.#filter = filter;
     this.#onEvent = onEvent;
     this.#options = options;
+    this.#stalls = options.onStall === undefined ? null : new StallChecks(sys.clock, (id) => {
+      this.#toStall.add(id);
+      this.#kick();
+    });
     this.ready = this.#start();
     this.ready.catch(() => undefined);
   }
@@ -212,6 +228,20 @@ class Feed implements Subscription {
       damaged: false,
     });
     this.#options.onRun?.(record);
+    if (!isFinal(record.state)) this.#stalls?.join(record);
+  }
+
+  /**
+   * Looks at a run whose stall check fell due: its events first, then its record as seen (a run
+   * whose supervisor is gone ends as lost here, not stalled), and tells a stall.
+   */
+  async #checkStall(id: string): Promise<void> {
+    await this.#read(id);
+    await this.#checkAlive(id);
+    const followed = this.#runs.get(id);
+    if (followed === undefined || followed.ended || this.#closed) return;
+    const stall = this.#stalls?.check(followed.record);
+    if (stall) this.#options.onStall?.(id, stall, followed.record);
   }
 
   /** (Re)opens the one watch over `active/` and the folders of the runs still live. */
@@ -266,7 +296,8 @@ class Feed implements Subscription {
   }
 
   #pending(): boolean {
-    return this.#sweep || this.#toRead.size + this.#toCheck.size + this.#toJoin.size > 0;
+    return this.#sweep ||
+      this.#toRead.size + this.#toCheck.size + this.#toJoin.size + this.#toStall.size > 0;
   }
 
   #kick(): void {
@@ -297,6 +328,7 @@ class Feed implements Subscription {
       }
       for (const id of this.#take(this.#toCheck)) await this.#checkAlive(id);
       for (const id of this.#take(this.#toRead)) await this.#read(id);
+      for (const id of this.#take(this.#toStall)) await this.#checkStall(id);
     }
   }
 
@@ -339,6 +371,7 @@ class Feed implements Subscription {
     }
     for (const { event, offset } of events) {
       if (this.#closed) return;
+      this.#stalls?.seen(id, event.time);
       this.#onEvent({ run: id, event, replay: this.#replaying, offset });
       if (FINAL_EVENTS.has(event.type)) {
         this.#end(id);
@@ -406,6 +439,7 @@ class Feed implements Subscription {
     followed.ended = true;
     followed.tail.close();
     followed.grace?.cancel();
+    this.#stalls?.end(id);
     if (!this.#replaying) this.#checkEnded();
   }
 
@@ -425,6 +459,7 @@ class Feed implements Subscription {
     this.#closed = true;
     this.#sweepTimer?.cancel();
     for (const f of this.#runs.values()) f.grace?.cancel();
+    this.#stalls?.close();
     this.#watcher?.close();
     await this.#watching;
     await this.ready.catch(() => undefined);
@@ -435,6 +470,7 @@ class Feed implements Subscription {
       f.grace?.cancel();
       f.tail.close();
     }
+    this.#stalls?.close();
     this.#ended.resolve();
     if (this.#failed !== undefined) throw this.#failed;
   }

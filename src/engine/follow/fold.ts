@@ -9,6 +9,7 @@ import { targetLabel } from "../core/chain.ts";
 import { formatDuration } from "../../sys/duration.ts";
 import { formatUntil } from "../core/cooldown.ts";
 import { oneLine } from "../../sys/text.ts";
+import type { Stall } from "../core/stall.ts";
 import { type EndLine, type WatchLine, watchLine, type WatchLineOf } from "./watch_lines.ts";
 
 /** Where a run stands, as the fold sees it. */
@@ -45,15 +46,23 @@ export interface RunView {
   exit?: number;
   /** An ended run's outcome (`ok`, `failed`, `timeout`, `stopped`, ...). */
   outcome?: string;
+  /** While its worker is silent past its stall time: since when, and `stalled (no event for 12m)`. */
+  stalled?: { since: number; text: string };
   /** While the run waits for its chain's first cooldown to end (`--park`): until when. */
   parkedUntil?: number;
 }
 
-/** A live run's state in words: `parked until 14:05` while it waits, else its phase. */
-export function liveState(view: Pick<RunView, "phase" | "parkedUntil">, now: number): string {
-  return view.parkedUntil === undefined || view.phase !== "running"
-    ? view.phase
-    : `parked until ${formatUntil(view.parkedUntil, now)}`;
+/**
+ * A live run's state in words: `parked until 14:05` while it waits (`--park`), `stalled (no event
+ * for 10m)` while its worker is silent past its stall time, else its phase.
+ */
+export function liveState(
+  view: Pick<RunView, "phase" | "parkedUntil" | "stalled">,
+  now: number,
+): string {
+  if (view.phase !== "running") return view.phase;
+  if (view.parkedUntil !== undefined) return `parked until ${formatUntil(view.parkedUntil, now)}`;
+  return view.stalled?.text ?? view.phase;
 }
 
 /** Who worked on a run: the last attempt's target (else the chain's first). */
@@ -133,11 +142,20 @@ export class LiveFold {
 
   /**
    * Folds one event into its run; returns the line it makes now, if any (`progress` lines are
-   * for the caller to throttle). Final events make no line here: see `end()`.
+   * for the caller to throttle). Final events make no line here: see `end()`. Any event is a sign
+   * of life: a stalled run's next event ends its stall, and makes at least a `progress` line.
    */
   apply(id: string, ev: PitroomEvent): WatchLine | null {
     const v = this.#runs.get(id);
     if (v === undefined || v.end) return null;
+    const stalled = v.stalled !== undefined;
+    delete v.stalled;
+    const line = this.#fold(id, v, ev);
+    return line ??
+      (stalled && ev.type !== "run.finished" && ev.type !== "run.lost" ? this.progress(id) : null);
+  }
+
+  #fold(id: string, v: RunView, ev: PitroomEvent): WatchLine | null {
     switch (ev.type) {
       case "run.queued":
         v.position = ev.position;
@@ -173,6 +191,14 @@ export class LiveFold {
       default:
         return null;
     }
+  }
+
+  /** Marks a run stalled (the feed's `onStall`); returns its `stalled` line. */
+  stall(id: string, stall: Stall): WatchLineOf<"stalled"> | null {
+    const v = this.#runs.get(id);
+    if (v === undefined || v.end) return null;
+    v.stalled = { since: stall.since, text: stall.text };
+    return watchLine("stalled", { run: id, ...v.stalled });
   }
 
   /** The run's progress line as it stands. */
@@ -236,6 +262,7 @@ export class LiveFold {
         v.announced = true;
         lines.push(watchLine("started", { run: v.id, mode: v.mode, task: v.task }));
         if (v.steps + v.tools > 0) lines.push(this.progress(v.id)!);
+        if (v.stalled) lines.push(watchLine("stalled", { run: v.id, ...v.stalled }));
       }
     }
     return lines;

@@ -1,8 +1,9 @@
 /**
  * The lines of `watch --json`, defined once: the TypeScript type, the runtime check and the
  * field list `pitroom help events` prints all come from `WATCH_LINES`. Each line is a JSON
- * object whose first key is `event`: `queued`, `started`, `progress`, `fallback`, one final line
- * (`done` or `problem`) per run and, once every run has ended, `all-done`.
+ * object whose first key is `event`: `queued`, `started`, `progress`, `fallback`, `stalled` (a
+ * running run's worker sent no event for its stall time; its next `progress` says it moved on),
+ * one final line (`done` or `problem`) per run and, once every run has ended, `all-done`.
  */
 import { arr, checkShape, type Infer, num, opt, type Shape, str } from "../../events/schema.ts";
 
@@ -14,6 +15,7 @@ export const WATCH_LINES = {
   fallback: { run: str, from: str, to: str, reason: str },
   /** The run waits (`--park`) until `until` (ms since the epoch) for its chain to come back. */
   parked: { run: str, until: num },
+  stalled: { run: str, since: num, text: str },
   done: {
     run: str,
     time: str,

@@ -274,6 +274,8 @@ export async function buildRuns(
   const audit = { rate: loaded.settings.audit.value, fix: loaded.settings.auditFix.value };
   // Frozen only when set, so a run without audits keeps the record it always had.
   if (audit.rate > 0 || audit.fix) spec.settings.audit = audit;
+  const stall = loaded.settings.stallAfter;
+  if (stall.source !== "default") spec.settings.stallAfterMs = stall.value.ms;
   return { specs: tasks.map((task) => ({ ...spec, task: task + attached.text })), warnings };
 }
 

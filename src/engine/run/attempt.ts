@@ -118,7 +118,8 @@ export async function runAttempt(
       const ev = relativeTarget(raw, input.cwd);
       events.push(ev);
       sink.emit(ev);
-      if (gather(gathered, ev)) sink.progressed(gathered.progress);
+      gather(gathered, ev);
+      sink.progressed(gathered.progress);
     }
   };
   let end: ProcessEnd;

@@ -13,37 +13,41 @@ export interface Gathered {
   texts: string[];
 }
 
-/** Applies one event to the gathered state; returns true when progress changed. */
-export function gather(state: Gathered, ev: WorkerEvent): boolean {
+/**
+ * Applies one event to the gathered state. Every event changes progress: its time is the
+ * worker's latest sign of life (`at`, which a stall is counted from, engine/core/stall.ts).
+ */
+export function gather(state: Gathered, ev: WorkerEvent): void {
   const p = state.progress;
+  p.at = Math.max(p.at ?? 0, ev.time);
   switch (ev.type) {
     case "worker.step":
       p.steps++;
-      return true;
+      return;
     case "worker.tool_call":
       p.tools++;
       // Every backend reports a refusal as one tool call with status "denied" (and one
       // `worker.denied` with the message), so refusals are counted here, once.
       if (ev.status === "denied") p.denied = (p.denied ?? 0) + 1;
       p.last = `${ev.kind} ${ev.target}`.trim();
-      return true;
+      return;
     case "worker.tokens":
       p.tokens.input += ev.input;
       p.tokens.output += ev.output;
       p.tokens.cached += ev.cached;
       p.tokens.reasoning += ev.reasoning;
       if (ev.cost !== undefined) p.cost = (p.cost ?? 0) + ev.cost;
-      return true;
+      return;
     case "worker.answer":
       state.answer = ev.text;
-      return false;
+      return;
     case "worker.text":
       state.texts.push(ev.text);
-      return false;
+      return;
     case "worker.session":
       state.sessionId = ev.sessionId;
-      return false;
+      return;
     default:
-      return false;
+      return;
   }
 }

@@ -60,6 +60,11 @@ export interface RunCard {
   denied: number;
   /** The last tool call: `kind target`. */
   last: string | null;
+  /**
+   * `stalled (no event for 12m)` while a running run's worker has sent no event for its stall
+   * time (the config's `stallAfter`); absent otherwise. The run goes on; its next event clears it.
+   */
+  stalled?: string;
   tokens: ApiTokens;
   /** What the worker cost so far, USD (reported, or the receipt's estimate once ended). */
   cost: number | null;

@@ -2,20 +2,23 @@
  * A run's card (the live view, `RunCard`): built from its record, then kept current by the events
  * that follow (pure). `run.progress` events carry the engine's cumulative counts and overwrite
  * the card's; the worker events between them move the counts on at once, so a card changes the
- * moment a tool call is written. A final event is followed by the final record (`cardOf`).
+ * moment a tool call is written. A final event is followed by the final record (`cardOf`). A
+ * run's stall (`stalled`) is read off its record at `now`, or told by the feed, and any event of
+ * the run clears it.
  */
 import { MODES, type PitroomEvent, type RunReport } from "../../engine/mod.ts";
-import { formatUntil, targetLabel } from "../../engine/present.ts";
+import { formatUntil, stallOf, targetLabel } from "../../engine/present.ts";
 import type { ApiAttention, ApiWorker, RunCard } from "./api_types.ts";
 
 const LIVE = new Set(["queued", "running"]);
 
-/** The card of a run as its record is. */
-export function cardOf(record: RunReport): RunCard {
+/** The card of a run as its record is at `now`. */
+export function cardOf(record: RunReport, now: number): RunCard {
   const target = record.attempts.at(-1) ?? record.chain[0];
   const p = record.progress;
   const live = LIVE.has(record.state);
   const iso = record.isolation;
+  const stall = stallOf(record, now);
   const changed = record.changes?.reverted ? 0 : record.changes?.files.length ?? 0;
   const isolation = MODES[record.mode].usesCopy && iso !== undefined
     ? { applied: iso.applied !== undefined, discarded: iso.discarded !== undefined }
@@ -40,6 +43,7 @@ export function cardOf(record: RunReport): RunCard {
     last: record.parked !== undefined && record.state === "running"
       ? parkedText(record.parked.until)
       : p.last ?? null,
+    ...(stall === null ? {} : { stalled: stall.text }),
     tokens: { ...p.tokens },
     cost: record.receipt?.workerCost ?? p.cost ?? null,
     saved: record.receipt?.saved ?? null,
@@ -71,7 +75,7 @@ function attentionOf(
 /** The card of a run that is replayed from its first event: counts start at nothing. */
 export function freshCard(record: RunReport): RunCard {
   return {
-    ...cardOf(record),
+    ...withoutStall(cardOf(record, record.createdAt)),
     steps: 0,
     tools: 0,
     denied: 0,
@@ -88,8 +92,12 @@ function parkedText(until: number): string {
   }: every worker of its chain is out of quota`;
 }
 
-/** The card after one more event (a new object; the final state comes with the final record). */
-export function foldCard(card: RunCard, ev: PitroomEvent): RunCard {
+/**
+ * The card after one more event (a new object; the final state comes with the final record). Any
+ * event is a sign of life: a stall ends with it.
+ */
+export function foldCard(moved: RunCard, ev: PitroomEvent): RunCard {
+  const card = withoutStall(moved);
   switch (ev.type) {
     case "run.queued":
       return { ...card, state: "queued", position: ev.position };
@@ -161,6 +169,13 @@ export function foldCard(card: RunCard, ev: PitroomEvent): RunCard {
     default:
       return card;
   }
+}
+
+/** The card without a stall (as it is before its events come, and after each). */
+function withoutStall(card: RunCard): RunCard {
+  if (card.stalled === undefined) return card;
+  const { stalled: _, ...rest } = card;
+  return rest;
 }
 
 /** True for the events that end a run. */

@@ -66,7 +66,7 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
       ? await engine.list({ recent, all: true })
       : await engine.list({ group, all: true });
     // Newest first: by creation time (ids of the same second do not sort by time).
-    const cards = runs.map(cardOf).sort((a, b) =>
+    const cards = runs.map((run) => cardOf(run, now())).sort((a, b) =>
       b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)
     );
     const body: RunsResponse = { now: now(), runs: cards };
@@ -77,7 +77,7 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
     const found = await find(c);
     if (found instanceof Response) return found;
     const body: RunResponse = {
-      card: cardOf(found.report),
+      card: cardOf(found.report, now()),
       report: found.report,
       kept: found.kept !== null,
     };
@@ -205,14 +205,14 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
       );
     }
     const [stopped] = await engine.stop({ runs: [report.id] });
-    const body: WriteResponse = { card: cardOf(stopped ?? (await engine.get(report.id))) };
+    const body: WriteResponse = { card: cardOf(stopped ?? (await engine.get(report.id)), now()) };
     return c.json(body);
   });
 
   api.post("/runs/:id/discard", async (c) => {
     const found = await find(c);
     if (found instanceof Response) return found;
-    const card = cardOf(found.report);
+    const card = cardOf(found.report, now());
     if (found.kept !== null || !card.canDiscard) {
       return apiError(
         c,
@@ -221,7 +221,7 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
         `Run "${card.id}" is not a finished isolate run whose patch is neither applied nor discarded`,
       );
     }
-    const body: WriteResponse = { card: cardOf(await engine.discard(card.id)) };
+    const body: WriteResponse = { card: cardOf(await engine.discard(card.id), now()) };
     return c.json(body);
   });
 

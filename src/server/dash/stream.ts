@@ -10,7 +10,7 @@
  * Two subscriptions may read the same run: an event at or before the offset delivered is dropped.
  * Nothing polls: every message comes from the feed.
  */
-import type { Engine, FeedEvent, RunReport, Subscription } from "../../engine/mod.ts";
+import type { Engine, FeedEvent, RunReport, Stall, Subscription } from "../../engine/mod.ts";
 import type { ApiEvent, RunCard, StreamEventName, StreamMessages } from "./api_types.ts";
 import { cardOf, foldCard, freshCard, isFinalEvent } from "./card.ts";
 import { type Cursor, encodeCursor, ENDED, ENDED_KEEP_MS } from "./cursor.ts";
@@ -75,13 +75,18 @@ export class Connection {
       for (const [id, offset] of cursor.runs) {
         const record = await this.#engine.peek(id);
         if (record === null) continue;
-        this.#runs.set(id, { card: cardOf(record), offset, ended: offset === ENDED });
+        this.#runs.set(id, {
+          card: cardOf(record, this.#options.now()),
+          offset,
+          ended: offset === ENDED,
+        });
         if (offset !== ENDED) fromOffsets[id] = offset;
       }
     }
     const live = this.#engine.subscribe({ live: true }, (ev) => this.#onEvent(ev), {
       fromOffsets,
       onRun: (record) => this.#onRun(record),
+      onStall: (run, stall) => this.#onStall(run, stall),
     });
     this.#subs.push(live);
     await live.ready;
@@ -99,8 +104,12 @@ export class Connection {
         this.#onRun(record);
         latecomers.push(record.id);
       } else if (since === null || (record.endedAt ?? record.createdAt) >= since) {
-        this.#runs.set(record.id, { card: cardOf(record), offset: ENDED, ended: true });
-        this.#push("run", { card: cardOf(record) });
+        this.#runs.set(record.id, {
+          card: cardOf(record, this.#options.now()),
+          offset: ENDED,
+          ended: true,
+        });
+        this.#push("run", { card: cardOf(record, this.#options.now()) });
       }
     }
     if (latecomers.length > 0) await this.#follow(latecomers, {});
@@ -110,6 +119,7 @@ export class Connection {
   async #follow(ids: string[], fromOffsets: Record<string, number>): Promise<void> {
     const sub = this.#engine.subscribe({ runs: ids }, (ev) => this.#onEvent(ev), {
       fromOffsets,
+      onStall: (run, stall) => this.#onStall(run, stall),
     });
     this.#subs.push(sub);
     await sub.ready;
@@ -120,6 +130,14 @@ export class Connection {
     const card = freshCard(record);
     this.#runs.set(record.id, { card, offset: 0, ended: false });
     this.#push("run", { card });
+  }
+
+  /** A run went stalled: its card says so (its next event clears it, foldCard). */
+  #onStall(id: string, stall: Stall): void {
+    const run = this.#runs.get(id);
+    if (run === undefined || run.ended) return;
+    run.card = { ...run.card, stalled: stall.text };
+    this.#push("run", { card: run.card });
   }
 
   #onEvent(ev: FeedEvent): void {
@@ -141,7 +159,7 @@ export class Connection {
     this.#enqueue(async () => {
       const record = await this.#engine.peek(ev.run).catch(() => null);
       run.card = record !== null && record.state !== "queued" && record.state !== "running"
-        ? cardOf(record)
+        ? cardOf(record, this.#options.now())
         : folded;
       return message("event", { run: ev.run, event, card: run.card }, id);
     });

@@ -2,7 +2,8 @@
  * Waiting on runs inside a tool call: one engine subscription folds the runs' events (no
  * polling), the wait ends when all (or any) of them ended, the time is up, or the call is
  * cancelled; meanwhile a progress token gets `notifications/progress` every few seconds while
- * something changed ("running · read · 12s · 3 steps, 2 tool calls · last: ...").
+ * something changed ("running · read · 12s · 3 steps, 2 tool calls · last: ..."; a run whose
+ * worker went silent past its stall time: "stalled (no event for 10m) · read · ...").
  */
 import type { RunReport, RunView } from "../../engine/mod.ts";
 import { LiveFold, liveState } from "../../engine/present.ts";
@@ -62,6 +63,9 @@ export async function followRuns(
     if (fold.apply(run, event) !== null || event.type === "run.progress") changed = true;
   }, {
     onRun: (record) => fold.add(record),
+    onStall: (run, stall) => {
+      if (fold.stall(run, stall) !== null) changed = true;
+    },
     onDamage: (damage) => {
       options.onDamage?.(damage.message);
       // A run whose record is damaged cannot be followed to its end: it counts as ended.

@@ -3,7 +3,11 @@
  * (claude -p reads its prompt from stdin when no prompt argument is given; stdin is then closed),
  * and one permission profile per mode, made of `--tools` (what the model is offered at all),
  * `--permission-mode` and allow/deny rules. Never a bypass mode: no `bypassPermissions`, no
- * `--dangerously-skip-permissions`, and no mode that would ask (headless, an ask is denied).
+ * `--dangerously-skip-permissions`. Nobody answers a permission prompt: `--permission-prompts
+ * none` (claude 2.1.328 `--help`: "anything that would prompt is denied automatically; the
+ * permission mode still decides everything else") turns every ask (a user's or project's `ask`
+ * rule, a write to a protected path such as `.claude/` or `.git/`, an edit outside the working
+ * directory) into a denial, reported as `permission_denied`, instead of leaving it to a host.
  */
 import { MODES } from "../modes.ts";
 import type { Launch, Mode, RunSpec } from "../types.ts";
@@ -58,11 +62,15 @@ export function shellRule(prefix: string): string {
   return `Bash(${prefix}:*)`;
 }
 
+/** Who answers a permission prompt: nobody (every ask is denied at once). */
+export const NO_PROMPTS = ["--permission-prompts", "none"] as const;
+
 /** The permission flags of a mode. */
 export function profileArgs(mode: Mode, web: boolean): string[] {
   const webTools = web ? [...WEB_TOOLS] : [];
   if (!MODES[mode].edits) {
     return [
+      ...NO_PROMPTS,
       "--tools",
       [...READ_TOOLS, ...webTools].join(","),
       // dontAsk: whatever is not allowed below is denied, reported as `permission_denied`.
@@ -76,6 +84,7 @@ export function profileArgs(mode: Mode, web: boolean): string[] {
   // write and isolate: edits in place; the shell is allowed but the rules below deny
   // history-changing and destructive commands (deny rules win over allow rules).
   return [
+    ...NO_PROMPTS,
     "--tools",
     [...WRITE_TOOLS, ...webTools].join(","),
     "--permission-mode",

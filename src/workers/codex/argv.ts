@@ -12,8 +12,11 @@
  *   Codex's own deny rules (execpolicy `.rules` files) load only from `$CODEX_HOME/rules` or the
  *   repo's `.codex/`, both of which Pitroom must not write, so no extra rules are passed: the
  *   sandbox and the guard shim on PATH are the guards.
- * `exec` always runs with approval policy "never": nothing can stall on a question. No bypass
- * flag is ever given.
+ * Nothing can stall on a question: `-c approval_policy="never"` (codex's config key; `exec`
+ * defaults to it, and the override also replaces a user's value that `exec` refuses, such as the
+ * retired "untrusted") makes codex reject at once every call that would need an approval (a
+ * sandbox escalation, a prompt rule, an MCP elicitation) and hand the model the refusal ("approval
+ * policy is Never; reject command"). No bypass flag is ever given.
  */
 import { MODES } from "../modes.ts";
 import type { Launch, RunSpec } from "../types.ts";
@@ -39,6 +42,8 @@ export function codexArgv(spec: RunSpec): string[] {
     "--skip-git-repo-check",
     "-C",
     spec.cwd,
+    "-c",
+    `approval_policy=${tomlString("never")}`,
     "-c",
     "check_for_update_on_startup=false",
     "-c",

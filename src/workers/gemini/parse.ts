@@ -9,8 +9,10 @@
  * - `tool_result{tool_id, status:"success"|"error", output?, error{type,message}?}` ->
  *   `worker.tool_call`; an error of type `policy_violation` or `tool_not_registered` is a denial
  *   and also gives `worker.denied`, and so is an `invalid_tool_params` error that refuses a path
- *   ("Access denied: Path ... is outside the workspace", "Path not in workspace: ..."); other
- *   invalid parameters are errors
+ *   ("Access denied: Path ... is outside the workspace", "Path not in workspace: ..."), and a
+ *   call the policy engine would have asked about ("... requires user confirmation, which is not
+ *   supported in non-interactive mode.", an `unhandled_exception`: headless gemini refuses every
+ *   ask at once); other invalid parameters are errors
  * - `result{status, stats{input_tokens, output_tokens, cached, input, ...}, error?{type,message}}`
  *   -> `worker.tokens` (totals of the whole run: gemini reports no per-call usage), then
  *   `worker.answer` or `worker.error`.
@@ -47,10 +49,14 @@ export const DENIAL_TYPES: readonly string[] = ["policy_violation", "tool_not_re
 const PATH_REFUSAL =
   /^Access denied\b|^Path not in workspace\b|outside (?:of )?the (?:allowed )?workspace/i;
 
+/** The refusal of a call the policy engine would have asked the user about. */
+const ASK_REFUSAL = /requires user confirmation, which is not supported in non-interactive mode/i;
+
 /** True when a tool result's error is a refusal rather than a failure. */
 export function isDenial(type: string, message: string): boolean {
   return DENIAL_TYPES.includes(type) ||
-    (type === "invalid_tool_params" && PATH_REFUSAL.test(message));
+    (type === "invalid_tool_params" && PATH_REFUSAL.test(message)) ||
+    ASK_REFUSAL.test(message);
 }
 
 const TARGET_CHARS = 160;

@@ -1,11 +1,13 @@
 /**
  * A stream connection against a scripted engine, for the races a real one rarely shows: a run
  * that the live feed had not joined yet when the connection listed the runs is followed by id,
- * and when the live feed brings it too, each event still reaches the page once.
+ * and when the live feed brings it too, each event still reaches the page once; a run the feed
+ * says stalled gets a new card saying so, which its next event clears.
  */
 import assert from "node:assert/strict";
-import type { Engine, FeedEvent, RunReport, Subscription } from "../../../src/engine/mod.ts";
+import type { Engine, FeedEvent, RunReport, Stall, Subscription } from "../../../src/engine/mod.ts";
 import { Connection, type Message } from "../../../src/server/dash/stream.ts";
+import { cardOf } from "../../../src/server/dash/card.ts";
 import { createDashboardApp } from "../../../src/server/dash/app.ts";
 import { enter, passHeaders, testDoor } from "./_world.ts";
 
@@ -32,6 +34,7 @@ interface Scripted {
   selector: unknown;
   onEvent: (ev: FeedEvent) => void;
   onRun?: (r: RunReport) => void;
+  onStall?: (run: string, stall: Stall, record: RunReport) => void;
 }
 
 function scriptedEngine() {
@@ -43,9 +46,9 @@ function scriptedEngine() {
     subscribe(
       selector: unknown,
       onEvent: (ev: FeedEvent) => void,
-      options: { onRun?: (r: RunReport) => void } = {},
+      options: Omit<Scripted, "selector" | "onEvent"> = {},
     ): Subscription {
-      subs.push({ selector, onEvent, ...(options.onRun ? { onRun: options.onRun } : {}) });
+      subs.push({ selector, onEvent, ...options });
       const close = () => Promise.resolve();
       return {
         ready: Promise.resolve(),
@@ -129,4 +132,36 @@ Deno.test("a stream whose start fails says so in an `error` event and ends", asy
   assert.match(text, /^event: hello$/m);
   assert.match(text, /^event: error\ndata: the runs folder is unreadable$/m);
   assert.doesNotMatch(text, /^event: ready$/m);
+});
+
+Deno.test("a run the feed says stalled gets a card saying so; its next event clears it", async () => {
+  const { engine, subs } = scriptedEngine();
+  const connection = new Connection(engine, { cursor: null, recent: 10, now: () => 1000 });
+  const messages = connection.messages();
+  await connection.open();
+  await take(messages, 3);
+  const live = subs.find((s) => "live" in (s.selector as object))!;
+  const stall = { since: 0, quietMs: 600_000, text: "stalled (no event for 10m)" };
+  assert.ok(live.onStall, "the connection asks the live feed for stalls");
+  live.onStall(ID, stall, record("running"));
+  const [told] = await take(messages, 1);
+  assert.equal(told?.event, "run");
+  const card = JSON.parse(told!.data).card;
+  assert.equal(card.state, "running");
+  assert.equal(card.stalled, "stalled (no event for 10m)");
+  live.onEvent(step(10));
+  const [moved] = await take(messages, 1);
+  assert.equal(moved?.event, "event");
+  assert.equal(JSON.parse(moved!.data).card.stalled, undefined);
+  await connection.close();
+});
+
+Deno.test("cardOf() reads a stall off the record at the time asked", () => {
+  const silent = {
+    ...record("running"),
+    attempts: [{ worker: "opencode" as const, startedAt: 1 }],
+  };
+  assert.equal(cardOf(silent, 1 + 599_999).stalled, undefined);
+  assert.equal(cardOf(silent, 1 + 600_000).stalled, "stalled (no event for 10m)");
+  assert.equal(cardOf({ ...silent, state: "done" }, 1 + 900_000).stalled, undefined);
 });

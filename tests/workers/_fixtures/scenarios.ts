@@ -479,6 +479,14 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
         ],
       },
       {
+        // A shell command gemini's own heuristics would ask about (a symlink): headless, the
+        // ask is refused at once as an `unhandled_exception` tool error.
+        name: "shell_ask",
+        mode: "write",
+        scenario: "ask",
+        turns: [{ shell: "ln -s a.txt link.txt" }, { answer: "Could not link." }],
+      },
+      {
         name: "parallel_calls",
         mode: "read",
         scenario: "multi",

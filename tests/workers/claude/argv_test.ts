@@ -72,6 +72,15 @@ Deno.test("profileArgs() never uses a bypass mode", () => {
   }
 });
 
+Deno.test("profileArgs() leaves no prompt to anybody: every ask is denied at once", () => {
+  for (const mode of ["read", "write", "isolate"] as const) {
+    for (const web of [false, true]) {
+      assertEquals(flagValues(profileArgs(mode, web), "--permission-prompts"), ["none"]);
+      assertEquals(flagValues(claudeArgv(spec({ mode, web })), "--permission-prompts"), ["none"]);
+    }
+  }
+});
+
 Deno.test("profileArgs() read offers read and search tools and read-only shell commands", () => {
   const args = profileArgs("read", false);
   assertEquals(flagValues(args, "--tools"), ["Read,Grep,Glob,Bash"]);

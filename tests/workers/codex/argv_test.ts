@@ -45,6 +45,16 @@ Deno.test("codexLaunch() gives write and isolate modes workspace-write, never mo
   }
 });
 
+Deno.test("codexLaunch() sets approval policy never in every mode: an approval is refused at once", () => {
+  for (const mode of ["read", "write", "isolate"] as const) {
+    for (const web of [false, true]) {
+      const { argv } = codexLaunch(spec({ mode, web }));
+      assert.equal(argv[argv.indexOf(`approval_policy="never"`) - 1], "-c");
+      assert.ok(argv.indexOf(`approval_policy="never"`) < argv.indexOf("-"));
+    }
+  }
+});
+
 Deno.test("codexLaunch() turns web on with live search and sandbox network in write mode", () => {
   const { argv } = codexLaunch(spec({ mode: "write", web: true }));
   assert.ok(argv.includes(`web_search="live"`));

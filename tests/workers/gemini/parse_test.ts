@@ -212,3 +212,13 @@ Deno.test("parseLine() reports paths refused outside the workspace (invalid_tool
   });
   assertEquals(bad.map((e) => e.type === "worker.tool_call" ? e.status : e.type), ["error"]);
 });
+
+Deno.test("parseLine() reports a call gemini would have asked about (headless: refused) as denied", async () => {
+  const { events } = await recorded("shell_ask");
+  assertEquals(
+    ofType(events, "worker.tool_call").map((e) => [e.tool, e.target, e.status]),
+    [["run_shell_command", "ln -s a.txt link.txt", "denied"]],
+  );
+  assertEquals(ofType(events, "worker.denied").map((e) => e.tool), ["run_shell_command"]);
+  assertEquals(ofType(events, "worker.answer")[0]?.text, "Could not link.");
+});

@@ -22,7 +22,7 @@ export function stateLabel(card: RunCard): string {
   if (card.state === "queued") {
     return card.position === null ? "queued" : `queued #${card.position}`;
   }
-  if (card.state === "running") return "running";
+  if (card.state === "running") return card.stalled ?? "running";
   if (card.state === "done") return card.attention === "unapplied" ? "done · not applied" : "done";
   return card.outcome ?? card.state;
 }
