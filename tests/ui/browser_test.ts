@@ -109,7 +109,7 @@ Deno.test({
       await page.waitFor(`${card(id)}[data-state=running]`);
       // The worker's first tool call moves the card on while the run waits at its gate.
       await page.waitForFunction(
-        `document.querySelector('${card(id)} [data-count=tools]')?.textContent === "1 tools"`,
+        `document.querySelector('${card(id)} [data-count=tools]')?.textContent === "1 tool"`,
       );
       assert.equal(await page.text(`${card(id)} .last`), "read src/app.ts");
       await Deno.writeTextFile(join(gates, "first"), "");

@@ -103,10 +103,8 @@ Deno.test("needsAttention() and stateLabel() read the card", () => {
   assertEquals(needsAttention(card("x", { fallbacks: 1 })), true);
   assertEquals(needsAttention(card("x")), false);
   assertEquals(stateLabel(card("x", { state: "queued", position: 2 })), "queued #2");
-  assertEquals(
-    stateLabel(card("x", { state: "done", attention: "unapplied" })),
-    "done · not applied",
-  );
+  // What became of the work is the card's disposition badge, not its state.
+  assertEquals(stateLabel(card("x", { state: "done", attention: "unapplied" })), "done");
   assertEquals(stateLabel(card("x", { state: "problem", outcome: "timeout" })), "timeout");
 });
 
