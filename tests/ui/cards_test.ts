@@ -5,7 +5,8 @@
  * verdict badges of reviews, audits and plan tasks with their findings and disputed claims;
  * cached, applied, not-applied, discarded and reverted states on the card and in the detail;
  * local human times; answers in Markdown with raw HTML kept as text; and the polish list
- * (plurals, a negative saving, the duration that wrapped, a running panel's tokens). Saves a screenshot of a card of each kind (PITROOM_SHOTS, when set).
+ * (plurals, a negative saving, the duration that wrapped, a running panel's tokens, whole chart
+ * labels). Saves a screenshot of a card of each kind (PITROOM_SHOTS, when set).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -235,6 +236,41 @@ Deno.test({
       assert.ok(Math.abs(geometry.time - geometry.pill) < 4, JSON.stringify(geometry));
       assert.equal(geometry.lines, 1);
       await shot(page, runs.long, "long");
+    });
+
+    await t.step("chart labels are whole and inside their charts", async () => {
+      await page.goto(`${dash.url}#stats`);
+      await page.waitForFunction(`document.querySelectorAll(".chart").length >= 6`);
+      // Per worker and model: each chart names the long model whole, nothing cut to "…".
+      const perTarget = await page.eval<string[]>(
+        `[...document.querySelectorAll(".chart")]
+          .filter((f) => f.querySelector("figcaption").textContent.includes("per worker and model"))
+          .map((f) => f.innerText)`,
+      );
+      assert.equal(perTarget.length, 3);
+      for (const text of perTarget) {
+        assert.ok(text.includes(`opencode:${LONG_MODEL}`), text);
+        assert.ok(!text.includes("…"), text);
+      }
+      const clipped = await page.eval<string[]>(
+        `[...document.querySelectorAll(".bar-list .bar-label")]
+          .filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+          .map((e) => e.textContent)`,
+      );
+      assert.deepEqual(clipped, []);
+      // Per day: every text of each SVG inside its box.
+      await page.waitForFunction(`document.querySelectorAll(".chart svg").length >= 3`);
+      const outside = await page.eval<string[]>(
+        `[...document.querySelectorAll(".chart svg")].flatMap((svg) => {
+          const v = svg.viewBox.baseVal;
+          return [...svg.querySelectorAll("text")].filter((t) => {
+            const b = t.getBBox();
+            return b.x < v.x || b.y < v.y || b.x + b.width > v.x + v.width ||
+              b.y + b.height > v.y + v.height;
+          }).map((t) => t.textContent);
+        })`,
+      );
+      assert.deepEqual(outside, []);
     });
 
     await t.step("the browser logged no error", async () => {
