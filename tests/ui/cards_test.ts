@@ -6,7 +6,7 @@
  * cached, applied, not-applied, discarded and reverted states on the card and in the detail;
  * local human times; answers in Markdown with raw HTML kept as text; and the polish list
  * (plurals, a negative saving, the duration that wrapped, a running panel's tokens, whole chart
- * labels). Saves a screenshot of a card of each kind (PITROOM_SHOTS, when set).
+ * labels, the favicon). Saves a screenshot of a card of each kind (PITROOM_SHOTS, when set).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -273,11 +273,16 @@ Deno.test({
       assert.deepEqual(outside, []);
     });
 
-    await t.step("the browser logged no error", async () => {
-      assert.deepEqual(
-        (await browser.consoleErrors()).filter((e) => !e.includes("/favicon.ico")),
-        [],
-      );
+    await t.step("the page has a favicon, and the browser logged no error", async () => {
+      assert.equal(await page.attr("link[rel=icon]", "href"), "/favicon.svg");
+      const loaded = await page.eval<number>(`new Promise((resolve) => {
+        const img = new Image();
+        img.onload = () => resolve(img.naturalWidth);
+        img.onerror = () => resolve(-1);
+        img.src = document.querySelector("link[rel=icon]").href;
+      })`);
+      assert.ok(loaded > 0, `the favicon did not load (${loaded})`);
+      assert.deepEqual(await browser.consoleErrors(), []);
     });
   },
 });
