@@ -50,31 +50,47 @@ export function kindOf(record: RunReport): { kind: ApiKind; title: string; about
       about: record.continues?.run ?? null,
     };
   }
-  const task = record.task.trim().replace(/\s+/g, " ");
+  // (A task may be a megabyte: only its start can be the title.)
+  const task = record.task.trimStart().slice(0, 4 * TITLE_MAX).trimEnd().replace(/\s+/g, " ");
   return {
     kind: "run",
-    title: task.length > TITLE_MAX ? `${task.slice(0, TITLE_MAX - 1)}…` : task,
+    title: cut(task, TITLE_MAX),
     about: record.continues?.run ?? null,
   };
 }
 
+/** A place: `path:line`, `path:line-line` or `path#Lx` (the path has no space, colon or `#`). */
+const PLACE = /^`?([^\s`:#]+(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?))`?/;
+/** What may stand between a leading place and its text. */
+const AFTER_PLACE = /^\s*(?:[—–:]|-{1,2})?\s*/;
+/** A place anywhere: a path with a dot in its name, then `:line` or `#Lx`. */
+const ANY_PLACE = /[^\s`:#()[\]<>"',;]+\.\w+(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?)/;
 /**
- * A `path:line` (or `path:line-line`, `path#Lx`) at the start of a claim, in backticks or not,
- * and what follows it after a dash or colon.
+ * A claim's text is cut here, and only its first `PLACE_MAX` characters are searched for a place
+ * (a hostile reply may hold a megabyte on one line: every search here is on a bounded text).
  */
-const LEADING_REF =
-  /^`?([\w.@+~/-]*[\w@+~/-]\.?\w*(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?))`?\s*(?:[—–:]|-{1,2})?\s*([\s\S]*)$/;
-/** A `path:line` anywhere in a claim (a path with a dot or a slash in it). */
-const ANY_REF = /`?((?:[\w.@+~-]+\/)*[\w@+~-]+\.\w+(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?))`?/;
+const POINT_MAX = 1_000;
+const PLACE_MAX = 300;
+/** A verdict lists at most this many points (the answer has them all). */
+const POINTS_MAX = 100;
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 
 /** A claim with its place: the `path:line` it names first, and the rest of its text. */
 export function pointOf(claim: string, severity: string | null = null): ApiPoint {
-  const lead = LEADING_REF.exec(claim.trim());
-  if (lead !== null && lead[2]!.trim() !== "") {
-    return { severity, ref: lead[1]!, text: lead[2]!.trim() };
+  const text = cut(claim.trim(), POINT_MAX);
+  // A place names a file: `12:30` is a time.
+  const found = PLACE.exec(text);
+  const lead = found !== null && /[A-Za-z]/.test(found[1]!) ? found : null;
+  if (lead !== null) {
+    const rest = text.slice(lead[0].length);
+    const gap = AFTER_PLACE.exec(rest)![0];
+    if (rest.length > gap.length) return { severity, ref: lead[1]!, text: rest.slice(gap.length) };
   }
-  const any = ANY_REF.exec(claim);
-  return { severity, ref: any?.[1] ?? null, text: claim.trim() };
+  const any = ANY_PLACE.exec(text.slice(0, PLACE_MAX));
+  return { severity, ref: lead?.[1] ?? any?.[0] ?? null, text };
 }
 
 const SPEC_TONE: Record<string, ApiTone> = { PASS: "good", FAIL: "bad" };
@@ -99,17 +115,19 @@ function reviewBadges(v: ReviewVerdict): ApiBadge[] {
 }
 
 function reviewPoints(v: ReviewVerdict): ApiPoint[] {
-  return [
-    ...v.findings.map((f): ApiPoint => {
-      const read = pointOf(f.text, f.severity);
-      if (f.file === undefined) return read;
-      const ref = f.line === undefined ? f.file : `${f.file}:${f.line}`;
-      // The finding's text usually starts with its place too: said once.
-      const text = read.ref !== null && read.ref.startsWith(f.file) ? read.text : f.text;
-      return { severity: f.severity, ref, text };
-    }),
-    ...v.cannotVerify.map((c) => pointOf(c, "Cannot verify")),
-  ];
+  const findings = v.findings.slice(0, POINTS_MAX).map((f): ApiPoint => {
+    const read = pointOf(f.text, f.severity);
+    if (f.file === undefined) return read;
+    const ref = cut(f.line === undefined ? f.file : `${f.file}:${f.line}`, PLACE_MAX);
+    // The finding's text usually starts with its place too: said once.
+    const text = read.ref !== null && read.ref.startsWith(f.file)
+      ? read.text
+      : cut(f.text.trim(), POINT_MAX);
+    return { severity: f.severity, ref, text };
+  });
+  const unsure = v.cannotVerify.slice(0, POINTS_MAX - findings.length)
+    .map((c) => pointOf(c, "Cannot verify"));
+  return [...findings, ...unsure];
 }
 
 function auditVerdict(
@@ -123,7 +141,7 @@ function auditVerdict(
     badges: verdict === undefined
       ? []
       : [{ name: "AUDIT", value: verdict, tone: AUDIT_TONE[verdict] ?? "info" }],
-    points: disputed.map((d) => pointOf(d)),
+    points: disputed.slice(0, POINTS_MAX).map((d) => pointOf(d)),
     note: null,
   };
 }
@@ -164,7 +182,7 @@ export function verdictsOf(record: RunReport): ApiVerdict[] {
         value: status.status,
         tone: STATUS_TONE[status.status] ?? "info",
       }],
-      points: status.openIssues.map((i) => pointOf(i)),
+      points: status.openIssues.slice(0, POINTS_MAX).map((i) => pointOf(i)),
       note: null,
     });
   }

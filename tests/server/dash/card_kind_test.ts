@@ -9,6 +9,8 @@
 import assert from "node:assert/strict";
 import type { HistoryResponse, RunCard, RunsResponse } from "../../../src/server/dash/api_types.ts";
 import { createDashboardApp } from "../../../src/server/dash/app.ts";
+import { pointOf, verdictsOf } from "../../../src/server/dash/card_kind.ts";
+import type { RunReport } from "../../../src/engine/mod.ts";
 import { kindsWorld, makeKindRuns } from "../../ui/_kinds.ts";
 import { enter, HOST, passHeaders, PORT, testDoor } from "./_world.ts";
 
@@ -86,4 +88,48 @@ Deno.test("cards name runs by what they are, with their verdicts and what became
   const hit = history.hits.find((h) => h.id === runs.plan);
   assert.equal(hit?.card?.title, "Plan plan.md · task 1: Fix the answer");
   stop.abort();
+});
+
+Deno.test("pointOf() finds a claim's path:line, and bounds what a hostile reply can make it do", () => {
+  assert.deepEqual(pointOf("src/a.ts:3 — retry is not defined here"), {
+    severity: null,
+    ref: "src/a.ts:3",
+    text: "retry is not defined here",
+  });
+  assert.deepEqual(pointOf("`lib/x.go:10-12`: wrong count", "Minor"), {
+    severity: "Minor",
+    ref: "lib/x.go:10-12",
+    text: "wrong count",
+  });
+  assert.deepEqual(pointOf("Makefile:4 has no test target").ref, "Makefile:4");
+  assert.deepEqual(pointOf("the count is 4, not 5 (see src/b.ts#L9)").ref, "src/b.ts#L9");
+  // A time is not a place; a claim without a place has none.
+  assert.equal(pointOf("12:30 is when it runs").ref, null);
+  assert.equal(pointOf("defined once: not confirmed").ref, null);
+  // A megabyte on one line: cut to a card's size (every search is on a bounded text).
+  for (const claim of ["a".repeat(1_000_000), "a.".repeat(500_000), "x/".repeat(500_000) + ":1"]) {
+    const point = pointOf(claim);
+    assert.ok(point.text.length <= 1_000, `${point.text.length}`);
+  }
+});
+
+Deno.test("verdictsOf() lists at most 100 findings of a reply that lists ten thousand", () => {
+  const findings = Array.from({ length: 10_000 }, (_, i) => ({
+    severity: "Minor" as const,
+    text: `src/a.ts:${i} — nit ${i}`,
+  }));
+  const record = {
+    id: "20261201-120000-aaaa",
+    state: "done",
+    endedAt: 1,
+    review: {
+      kind: "task",
+      of: "20261201-110000-bbbb",
+      redacted: { files: [], secrets: 0 },
+      verdict: { spec: "PASS", quality: "APPROVED", findings, cannotVerify: [], complete: true },
+    },
+  } as unknown as RunReport;
+  const [verdict] = verdictsOf(record);
+  assert.equal(verdict?.points.length, 100);
+  assert.deepEqual(verdict?.points[99], { severity: "Minor", ref: "src/a.ts:99", text: "nit 99" });
 });
