@@ -120,3 +120,26 @@ Deno.test("stray marks stay text and deep nesting stops at a depth (a long answe
   assertEquals(depth, 8);
   ok(parseMarkdown("- ".repeat(5_000) + "deep").length > 0);
 });
+
+Deno.test("hostile lines read in linear time: a heading of spaces, a fence's long info, brackets", () => {
+  const spaces = " ".repeat(100_000);
+  assertEquals(parseMarkdown(`# a${spaces}b ##`), [
+    { t: "h", level: 1, inline: [text(`a${spaces}b`)] },
+  ]);
+  assertEquals(parseMarkdown("## closed ##"), [{ t: "h", level: 2, inline: [text("closed")] }]);
+  assertEquals(parseMarkdown("#hashtag"), [{ t: "p", inline: [text("#hashtag")] }]);
+  // A ``` line whose info holds a backtick is no fence.
+  const info = "a".repeat(100_000);
+  assertEquals(parseMarkdown("```" + info + "`")[0]?.t, "p");
+  assertEquals(parseMarkdown("```ts extra\nx\n````"), [{ t: "code", lang: "ts", text: "x" }]);
+  const open = "[".repeat(100_000);
+  const [para] = parseMarkdown(open + "](https://a.b/c)");
+  ok(para?.t === "p");
+  // The innermost bracket pairs with the one `]`: a link, inside the text of the others.
+  const link = para.inline.find((n) => n.t === "link");
+  ok(link !== undefined && link.t === "link" && link.href === "https://a.b/c");
+  const url = "http://a" + ".".repeat(1_500) + "x ";
+  ok(parseMarkdown(url.repeat(100)).length === 1);
+  const title = `[a](https://a.b/c${" ".repeat(1_500)})`;
+  assertEquals(inline(title.repeat(50)).length, 50);
+});

@@ -30,8 +30,9 @@ const MAX_DEPTH = 8;
 /** How far ahead an emphasis looks for its closing mark (keeps stray marks linear). */
 const MAX_SPAN = 2_000;
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
-const HEADING = /^ {0,3}(#{1,6})(?:\s+(.*?))?\s*#*\s*$/;
+// Every pattern here is linear on any line: an answer is a worker's, and may be hostile.
+const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const HEADING = /^ {0,3}(#{1,6})(?:[ \t]|$)/;
 const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
 const ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])(\s+|$)(.*)$/;
 const QUOTE = /^ {0,3}>\s?(.*)$/;
@@ -46,9 +47,28 @@ function blank(line: string): boolean {
   return line.trim() === "";
 }
 
+/** A fence's mark and language, or null when the line is no fence (a ``` fence's info has no `). */
+function fenceOf(line: string): { mark: string; lang: string } | null {
+  const m = FENCE.exec(line);
+  if (m === null || (m[1]![0] === "`" && m[2]!.includes("`"))) return null;
+  return { mark: m[1]!, lang: m[2]!.trim().split(/\s/, 1)[0]!.toLowerCase() };
+}
+
+/** A heading's level and text (its closing `#`s taken off), or null. */
+function headingOf(line: string): { level: number; text: string } | null {
+  const m = HEADING.exec(line);
+  if (m === null) return null;
+  let text = line.slice(m[0].length).trim();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === "#") end--;
+  if (end === 0) text = "";
+  else if (end < text.length && /\s/.test(text[end - 1]!)) text = text.slice(0, end).trimEnd();
+  return { level: m[1]!.length, text };
+}
+
 /** True when the line starts a block of its own (it ends a paragraph). */
 function starts(line: string): boolean {
-  return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) ||
+  return fenceOf(line) !== null || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) ||
     ITEM.test(line);
 }
 
@@ -68,24 +88,25 @@ function blocks(lines: string[], depth: number): Block[] {
       i++;
       continue;
     }
-    const fence = FENCE.exec(line);
+    const fence = fenceOf(line);
     if (fence) {
-      const mark = fence[1]!;
       const body: string[] = [];
       i++;
       while (i < lines.length) {
         const close = lines[i]!.trim();
-        if (close.startsWith(mark[0]!.repeat(mark.length)) && /^([`~])\1*$/.test(close)) break;
+        if (close.length >= fence.mark.length && close === fence.mark[0]!.repeat(close.length)) {
+          break;
+        }
         body.push(lines[i]!);
         i++;
       }
       i++;
-      out.push({ t: "code", lang: fence[2]!.toLowerCase(), text: body.join("\n") });
+      out.push({ t: "code", lang: fence.lang, text: body.join("\n") });
       continue;
     }
-    const heading = HEADING.exec(line);
+    const heading = headingOf(line);
     if (heading) {
-      out.push({ t: "h", level: heading[1]!.length, inline: inline(heading[2] ?? "", depth) });
+      out.push({ t: "h", level: heading.level, inline: inline(heading.text, depth) });
       i++;
       continue;
     }
@@ -192,6 +213,10 @@ export function inline(text: string, depth = 0): Inline[] {
   let plain = "";
   // Per mark, where the closing marks seen so far end: none before it can close anything.
   const dead = new Map<string, number>();
+  // Backtick runs that occur nowhere further on (none later can close).
+  const unclosed = new Set<string>();
+  // Where each `[` closes (found once, in one pass), when the text has one.
+  let closes: Map<number, number> | null = null;
   const flush = () => {
     if (plain !== "") out.push({ t: "text", text: plain });
     plain = "";
@@ -212,7 +237,8 @@ export function inline(text: string, depth = 0): Inline[] {
     }
     if (c === "`") {
       const run = /^`+/.exec(text.slice(i, i + 32))![0];
-      const close = text.indexOf(run, i + run.length);
+      const close = unclosed.has(run) ? -1 : text.indexOf(run, i + run.length);
+      if (close < 0) unclosed.add(run);
       if (close > 0 && text[close + run.length] !== "`") {
         flush();
         let code = text.slice(i + run.length, close).replace(/\n/g, " ");
@@ -235,7 +261,8 @@ export function inline(text: string, depth = 0): Inline[] {
       }
     }
     if (c === "[" || (c === "!" && text[i + 1] === "[")) {
-      const link = linkAt(text, c === "!" ? i + 1 : i, depth);
+      closes ??= bracketPairs(text);
+      const link = linkAt(text, c === "!" ? i + 1 : i, depth, closes);
       if (link !== null) {
         flush();
         // An image is never loaded: its description stands in its place.
@@ -260,7 +287,9 @@ export function inline(text: string, depth = 0): Inline[] {
       const bare = BARE_URL.exec(text.slice(i, i + 2_000));
       if (bare) {
         // A sentence's last stop or closing bracket is not part of the address.
-        const url = bare[0].replace(/[.,;:!?)\]]+$/, "");
+        let end = bare[0].length;
+        while (end > 0 && ".,;:!?)]".includes(bare[0][end - 1]!)) end--;
+        const url = bare[0].slice(0, end);
         const href = safeHref(url);
         if (href !== null) {
           flush();
@@ -320,26 +349,31 @@ function emphasis(
   return null;
 }
 
+/** Where each `[` of the text closes: its matching `]` (a `\\` escapes either). */
+function bracketPairs(text: string): Map<number, number> {
+  const pairs = new Map<number, number>();
+  const open: number[] = [];
+  for (let j = 0; j < text.length; j++) {
+    const ch = text[j];
+    if (ch === "\\") j++;
+    else if (ch === "[") open.push(j);
+    else if (ch === "]" && open.length > 0) pairs.set(open.pop()!, j);
+  }
+  return pairs;
+}
+
 /** The link `[text](target)` opening at `at`, or null when it is not one. */
 function linkAt(
   text: string,
   at: number,
   depth: number,
+  closes: Map<number, number>,
 ): { href: string | null; children: Inline[]; end: number } | null {
-  let level = 0;
-  let close = -1;
-  const limit = Math.min(text.length, at + MAX_SPAN);
-  for (let j = at; j < limit; j++) {
-    const ch = text[j];
-    if (ch === "\\") j++;
-    else if (ch === "[") level++;
-    else if (ch === "]" && --level === 0) {
-      close = j;
-      break;
-    }
-  }
-  if (close < 0 || text[close + 1] !== "(") return null;
-  const target = /^\(\s*<?([^\s()<>]*)>?(?:\s+"[^"]*")?\s*\)/.exec(text.slice(close + 1, limit));
+  const close = closes.get(at);
+  if (close === undefined || text[close + 1] !== "(") return null;
+  const target = /^\(\s*<?([^\s()<>]*)>?\s*(?:"[^"]*"\s*)?\)/.exec(
+    text.slice(close + 1, close + 1 + MAX_SPAN),
+  );
   if (target === null) return null;
   return {
     href: safeHref(target[1]!),
