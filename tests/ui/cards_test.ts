@@ -162,6 +162,7 @@ Deno.test({
         assert.equal(await page.eval("document.documentElement.dataset.xss ?? null"), null);
         assert.equal(await page.eval("document.documentElement.dataset.csp ?? null"), null);
         assert.equal(await page.eval("document.title"), "Pitroom");
+        await shot(page, runs.read, "audited-panel");
         await page.click(`${card(runs.read)} .card-head`);
       },
     );
@@ -328,5 +329,30 @@ Deno.test({
       5_000,
     );
     assert.equal(await page.attr(card(id), "data-state"), "running");
+  },
+});
+
+Deno.test({
+  name: "a review that ends while the page is open puts its verdict on the reviewed run's card",
+  ignore: missing !== null,
+  async fn() {
+    await using w = await kindsWorld();
+    const plan = await w.engine.run({
+      plan: join(w.repo.path, "plan.md"),
+      step: 1,
+      worker: "opencode",
+      mode: "isolate",
+    });
+    await using dash = serveDashboard(w.engine);
+    await using browser = openBrowser()!;
+    const page = browser.page;
+    await page.goto(await dash.link());
+    await page.waitFor(`${card(plan.id)} [data-badge=STATUS]`);
+    assert.equal(await page.count(`${card(plan.id)} [data-badge=SPEC]`), 0);
+    // The review's record reaches the page by its events; the reviewed run's changed record
+    // has no event of its own: the page reads its card again when the review ends.
+    const review = await w.engine.review({ run: plan.id, worker: "codex" });
+    await page.waitFor(`${card(review.id)}[data-state=done] [data-badge=SPEC]`);
+    await page.waitFor(`${card(plan.id)} [data-badge=QUALITY][data-value=NEEDS-FIXES]`);
   },
 });
