@@ -54,9 +54,11 @@ async function shot(page: BrowserPage, id: string, name: string): Promise<void> 
 }
 
 Deno.test({
-  name: "the dashboard in Chromium names reviews, audits and plan tasks, their verdicts and states",
+  name:
+    "the dashboard in Chromium names reviews, audits and plan tasks, their verdicts and states; a running panel's counts are its card's",
   ignore: missing !== null,
   async fn(t) {
+    await using gates = await tempDir("pitroom-gates-");
     await using w = await kindsWorld();
     const runs = await makeKindRuns(w.engine, w.repo.path);
     await using dash = serveDashboard(w.engine);
@@ -274,6 +276,58 @@ Deno.test({
       assert.deepEqual(outside, []);
     });
 
+    await t.step("a running panel's tokens are its card's (one source)", async () => {
+      const gate = (name: string) => join(gates.path, name);
+      const task = `Count the tokens [gates:${gates.path}]`;
+      const running = w.engine.run({ task, worker: "opencode" });
+      await using _run = {
+        async [Symbol.asyncDispose]() {
+          await Deno.writeTextFile(gate("one"), "");
+          await Deno.writeTextFile(gate("two"), "");
+          await running;
+        },
+      };
+      let id = "";
+      await waitFor(async () => {
+        id = (await w.engine.list({ recent: 5 })).find((r) => r.task === task)?.id ?? "";
+        return id !== "";
+      }, { timeoutMs: 15_000, what: "the run to exist" });
+      // The panel opens while nothing is counted yet; then the worker reports 14.2k tokens.
+      await page.goto(`${dash.url}#${id}`);
+      await page.waitFor(`${card(id)}[data-state=running] [data-detail=tokens]`);
+      assert.match(await page.text(`${card(id)} [data-detail=tokens]`), /^0:/);
+      await Deno.writeTextFile(gate("one"), "");
+      await page.waitForFunction(
+        `document.querySelector('${card(id)} [data-count=tokens]')?.textContent === "14k tok"`,
+      );
+      await page.waitForFunction(
+        `document.querySelector('${
+          card(id)
+        } [data-detail=tokens]')?.textContent.startsWith("14k: 14k in")`,
+        5_000,
+      );
+      assert.equal(await page.attr(card(id), "data-state"), "running");
+    });
+
+    await t.step(
+      "a review that ends while the page is open puts its verdict on the reviewed run's card",
+      async () => {
+        const plan = await w.engine.run({
+          plan: join(w.repo.path, "plan.md"),
+          step: 1,
+          worker: "opencode",
+          mode: "isolate",
+        });
+        await page.goto(`${dash.url}#live`);
+        await page.waitFor(`${card(plan.id)} [data-badge=STATUS]`);
+        assert.equal(await page.count(`${card(plan.id)} [data-badge=SPEC]`), 0);
+        // The review's record reaches the page by its events; the reviewed run's changed record
+        // has no event of its own: the page reads its card again when the review ends.
+        const review = await w.engine.review({ run: plan.id, worker: "codex" });
+        await page.waitFor(`${card(review.id)}[data-state=done] [data-badge=SPEC]`);
+        await page.waitFor(`${card(plan.id)} [data-badge=QUALITY][data-value=NEEDS-FIXES]`);
+      },
+    );
     await t.step("the page has a favicon, and the browser logged no error", async () => {
       assert.equal(await page.attr("link[rel=icon]", "href"), "/favicon.svg");
       const loaded = await page.eval<number>(`new Promise((resolve) => {
@@ -285,74 +339,5 @@ Deno.test({
       assert.ok(loaded > 0, `the favicon did not load (${loaded})`);
       assert.deepEqual(await browser.consoleErrors(), []);
     });
-  },
-});
-
-Deno.test({
-  name: "a running run's panel shows the tokens its card shows (one source)",
-  ignore: missing !== null,
-  async fn() {
-    await using gates = await tempDir("pitroom-gates-");
-    await using w = await kindsWorld();
-    await using dash = serveDashboard(w.engine);
-    await using browser = openBrowser()!;
-    const page = browser.page;
-    await page.goto(await dash.link());
-    await page.waitFor("[data-connecting]", { state: "detached" });
-    const gate = (name: string) => join(gates.path, name);
-    const task = `Count the tokens [gates:${gates.path}]`;
-    const running = w.engine.run({ task, worker: "opencode" });
-    await using _run = {
-      async [Symbol.asyncDispose]() {
-        await Deno.writeTextFile(gate("one"), "");
-        await Deno.writeTextFile(gate("two"), "");
-        await running;
-      },
-    };
-    let id = "";
-    await waitFor(async () => {
-      id = (await w.engine.list({ recent: 5 })).find((r) => r.task === task)?.id ?? "";
-      return id !== "";
-    }, { timeoutMs: 15_000, what: "the run to exist" });
-    // The panel opens while nothing is counted yet; then the worker reports 14.2k tokens.
-    await page.goto(`${dash.url}#${id}`);
-    await page.waitFor(`${card(id)}[data-state=running] [data-detail=tokens]`);
-    assert.match(await page.text(`${card(id)} [data-detail=tokens]`), /^0:/);
-    await Deno.writeTextFile(gate("one"), "");
-    await page.waitForFunction(
-      `document.querySelector('${card(id)} [data-count=tokens]')?.textContent === "14k tok"`,
-    );
-    await page.waitForFunction(
-      `document.querySelector('${
-        card(id)
-      } [data-detail=tokens]')?.textContent.startsWith("14k: 14k in")`,
-      5_000,
-    );
-    assert.equal(await page.attr(card(id), "data-state"), "running");
-  },
-});
-
-Deno.test({
-  name: "a review that ends while the page is open puts its verdict on the reviewed run's card",
-  ignore: missing !== null,
-  async fn() {
-    await using w = await kindsWorld();
-    const plan = await w.engine.run({
-      plan: join(w.repo.path, "plan.md"),
-      step: 1,
-      worker: "opencode",
-      mode: "isolate",
-    });
-    await using dash = serveDashboard(w.engine);
-    await using browser = openBrowser()!;
-    const page = browser.page;
-    await page.goto(await dash.link());
-    await page.waitFor(`${card(plan.id)} [data-badge=STATUS]`);
-    assert.equal(await page.count(`${card(plan.id)} [data-badge=SPEC]`), 0);
-    // The review's record reaches the page by its events; the reviewed run's changed record
-    // has no event of its own: the page reads its card again when the review ends.
-    const review = await w.engine.review({ run: plan.id, worker: "codex" });
-    await page.waitFor(`${card(review.id)}[data-state=done] [data-badge=SPEC]`);
-    await page.waitFor(`${card(plan.id)} [data-badge=QUALITY][data-value=NEEDS-FIXES]`);
   },
 });
