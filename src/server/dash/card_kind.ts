@@ -46,7 +46,10 @@ export function kindOf(record: RunReport): { kind: ApiKind; title: string; about
     const again = record.continues === undefined ? "" : " (follow-up)";
     return {
       kind: "plan",
-      title: `Plan ${baseName(plan.path)} · task ${plan.step}: ${plan.title}${again}`,
+      title: cut(
+        `Plan ${baseName(plan.path)} · task ${plan.step}: ${plan.title}${again}`,
+        TITLE_MAX,
+      ),
       about: record.continues?.run ?? null,
     };
   }
