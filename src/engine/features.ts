@@ -1,13 +1,13 @@
 /**
  * The features above a run, registered as its hooks (run/hooks.ts): the answer cache and the
- * answer's checks (answer/), a review's verdict (review/), what follows a run and what a lost
- * audit leaves (audit/), the host's notification when a background run ends (runs/notify.ts). The door registers a loader of this module (api.ts), so every run it
+ * answer's checks (answer/), a review's or an audit's verdict (review/, audit/), what follows a
+ * run and what a lost audit leaves (audit/), the host's notification when a background run ends (runs/notify.ts). The door registers a loader of this module (api.ts), so every run it
  * starts, here or in the host, has them, and a command that executes no run never loads them.
  * Imported for itself (tests), it registers the hooks at once.
  */
 import { cachedAnswer, rememberAnswer } from "./answer/cache.ts";
 import { checkAnswer } from "./answer/check.ts";
-import { afterRun } from "./audit/complete.ts";
+import { afterRun, concludeAudit } from "./audit/complete.ts";
 import { concludeAnswer, recordReview } from "./review/conclude.ts";
 import { registerRunHooks } from "./run/hooks.ts";
 import { notifyEnded } from "./runs/notify.ts";
@@ -17,7 +17,10 @@ import type { RunHooks } from "./run/hooks.ts";
 export const FEATURE_HOOKS: RunHooks = {
   cachedAnswer,
   checkAnswer,
-  concludeAnswer,
+  concludeAnswer: (record) => {
+    concludeAnswer(record);
+    concludeAudit(record);
+  },
   recordReview,
   rememberAnswer,
   afterRun,

@@ -265,14 +265,18 @@ function build() {
     at: z.number(),
   });
 
+  const auditVerdict = z.enum(["AGREE", "PARTLY", "DISAGREE"]);
+
   const AuditOfSchema = z.object({
     run: z.string(),
     kind: z.enum(["audit", "fix"]),
     /** An audit: start the correction round when it disputes the answer (`auditFix`). */
     fix: z.boolean().optional(),
+    /** An audit that ended with a clean reply: its verdict, read from its answer. */
+    verdict: auditVerdict.optional(),
+    /** With `verdict`: the claims it disputes. */
+    disputed: z.array(z.string()).optional(),
   });
-
-  const auditVerdict = z.enum(["AGREE", "PARTLY", "DISAGREE"]);
 
   const auditState = z.enum(["running", "done", "failed"]);
   /** What the audit (or its correction round) itself burned and cost (never counted as a run). */

@@ -107,9 +107,15 @@ Deno.test("audit: codex agrees with opencode's answer; the verdict is on the run
   assert.equal(audit.model, "fake/audit-agree");
   assert.equal(audit.sampled, false);
   assert.ok((audit.tokens?.input ?? 0) > 0, "the audit's own tokens are on the audit");
-  // The audit was a real read run of codex, marked as an audit of the run.
+  // The audit was a real read run of codex, marked as an audit of the run, with its verdict.
   const auditRun = await w.record(outcome.audit);
-  assert.deepEqual(auditRun.auditOf, { run: id, kind: "audit", fix: false });
+  assert.deepEqual(auditRun.auditOf, {
+    run: id,
+    kind: "audit",
+    fix: false,
+    verdict: "AGREE",
+    disputed: [],
+  });
   assert.equal(auditRun.mode, "read");
   assert.deepEqual(auditRun.attempts.map((a) => a.worker), ["codex"]);
   // The report, --json and the history all carry it; the audit itself is not a run there.

@@ -3,7 +3,7 @@ import type { PitroomEvent, RunCard } from "../../ui/src/api/types.ts";
 import { historyParams } from "../../ui/src/api/query.ts";
 import { needsAttention, stateLabel } from "../../ui/src/model/card.ts";
 import { bars, niceMax } from "../../ui/src/model/chart.ts";
-import { duration, snippetParts, tokens, usd } from "../../ui/src/model/format.ts";
+import { duration, plural, snippetParts, tokens, usd, when } from "../../ui/src/model/format.ts";
 import {
   ALL,
   type Cards,
@@ -26,6 +26,11 @@ function card(id: string, over: Partial<RunCard> = {}): RunCard {
     state: "running",
     mode: "read",
     task: `task of ${id}`,
+    kind: "run",
+    title: `task of ${id}`,
+    about: null,
+    verdicts: [],
+    disposition: null,
     worker: "opencode",
     model: null,
     workerLabel: "opencode",
@@ -98,10 +103,8 @@ Deno.test("needsAttention() and stateLabel() read the card", () => {
   assertEquals(needsAttention(card("x", { fallbacks: 1 })), true);
   assertEquals(needsAttention(card("x")), false);
   assertEquals(stateLabel(card("x", { state: "queued", position: 2 })), "queued #2");
-  assertEquals(
-    stateLabel(card("x", { state: "done", attention: "unapplied" })),
-    "done · not applied",
-  );
+  // What became of the work is the card's disposition badge, not its state.
+  assertEquals(stateLabel(card("x", { state: "done", attention: "unapplied" })), "done");
   assertEquals(stateLabel(card("x", { state: "problem", outcome: "timeout" })), "timeout");
   assertEquals(stateLabel(card("x")), "running");
   assertEquals(
@@ -261,8 +264,32 @@ Deno.test("format helpers write short figures", () => {
     "3m 05s",
     "1h 02m",
   ]);
+  // A day and more does not wrap back to a few hours.
+  assertEquals([duration(26 * 3_600_000 + 60_000), duration(-5), duration(NaN)], [
+    "1d 02h",
+    "0ms",
+    "0ms",
+  ]);
   assertEquals([tokens(950), tokens(12_345), tokens(4_500_000)], ["950", "12k", "4.5M"]);
-  assertEquals([usd(0), usd(0.004), usd(0.42), usd(12.4)], ["$0", "<$0.01", "$0.42", "$12"]);
+  assertEquals([usd(0), usd(0.004), usd(0.42), usd(12.4)], ["$0", "$0.0040", "$0.42", "$12"]);
+  // A negative saving: the sign before the dollar.
+  assertEquals([usd(-0.07), usd(-0.004), usd(-12.4)], ["-$0.07", "-$0.0040", "-$12"]);
+  assertEquals([plural(1, "tool"), plural(0, "tool"), plural(3, "file")], [
+    "1 tool",
+    "0 tools",
+    "3 files",
+  ]);
+});
+
+Deno.test("when() says a moment in local time next to now, never in epoch ms or ISO", () => {
+  const now = new Date(2026, 11, 3, 15, 30).getTime();
+  const at = (d: number, h: number, m: number, y = 2026, mo = 11) =>
+    when(new Date(y, mo, d, h, m).getTime(), now);
+  assertEquals(at(3, 14, 5), "today 14:05");
+  assertEquals(at(2, 9, 12), "yesterday 09:12");
+  assertEquals(at(4, 8, 0), "tomorrow 08:00");
+  assertEquals(at(1, 23, 59), "1 Dec 23:59");
+  assertEquals(at(30, 7, 1, 2025, 10), "30 Nov 2025 07:01");
 });
 
 Deno.test("snippetParts() splits a snippet at its match marks", () => {

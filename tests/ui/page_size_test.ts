@@ -1,6 +1,6 @@
 /**
  * The page's weight: everything a first load fetches (the HTML, ui/dist/app.js, ui/dist/app.css,
- * as the dashboard serves them) stays at most 400 KB uncompressed, highlighting included, and
+ * the favicon, as the dashboard serves them) stays at most 400 KB uncompressed, highlighting included, and
  * the HTML loads nothing from elsewhere and runs nothing inline.
  */
 import assert from "node:assert/strict";
@@ -28,7 +28,11 @@ Deno.test("the dashboard's first load is at most 400 KB uncompressed and loads n
   };
   const html = await get("/");
   const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
-  assert.deepEqual(assets.map((a) => a.replace(/\?.*/, "")).sort(), ["/app.css", "/app.js"]);
+  assert.deepEqual(assets.map((a) => a.replace(/\?.*/, "")).sort(), [
+    "/app.css",
+    "/app.js",
+    "/favicon.svg",
+  ]);
   assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, "an inline script");
   assert.doesNotMatch(html, /<style|style="/, "an inline style");
   const bodies = [html, ...await Promise.all(assets.map(get))];

@@ -4,7 +4,7 @@
  * it arrives. Views subscribe; nothing polls.
  */
 import { useEffect, useState } from "preact/hooks";
-import { fetchSummary, openStream } from "./api/client.ts";
+import { fetchRun, fetchSummary, openStream } from "./api/client.ts";
 import type { PitroomEvent, SummaryResponse } from "./api/types.ts";
 import { type Cards, putCard } from "./model/live.ts";
 
@@ -38,7 +38,11 @@ class LiveStore {
         this.cards = putCard(this.cards, card);
         for (const fn of this.#runListeners.get(run) ?? []) fn(event);
         if (!this.#replaying) this.#emit();
-        if (FINAL.has(event.type)) void this.#refreshSummary();
+        if (FINAL.has(event.type)) {
+          void this.#refreshSummary();
+          // A review's verdict is on the reviewed run's record before the review's last event.
+          if (card.kind === "review" && card.about !== null) void this.#refreshCard(card.about);
+        }
       },
       ready: () => {
         this.#replaying = false;
@@ -50,6 +54,15 @@ class LiveStore {
       this.ready = false;
       this.#emit();
     });
+  }
+
+  /** Reads a run's card again (one the page shows, whose record changed without an event). */
+  async #refreshCard(id: string): Promise<void> {
+    if (!this.cards.has(id)) return;
+    const run = await fetchRun(id).catch(() => null);
+    if (run === null) return;
+    this.cards = putCard(this.cards, run.card);
+    this.#emit();
   }
 
   async #refreshSummary(): Promise<void> {

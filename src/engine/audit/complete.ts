@@ -148,6 +148,20 @@ async function startSampled(sys: HeldSys, run: RunRecord): Promise<void> {
   }
 }
 
+/**
+ * An audit run's final record, before it is written: its verdict and disputed claims read from
+ * its answer, kept on the audit run itself too (the audited run gets them in `afterRun`), so the
+ * audit's own card can say what it found.
+ */
+export function concludeAudit(record: RunRecord): void {
+  const of = record.auditOf;
+  if (of?.kind !== "audit" || record.outcome !== "ok" || record.answer === undefined) return;
+  const parsed = parseAudit(record.answer);
+  if (!parsed.ok) return;
+  of.verdict = parsed.verdict;
+  of.disputed = parsed.disputed;
+}
+
 /** The audit steps after a run ended; failures are logged, never thrown at the run. */
 export async function afterRun(
   sys: HeldSys,

@@ -15,7 +15,7 @@ export interface RunHooks {
   cachedAnswer(sys: HeldSys, record: RunRecord, workspace: Workspace): Promise<Final | null>;
   /** After the chain, in the tree the worker worked in: the answer's checks (notes on `record`). */
   checkAnswer(sys: HeldSys, record: RunRecord, workspace: Workspace, final: Final): Promise<void>;
-  /** The final record, before it is written: a review's verdict read from its answer. */
+  /** The final record, before it is written: a review's or an audit's verdict read from its answer. */
   concludeAnswer(record: RunRecord): void;
   /** After the final record is written: a review's verdict copied onto the reviewed run. */
   recordReview(sys: HeldSys, record: RunRecord): Promise<void>;

@@ -31,6 +31,52 @@ export type ApiTokens = Tokens;
 export type ApiAttention = "problem" | "unapplied";
 
 /**
+ * What a run is to the user: a plain run, a plan task (its implementer), a review, an audit of an
+ * answer, or an audit's correction round.
+ */
+export type ApiKind = "run" | "plan" | "review" | "audit" | "correction";
+
+/**
+ * What became of a finished run's work: answered from the answer cache, its patch applied, its
+ * patch not applied yet, its copy discarded unapplied, or its changes reverted.
+ */
+export type ApiDisposition = "cached" | "applied" | "not-applied" | "discarded" | "reverted";
+
+/** How a badge reads: good, needs a look, bad, or neither. */
+export type ApiTone = "good" | "warn" | "bad" | "info";
+
+/** One badge of a verdict: `SPEC PASS`, `QUALITY NEEDS-FIXES`, `AUDIT PARTLY`, `STATUS DONE`. */
+export interface ApiBadge {
+  name: string;
+  value: string;
+  tone: ApiTone;
+}
+
+/** A finding of a review, a claim an audit disputes, an open issue: with its place. */
+export interface ApiPoint {
+  /** A review finding's severity (`Critical`, `Important`, `Minor`, `Cannot verify`). */
+  severity: string | null;
+  /** The `path:line` it names, when it names one. */
+  ref: string | null;
+  text: string;
+}
+
+/**
+ * A verdict on a run: a review's (SPEC and QUALITY, with its findings), an audit's (AGREE, PARTLY
+ * or DISAGREE, with the disputed claims) or a plan task's implementer status (with its open
+ * issues). A review or audit run carries its own; a reviewed or audited run the latest one on it.
+ */
+export interface ApiVerdict {
+  kind: "review" | "audit" | "status";
+  /** The run that gave it (a review's or audit's own id), or null when none could start. */
+  run: string | null;
+  badges: ApiBadge[];
+  points: ApiPoint[];
+  /** Why it says less than it should (a failed audit, a review without a verdict line). */
+  note: string | null;
+}
+
+/**
  * A run as a card shows it (the live view): one per run in `GET /api/runs`, in `run` and `event`
  * messages of the stream, and in the answers of the writes.
  */
@@ -40,6 +86,18 @@ export interface RunCard {
   mode: ApiMode;
   /** The whole task. */
   task: string;
+  kind: ApiKind;
+  /**
+   * What the card is titled, from the record, never from Pitroom's own prompt: `Review of RUN`,
+   * `Audit of RUN`, `Correction of RUN`, `Plan PLAN.md · task N: TITLE`, else the task.
+   */
+  title: string;
+  /** The run a review, an audit, a correction or a follow-up is about, or null. */
+  about: string | null;
+  /** The verdicts to show as badges (its own first). */
+  verdicts: ApiVerdict[];
+  /** What became of its work once it ended, or null. */
+  disposition: ApiDisposition | null;
   /** The worker that works (or worked) on it: its last attempt, else the chain's first. */
   worker: ApiWorker | null;
   /** The model that really ran (the last attempt's; null: the CLI's own default). */
@@ -127,8 +185,11 @@ export interface EventsResponse {
   kept: boolean;
 }
 
-/** One run the history search found (`snippet` with `q`: matches between U+E000 and U+E001). */
-export type HistoryHit = SearchHit;
+/**
+ * One run the history search found (`snippet` with `q`: matches between U+E000 and U+E001), with
+ * its card (null when its record cannot be read any more).
+ */
+export type HistoryHit = SearchHit & { card: RunCard | null };
 
 /** `GET /api/history`: one page of hits, newest first. */
 export interface HistoryResponse {

@@ -16,7 +16,7 @@ import { cookieName, doorGuard, hostGuard, originGuard } from "./guards.ts";
 import type { Door } from "./door.ts";
 import { DOOR_JS, FRESH_HINT } from "./door_pages.ts";
 import { getCookie } from "hono/cookie";
-import { CSP, loadPage, type Page } from "./page.ts";
+import { CSP, FAVICON, loadPage, type Page } from "./page.ts";
 import { decodeCursor } from "./cursor.ts";
 import { Connection } from "./stream.ts";
 import type { HealthResponse, SessionResponse } from "./api_types.ts";
@@ -93,6 +93,11 @@ export function createDashboardApp(engine: Engine, options: DashboardOptions): H
     c.header("Cache-Control", "no-store");
     c.header("Content-Type", "text/javascript; charset=utf-8");
     return c.body(DOOR_JS);
+  });
+  app.get("/favicon.svg", (c) => {
+    c.header("Cache-Control", "public, max-age=86400");
+    c.header("Content-Type", "image/svg+xml");
+    return c.body(FAVICON);
   });
   app.post("/api/session", (c) => {
     c.header("Cache-Control", "no-store");

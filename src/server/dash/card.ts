@@ -1,5 +1,6 @@
 /**
- * A run's card (the live view, `RunCard`): built from its record, then kept current by the events
+ * A run's card (the live view, `RunCard`): built from its record (what the run is, its verdicts
+ * and what became of its work: card_kind.ts), then kept current by the events
  * that follow (pure). `run.progress` events carry the engine's cumulative counts and overwrite
  * the card's; the worker events between them move the counts on at once, so a card changes the
  * moment a tool call is written. A final event is followed by the final record (`cardOf`). A
@@ -9,6 +10,7 @@
 import { MODES, type PitroomEvent, type RunReport } from "../../engine/mod.ts";
 import { formatUntil, stallOf, targetLabel } from "../../engine/present.ts";
 import type { ApiAttention, ApiWorker, RunCard } from "./api_types.ts";
+import { dispositionOf, kindOf, verdictsOf } from "./card_kind.ts";
 
 const LIVE = new Set(["queued", "running"]);
 
@@ -28,6 +30,9 @@ export function cardOf(record: RunReport, now: number): RunCard {
     state: record.state,
     mode: record.mode,
     task: record.task,
+    ...kindOf(record),
+    verdicts: verdictsOf(record),
+    disposition: dispositionOf(record),
     worker: target?.worker ?? null,
     model: record.receipt?.model ?? target?.model ?? null,
     workerLabel: target ? targetLabel(target) : "-",

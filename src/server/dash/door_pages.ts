@@ -18,6 +18,7 @@ export const DOOR_HTML = `<!doctype html>
   <head>
     <meta charset="utf-8">
     <title>Pitroom</title>
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml">
     <script src="/door.js"></script>
   </head>
   <body>
@@ -51,6 +52,7 @@ export function refusalHtml(why: Refusal): string {
     <meta charset="utf-8">
     <meta name="color-scheme" content="light dark">
     <title>Pitroom: a fresh address is needed</title>
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml">
   </head>
   <body>
     <h1>Pitroom's dashboard needs a fresh address</h1>

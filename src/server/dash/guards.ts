@@ -5,7 +5,8 @@
  *    `forbidden_host`: a page of another site that rebinds its name to 127.0.0.1 sends its own
  *    name (DNS rebinding).
  * 2. The door (door.ts): `GET /?token=T` spends a one-time token and opens a session (the
- *    cookie); everything else but `/api/health` and `/door.js` needs the session's cookie, and
+ *    cookie); everything else but `/api/health`, `/door.js` and `/favicon.svg` needs the
+ *    session's cookie, and
  *    every API call but `POST /api/session` also the session's key (the `X-Pitroom-Key` header;
  *    the stream, which `EventSource` opens without headers: `?key=`). The owner may send one
  *    request with a one-time token in `X-Pitroom-Token` instead. Else 401, a page or JSON
@@ -30,7 +31,7 @@ export function cookieName(port: number): string {
 }
 
 /** Paths anyone on the machine may ask for: they tell nothing and change nothing. */
-const OPEN_PATHS = new Set(["/api/health", "/door.js"]);
+const OPEN_PATHS = new Set(["/api/health", "/door.js", "/favicon.svg"]);
 
 /** Refuses a request whose Host is not local (403 `forbidden_host`). */
 export function hostGuard(port: number): MiddlewareHandler {

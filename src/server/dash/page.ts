@@ -8,9 +8,18 @@
 import html from "./page.html" with { type: "text" };
 import js from "../../../ui/dist/app.js" with { type: "text" };
 import css from "../../../ui/dist/app.css" with { type: "text" };
+import favicon from "./favicon.svg" with { type: "text" };
 
 /** The embedded files as they are (`pitroom self-check` checks each is there and not empty). */
-export const PAGE_FILES = { "page.html": html, "app.js": js, "app.css": css } as const;
+export const PAGE_FILES = {
+  "page.html": html,
+  "app.js": js,
+  "app.css": css,
+  "favicon.svg": favicon,
+} as const;
+
+/** The tab's icon (`GET /favicon.svg`, open to anyone like `/door.js`: it tells nothing). */
+export const FAVICON = favicon;
 
 /** The Content-Security-Policy of every answer: nothing inline, nothing from elsewhere. */
 export const CSP = [

@@ -8,7 +8,7 @@
 import { type Context, Hono } from "hono";
 import type { Engine, KeptRun, OutcomeClass, RunReport, SearchFilter } from "../../engine/mod.ts";
 import { isRunId, OUTCOME_CLASSES, stepEvents } from "../../engine/present.ts";
-import { UsageError } from "../../sys/errors.ts";
+import { PitroomError, UsageError } from "../../sys/errors.ts";
 import { parseDuration } from "../../sys/duration.ts";
 import type {
   EventsResponse,
@@ -141,8 +141,19 @@ export function apiRoutes(engine: Engine, options: { recent: number; now(): numb
       offset,
       marks: SNIPPET_MARKS,
     });
+    // Each hit with its card, so History names a run as Live does (a review as "Review of ...").
+    const page = await Promise.all(
+      hits.slice(0, limit).map(async (hit) => {
+        const found = await engine.found(hit.id).catch((error) => {
+          // A record gone or damaged since it was indexed: the hit stays, without a card.
+          if (error instanceof PitroomError) return null;
+          throw error;
+        });
+        return { ...hit, card: found === null ? null : cardOf(found.report, now()) };
+      }),
+    );
     const body: HistoryResponse = {
-      hits: hits.slice(0, limit),
+      hits: page,
       offset,
       limit,
       more: hits.length > limit,

@@ -39,7 +39,7 @@ async function status(res: Response): Promise<{ status: number; text: string }> 
   return { status: res.status, text: await res.text() };
 }
 
-Deno.test("without a pass: every route is 401 but the health answer and the door's script", async () => {
+Deno.test("without a pass: every route is 401 but the health answer, the door's script and the icon", async () => {
   await using w = await dashWorld();
   const done = await w.run("Where is the answer?");
   for (const [method, path] of routes(done.id)) {
@@ -72,10 +72,19 @@ Deno.test("without a pass: every route is 401 but the health answer and the door
   }
   // The run was not stopped, discarded or read.
   assert.equal((await w.engine.get(done.id)).state, "done");
-  for (const path of ["/api/health", "/door.js"]) {
+  for (const path of ["/api/health", "/door.js", "/favicon.svg"]) {
     const res = await w.app.request(path, { headers: { host: HOST } });
     assert.equal((await status(res)).status, 200, path);
   }
+  // The tab's icon is an SVG with nothing in it that runs (it tells nothing, so it is open).
+  const icon = await w.app.request("/favicon.svg", { headers: { host: HOST } });
+  assert.equal(icon.headers.get("content-type"), "image/svg+xml");
+  const svg = await icon.text();
+  assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.doesNotMatch(svg, /<script|\bon\w+=|href=/i);
+  // It is still the local Host's only.
+  const elsewhere = await w.app.request("/favicon.svg", { headers: { host: "evil.example" } });
+  assert.equal((await status(elsewhere)).status, 403);
 });
 
 Deno.test("a one-time token opens one session: an HttpOnly, SameSite=Strict cookie, then the key once", async () => {

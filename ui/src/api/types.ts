@@ -4,8 +4,12 @@
  * bundle.
  */
 export type {
+  ApiBadge,
+  ApiDisposition,
   ApiEvent as PitroomEvent,
+  ApiPoint,
   ApiReport as RunReport,
+  ApiVerdict,
   EventsResponse,
   HistoryHit,
   HistoryResponse,

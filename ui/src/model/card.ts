@@ -23,7 +23,8 @@ export function stateLabel(card: RunCard): string {
     return card.position === null ? "queued" : `queued #${card.position}`;
   }
   if (card.state === "running") return card.stalled ?? "running";
-  if (card.state === "done") return card.attention === "unapplied" ? "done · not applied" : "done";
+  // What became of its work (applied, not applied, cached...) is a badge of its own.
+  if (card.state === "done") return "done";
   return card.outcome ?? card.state;
 }
 

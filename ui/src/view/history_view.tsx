@@ -2,21 +2,30 @@
 import { useEffect, useState } from "preact/hooks";
 import { type HistoryQuery, searchHistory } from "../api/client.ts";
 import type { HistoryHit, HistoryResponse, RunCard as Shape } from "../api/types.ts";
-import { duration, snippetParts, stamp } from "../model/format.ts";
+import { duration, snippetParts, stamp, when } from "../model/format.ts";
 import { useStore } from "../store.ts";
 import { RunCard } from "./run_card.tsx";
 
 const EMPTY: HistoryQuery = { text: "", state: "", model: "", worker: "", period: "", page: 0 };
 
-/** A hit as a card (Live's card when the page has the run). */
+/**
+ * A hit as a card: Live's card when the page has the run, else the one the server sent with it,
+ * else one made of the hit itself.
+ */
 export function hitCard(hit: HistoryHit, known: Shape | undefined): Shape {
   if (known) return known;
+  if (hit.card) return hit.card;
   const live = hit.state === "queued" || hit.state === "running";
   return {
     id: hit.id,
     state: hit.state,
     mode: hit.mode,
     task: hit.task,
+    kind: "run",
+    title: hit.task,
+    about: null,
+    verdicts: [],
+    disposition: null,
     worker: hit.worker,
     model: hit.model,
     workerLabel: hit.worker ? (hit.model ? `${hit.worker} (${hit.model})` : hit.worker) : "-",
@@ -145,7 +154,7 @@ export function HistoryView(
                   </p>
                 )}
                 <p class="muted hit-meta">
-                  {stamp(h.createdAt)}
+                  <time title={stamp(h.createdAt)}>{when(h.createdAt, Date.now())}</time>
                   {h.durationMs !== null && ` · ${duration(h.durationMs)}`}
                 </p>
               </div>

@@ -1,6 +1,8 @@
 /**
- * A run's panel: the task, the step timeline (following the live end while it works), the result,
- * the changed files as highlighted diffs, the details, and Stop or Discard (each asks once more).
+ * A run's panel: its verdicts in full (a review's findings, an audit's disputed claims), the task
+ * (a review's, audit's or plan task's prompt folded away: it is Pitroom's, not the user's), the
+ * step timeline (following the live end while it works), the answer as Markdown, the changed
+ * files as highlighted diffs, the details, and Stop or Discard (each asks once more).
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { act, fetchEvents, fetchPatch, fetchRun } from "../api/client.ts";
@@ -11,7 +13,9 @@ import { timelineOf } from "../model/timeline.ts";
 import { store } from "../store.ts";
 import { Details } from "./details.tsx";
 import { DiffView } from "./diff_view.tsx";
+import { Markdown } from "./markdown_view.tsx";
 import { Timeline } from "./timeline_view.tsx";
+import { VerdictBlock } from "./verdict_view.tsx";
 
 interface Loaded {
   report: RunReport;
@@ -76,11 +80,27 @@ export function Panel({ id, card }: { id: string; card: RunCard }) {
     );
   }
   const { report } = data;
+  const prompt = card.kind !== "run";
   return (
     <div class="panel">
+      {card.verdicts.length > 0 && (
+        <section class="verdicts-full">
+          <h3>Verdict</h3>
+          {card.verdicts.map((v, i) => <VerdictBlock key={i} verdict={v} self={id} />)}
+        </section>
+      )}
       <section>
         <h3>Task</h3>
-        <pre class="task-text">{report.task}</pre>
+        {prompt
+          ? (
+            <details class="prompt">
+              <summary>
+                {card.title} <span class="muted">(the prompt Pitroom gave the worker)</span>
+              </summary>
+              <pre class="task-text">{report.task}</pre>
+            </details>
+          )
+          : <pre class="task-text">{report.task}</pre>}
       </section>
       <section>
         <h3>
@@ -92,7 +112,7 @@ export function Panel({ id, card }: { id: string; card: RunCard }) {
         <section class="result">
           <h3>Result</h3>
           {report.message && report.outcome !== "ok" && <p class="bad">{report.message}</p>}
-          {report.answer && <pre class="answer">{report.answer}</pre>}
+          {report.answer && <Markdown text={report.answer} class="answer" />}
         </section>
       )}
       {data.patch !== "" && (
@@ -103,7 +123,7 @@ export function Panel({ id, card }: { id: string; card: RunCard }) {
       )}
       <section>
         <h3>Details</h3>
-        <Details report={report} />
+        <Details report={report} card={card} now={Date.now()} />
       </section>
       <div class="actions">
         {card.canStop && <Confirm id={id} action="stop" label="Stop" />}

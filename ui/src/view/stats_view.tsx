@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { fetchStats } from "../api/client.ts";
 import type { Stats, StatsRow } from "../api/types.ts";
 import { duration, percent, tokens, usd } from "../model/format.ts";
-import { BarChart } from "./chart_view.tsx";
+import { BarChart, BarList } from "./chart_view.tsx";
 
 const PERIODS = [["7d", "7 days"], ["30d", "30 days"], ["all", "All time"]] as const;
 
@@ -81,7 +81,7 @@ function StatsBody({ stats }: { stats: Stats }) {
           values={days.map((d) => ({ label: d.label, value: d.saved }))}
           format={usd}
         />
-        <BarChart
+        <BarList
           title="Success rate per worker and model"
           values={stats.targets.map((r) => ({ label: r.label, value: (r.successRate ?? 0) * 100 }))}
           format={(n) => `${Math.round(n)}%`}
@@ -91,12 +91,12 @@ function StatsBody({ stats }: { stats: Stats }) {
           values={days.map((d) => ({ label: d.label, value: allTokens(d) }))}
           format={tokens}
         />
-        <BarChart
+        <BarList
           title="Worker time per worker and model"
           values={stats.targets.map((r) => ({ label: r.label, value: r.totalMs }))}
           format={duration}
         />
-        <BarChart
+        <BarList
           title="Tokens per worker and model"
           values={stats.targets.map((r) => ({ label: r.label, value: allTokens(r) }))}
           format={tokens}
