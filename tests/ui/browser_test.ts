@@ -14,6 +14,7 @@ import { serveDashboard } from "../support/dash_server.ts";
 import { engineWorld } from "../support/engine_world.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 import { tempDir, tempRepo, waitFor } from "../support/temp.ts";
+import { takePicture } from "./_pictures.ts";
 
 const missing = browserMissing();
 if (missing !== null) console.warn(`Skipping the dashboard's browser tests: ${missing}`);
@@ -389,6 +390,9 @@ Deno.test({
             fullPage: true,
             clip: { x: 0, y: 0, width: 1280, height: 1040 },
           });
+          if (Deno.env.get("PITROOM_UPDATE_PICTURES") === "1") {
+            await takePicture(`${SHOTS}readme.png`);
+          }
         }
         await page.goto(`${dash.url}#stats`);
         await page.waitFor(".chart svg");
