@@ -27,6 +27,11 @@ export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) =
   if (!statOrNullSync(dir)?.isDirectory) {
     throw new RefusedError("no_dir", `Cannot serve MCP in "${dir}": not a directory`);
   }
+  // The stdio transport starts first: a client's `server/discover` probe is answered before the
+  // engine and the SDK are loaded (stdio_front.ts).
+  const front = flags.http
+    ? undefined
+    : new (await import("../server/mcp/stdio_front.ts")).StdioFront(VERSION);
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error("stopped"));
   Deno.addSignalListener("SIGINT", onSignal);
@@ -35,12 +40,16 @@ export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) =
     // `last` and parts of ids mean the runs of the repository the server works in.
     const engine = createEngine(sys, { dir });
     const { ensureDashboard } = await import("../server/dash/detach.ts");
+    const { createMcpServer, serveStdio, taskKey } = await import("../server/mcp/mod.ts");
+    let key: Promise<CryptoKey> | undefined;
     const options = {
       dir,
       clock: sys.clock,
       version: VERSION,
       // Results of runs still going carry the live dashboard's address (started when needed).
       dashAddress: () => ensureDashboard(sys),
+      // Task ids are signed with the state dir's key (made on the first task).
+      taskKey: () => key ??= taskKey(sys),
     };
     if (flags.http) {
       const { serveHttp } = await import("../server/mcp/http.ts");
@@ -50,8 +59,10 @@ export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) =
         signal: stop.signal,
       });
     } else {
-      const { createMcpServer, serveStdio } = await import("../server/mcp/mod.ts");
-      await serveStdio(createMcpServer(engine, options), { signal: stop.signal });
+      await serveStdio((era) => createMcpServer(engine, options, { era }), {
+        signal: stop.signal,
+        ...(front === undefined ? {} : { front }),
+      });
     }
     return 0;
   } finally {

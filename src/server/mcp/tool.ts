@@ -1,23 +1,27 @@
 /**
  * What a Pitroom MCP tool is: a name from tool_names.ts, zod schemas for its input and its
  * structured result, honest annotations, and `call`, which works on the engine and returns the
- * structured result with a short text. `registerTool` adds one to a server: the result is
- * checked against the output schema (and stripped to it), and a thrown `PitroomError` becomes a
- * tool result with `isError` and the message and hint the CLI prints.
+ * structured result with a short text. `registerTools` serves them on a server's `tools/list`
+ * and `tools/call`: the input is checked against its schema, the result against the output
+ * schema (and stripped to it), and a thrown `PitroomError` becomes a tool result with `isError`
+ * and the message and hint the CLI prints. A call that may become a task (tasks.ts) is handed
+ * to `onCall` first.
  */
-import type { z } from "zod/v4";
+import { z } from "zod/v4";
 import type { Engine } from "../../engine/mod.ts";
 import { errorText } from "../../sys/errors.ts";
 import type { Clock } from "../../sys/mod.ts";
-import type {
-  CallToolResult,
-  McpServer,
-  RequestHandlerExtra,
-  ServerNotification,
-  ServerRequest,
-  ToolAnnotations,
-} from "./sdk.ts";
+import type { CallToolResult, McpServer, ServerContext, ToolAnnotations } from "./sdk.ts";
 import type { McpToolName } from "./tool_names.ts";
+
+/** What a call gets of its request: its cancellation signal, its `_meta`, a way to notify. */
+export interface CallExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number; [key: string]: unknown };
+  sendNotification(
+    notification: { method: string; params?: Record<string, unknown> },
+  ): Promise<void>;
+}
 
 /** What every tool call gets. */
 export interface ToolContext {
@@ -26,7 +30,7 @@ export interface ToolContext {
   dir: string;
   clock: Clock;
   /** The call's own: its cancellation signal, progress token, notifications. */
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+  extra: CallExtra;
   /** True while the session is open (a cancelled call, not a closed session, stops runs). */
   connected(): boolean;
   /** The dashboard's address for a run still going, when that is wanted (else undefined). */
@@ -62,45 +66,122 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   return tool as unknown as PitroomTool;
 }
 
-/** What the server hands each call besides the SDK's `extra`. */
-export type ContextOf = (extra: ToolContext["extra"]) => ToolContext;
+/** What the server hands each call besides its `extra`. */
+export type ContextOf = (extra: CallExtra) => ToolContext;
 
-/** Registers one tool on `server`; each call's promise is in `inflight` until it settles. */
-export function registerTool(
-  server: McpServer,
+/**
+ * Decides a call before it runs: `undefined` lets it run as a plain call, a result answers the
+ * call instead (a task handle).
+ */
+export type CallHook = (
   tool: PitroomTool,
-  contextOf: ContextOf,
-  inflight: Set<Promise<unknown>> = new Set(),
-): void {
-  server.registerTool(tool.name, {
+  input: Record<string, unknown>,
+  ctx: ToolContext,
+  request: ServerContext,
+) => Promise<Record<string, unknown> | undefined>;
+
+/** Options of `registerTools`. */
+export interface RegisterToolsOptions {
+  /** Each call's promise is in here until it settles. */
+  inflight?: Set<Promise<unknown>>;
+  /** Tools list `execution.taskSupport` (the 2025-11-25 field: "forbidden"). @default false */
+  legacyExecution?: boolean;
+  onCall?: CallHook;
+}
+
+/** A tool's JSON Schema as `tools/list` shows it (draft 7, as before). */
+function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  return z.toJSONSchema(schema, { target: "draft-7", io }) as Record<string, unknown>;
+}
+
+/** The `tools/list` entry of one tool (the JSON Schemas made once per server). */
+function listed(tool: PitroomTool, legacyExecution: boolean): Record<string, unknown> {
+  return {
+    name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: tool.input,
-    outputSchema: tool.output,
+    inputSchema: jsonSchemaOf(tool.input, "input"),
     annotations: { title: tool.title, ...tool.annotations },
-  }, (input: Record<string, unknown>, extra: ToolContext["extra"]) => {
-    const call = answer(tool, input, contextOf(extra));
+    ...(legacyExecution ? { execution: { taskSupport: "forbidden" } } : {}),
+    outputSchema: jsonSchemaOf(tool.output, "output"),
+  };
+}
+
+/** The `extra` of a call, from the SDK's request context. */
+export function extraOf(request: ServerContext): CallExtra {
+  return {
+    signal: request.mcpReq.signal,
+    ...(request.mcpReq._meta === undefined
+      ? {}
+      : { _meta: request.mcpReq._meta as NonNullable<CallExtra["_meta"]> }),
+    sendNotification: (notification) =>
+      request.mcpReq.notify(notification as Parameters<typeof request.mcpReq.notify>[0]),
+  };
+}
+
+/** Serves `tools` on `server`'s `tools/list` and `tools/call`. */
+export function registerTools(
+  server: McpServer,
+  tools: readonly PitroomTool[],
+  contextOf: ContextOf,
+  options: RegisterToolsOptions = {},
+): void {
+  const low = server.server;
+  const inflight = options.inflight ?? new Set();
+  const byName = new Map(tools.map((t) => [t.name as string, t]));
+  let list: Record<string, unknown>[] | undefined;
+  low.registerCapabilities({ tools: { listChanged: true } });
+  low.setRequestHandler("tools/list", () => {
+    list ??= tools.map((t) => listed(t, options.legacyExecution === true));
+    return { tools: list } as never;
+  });
+  low.setRequestHandler("tools/call", (request, ctx) => {
+    const tool = byName.get(request.params.name);
+    if (tool === undefined) {
+      return errorResult(new Error(`Unknown tool "${request.params.name}"`)) as never;
+    }
+    const parsed = tool.input.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) {
+      return {
+        content: [{
+          type: "text",
+          text: `Invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`,
+        }],
+        isError: true,
+      } as never;
+    }
+    const input = parsed.data as Record<string, unknown>;
+    const toolCtx = contextOf(extraOf(ctx));
+    const call = (async () =>
+      await options.onCall?.(tool, input, toolCtx, ctx) ?? await answer(tool, input, toolCtx))();
     inflight.add(call);
-    return call.finally(() => inflight.delete(call));
+    return call.finally(() =>
+      inflight.delete(call)
+    ) as never;
   });
 }
 
-async function answer(
+/** One call answered: its text and structured content, or the error as a tool result. */
+export async function answer(
   tool: PitroomTool,
   input: Record<string, unknown>,
   ctx: ToolContext,
 ): Promise<CallToolResult> {
   try {
-    const answered = await tool.call(input, ctx);
-    const result: CallToolResult = {
-      content: [{ type: "text", text: answered.text }],
-      structuredContent: tool.output.parse(answered.result) as Record<string, unknown>,
-    };
-    if (answered.isError) result.isError = true;
-    return result;
+    return resultOf(tool, await tool.call(input, ctx));
   } catch (error) {
     return errorResult(error);
   }
+}
+
+/** A tool's answer as its `tools/call` result. */
+export function resultOf(tool: PitroomTool, answered: ToolAnswer<unknown>): CallToolResult {
+  const result: CallToolResult = {
+    content: [{ type: "text", text: answered.text }],
+    structuredContent: tool.output.parse(answered.result) as Record<string, unknown>,
+  };
+  if (answered.isError) result.isError = true;
+  return result;
 }
 
 /** A thrown error as a tool result: the CLI's message and hint, `isError` set. */
