@@ -9,6 +9,14 @@ import instructions from "./instructions.md" with { type: "text" };
 
 /** The protocol revision of the stateless era, and the `_meta` keys it uses. */
 export const MODERN_VERSION = "2026-07-28";
+/** Every protocol version the server speaks (the older ones through `initialize`). */
+export const SUPPORTED_VERSIONS = [
+  MODERN_VERSION,
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+];
 export const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 export const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 export const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";

@@ -5,9 +5,17 @@
  * without tasks. Loading the engine and the SDK can take longer than that on a busy machine, so
  * this front reads stdin at once and answers a modern `server/discover` itself (discover.ts, the
  * SDK's own answer); every other message waits until the SDK starts the transport, then flows
- * through unchanged. It imports no package.
+ * through unchanged, but for a request that names a protocol version other than 2026-07-28
+ * in its `_meta`: that one is answered here with the unsupported-version error the spec asks
+ * for (the SDK would serve it on the pinned era). It imports no package.
  */
-import { discoverResult, isModernDiscover } from "./discover.ts";
+import {
+  discoverResult,
+  isModernDiscover,
+  MODERN_VERSION,
+  PROTOCOL_VERSION_KEY,
+  SUPPORTED_VERSIONS,
+} from "./discover.ts";
 
 /** One JSON-RPC message (the SDK's type, structurally). */
 type Message = Record<string, unknown>;
@@ -95,6 +103,20 @@ export class StdioFront implements FrontTransport {
       void this.send({ jsonrpc: "2.0", id: message.id, result: discoverResult(this.#version) });
       return;
     }
+    const requested = requestedVersion(message);
+    if (requested !== undefined && requested !== MODERN_VERSION) {
+      const { id } = message as { id: string | number };
+      void this.send({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: -32022,
+          message: "Unsupported protocol version",
+          data: { supported: SUPPORTED_VERSIONS, requested },
+        },
+      });
+      return;
+    }
     this.#deliver(() => this.onmessage?.(message as never));
   }
 
@@ -128,6 +150,21 @@ export class StdioFront implements FrontTransport {
     this.#end.resolve();
     this.onclose?.();
   }
+}
+
+/** The protocol version a request names in its `_meta`, if it is a request that names one. */
+function requestedVersion(message: unknown): string | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const m = message as {
+    id?: unknown;
+    method?: unknown;
+    params?: { _meta?: Record<string, unknown> };
+  };
+  if (typeof m.method !== "string" || (typeof m.id !== "string" && typeof m.id !== "number")) {
+    return undefined;
+  }
+  const version = m.params?._meta?.[PROTOCOL_VERSION_KEY];
+  return version === undefined ? undefined : String(version);
 }
 
 function asError(error: unknown): Error {

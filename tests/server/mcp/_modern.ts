@@ -4,7 +4,7 @@
  * Tasks extension when asked), over stdio (`pitroom mcp` as a child) or HTTP (`pitroom mcp
  * --http`, with the standard headers). What it sends and gets is exactly what the tests assert.
  */
-import { type HttpServer, type World } from "./_world.ts";
+import type { HttpServer, World } from "./_world.ts";
 import { moduleCacheEnv, pitroomArgv } from "../../support/pitroom.ts";
 import { ChildTransport } from "./_child_transport.ts";
 import type { JSONRPCMessage } from "./_sdk.ts";

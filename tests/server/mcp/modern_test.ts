@@ -45,7 +45,8 @@ Deno.test("stdio: server/discover is answered before the SDK loads, as the SDK a
   const wrong = await c.request("tools/list", {
     _meta: { [`io.modelcontextprotocol/protocolVersion`]: "1999-01-01" },
   });
-  assert.equal(wrong.result, undefined);
+  assert.equal(wrong.error?.code, -32022, JSON.stringify(wrong));
+  assert.ok((wrong.error?.data as { supported: string[] }).supported.includes("2026-07-28"));
 });
 
 Deno.test("a task-augmented pitroom_run answers with a task at once; tasks/get shows the progress line, then the plain call's result", async () => {
