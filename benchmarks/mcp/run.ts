@@ -13,6 +13,7 @@ import { pitroom } from "../../tests/support/pitroom.ts";
 import { ResourceUpdatedNotificationSchema } from "../../tests/server/mcp/_sdk.ts";
 import { engineOf, stdioClient, world } from "../../tests/server/mcp/_world.ts";
 import { checkFigures, median, samples } from "../_figures.ts";
+import { measureTasks, taskLines } from "./tasks.ts";
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
 
@@ -166,6 +167,9 @@ async function bench(argv: string[]): Promise<number> {
     log(`  round ${i}${record ? "" : " (warm-up)"} done`);
   }
 
+  // The task part (tasks.ts): a 2026-07-28 client's plain call against the same run as a task.
+  const tasks = await measureTasks(w, request, runs, log);
+
   const engineOutside = median(sides.engine.outsideMs, "engine outside");
   const result = {
     schemaVersion: 1,
@@ -213,6 +217,7 @@ async function bench(argv: string[]): Promise<number> {
         `  MCP pitroom_run (stdio): call ${result.mcp.callMedianMs} ms, outside ${result.mcp.outsideMedianMs} ms -> +${o.mcpOverEngineMs} ms over the engine (target <= ${TARGETS.overheadMs})`,
         `  CLI pitroom run: call ${result.cli.callMedianMs} ms, outside ${result.cli.outsideMedianMs} ms -> +${o.cliOverEngineMs} ms over the engine`,
         `  event -> notification: p50 ${result.notify.p50Ms} ms, p95 ${result.notify.p95Ms} ms over ${result.notify.samples} events (target p50 <= ${TARGETS.notifyP50Ms})`,
+        ...taskLines(tasks),
         `written to ${values.out}`,
       ].join("\n"),
     );
