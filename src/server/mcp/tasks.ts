@@ -157,7 +157,8 @@ export function registerTasks(server: McpServer, deps: TaskDeps): { onCall: Call
       } catch (error) {
         result = errorResult(error);
       }
-      return { ...state, result };
+      // The result as the call itself would have carried it on this protocol.
+      return { ...state, result: { ...result, resultType: "complete" } };
     }) as never,
   );
 

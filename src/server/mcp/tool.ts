@@ -119,6 +119,17 @@ export function extraOf(request: ServerContext): CallExtra {
   };
 }
 
+/** Each tool list's entries, made once per process (a per-request server lists them again). */
+const LISTINGS = new WeakMap<readonly PitroomTool[], Map<boolean, Record<string, unknown>[]>>();
+
+function listing(tools: readonly PitroomTool[], legacyExecution: boolean) {
+  const byEra = LISTINGS.get(tools) ?? new Map<boolean, Record<string, unknown>[]>();
+  LISTINGS.set(tools, byEra);
+  const made = byEra.get(legacyExecution) ?? tools.map((t) => listed(t, legacyExecution));
+  byEra.set(legacyExecution, made);
+  return made;
+}
+
 /** Serves `tools` on `server`'s `tools/list` and `tools/call`. */
 export function registerTools(
   server: McpServer,
@@ -129,11 +140,9 @@ export function registerTools(
   const low = server.server;
   const inflight = options.inflight ?? new Set();
   const byName = new Map(tools.map((t) => [t.name as string, t]));
-  let list: Record<string, unknown>[] | undefined;
   low.registerCapabilities({ tools: { listChanged: true } });
   low.setRequestHandler("tools/list", () => {
-    list ??= tools.map((t) => listed(t, options.legacyExecution === true));
-    return { tools: list } as never;
+    return { tools: listing(tools, options.legacyExecution === true) } as never;
   });
   low.setRequestHandler("tools/call", (request, ctx) => {
     const tool = byName.get(request.params.name);

@@ -85,35 +85,42 @@ export async function modernStdio(w: World, extraEnv: Record<string, string> = {
   };
 }
 
+/** One JSON-RPC request POSTed with the 2026-07-28 standard headers; its response. */
+export async function post(
+  server: HttpServer,
+  body: { id: string | number; method: string; params?: Record<string, unknown> },
+): Promise<Response> {
+  const params = body.params ?? {};
+  const name = (params.name ?? params.uri ?? params.taskId) as string | undefined;
+  const response = await fetch(server.url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": body.method,
+      ...(name === undefined ? {} : { "mcp-name": name }),
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    // The last `data:` line that answers this request.
+    const answers = text.split("\n").filter((l) => l.startsWith("data:"))
+      .map((l) => JSON.parse(l.slice(5)) as Response & { id?: number })
+      .filter((m) => m.id === body.id);
+    return answers.at(-1) ?? { error: { code: 0, message: `no answer in ${text}` } };
+  }
+  return JSON.parse(text) as Response;
+}
+
 /** A running `pitroom mcp --http`, spoken to in the 2026-07-28 protocol (one POST a request). */
 export function modernHttp(server: HttpServer): ModernClient {
   let next = 0;
   return {
-    async request(method, params = {}, options = {}) {
-      const body = message(next++, method, params, options.tasks === true);
-      const name = (params.name ?? params.uri ?? params.taskId) as string | undefined;
-      const response = await fetch(server.url, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${server.token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": MODERN,
-          "mcp-method": method,
-          ...(name === undefined ? {} : { "mcp-name": name }),
-        },
-        body: JSON.stringify(body),
-      });
-      const text = await response.text();
-      if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-        // The last `data:` line that answers this request.
-        const answers = text.split("\n").filter((l) => l.startsWith("data:"))
-          .map((l) => JSON.parse(l.slice(5)) as Response & { id?: number })
-          .filter((m) => m.id === body.id);
-        return answers.at(-1) ?? { error: { code: 0, message: `no answer in ${text}` } };
-      }
-      return JSON.parse(text) as Response;
-    },
+    request: (method, params = {}, options = {}) =>
+      post(server, message(next++, method, params, options.tasks === true)),
     [Symbol.asyncDispose]: () => Promise.resolve(),
   };
 }

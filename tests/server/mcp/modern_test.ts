@@ -4,13 +4,18 @@
  * before the SDK is loaded and equal to the SDK's answer; a task-augmented `pitroom_run` answers
  * with a task at once, `tasks/get` carries the progress line and then the plain call's result;
  * `tasks/cancel` stops the run; another server process (stdio after HTTP) answers for a task it
- * never saw; ids are signed; a client without the extension gets today's plain call. The real
+ * never saw; ids are signed; a client without the extension gets today's plain call; the
+ * ext-tasks package's client session hands a task off and a new session resumes it. The real
  * opencode worker runs against the scripted model in the state dir's host.
  */
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { waitFor } from "../../support/temp.ts";
-import { modernHttp, modernStdio, type Response, TASKS } from "./_modern.ts";
+import {
+  createTaskSessionFromClient,
+  resultFromTaskOutcome,
+} from "@modelcontextprotocol/ext-tasks/client";
+import { modernHttp, modernStdio, post, type Response, TASKS } from "./_modern.ts";
 import { engineOf, httpServer, world } from "./_world.ts";
 
 const ANSWER = "It is 41, in src/app.ts:1.";
@@ -151,5 +156,61 @@ Deno.test("a modern client without the Tasks extension, and the v2 SDK's client,
     assert.notEqual(info.isError, true, JSON.stringify(info));
   } finally {
     await client.close();
+  }
+});
+
+Deno.test("the ext-tasks client session runs pitroom_run as a task, hands it off, and a new session resumes it to the result", async () => {
+  await using w = await world({ slow: SLOW });
+  await using http = await httpServer(w);
+  const framing = {
+    protocolVersion: "2026-07-28",
+    clientInfo: { name: "pitroom-test", version: "1.0.0" },
+    clientCapabilities: {},
+  };
+  let raw = 0;
+  const open = async () => {
+    const client = new Client(framing.clientInfo, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(http.url), {
+        requestInit: { headers: { Authorization: `Bearer ${http.token}` } },
+      }),
+    );
+    const session = createTaskSessionFromClient(client, {
+      endpointId: "pitroom-modern-test",
+      // The host's own request path: it frames the request (a JSON-RPC id) and POSTs it.
+      rawDispatch: (request) =>
+        post(
+          http,
+          { jsonrpc: "2.0", id: `raw-${raw++}`, ...(request as object) } as never,
+        ) as never,
+      v2RequestFraming: framing,
+    });
+    return { client, session };
+  };
+  const first = await open();
+  const execution = await first.session.callTool("pitroom_run", RUN("slow").arguments);
+  assert.equal(execution.kind, "task");
+  let reference: unknown;
+  if (execution.kind === "task") {
+    await execution.handoff((r) => {
+      reference = r;
+    });
+  }
+  // The client goes away (the session is not closed: ext-tasks 0.2.2's close cancels the
+  // executions it made, handed off or not).
+  await first.client.close();
+  assert.ok(reference, "a task reference to resume");
+
+  const second = await open();
+  try {
+    const resumed = await second.session.resumeTask(reference as never);
+    const { outcome } = await resumed.settle();
+    const result = resultFromTaskOutcome(outcome) as { content: { text: string }[] };
+    assert.ok(result.content[0]!.text.includes(ANSWER), JSON.stringify(result));
+  } finally {
+    await second.session.close();
+    await second.client.close();
   }
 });
