@@ -14,6 +14,12 @@ import { VERSION } from "./version.ts";
 /** The HTTP port when `--port` is not given. */
 export const DEFAULT_MCP_PORT = 7117;
 
+/**
+ * How long stdio waits for the client's opening before loading the server: a probe that came by
+ * then is answered at once (loading modules can keep the reader from running for seconds).
+ */
+export const OPENING_WAIT_MS = 300;
+
 /** Serves MCP until the client leaves (stdio) or a signal comes (both). */
 export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) => {
   if (flags.port !== undefined && !flags.http) {
@@ -32,6 +38,12 @@ export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) =
   const front = flags.http
     ? undefined
     : new (await import("../server/mcp/stdio_front.ts")).StdioFront(VERSION);
+  if (front !== undefined) {
+    const waited = Promise.withResolvers<void>();
+    const timer = sys.clock.after(OPENING_WAIT_MS, () => waited.resolve());
+    await Promise.race([front.opened.then(() => front.flushed()), waited.promise]);
+    timer.cancel();
+  }
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error("stopped"));
   Deno.addSignalListener("SIGINT", onSignal);

@@ -43,6 +43,13 @@ export class StdioFront implements FrontTransport {
   onmessage?: ((message: never) => void) | undefined;
   /** Resolves when the input ended or the front was closed. */
   readonly ended: Promise<void>;
+  /**
+   * Resolves once the client's first message came (an early `server/discover` is answered by
+   * then) or the input ended: loading the rest waits for it a moment, since module loading can
+   * keep this reader from running.
+   */
+  readonly opened: Promise<void>;
+  #opened = Promise.withResolvers<void>();
   #version: string;
   #io: FrontIo;
   #started = false;
@@ -64,6 +71,7 @@ export class StdioFront implements FrontTransport {
       },
     };
     this.ended = this.#end.promise;
+    this.opened = this.#opened.promise;
     this.#reader = this.#io.input.pipeThrough(new TextDecoderStream()).getReader();
     void this.#read();
   }
@@ -85,10 +93,12 @@ export class StdioFront implements FrontTransport {
     } catch (error) {
       if (!this.#closed) this.#deliver(() => this.onerror?.(asError(error)));
     }
+    this.#opened.resolve();
     this.#deliver(() => void this.close());
   }
 
   #line(line: string): void {
+    this.#opened.resolve();
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -140,6 +150,11 @@ export class StdioFront implements FrontTransport {
     const written = this.#writing.then(() => this.#io.write(bytes));
     this.#writing = written.catch(() => undefined);
     return written.then(() => undefined);
+  }
+
+  /** Resolves once everything sent so far was written. */
+  flushed(): Promise<void> {
+    return this.#writing.then(() => undefined);
   }
 
   async close(): Promise<void> {
