@@ -112,7 +112,9 @@ export function registerTool(
 
 /** A tool's answer as the result the client gets. */
 function callResult(tool: PitroomTool, answered: ToolAnswer<unknown>, ctx: ToolContext) {
-  const text = ctx.readsStructured() ? answered.line ?? answered.text : answered.text;
+  // A result that reports a failure keeps its whole text: a client may show an error's text.
+  const short = ctx.readsStructured() && !answered.isError;
+  const text = short ? answered.line ?? answered.text : answered.text;
   const result: CallToolResult = {
     content: [{ type: "text", text }],
     structuredContent: tool.output.parse(answered.result) as Record<string, unknown>,
