@@ -5,7 +5,9 @@
  * Claude Code and Codex, whose Responses requests group it in the `mcp__pitroom` namespace;
  * `mcp_pitroom_pitroom_run` for Gemini CLI). The run's worker (opencode on the scripted model)
  * answers, and the model server's request log shows that answer in the tool result of the
- * client's next model call. Claude Code also does it once over HTTP with the bearer token.
+ * client's next model call, with nothing of the run's record (pids, cache key, settings,
+ * attempts); Claude Code's, the structured content, within the result budget and counted by the
+ * run's receipt. Claude Code also does it once over HTTP with the bearer token.
  *
  * Needs a loopback-only network: `unshare -n bash -c 'ip link set lo up; deno test -P ...'`.
  */
@@ -100,8 +102,11 @@ async function install(w: World, name: string) {
   assert.match(out.stdout, new RegExp(`${name} +registered`));
 }
 
-/** The client's request after its tool call, which must carry the worker's answer. */
-async function assertAnswerReached(w: World, dialect: string, scenario: string) {
+/**
+ * The client's request after its tool call, which must carry the worker's answer and nothing of
+ * how Pitroom ran it (the run's brief, not its record); its tool result as the model got it.
+ */
+async function assertAnswerReached(w: World, dialect: string, scenario: string): Promise<string> {
   const log: LogEntry[] = await w.server.requests();
   assert.ok(
     log.some((e) => e.dialect === "opencode" && e.scenario === "mcp-worker"),
@@ -109,10 +114,35 @@ async function assertAnswerReached(w: World, dialect: string, scenario: string) 
   );
   const next = log.find((e) => e.dialect === dialect && e.scenario === scenario && e.turn === 1);
   assert.ok(next, `${dialect} made its next model call: ${JSON.stringify(log)}`);
+  const result = (next.results ?? []).find((r) => r.includes(WORKER_ANSWER));
+  assert.ok(result, `the tool result reached ${dialect}: ${JSON.stringify(next.results)}`);
+  for (const internal of ["supervisorPid", "workerPid", "cacheKey", "settings", "attempts"]) {
+    assert.ok(!result.includes(internal), `${dialect}'s model got ${internal}: ${result}`);
+  }
+  return result;
+}
+
+/**
+ * Claude Code gives its model the result's structured content: the run's brief, within the
+ * budget of a read run (1.5 times its answer and 400 bytes), and the run's receipt counts the
+ * result Pitroom handed over (that, and a one-line text beside it).
+ */
+async function assertSmallResult(w: World, result: string) {
+  const bytes = (text: string) => new TextEncoder().encode(text).length;
+  const brief = JSON.parse(result).runs[0];
+  assert.equal(brief.answer, WORKER_ANSWER);
   assert.ok(
-    (next.results ?? []).some((r) => r.includes(WORKER_ANSWER)),
-    `the tool result reached ${dialect}: ${JSON.stringify(next.results)}`,
+    bytes(result) <= 1.5 * bytes(WORKER_ANSWER) + 400,
+    `${bytes(result)} bytes: ${result}`,
   );
+  const shown = await pitroom(["show", brief.id, "--json"], { env: w.env, cwd: w.repo });
+  const handed = JSON.parse(shown.stdout).receipt.returned;
+  assert.equal(handed.handovers, 1);
+  assert.ok(
+    handed.bytes >= bytes(result) && handed.bytes - bytes(result) < 200,
+    `the receipt counts ${handed.bytes} bytes, the model got ${bytes(result)}`,
+  );
+  assert.ok(brief.receipt.includes(`~${Math.ceil(handed.bytes / 4)} returned`), brief.receipt);
 }
 
 Deno.test("Claude Code calls pitroom_run through `pitroom mcp` (stdio) and gets the worker's answer", async () => {
@@ -133,7 +163,7 @@ Deno.test("Claude Code calls pitroom_run through `pitroom mcp` (stdio) and gets 
   ]);
   assert.equal(out.code, 0, out.stderr);
   assert.ok(out.stdout.includes(WORKER_ANSWER), out.stdout);
-  await assertAnswerReached(w, "claude", "claude-mcp");
+  await assertSmallResult(w, await assertAnswerReached(w, "claude", "claude-mcp"));
 });
 
 Deno.test("Codex calls pitroom_run through `pitroom mcp` and gets the worker's answer", async () => {

@@ -6,6 +6,7 @@
 import type { Engine } from "../../engine/mod.ts";
 import type { Clock } from "../../sys/mod.ts";
 import instructions from "./instructions.md" with { type: "text" };
+import { readsStructured } from "./clients.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { McpServer } from "./sdk.ts";
@@ -51,6 +52,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions): Pitr
     extra,
     connected: () => server.isConnected(),
     dashAddress,
+    readsStructured: () => readsStructured(server.server.getClientVersion()?.name),
   });
   const inflight = new Set<Promise<unknown>>();
   for (const tool of TOOLS) registerTool(server, tool, contextOf, inflight);
