@@ -1,10 +1,12 @@
 /**
- * The MCP benchmark: what a `pitroom_run` call adds over the engine doing the same run, the same
- * run through the CLI, and how long an event of a run takes to reach a subscriber as
- * `notifications/resources/updated`. Everything is measured in this one process, interleaved
- * (engine, MCP, CLI, engine, ...), against one scripted model server. See README.md.
+ * The MCP benchmark: what each tool's result hands a client (bytes and tokens, beside what main
+ * handed before issue 30: results/sizes-main.json), what a `pitroom_run` call adds over the
+ * engine doing the same run, the same run through the CLI, and how long an event of a run takes
+ * to reach a subscriber as `notifications/resources/updated`. The timings are measured in this
+ * one process, interleaved (engine, MCP, CLI, engine, ...), against one scripted model server.
+ * See README.md.
  *
- *   deno task bench:mcp [--runs N] [--worker codex] [--json] [--out FILE]
+ *   deno task bench:mcp [--runs N] [--worker codex] [--only sizes|timing] [--json] [--out FILE]
  */
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -13,9 +15,21 @@ import { pitroom } from "../../tests/support/pitroom.ts";
 import { ResourceUpdatedNotificationSchema } from "../../tests/server/mcp/_sdk.ts";
 import { engineOf, stdioClient, world } from "../../tests/server/mcp/_world.ts";
 import { checkFigures, median, samples } from "../_figures.ts";
+import { measureSizes, type Sizes, sizesTable } from "./sizes.ts";
 import { measureTasks, taskLines } from "./tasks.ts";
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
+const BASELINE = new URL("./results/sizes-main.json", import.meta.url);
+
+/** What main handed before issue 30, by client and tool (null when the file is not there). */
+async function baseline(): Promise<Sizes | null> {
+  try {
+    return (JSON.parse(await Deno.readTextFile(BASELINE)) as { sizes: Sizes }).sizes;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
 
 /** The targets of issue 14. */
 export const TARGETS = { overheadMs: 30, notifyP50Ms: 50 } as const;
@@ -57,23 +71,9 @@ function runMs(report: RunReport): number {
   return (report.endedAt ?? report.createdAt) - report.createdAt;
 }
 
-async function bench(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      runs: { type: "string", default: "10" },
-      worker: { type: "string", default: "codex" },
-      json: { type: "boolean", default: false },
-      out: { type: "string", default: DEFAULT_OUT },
-    },
-  });
-  const runs = Number(values.runs);
-  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants a positive integer`);
-  const worker = values.worker;
+/** The timing rounds: engine, MCP and CLI runs side by side, and notification latency. */
+async function timing(runs: number, worker: string, log: (line: string) => void) {
   const model = worker === "claude" || worker === "gemini" ? "trivial" : "fake/trivial";
-  const log = (line: string) => console.error(line);
-  const loadavgBefore = Deno.loadavg();
-
   await using w = await world({
     trivial: { turns: [{ answer: "The answer is 42.", usage: { input: 1200, output: 8 } }] },
   });
@@ -96,27 +96,29 @@ async function bench(argv: string[]): Promise<number> {
   };
   const latencies: { event: string; ms: number }[] = [];
 
-  const viaEngine = async (): Promise<RunReport> => {
+  // Each side gives the run's id; its report is read after the clock stopped.
+  const viaEngine = async (): Promise<string> => {
     const started = await engine.start(request);
-    return (await engine.wait({ runs: started.ids }))[0]!;
+    return (await engine.wait({ runs: started.ids }))[0]!.id;
   };
-  const viaMcp = async (): Promise<RunReport> => {
+  const viaMcp = async (): Promise<string> => {
     const result = await c.client.callTool({ name: "pitroom_run", arguments: request });
     if (result.isError) throw new Error(`pitroom_run failed: ${JSON.stringify(result.content)}`);
-    return (result.structuredContent as { runs: RunReport[] }).runs[0]!;
+    return (result.structuredContent as { runs: { id: string }[] }).runs[0]!.id;
   };
-  const viaCli = async (): Promise<RunReport> => {
+  const viaCli = async (): Promise<string> => {
     const out = await pitroom(["run", "-W", worker, "-m", model, "--json", request.task], {
       env: { PATH: Deno.env.get("PATH") ?? "", ...w.env },
       cwd: w.repo,
     });
     if (out.code !== 0) throw new Error(`pitroom run failed (${out.code}): ${out.stderr}`);
-    return JSON.parse(out.stdout);
+    return (JSON.parse(out.stdout) as RunReport).id;
   };
-  const time = async (side: Side, fn: () => Promise<RunReport>, record: boolean) => {
+  const time = async (side: Side, fn: () => Promise<string>, record: boolean) => {
     const start = performance.now();
-    const report = await fn();
+    const id = await fn();
     const ms = performance.now() - start;
+    const report = await engine.get(id);
     if (report.outcome !== "ok") throw new Error(`run ${report.id} ended ${report.outcome}`);
     if (record) {
       side.callMs.push(ms);
@@ -130,7 +132,7 @@ async function bench(argv: string[]): Promise<number> {
       name: "pitroom_run",
       arguments: { ...request, waitSeconds: 0 },
     });
-    const id = (started.structuredContent as { runs: RunReport[] }).runs[0]!.id;
+    const id = (started.structuredContent as { runs: { id: string }[] }).runs[0]!.id;
     const uri = `pitroom://run/${id}`;
     const from = arrivals.length;
     const subscribedAt = Date.now();
@@ -171,17 +173,7 @@ async function bench(argv: string[]): Promise<number> {
   const tasks = await measureTasks(w, request, runs, log);
 
   const engineOutside = median(sides.engine.outsideMs, "engine outside");
-  const result = {
-    schemaVersion: 1,
-    date: new Date().toISOString(),
-    command: `deno task bench:mcp ${argv.join(" ")}`.trim(),
-    machine: {
-      nproc: navigator.hardwareConcurrency,
-      loadavgBefore: loadavgBefore.map((n) => round(n)),
-      loadavgAfter: Deno.loadavg().map((n) => round(n)),
-      os: Deno.build.os,
-    },
-    deno: Deno.version.deno,
+  return {
     worker: `${worker} ${model}`,
     rounds: runs,
     targets: TARGETS,
@@ -203,21 +195,72 @@ async function bench(argv: string[]): Promise<number> {
         }),
       ),
     },
+    tasks,
+  };
+}
+
+type Timing = Awaited<ReturnType<typeof timing>>;
+
+function timingLines(t: Timing): string[] {
+  const o = t.overhead;
+  return [
+    `runs of ${t.worker}, ${t.rounds} rounds, medians (outside = call time minus the run's own time)`,
+    `  engine start+wait: call ${t.engine.callMedianMs} ms, outside ${t.engine.outsideMedianMs} ms`,
+    `  MCP pitroom_run (stdio): call ${t.mcp.callMedianMs} ms, outside ${t.mcp.outsideMedianMs} ms -> +${o.mcpOverEngineMs} ms over the engine (target <= ${TARGETS.overheadMs})`,
+    `  CLI pitroom run: call ${t.cli.callMedianMs} ms, outside ${t.cli.outsideMedianMs} ms -> +${o.cliOverEngineMs} ms over the engine`,
+    `  event -> notification: p50 ${t.notify.p50Ms} ms, p95 ${t.notify.p95Ms} ms over ${t.notify.samples} events (target p50 <= ${TARGETS.notifyP50Ms})`,
+    ...taskLines(t.tasks),
+  ];
+}
+
+async function bench(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runs: { type: "string", default: "10" },
+      worker: { type: "string", default: "codex" },
+      json: { type: "boolean", default: false },
+      out: { type: "string", default: DEFAULT_OUT },
+      only: { type: "string" },
+    },
+  });
+  if (values.only !== undefined && !["sizes", "timing"].includes(values.only)) {
+    throw new Error(`--only wants sizes or timing, got "${values.only}"`);
+  }
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants a positive integer`);
+  const log = (line: string) => console.error(line);
+  const loadavgBefore = Deno.loadavg();
+
+  const main = await baseline();
+  const sizes = values.only === "timing" ? undefined : await measureSizes(log);
+  const timed = values.only === "sizes" ? undefined : await timing(runs, values.worker, log);
+  const result = {
+    schemaVersion: 2,
+    date: new Date().toISOString(),
+    command: `deno task bench:mcp ${argv.join(" ")}`.trim(),
+    machine: {
+      nproc: navigator.hardwareConcurrency,
+      loadavgBefore: loadavgBefore.map((n) => round(n)),
+      loadavgAfter: Deno.loadavg().map((n) => round(n)),
+      os: Deno.build.os,
+    },
+    deno: Deno.version.deno,
+    ...(sizes === undefined ? {} : { sizes, sizesOnMain: main }),
+    ...(timed ?? {}),
   };
   checkFigures(result);
   await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
   await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
   if (values.json) console.log(JSON.stringify(result, null, 2));
   else {
-    const o = result.overhead;
     console.log(
       [
-        `runs of ${result.worker}, ${runs} rounds, medians (outside = call time minus the run's own time)`,
-        `  engine start+wait: call ${result.engine.callMedianMs} ms, outside ${result.engine.outsideMedianMs} ms`,
-        `  MCP pitroom_run (stdio): call ${result.mcp.callMedianMs} ms, outside ${result.mcp.outsideMedianMs} ms -> +${o.mcpOverEngineMs} ms over the engine (target <= ${TARGETS.overheadMs})`,
-        `  CLI pitroom run: call ${result.cli.callMedianMs} ms, outside ${result.cli.outsideMedianMs} ms -> +${o.cliOverEngineMs} ms over the engine`,
-        `  event -> notification: p50 ${result.notify.p50Ms} ms, p95 ${result.notify.p95Ms} ms over ${result.notify.samples} events (target p50 <= ${TARGETS.notifyP50Ms})`,
-        ...taskLines(tasks),
+        ...(sizes === undefined ? [] : [
+          `result sizes per tool${main === null ? "" : ", beside main's before issue 30"}`,
+          ...sizesTable(sizes, main),
+        ]),
+        ...(timed === undefined ? [] : timingLines(timed)),
         `written to ${values.out}`,
       ].join("\n"),
     );

@@ -6,12 +6,13 @@
 import { checkLinkFlags, readTaskFile } from "./flag_files.ts";
 import { safeLine } from "./safe.ts";
 import { createEngine, MODES } from "../engine/mod.ts";
-import { newRunId } from "../engine/present.ts";
+import { newRunId, sharesOf } from "../engine/present.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import type { CommandRun } from "./command.ts";
 import type { CREW_FLAGS } from "./crew_command.ts";
-import { printJson, warn } from "./output.ts";
+import { jsonText, warn } from "./output.ts";
+import { bytesOf } from "./handover.ts";
 import { liveViewForBackground } from "./live_view.ts";
 import { modeOf, requestFrom } from "./run.ts";
 
@@ -55,19 +56,29 @@ export const crewCommand: CommandRun<typeof CREW_FLAGS> = async ({ sys, flags, a
   warn(sys, started.warnings);
   const ids = started.ids;
   const dashboard = await liveViewForBackground(sys);
+  let out: string;
   if (flags.json) {
-    printJson(sys, { group, runs: ids, ...(dashboard === undefined ? {} : { dashboard }) });
-    return 0;
+    out = jsonText({ group, runs: ids, ...(dashboard === undefined ? {} : { dashboard }) });
+  } else {
+    const lines = [`crew ${group}: ${ids.length} run(s) started`];
+    ids.forEach((id, i) => lines.push(`  ${id}  ${safeLine(tasks[i]!, 70)}`));
+    lines.push(
+      "",
+      `follow:  pitroom watch -g ${group} --brief`,
+      `collect: pitroom wait -g ${group}`,
+    );
+    if (mode !== undefined && MODES[mode].usesCopy) {
+      lines.push(`apply:   pitroom apply -g ${group}`);
+    }
+    if (dashboard !== undefined) lines.push(`live:    ${dashboard}`);
+    out = lines.join("\n") + "\n";
   }
-  const lines = [`crew ${group}: ${ids.length} run(s) started`];
-  ids.forEach((id, i) => lines.push(`  ${id}  ${safeLine(tasks[i]!, 70)}`));
-  lines.push(
-    "",
-    `follow:  pitroom watch -g ${group} --brief`,
-    `collect: pitroom wait -g ${group}`,
-  );
-  if (mode !== undefined && MODES[mode].usesCopy) lines.push(`apply:   pitroom apply -g ${group}`);
-  if (dashboard !== undefined) lines.push(`live:    ${dashboard}`);
-  sys.out.stdout(lines.join("\n") + "\n");
+  sys.out.stdout(out);
+  // What the caller read of the runs so far, shared among them.
+  const shares = sharesOf(bytesOf(out), new Map(ids.map((id) => [id, 1])));
+  await engine.handedOver([...shares].map(([id, bytes]) => ({ id, bytes })), {
+    via: "cli",
+    what: "crew",
+  });
   return 0;
 };

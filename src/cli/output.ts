@@ -5,9 +5,14 @@ import { Exit } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
 import { safe } from "./safe.ts";
 
+/** A JSON document as `--json` prints it. */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
 /** Writes a JSON document (the `--json` contract) to stdout. */
 export function printJson(sys: Sys, value: unknown): void {
-  sys.out.stdout(JSON.stringify(value, null, 2) + "\n");
+  sys.out.stdout(jsonText(value));
 }
 
 /** Writes one JSON line to stdout (streams). */

@@ -8,7 +8,8 @@ import { engineFor } from "./engine_for.ts";
 import { UsageError } from "../sys/errors.ts";
 import type { CommandRun, FlagValuesOf } from "./command.ts";
 import type { REVIEW_FLAGS } from "./review_command.ts";
-import { printJson, warn } from "./output.ts";
+import { jsonText, warn } from "./output.ts";
+import { bytesOf, printHandedOver, whole } from "./handover.ts";
 import { renderReport } from "./report.ts";
 import { safe } from "./safe.ts";
 
@@ -46,19 +47,34 @@ export const reviewCommand: CommandRun<typeof REVIEW_FLAGS> = async ({ sys, flag
   const report = started.report;
   if (report === undefined) {
     warn(sys, started.warnings);
-    if (flags.json) {
-      printJson(sys, {
+    const out = flags.json
+      ? jsonText({
         id: started.id,
         state: "queued",
         kind: started.kind,
         redacted: started.redacted,
-      });
-    } else sys.out.stdout(`${started.id}\n`);
+      })
+      : `${started.id}\n`;
+    sys.out.stdout(out);
+    await engine.handedOver([{ id: started.id, bytes: bytesOf(out) }], {
+      via: "cli",
+      what: "review",
+    });
     return 0;
   }
-  if (flags.json) printJson(sys, report);
-  else if (report.outcome === "refused") {
+  const now = sys.clock.now();
+  if (flags.json) {
+    await printHandedOver(sys, engine, "review", [report], ([shown]) => whole(jsonText(shown)));
+  } else if (report.outcome === "refused") {
     sys.out.stderr(`pitroom: ${safe(report.message ?? "the review was refused")}\n`);
-  } else sys.out.stdout(renderReport(report, sys.clock.now()));
+  } else {
+    await printHandedOver(
+      sys,
+      engine,
+      "review",
+      [report],
+      ([shown]) => whole(renderReport(shown!, now)),
+    );
+  }
   return report.exit ?? 1;
 };

@@ -8,7 +8,8 @@ import type { Sys } from "../sys/mod.ts";
 import type { CommandRun, FlagValuesOf } from "./command.ts";
 import type { RUN_FLAGS } from "./run_command.ts";
 import { checkLinkFlags, readTaskFile, readTaskStdin } from "./flag_files.ts";
-import { printJson, warn } from "./output.ts";
+import { jsonText, warn } from "./output.ts";
+import { bytesOf, printHandedOver, whole } from "./handover.ts";
 import { safe, safeLine } from "./safe.ts";
 import { deniedCalls, renderReport } from "./report.ts";
 import { liveViewForBackground, LiveViewLater, liveViewLine } from "./live_view.ts";
@@ -104,18 +105,19 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
     const started = await engine.start(request);
     warn(sys, started.warnings);
     const dashboard = await liveViewForBackground(sys);
-    if (flags.json) {
-      printJson(sys, {
+    const out = flags.json
+      ? jsonText({
         id: started.id,
         state: "queued",
         ...(dashboard === undefined ? {} : { dashboard }),
-      });
-    } else {
-      sys.out.stdout(`${started.id}\n`);
-      if (dashboard !== undefined) {
-        sys.out.stderr(`pitroom: ${liveViewLine(dashboard, started.id)}`);
-      }
+      })
+      : `${started.id}\n`;
+    sys.out.stdout(out);
+    if (!flags.json && dashboard !== undefined) {
+      sys.out.stderr(`pitroom: ${liveViewLine(dashboard, started.id)}`);
     }
+    // What the caller read of the run so far: its receipt counts it once the run ends.
+    await engine.handedOver([{ id: started.id, bytes: bytesOf(out) }], { via: "cli", what: "run" });
     return 0;
   }
   const stop = new AbortController();
@@ -148,14 +150,25 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
       },
     });
     const dashboard = await live.end();
-    if (flags.json) printJson(sys, dashboard === undefined ? final : { ...final, dashboard });
-    else if (final.outcome === "refused") {
+    const now = sys.clock.now();
+    if (flags.json) {
+      await printHandedOver(
+        sys,
+        engine,
+        "run",
+        [final],
+        ([shown]) => whole(jsonText(dashboard === undefined ? shown : { ...shown, dashboard })),
+      );
+    } else if (final.outcome === "refused") {
       // A refusal is an error line, not a receipt card: the run never started working.
       sys.out.stderr(`pitroom: ${safe(final.message ?? "the run was refused")}\n`);
     } else {
       const denied = deniedCalls(seen);
-      sys.out.stdout(renderReport(final, sys.clock.now(), { denied }));
-      if (dashboard !== undefined) sys.out.stdout(liveViewLine(dashboard, final.id));
+      await printHandedOver(sys, engine, "run", [final], ([shown]) =>
+        whole(
+          renderReport(shown!, now, { denied }) +
+            (dashboard === undefined ? "" : liveViewLine(dashboard, final.id)),
+        ));
     }
     timingMark(sys, "reported");
     return final.exit ?? 1;

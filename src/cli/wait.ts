@@ -10,7 +10,8 @@ import { type DamagedRecord, UsageError } from "../sys/errors.ts";
 import { engineFor } from "./engine_for.ts";
 import type { CommandRun } from "./command.ts";
 import type { WAIT_FLAGS } from "./wait_command.ts";
-import { printJson, sayDamaged } from "./output.ts";
+import { jsonText, sayDamaged } from "./output.ts";
+import { printHandedOver } from "./handover.ts";
 import { renderBrief, renderReport } from "./report.ts";
 import { followProgress } from "./progress_line.ts";
 
@@ -74,15 +75,14 @@ export const waitCommand: CommandRun<typeof WAIT_FLAGS> = async ({ sys, flags, a
   } finally {
     await progress?.stop();
   }
-  if (flags.json) printJson(sys, records);
-  else {
-    const now = sys.clock.now();
-    sys.out.stdout(
-      records.map((r) => (flags.brief ? renderBrief(r, now) : renderReport(r, now))).join(
-        flags.brief ? "" : "\n",
-      ),
-    );
-  }
+  const now = sys.clock.now();
+  await printHandedOver(sys, engine, "wait", records, (shown) => {
+    if (flags.json) {
+      return { text: jsonText(shown), parts: shown.map((r) => JSON.stringify(r, null, 2)) };
+    }
+    const parts = shown.map((r) => (flags.brief ? renderBrief(r, now) : renderReport(r, now)));
+    return { text: parts.join(flags.brief ? "" : "\n"), parts };
+  });
   // A damaged file met is said after the reports. A run whose record is damaged cannot be
   // waited for (its state is unknown): exit 7, never "still going". One whose events file is
   // ended by its record: its exit code stands.

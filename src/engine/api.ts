@@ -17,6 +17,7 @@ import { DamagedRecord, PitroomError, RefusedError, UsageError } from "../sys/er
 import type { Sys } from "../sys/mod.ts";
 import { type Backend, WORKER_NAMES, type WorkerName } from "../workers/types.ts";
 import type { Applied } from "./runs/apply.ts";
+import type { HandedHow, HandedRun } from "./runs/returned.ts";
 import type { NewRun } from "./request/create.ts";
 import type { LoadedPlan } from "./plan/load.ts";
 import type { PlanNote } from "./plan/notes.ts";
@@ -456,6 +457,34 @@ export class Engine {
     });
   }
 
+  /**
+   * The audited run once its audit `audit` (a run the host executed) was copied onto it: the
+   * host does that just after the audit run ends, so a caller that saw the audit run end reads
+   * the verdict here rather than `running`. After `timeoutMs` (or when `signal` aborts) the
+   * record as it is then.
+   */
+  async auditSettled(
+    run: string,
+    audit: string,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<RunRecord> {
+    const { watchUntil } = await import("./core/watch.ts");
+    const settled = async () => {
+      const now = (await this.#sys.state.runs.read(run))?.audit;
+      return now === undefined || now.run !== audit || now.state !== "running";
+    };
+    const aborted = options.signal === undefined ? undefined : new Promise<void>((resolve) => {
+      if (options.signal!.aborted) resolve();
+      options.signal!.addEventListener("abort", () => resolve(), { once: true });
+    });
+    await watchUntil(this.#paths.run(run).dir, settled, {
+      timeoutMs: options.timeoutMs,
+      clock: this.#sys.clock,
+      ...(aborted === undefined ? {} : { until: aborted }),
+    });
+    return await this.get(run);
+  }
+
   /** Scores workers on a questions file (`pitroom eval`): one crew of read runs per worker. */
   async eval(path: string, options: EvalOptions = {}): Promise<EvalResult> {
     const { runEval } = await import("./eval/mod.ts");
@@ -682,6 +711,16 @@ export class Engine {
   /** The ids of the live runs, from their markers (no record is read). */
   liveIds(): Promise<string[]> {
     return listActive(this.#paths);
+  }
+
+  /**
+   * Records what a face handed over of runs (each run's share of an MCP result or of the CLI's
+   * output, in bytes): their receipts' returned tokens and compression count it from then on,
+   * and so does `savings`. Never throws (runs/returned.ts).
+   */
+  async handedOver(runs: readonly HandedRun[], how: HandedHow): Promise<void> {
+    const { recordHandover } = await import("./runs/returned.ts");
+    await recordHandover(this.#sys, runs, how);
   }
 
   /** A run's record as it is on disk, or null (not reconciled: for quick looks). */

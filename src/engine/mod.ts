@@ -104,6 +104,7 @@ export type { CheckSection } from "./setup/sections.ts";
 export type { SelfCheck } from "./setup/self_check.ts";
 export type { ModelRow, UsageSummary, WorkerModels } from "./setup/models.ts";
 export type { Applied } from "./runs/apply.ts";
+export type { HandedHow, HandedRun } from "./runs/returned.ts";
 export type { FeedEvent, Subscription } from "./follow/feed.ts";
 export type { LoadedSettings } from "./core/load_settings.ts";
 export type { WorkerStatus } from "./setup/installed.ts";

@@ -10,6 +10,16 @@ export { TEMPLATES } from "./plan/templates.ts";
 export { auditPrompt, fixPrompt } from "./audit/prompt.ts";
 export { QUESTION_KINDS } from "./eval/kinds.ts";
 export { LiveFold, liveState, refsLabel, runTime, viewOf, workerOf } from "./follow/fold.ts";
+export {
+  briefHead,
+  briefLine,
+  type BriefOptions,
+  briefText,
+  type Face,
+  type RunBrief,
+  runBrief,
+} from "./follow/brief.ts";
+export { type Returned, settleHandover, sharesOf, withReturned } from "./follow/handover.ts";
 export { describeWatchLines } from "./follow/watch_lines.ts";
 export { CHECK_SECTIONS } from "./setup/sections.ts";
 export { TASK_LIMIT_BYTES } from "./request/attach.ts";

@@ -6,3 +6,4 @@ export { parseRequest, runRequestJsonSchema, runRequestSchema } from "./request/
 export { runReportJsonSchema, runReportSchema } from "./follow/report.ts";
 export { reviewRequestJsonSchema, reviewRequestSchema } from "./review/request.ts";
 export { auditRequestJsonSchema, auditRequestSchema } from "./audit/request.ts";
+export { runBriefSchema } from "./follow/brief_schema.ts";

@@ -63,3 +63,23 @@ export function receiptLines(receipt: Receipt): string[] {
     }, not a bill)`,
   ];
 }
+
+/**
+ * A receipt in one line, for an agent: what the worker burned, what was returned to it, the
+ * compression, and what that saved (`12,235 tokens burned · ~110 returned · 111x compression ·
+ * ~$0.0246 saved vs Claude Sonnet`).
+ */
+export function receiptLine(receipt: Receipt): string {
+  const ratio = receipt.compression === null
+    ? ""
+    : ` · ${formatRatio(receipt.compression)} compression`;
+  const primary = primaryName(receipt.primary);
+  const saved = receipt.workerCostSource === "unknown"
+    ? `at most ~${usd(receipt.saved)} saved vs ${primary}`
+    : receipt.saved < 0
+    ? `~${usd(-receipt.saved)} more than ${primary}`
+    : `~${usd(receipt.saved)} saved vs ${primary}`;
+  return `${n(burnedTokens(receipt.tokens))} tokens burned · ~${
+    n(receipt.returnedTokens)
+  } returned${ratio} · ${saved}`;
+}

@@ -6,6 +6,7 @@
 import type { Receipt, RunRecord, Tokens } from "../store/record.ts";
 import { isFreeModel, listPrice, type Price, PRICES_TAKEN, tableKey } from "./prices.ts";
 import { completePrice, type Pricing } from "./pricing.ts";
+import { compressionOf } from "../store/returned.ts";
 
 /** About this many characters make a token. */
 const CHARS_PER_TOKEN = 4;
@@ -25,8 +26,10 @@ export function costOf(tokens: Tokens, price: Price): number {
 }
 
 /**
- * The tokens a run's report hands to the caller: its answer (or problem), its changed-file lines
- * and the report's fixed lines, at about four characters a token.
+ * An estimate of the tokens a run's report hands to the caller (its answer or problem, its
+ * changed-file lines and the report's fixed lines, at about four characters a token): the
+ * receipt's figure until the run is handed over, when the bytes handed over replace it
+ * (store/returned.ts).
  */
 export function returnedTokensOf(record: RunRecord): number {
   let chars = REPORT_FRAME_CHARS + (record.answer?.length ?? 0);
@@ -89,15 +92,12 @@ export function makeReceipt(record: RunRecord, options: ReceiptOptions): Receipt
     (attempt !== undefined ? options.defaultModels?.[attempt.worker] : undefined);
   const tokens = { ...record.progress.tokens };
   const returnedTokens = returnedTokensOf(record);
-  const burned = burnedTokens(tokens);
   const { workerCost, workerCostSource } = workerCostOf(record, model, pricing);
   const primaryCost = costOf(tokens, pricing.primaryPrice);
   return {
     tokens,
     returnedTokens,
-    compression: returnedTokens > 0 && burned > 0
-      ? Math.round((burned / returnedTokens) * 10) / 10
-      : null,
+    compression: compressionOf(tokens, returnedTokens),
     workerCost: usd(workerCost),
     workerCostSource,
     primary: pricing.primary,

@@ -66,6 +66,8 @@ export interface RunPaths {
   versions: string;
   /** A copy of the user's index when a write run began (did it move?), until it is collected. */
   userIndex: string;
+  /** One line per result that handed the run over to a caller (store/returned.ts). */
+  returned: string;
 }
 
 /** Computes the layout under `root`. */
@@ -113,6 +115,7 @@ export function statePaths(root: string): StatePaths {
         index: join(dir, "private", "index"),
         versions: join(dir, "versions.jsonl"),
         userIndex: join(dir, "user-index"),
+        returned: join(dir, "returned.jsonl"),
       };
     },
     repo(key) {

@@ -153,7 +153,10 @@ function build() {
   const ReceiptSchema = z.object({
     /** Tokens the worker burned. */
     tokens: TokensSchema,
-    /** Tokens handed back to the caller: the report's size (about 4 characters a token). */
+    /**
+     * Tokens handed back to the caller, 4 bytes a token: the bytes of `returned` once the run was
+     * handed over, else an estimate of its report's size.
+     */
     returnedTokens: z.number(),
     /** Worker tokens (input + output) per returned token; null when nothing was returned. */
     compression: z.number().nullable(),
@@ -171,6 +174,12 @@ function build() {
     model: z.string().optional(),
     /** The day the built-in list prices were taken (`2026-11-30`). */
     pricesTaken: z.string().optional(),
+    /**
+     * Measured: the bytes of every result that handed the run over (MCP tool results, the CLI's
+     * output of `run` and `wait`) and how many there were (store/returned.ts).
+     */
+    returned: z.object({ bytes: z.number(), handovers: z.number() }).optional()
+      .describe("the bytes of every result that handed the run over, and how many there were"),
   });
 
   const IsolationSchema = z.object({

@@ -5,6 +5,7 @@ import { DamagedRecord, RefusedError, UsageError } from "../sys/errors.ts";
 import { writeJsonAtomic } from "../sys/atomic.ts";
 import { isRunId, type StatePaths } from "./paths.ts";
 import { recordProblem, type RunRecord } from "./record.ts";
+import { readHandovers, withHandovers } from "./returned.ts";
 
 /** Writes a record atomically. */
 export async function writeRecord(paths: StatePaths, record: RunRecord): Promise<void> {
@@ -19,7 +20,8 @@ export type RecordRead =
 
 /**
  * Reads a run's record, telling a run that does not exist from one whose `run.json` is missing
- * (a folder without it), empty, cut short, not JSON, not a record or another run's.
+ * (a folder without it), empty, cut short, not JSON, not a record or another run's. A finished
+ * run's receipt comes with what was handed over of it (store/returned.ts).
  */
 export async function readRecordChecked(paths: StatePaths, id: string): Promise<RecordRead> {
   let text: string;
@@ -29,12 +31,16 @@ export async function readRecordChecked(paths: StatePaths, id: string): Promise<
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     return { record: null, damage: (await isDir(paths.run(id).dir)) ? "missing" : null };
   }
-  return parseRecordText(text, id);
+  const read = parseRecordText(text, id);
+  // A finished run's receipt says what was handed over of it (returned.jsonl).
+  if (read.record?.receipt === undefined) return read;
+  return { record: withHandovers(read.record, await readHandovers(paths, id)) };
 }
 
 /**
  * `readRecordChecked`, synchronously: for a scan over many folders (resolving `last` among one
- * repository's runs), where an async op per record would cost several times the read.
+ * repository's runs), where an async op per record would cost several times the read. What was
+ * handed over of a run is not read (a scan picks runs, it does not report them).
  */
 export function readRecordCheckedSync(paths: StatePaths, id: string): RecordRead {
   let text: string;

@@ -5,11 +5,13 @@
  * Claude Code and Codex, whose Responses requests group it in the `mcp__pitroom` namespace;
  * `mcp_pitroom_pitroom_run` for Gemini CLI). The run's worker (opencode on the scripted model)
  * answers, and the model server's request log shows that answer in the tool result of the
- * client's next model call. Claude Code also does it once over HTTP with the bearer token, and
- * once interactively (in a pseudo-terminal, as people use it; its print mode declares no
- * tasks), where it speaks 2026-07-28 and the Tasks extension: the call goes to the background as
- * a task, the model keeps working while the worker runs, and the worker's answer reaches the
- * model in a task notification when the run ends.
+ * client's next model call, with nothing of the run's record (pids, cache key, settings,
+ * attempts); Claude Code's, the structured content, within the result budget and counted by the
+ * run's receipt. Claude Code also does it once over HTTP with the bearer token, and once
+ * interactively (in a pseudo-terminal, as people use it; its print mode declares no tasks),
+ * where it speaks 2026-07-28 and the Tasks extension: the call goes to the background as a task,
+ * the model keeps working while the worker runs, and the worker's answer reaches the model in a
+ * task notification when the run ends.
  *
  * Needs a loopback-only network: `unshare -n bash -c 'ip link set lo up; deno test -P ...'`.
  */
@@ -124,8 +126,11 @@ async function install(w: World, name: string) {
   assert.match(out.stdout, new RegExp(`${name} +registered`));
 }
 
-/** The client's request after its tool call, which must carry the worker's answer. */
-async function assertAnswerReached(w: World, dialect: string, scenario: string) {
+/**
+ * The client's request after its tool call, which must carry the worker's answer and nothing of
+ * how Pitroom ran it (the run's brief, not its record); its tool result as the model got it.
+ */
+async function assertAnswerReached(w: World, dialect: string, scenario: string): Promise<string> {
   const log: LogEntry[] = await w.server.requests();
   assert.ok(
     log.some((e) => e.dialect === "opencode" && e.scenario === "mcp-worker"),
@@ -133,10 +138,35 @@ async function assertAnswerReached(w: World, dialect: string, scenario: string) 
   );
   const next = log.find((e) => e.dialect === dialect && e.scenario === scenario && e.turn === 1);
   assert.ok(next, `${dialect} made its next model call: ${JSON.stringify(log)}`);
+  const result = (next.results ?? []).find((r) => r.includes(WORKER_ANSWER));
+  assert.ok(result, `the tool result reached ${dialect}: ${JSON.stringify(next.results)}`);
+  for (const internal of ["supervisorPid", "workerPid", "cacheKey", "settings", "attempts"]) {
+    assert.ok(!result.includes(internal), `${dialect}'s model got ${internal}: ${result}`);
+  }
+  return result;
+}
+
+/**
+ * Claude Code gives its model the result's structured content: the run's brief, within the
+ * budget of a read run (1.5 times its answer and 400 bytes), and the run's receipt counts the
+ * result Pitroom handed over (that, and a one-line text beside it).
+ */
+async function assertSmallResult(w: World, result: string) {
+  const bytes = (text: string) => new TextEncoder().encode(text).length;
+  const brief = JSON.parse(result).runs[0];
+  assert.equal(brief.answer, WORKER_ANSWER);
   assert.ok(
-    (next.results ?? []).some((r) => r.includes(WORKER_ANSWER)),
-    `the tool result reached ${dialect}: ${JSON.stringify(next.results)}`,
+    bytes(result) <= 1.5 * bytes(WORKER_ANSWER) + 400,
+    `${bytes(result)} bytes: ${result}`,
   );
+  const shown = await pitroom(["show", brief.id, "--json"], { env: w.env, cwd: w.repo });
+  const handed = JSON.parse(shown.stdout).receipt.returned;
+  assert.equal(handed.handovers, 1);
+  assert.ok(
+    handed.bytes >= bytes(result) && handed.bytes - bytes(result) < 200,
+    `the receipt counts ${handed.bytes} bytes, the model got ${bytes(result)}`,
+  );
+  assert.ok(brief.receipt.includes(`~${Math.ceil(handed.bytes / 4)} returned`), brief.receipt);
 }
 
 Deno.test("Claude Code calls pitroom_run through `pitroom mcp` (stdio) and gets the worker's answer", async () => {
@@ -157,7 +187,7 @@ Deno.test("Claude Code calls pitroom_run through `pitroom mcp` (stdio) and gets 
   ]);
   assert.equal(out.code, 0, out.stderr);
   assert.ok(out.stdout.includes(WORKER_ANSWER), out.stdout);
-  await assertAnswerReached(w, "claude", "claude-mcp");
+  await assertSmallResult(w, await assertAnswerReached(w, "claude", "claude-mcp"));
 });
 
 Deno.test("Codex calls pitroom_run through `pitroom mcp` and gets the worker's answer", async () => {
@@ -230,16 +260,21 @@ Deno.test("Claude Code calls pitroom_run over HTTP with the bearer token", async
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  const reader = serve.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let banner = "";
+  // Read to the end, so the child's stderr is closed by the time the test ends.
+  let drained: Promise<void> | undefined;
   try {
-    const reader = serve.stderr.pipeThrough(new TextDecoderStream()).getReader();
-    let banner = "";
     while (!/register it: .*\n/.test(banner)) {
       const { value, done } = await reader.read();
       if (done) throw new Error(`pitroom mcp --http ended: ${banner}`);
       banner += value;
     }
-    reader.releaseLock();
-    serve.stderr.pipeTo(new WritableStream()).catch(() => {});
+    drained = (async () => {
+      while (!(await reader.read()).done) {
+        // The server's later lines are not looked at.
+      }
+    })();
     const url = /serving (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(banner)?.[1];
     assert.ok(url, banner);
     const add = await client(w, [
@@ -275,6 +310,7 @@ Deno.test("Claude Code calls pitroom_run over HTTP with the bearer token", async
   } finally {
     serve.kill("SIGTERM");
     await serve.status;
+    await (drained ?? reader.cancel());
   }
 });
 

@@ -42,8 +42,10 @@ Deno.test("over MCP a crew of isolate runs is collected by group and applied in 
     name: "pitroom_wait",
     arguments: { group: "docs", timeoutSeconds: 600 },
   });
-  const runs = structured(waited).runs.sort((a: { task: string }, b: { task: string }) =>
-    a.task.localeCompare(b.task)
+  // In the order the tasks were given (the runs the call started).
+  const order: string[] = structured(started).runs.map((r: { id: string }) => r.id);
+  const runs = structured(waited).runs.sort((a: { id: string }, b: { id: string }) =>
+    order.indexOf(a.id) - order.indexOf(b.id)
   );
   assert.deepEqual(structured(waited).still, []);
   assert.deepEqual(runs.map((r: { outcome: string }) => r.outcome), ["ok", "ok"], textOf(waited));

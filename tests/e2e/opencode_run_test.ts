@@ -36,7 +36,14 @@ Deno.test("run -r answers a question and reports worker, steps and tokens", asyn
   assert.match(r.stdout, /\d+ steps?, 2 tool calls/);
   assert.match(r.stdout, /read src\/app\.ts/);
   assert.match(r.stdout, /tokens\s+[\d,]+ in/);
+  // The receipt counts what the caller read: this report, byte for byte (it says so of itself).
+  const id = /^run (\S+) ·/m.exec(r.stdout)![1]!;
+  const shown = JSON.parse((await w.run(["show", id, "--json"])).stdout);
+  assert.deepEqual(shown.receipt.returned, { bytes: bytesOf(r.stdout), handovers: 1 });
+  assert.match(r.stdout, new RegExp(`~${Math.ceil(bytesOf(r.stdout) / 4)} returned to you`));
 });
+
+const bytesOf = (text: string) => new TextEncoder().encode(text).length;
 
 Deno.test("run -w in a dirty tree reports exactly the worker's edit, and revert undoes just that", async () => {
   await using w = await world({
@@ -155,9 +162,16 @@ Deno.test("run --bg returns the id at once; wait collects the report", async () 
   assert.match(id, /^\d{8}-\d{6}-[0-9a-f]{4}$/);
   const status = await w.run(["status", id, "--json"]);
   assert.ok(["queued", "running", "done"].includes(JSON.parse(status.stdout)[0].state));
-  const waited = await w.run(["wait", id, "--timeout", "120"]);
+  const waited = await w.run(["wait", id, "--timeout", "120", "--json"]);
   assert.equal(waited.code, 0, waited.stderr);
-  assert.match(waited.stdout, /Background answer\./);
+  const [report] = JSON.parse(waited.stdout);
+  assert.equal(report.answer, "Background answer.");
+  // Both outputs were handed to the caller: the id, then the report, which counts itself.
+  const handed = bytesOf(started.stdout) + bytesOf(waited.stdout);
+  assert.deepEqual(report.receipt.returned, { bytes: handed, handovers: 2 });
+  assert.equal(report.receipt.returnedTokens, Math.ceil(handed / 4));
+  const savings = JSON.parse((await w.run(["savings", "--json"])).stdout);
+  assert.equal(savings.total.returnedTokens, Math.ceil(handed / 4));
 });
 
 Deno.test("wait gives up with exit 75 while a run is still going; stop ends it and its worker", async () => {

@@ -65,7 +65,12 @@ Deno.test("a write run's .env is blank to the worker unless --allow-secrets, MCP
       allowSecrets: true,
     },
   });
-  const viaMcp = structured(result).runs[0] as RunRecord;
+  const viaMcp = structured(
+    await c.client.callTool({
+      name: "pitroom_show",
+      arguments: { run: structured(result).runs[0].id, full: true },
+    }),
+  ).report as RunRecord;
   assert.equal(viaMcp.outcome, "ok", viaMcp.message);
   assert.equal(viaMcp.allowSecrets, true);
   assert.ok((await rawStream(w.stateDir, viaMcp.id)).includes(SECRET));

@@ -71,7 +71,12 @@ Deno.test("a real worker's rewritten check script, run by --verify or the MCP ve
       verify: "sh check.sh",
     },
   });
-  const viaMcp = structured(result).runs[0] as RunRecord;
+  const brief = structured(result).runs[0];
+  assert.match(brief.verify, /^`sh check\.sh` failed \(exit 9\)/, JSON.stringify(brief));
+  // The brief says what the agent acts on; the whole record is pitroom_show with full.
+  const viaMcp = structured(
+    await c.client.callTool({ name: "pitroom_show", arguments: { run: brief.id, full: true } }),
+  ).report as RunRecord;
 
   for (const [how, record] of [["--verify", viaCli], ["MCP verify", viaMcp]] as const) {
     const context = `${how}: ${JSON.stringify(record.verify)} ${textOf(result).slice(0, 300)}`;

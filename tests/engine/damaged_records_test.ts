@@ -1,6 +1,7 @@
 /**
  * Damaged records are named, never mistaken. Each file of a finished run (run.json, its events
- * file, its raw stream, patch.diff, and a cleaned run's history row) is damaged in turn (cut
+ * file, its raw stream, patch.diff, returned.jsonl, and a cleaned run's history row) is damaged
+ * in turn (cut
  * short, bytes flipped, emptied, the wrong JSON type, missing) and every reading command runs
  * over it: the CLI's `status`, `ls`, `show` (plain, --patch, --events, --json), `wait`, `watch
  * --json`, `history`, `history import` and the `revert`/`apply`/`discard` refusals (in-process
@@ -82,6 +83,9 @@ async function damageWorld() {
   const write = await engine.run({ task: "edit a.txt", mode: "write", worker: "opencode" });
   // Reverted: revert, apply and discard each refuse it, and nothing a case does writes the tree.
   await engine.revert(write.id);
+  // Handed over twice: its receipt counts what returned.jsonl says.
+  await engine.handedOver([{ id: write.id, bytes: 1234 }], { via: "cli", what: "wait" });
+  await engine.handedOver([{ id: write.id, bytes: 321 }], { via: "mcp", what: "pitroom_wait" });
   const cleaned = await engine.run({ task: "read a.txt", mode: "read", worker: "opencode" });
   await Deno.remove(w.paths.run(cleaned.id).dir, { recursive: true });
   const mcp = createMcpServer(engine, { dir: repo.path, version: "test", clock: w.sys.clock });
@@ -249,6 +253,7 @@ Deno.test("every file of a finished run damaged in every way: named, never a cra
     "events.jsonl.gz": run.eventsGz,
     "stream.jsonl.gz": run.streamGz,
     "patch.diff": run.patch,
+    "returned.jsonl": run.returned,
   };
   for (const [file, path] of Object.entries(files)) {
     for (const [damage, how] of Object.entries(DAMAGES)) {

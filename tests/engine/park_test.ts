@@ -171,3 +171,22 @@ Deno.test("without --park the last cooling target is still tried at once (unchan
   assert.equal(record.outcome, "ok");
   assert.equal(w.attempts(), 1);
 });
+
+Deno.test("a parking run whose only target is refused (not cooling) ends at once instead of waiting", async () => {
+  await using state = await tempDir("pitroom-state-");
+  await using repo = await tempRepo({ "a.txt": "one\n" });
+  const sys = testSys({ stateDir: state.path, cwd: repo.path, clock: new FakeClock() });
+  const engine = createEngine(sys, {
+    backends: () => {
+      throw new Error("no such backend here");
+    },
+  });
+  const record = await engine.run({
+    task: "t",
+    worker: "opencode",
+    timeoutMs: 600_000,
+    park: true,
+  });
+  assert.equal(record.outcome, "refused");
+  assert.equal(record.parked, undefined);
+});

@@ -113,17 +113,14 @@ async function parkingFor(
   const now = sys.clock.now();
   const cooling = await coolingTargets(sys);
   const cools = record.chain.map((t) => cooling.get(cooldownKey(t.worker, t.model)));
-  // A target no longer cooling is tried again at once.
-  const first = cools.reduce<typeof cools[number]>(
-    (soonest, c) =>
-      c === undefined || soonest === undefined || c.until < soonest.until ? c : soonest,
-    cools[0],
-  );
-  const until = first?.until ?? now;
+  // A target that is not cooling and did not run (its backend refused) is nothing to wait for.
+  if (cools.some((c) => c === undefined)) return null;
+  const first = cools.reduce((soonest, c) => c!.until < soonest!.until ? c : soonest, cools[0])!;
+  const until = first.until;
   if (until < walked.deadline) return { until };
   return {
     final: {
-      outcome: first?.reason === "quota" ? "quota" : "rate_limited",
+      outcome: first.reason === "quota" ? "quota" : "rate_limited",
       message: `Every worker of the chain is out of quota until ${
         formatUntil(until, now)
       }, after the run's timeout${walked.ran ? `: ${walked.last.message ?? ""}` : ""}`,
@@ -143,10 +140,8 @@ async function park(
 ): Promise<boolean> {
   const now = sys.clock.now();
   if (until <= now) return true;
-  record.parked = { since: now, until };
-  options.emit(event("run.parked", now, { run: record.id, until }));
-  await sys.state.runs.write(record);
-  const stopped = await new Promise<boolean>((resolve) => {
+  // The wait starts before the record says so: whoever reads it may move time on at once.
+  const waiting = new Promise<boolean>((resolve) => {
     const stop = options.stop;
     if (stop?.aborted) return resolve(true);
     const onStop = () => {
@@ -159,6 +154,10 @@ async function park(
     });
     stop?.addEventListener("abort", onStop, { once: true });
   });
+  record.parked = { since: now, until };
+  options.emit(event("run.parked", now, { run: record.id, until }));
+  await sys.state.runs.write(record);
+  const stopped = await waiting;
   delete record.parked;
   await sys.state.runs.write(record);
   return !stopped;

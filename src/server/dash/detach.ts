@@ -16,7 +16,7 @@ import { PitroomError, RefusedError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { TOKEN_HEADER } from "./api_types.ts";
 import { mintToken } from "./door.ts";
-import { firstLine, START_MS } from "./launch.ts";
+import { START_MS } from "./launch.ts";
 import {
   type DashRecord,
   holdLife,
@@ -198,6 +198,28 @@ async function spawnDetached(sys: Sys, options: DashOptions): Promise<DashAddres
     port: started.port ?? 0,
     reused: false,
   };
+}
+
+/** Reads the first line of `reader` (null when it ends, is cancelled or the time runs out first). */
+async function firstLine(
+  sys: Sys,
+  reader: ReadableStreamDefaultReader<string>,
+  timeoutMs: number,
+): Promise<string | null> {
+  const timer = sys.clock.after(timeoutMs, () => void reader.cancel().catch(() => undefined));
+  let text = "";
+  try {
+    while (!text.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+  } finally {
+    timer.cancel();
+    await reader.cancel().catch(() => undefined);
+  }
+  const nl = text.indexOf("\n");
+  return nl < 0 ? null : text.slice(0, nl);
 }
 
 /** Ends the live dashboard; resolves with what was stopped (null: none was running). */

@@ -6,7 +6,9 @@
  * `createMcpServer(engine, options, { era })` (server.ts) builds one SDK `McpServer` with no
  * transport: the tools (tools/mod.ts lists them, one module each or per family; tool.ts serves
  * them with their zod input and output schemas, derived from the engine's `runRequestSchema()`
- * and `runReportSchema()`), the resources (resources.ts: run reports and patches,
+ * and `runBriefSchema()`: a result carries each run's brief, what an agent acts on, and the
+ * client the text its model reads (clients.ts); a result handing runs over records its exact
+ * bytes on them, which their receipts count), the resources (resources.ts: run reports and patches,
  * subscriptions fed by `engine.subscribe`, `list_changed` from a feed over every live run) and
  * the prompts (prompts.ts, text files). A tool call runs in this process on the engine; a run
  * it starts is handed to the state dir's host (`engine.start`), so it outlives the call and the

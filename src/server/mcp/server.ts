@@ -7,6 +7,7 @@
  */
 import type { Engine } from "../../engine/mod.ts";
 import type { Clock } from "../../sys/mod.ts";
+import { readsStructured } from "./clients.ts";
 import { CAPABILITIES, INSTRUCTIONS, serverInfo } from "./discover.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
@@ -78,6 +79,9 @@ export function createMcpServer(
     extra,
     connected,
     dashAddress,
+    // A 2026-07-28 request names its client; a 2025 session named it at `initialize`.
+    readsStructured: () =>
+      readsStructured(extra.clientName ?? server.server.getClientVersion()?.name),
   });
   const inflight = new Set<Promise<unknown>>();
   const tasks = era === "modern" && options.taskKey !== undefined

@@ -8,9 +8,11 @@
 import type { Sys } from "../../sys/mod.ts";
 import { join } from "../../sys/path.ts";
 import { keptSecret } from "./token.ts";
+import { MCP_TOOL_NAMES, type McpToolName } from "./tool_names.ts";
 
-/** What a task is: the runs its result shows (all of them ended: the task ended). */
+/** What a task is: its tool, the runs its result shows (all of them ended: the task ended). */
 export interface TaskSpec {
+  tool: McpToolName;
   runs: string[];
   /** The runs it started, when not all of `runs` (an audit shows the audited run too). */
   going?: string[];
@@ -76,7 +78,8 @@ function isSpec(value: unknown): value is TaskSpec {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
   const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === "string");
-  return strings(v.runs) && (v.runs as string[]).length > 0 &&
+  return MCP_TOOL_NAMES.includes(v.tool as McpToolName) &&
+    strings(v.runs) && (v.runs as string[]).length > 0 &&
     (v.going === undefined || strings(v.going)) &&
     (v.group === undefined || typeof v.group === "string") &&
     (v.warnings === undefined || strings(v.warnings));

@@ -19,7 +19,15 @@ import { CLIENT_CAPABILITIES_KEY, TASKS_EXTENSION } from "./discover.ts";
 import { progressMessage } from "./follow.ts";
 import { type McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from "./sdk.ts";
 import { decodeTaskId, encodeTaskId, type TaskSpec } from "./task_id.ts";
-import { type CallHook, type ContextOf, errorResult, resultOf } from "./tool.ts";
+import {
+  type CallHook,
+  type ContextOf,
+  errorResult,
+  extraOf,
+  finish,
+  type HandingOver,
+  type ToolContext,
+} from "./tool.ts";
 import type { McpToolName } from "./tool_names.ts";
 import { runsAnswer } from "./tools/_runs.ts";
 import { TOOLS } from "./tools/mod.ts";
@@ -33,6 +41,34 @@ export const TASK_TOOLS: ReadonlySet<McpToolName> = new Set([
 
 /** How often a client should ask (the progress line changes every few seconds). */
 export const POLL_INTERVAL_MS = 1000;
+
+/** How long a finished audit's verdict may take to reach the audited run (as audit.ts waits). */
+const AUDIT_SETTLE_MS = 10_000;
+
+/**
+ * A task's answer once its runs ended: what its tool answers when its wait ended (run.ts,
+ * review.ts, audit.ts), from the runs the task names.
+ */
+async function answerOf(
+  spec: TaskSpec,
+  runs: RunReport[],
+  ctx: ToolContext,
+): Promise<HandingOver<unknown>> {
+  if (spec.tool === "pitroom_audit" && runs.length === 2) {
+    const [audited, audit] = runs as [RunReport, RunReport];
+    const settled = await ctx.engine.auditSettled(audited.id, audit.id, {
+      timeoutMs: AUDIT_SETTLE_MS,
+      signal: ctx.extra.signal,
+    });
+    return await runsAnswer(ctx, [settled, audit], {
+      detail: { [audited.id]: "verdict", [audit.id]: "verdict" },
+    });
+  }
+  return await runsAnswer(ctx, runs, {
+    ...(spec.group === undefined ? {} : { group: spec.group }),
+    ...(spec.warnings === undefined ? {} : { warnings: spec.warnings }),
+  });
+}
 
 /** What the task layer needs. */
 export interface TaskDeps {
@@ -83,7 +119,7 @@ function taskState(taskId: string, runs: readonly RunReport[], now: number, goin
 
 /** Registers `tasks/get`, `tasks/update` and `tasks/cancel`; gives the hook that makes tasks. */
 export function registerTasks(server: McpServer, deps: TaskDeps): { onCall: CallHook } {
-  const runTool = TOOLS.find((t) => t.name === "pitroom_run")!;
+  const tool = (spec: TaskSpec) => TOOLS.find((t) => t.name === spec.tool)!;
 
   /** The task an id names, and its runs' reports (a run cleaned since is read from the history). */
   const lookUp = async (taskId: string): Promise<{ spec: TaskSpec; runs: RunReport[] }> => {
@@ -140,20 +176,14 @@ export function registerTasks(server: McpServer, deps: TaskDeps): { onCall: Call
       const now = deps.clock.now();
       const state = taskState(taskId, runs, now, spec.going);
       if (state.status !== "completed") return state;
-      // The result a plain call would have given once its runs ended.
+      // The result a plain call would have given once its runs ended (handed over as it).
       const ctx = deps.contextOf({
-        signal: request.mcpReq.signal,
+        ...extraOf(request),
         sendNotification: () => Promise.resolve(),
       });
       let result;
       try {
-        result = resultOf(
-          runTool,
-          await runsAnswer(ctx, runs, {
-            ...(spec.group === undefined ? {} : { group: spec.group }),
-            ...(spec.warnings === undefined ? {} : { warnings: spec.warnings }),
-          }),
-        );
+        result = await finish(tool(spec), await answerOf(spec, runs, ctx), ctx);
       } catch (error) {
         result = errorResult(error);
       }
@@ -193,17 +223,19 @@ export function registerTasks(server: McpServer, deps: TaskDeps): { onCall: Call
     } catch (error) {
       return errorResult(error) as Record<string, unknown>;
     }
-    const result = answered.result as { runs?: RunReport[]; group?: string; warnings?: string[] };
-    const runs = result.runs ?? [];
-    if (answered.isError || runs.length === 0 || runs.every((r) => isFinal(r.state))) {
-      return resultOf(tool, answered) as Record<string, unknown>;
+    // An error, or runs that all ended at once (a cached answer, a refusal): a plain answer.
+    if (!("render" in answered) || answered.runs.every((r) => isFinal(r.state))) {
+      return await finish(tool, answered, ctx) as Record<string, unknown>;
     }
+    const runs = [...answered.runs];
+    const shown = answered.render(runs).result as { group?: string; warnings?: string[] };
     const going = runs.filter((r) => !isFinal(r.state)).map((r) => r.id);
     const spec: TaskSpec = {
+      tool: tool.name,
       runs: runs.map((r) => r.id),
       ...(going.length === runs.length ? {} : { going }),
-      ...(result.group === undefined ? {} : { group: result.group }),
-      ...(result.warnings === undefined ? {} : { warnings: result.warnings }),
+      ...(shown.group === undefined ? {} : { group: shown.group }),
+      ...(shown.warnings === undefined ? {} : { warnings: shown.warnings }),
     };
     const taskId = await encodeTaskId(spec, await deps.key());
     return { resultType: "task", ...taskState(taskId, runs, deps.clock.now(), spec.going) };

@@ -1,22 +1,34 @@
 /**
  * What a Pitroom MCP tool is: a name from tool_names.ts, zod schemas for its input and its
  * structured result, honest annotations, and `call`, which works on the engine and returns the
- * structured result with a short text. `registerTools` serves them on a server's `tools/list`
- * and `tools/call`: the input is checked against its schema, the result against the output
- * schema (and stripped to it), and a thrown `PitroomError` becomes a tool result with `isError`
- * and the message and hint the CLI prints. A call that may become a task (tasks.ts) is handed
- * to `onCall` first.
+ * structured result with its text (and a short line for clients that give their model the
+ * structured content, clients.ts). `registerTools` serves them on a server's `tools/list` and
+ * `tools/call`: the input is checked against its schema, the result against the output schema
+ * (and stripped to it), and a thrown `PitroomError` becomes a tool result with `isError` and the
+ * message and hint the CLI prints. A call that may become a task (tasks.ts) is handed to
+ * `onCall` first.
+ *
+ * A tool that hands runs over (run, wait, review, audit) answers with a `HandingOver`: the
+ * result is rendered until each run's receipt states what was returned of it with this result
+ * included (engine `settleHandover`), then each run's share of the result's bytes, exactly as
+ * the client gets them (`JSON.stringify` of the result), is recorded on the run
+ * (`engine.handedOver`).
  */
 import { z } from "zod/v4";
-import type { Engine } from "../../engine/mod.ts";
+import type { Engine, RunReport } from "../../engine/mod.ts";
+import { settleHandover, sharesOf } from "../../engine/present.ts";
 import { errorText } from "../../sys/errors.ts";
 import type { Clock } from "../../sys/mod.ts";
 import type { CallToolResult, McpServer, ServerContext, ToolAnnotations } from "./sdk.ts";
 import type { McpToolName } from "./tool_names.ts";
 
-/** What a call gets of its request: its cancellation signal, its `_meta`, a way to notify. */
+/**
+ * What a call gets of its request: its cancellation signal, its `_meta`, a way to notify, and
+ * the client's name when the request says it (2026-07-28 requests carry it in their `_meta`).
+ */
 export interface CallExtra {
   signal: AbortSignal;
+  clientName?: string;
   _meta?: { progressToken?: string | number; [key: string]: unknown };
   sendNotification(
     notification: { method: string; params?: Record<string, unknown> },
@@ -35,14 +47,28 @@ export interface ToolContext {
   connected(): boolean;
   /** The dashboard's address for a run still going, when that is wanted (else undefined). */
   dashAddress(): Promise<string | undefined>;
+  /** True when the client gives its model the structured content, not the text (clients.ts). */
+  readsStructured(): boolean;
 }
 
-/** A tool's answer: the structured result and a short text for the model. */
+/** A tool's answer: the structured result and its text. */
 export interface ToolAnswer<T> {
   result: T;
+  /** The answer as text, whole: what a client that gives its model the text reads. */
   text: string;
+  /** The text for a client that gives its model the structured content. @default text */
+  line?: string;
   /** A result that reports a failure (a refused run), not a protocol error. */
   isError?: boolean;
+}
+
+/**
+ * An answer that hands runs over: `render` gives it for the runs as they are to be shown (each
+ * run's receipt saying what was returned of it, this result included).
+ */
+export interface HandingOver<T> {
+  runs: readonly RunReport[];
+  render(shown: RunReport[]): ToolAnswer<T>;
 }
 
 /** One tool. */
@@ -56,7 +82,10 @@ export interface PitroomTool<
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  call(input: z.infer<I>, ctx: ToolContext): Promise<ToolAnswer<z.input<O>>>;
+  call(
+    input: z.infer<I>,
+    ctx: ToolContext,
+  ): Promise<ToolAnswer<z.input<O>> | HandingOver<z.input<O>>>;
 }
 
 /** Declares a tool (the identity: it keeps the schemas' types together). */
@@ -109,8 +138,12 @@ function listed(tool: PitroomTool, legacyExecution: boolean): Record<string, unk
 
 /** The `extra` of a call, from the SDK's request context. */
 export function extraOf(request: ServerContext): CallExtra {
+  const info = request.mcpReq.envelope?.["io.modelcontextprotocol/clientInfo" as never] as
+    | { name?: unknown }
+    | undefined;
   return {
     signal: request.mcpReq.signal,
+    ...(typeof info?.name === "string" ? { clientName: info.name } : {}),
     ...(request.mcpReq._meta === undefined
       ? {}
       : { _meta: request.mcpReq._meta as NonNullable<CallExtra["_meta"]> }),
@@ -177,20 +210,60 @@ export async function answer(
   ctx: ToolContext,
 ): Promise<CallToolResult> {
   try {
-    return resultOf(tool, await tool.call(input, ctx));
+    return await finish(tool, await tool.call(input, ctx), ctx);
   } catch (error) {
     return errorResult(error);
   }
 }
 
-/** A tool's answer as its `tools/call` result. */
-export function resultOf(tool: PitroomTool, answered: ToolAnswer<unknown>): CallToolResult {
+/** A tool's answer as the result the client gets; runs handed over are recorded on them. */
+export async function finish(
+  tool: PitroomTool,
+  answered: ToolAnswer<unknown> | HandingOver<unknown>,
+  ctx: ToolContext,
+): Promise<CallToolResult> {
+  if (!("render" in answered)) return callResult(tool, answered, ctx);
+  const { result, shares } = settleHandover(
+    answered.runs,
+    (shown) => callResult(tool, answered.render(shown), ctx),
+    (result) => sharesIn(result, answered.runs),
+  );
+  await ctx.engine.handedOver([...shares].map(([id, bytes]) => ({ id, bytes })), {
+    via: "mcp",
+    what: tool.name,
+  });
+  return result;
+}
+
+/** A tool's answer as the result the client gets. */
+function callResult(tool: PitroomTool, answered: ToolAnswer<unknown>, ctx: ToolContext) {
+  // A result that reports a failure keeps its whole text: a client may show an error's text.
+  const short = ctx.readsStructured() && !answered.isError;
+  const text = short ? answered.line ?? answered.text : answered.text;
   const result: CallToolResult = {
-    content: [{ type: "text", text: answered.text }],
+    content: [{ type: "text", text }],
     structuredContent: tool.output.parse(answered.result) as Record<string, unknown>,
   };
   if (answered.isError) result.isError = true;
   return result;
+}
+
+const encoder = new TextEncoder();
+
+/** The bytes a result hands the client: its JSON, as the transport writes it, in UTF-8. */
+export function resultBytes(result: CallToolResult): number {
+  return encoder.encode(JSON.stringify(result)).length;
+}
+
+/** Each run's share of a result: its bytes split by the size of each run's entry. */
+function sharesIn(result: CallToolResult, runs: readonly RunReport[]): Map<string, number> {
+  const content = result.structuredContent as { runs?: { id?: unknown }[] } | undefined;
+  const entries = content?.runs ?? [];
+  const weights = new Map(runs.map((r) => {
+    const entry = entries.find((e) => e.id === r.id);
+    return [r.id, entry === undefined ? 0 : encoder.encode(JSON.stringify(entry)).length];
+  }));
+  return sharesOf(resultBytes(result), weights);
 }
 
 /** A thrown error as a tool result: the CLI's message and hint, `isError` set. */

@@ -17,6 +17,7 @@ import { parseRecordText } from "../runs.ts";
 import { stepsOf } from "./row.ts";
 import { statOrNullSync } from "../../sys/fs.ts";
 import type { RunFiles } from "./write.ts";
+import { readHandoversSync } from "../returned.ts";
 
 /** A patch larger than this is not copied into the history (the run folder keeps it). */
 const PATCH_MAX = 8 * 1024 * 1024;
@@ -99,6 +100,7 @@ async function assemble(
     record,
     steps: stepsOf(events.events),
     patch: patch.patch,
+    handovers: () => readHandoversSync(paths, record.id),
     ...(damaged.length === 0
       ? {}
       : { keep: { steps: eventsDamage !== null, patch: patch.damage !== null }, damaged }),

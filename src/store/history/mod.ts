@@ -52,3 +52,19 @@ async function markPending(sys: HeldSys, mark: string, id: string): Promise<bool
     return false;
   }
 }
+
+/**
+ * Brings the history's rows of runs up to what was handed over of them (store/returned.ts).
+ * Never throws: a failure is logged, and the next indexing of the run reads the handovers anyway.
+ */
+export async function indexReturned(sys: HeldSys, ids: readonly string[]): Promise<void> {
+  try {
+    const { returnedNow } = await import("./index_run.ts");
+    await returnedNow(sys, ids);
+  } catch (error) {
+    await logFailure(sys, "history.log", {
+      what: `recording what was handed over of run(s) ${ids.join(", ")}`,
+      error,
+    });
+  }
+}

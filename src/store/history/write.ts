@@ -5,7 +5,8 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { RunRecord } from "../record.ts";
-import { attemptsOf, docRow, rowidOf, runRow, type Step } from "./row.ts";
+import { attemptsOf, docRow, recordOfDoc, rowidOf, runRow, type Step } from "./row.ts";
+import { type Handover, withHandovers } from "../returned.ts";
 import type { DamagedFile } from "./files.ts";
 
 /** What is indexed for one run. */
@@ -22,6 +23,11 @@ export interface RunFiles {
   keep?: { steps: boolean; patch: boolean };
   /** The damaged files found (for the import's list). */
   damaged?: DamagedFile[];
+  /**
+   * What was handed over of the run, read inside the write's transaction: a handover recorded
+   * while the run is indexed is either read here or updates the row after (`writeReturned`).
+   */
+  handovers?: () => Handover[];
 }
 
 /** The columns of `runs`, in the order of the insert. */
@@ -118,7 +124,8 @@ export class RunWriter {
     }
   }
 
-  #writeOne({ record, steps, patch, keep }: RunFiles): void {
+  #writeOne({ record: given, steps, patch, keep, handovers }: RunFiles): void {
+    const record = handovers === undefined ? given : withHandovers(given, handovers());
     // An audit (and its correction round) is not a run of its own: its verdict, tokens and cost
     // are kept on the audited run, so stats and savings never count it.
     if (record.auditOf !== undefined) return;
@@ -151,5 +158,32 @@ export class RunWriter {
       }
     }
     if (patch !== null && !keepPatch) this.#insertDiff.run(n, patch);
+  }
+}
+
+/**
+ * Brings a run's row and its kept record up to what was handed over of it (`handovers`, read
+ * inside the transaction, so a concurrent indexing of the run cannot leave an older figure
+ * behind). False when the history has no row for the run yet: its indexing reads the handovers.
+ */
+export function writeReturned(db: DatabaseSync, id: string, handovers: () => Handover[]): boolean {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const n = rowidOf(id);
+    const doc = db.prepare("SELECT task, answer, record FROM run_docs WHERE n = ?").get(n) as
+      | { task: string; answer: string | null; record: string }
+      | undefined;
+    const record = doc === undefined ? null : recordOfDoc(doc) as RunRecord | null;
+    const folded = record === null ? null : withHandovers(record, handovers());
+    if (folded !== null && folded !== record) {
+      db.prepare("UPDATE runs SET returned_tokens = ? WHERE n = ?")
+        .run(folded.receipt?.returnedTokens ?? null, n);
+      db.prepare("UPDATE run_docs SET record = ? WHERE n = ?").run(docRow(folded, []).record, n);
+    }
+    db.exec("COMMIT");
+    return doc !== undefined;
+  } catch (error) {
+    db.exec("ROLLBACK");
+    throw error;
   }
 }

@@ -173,6 +173,32 @@ Deno.test("on a terminal the address is said once, as soon as the dashboard serv
   assert.equal(shown.match(/Live view/g)?.length, 1, shown);
 });
 
+Deno.test("a run that ends as soon as it launched the dashboard leaves it serving", async () => {
+  await using w = await liveWorld();
+  const child = w.spawn([
+    "run",
+    task("Ends at once", [{ waitFile: w.gate("go") }, { answer: "done" }]),
+  ]);
+  // The run ends while its dashboard still starts (held stopped meanwhile): nobody is there to
+  // read what the dashboard says once it goes on.
+  let pids: number[] = [];
+  await waitFor(async () => (pids = await dashProcesses(w.dir)).length > 0, {
+    timeoutMs: 30_000,
+    what: "the dashboard's process",
+  });
+  for (const pid of pids) Deno.kill(pid, "SIGSTOP");
+  try {
+    await w.release("go");
+    const out = await child.output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  } finally {
+    for (const pid of pids) Deno.kill(pid, "SIGCONT");
+  }
+  const dash = await w.dashboard();
+  assert.deepEqual([dash.pid], pids);
+  assert.equal(await alive(dash.pid), true);
+});
+
 Deno.test("two long runs at once start one dashboard, and both say its address", async () => {
   await using w = await liveWorld();
   const children = ["a", "b"].map((gate) =>

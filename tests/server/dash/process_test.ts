@@ -79,6 +79,17 @@ async function world() {
   };
 }
 
+/** What a process printed up to the end of its first line (all of it, when it ended before). */
+async function firstLine(reader: ReadableStreamDefaultReader<string>): Promise<string> {
+  let line = "";
+  while (!line.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    line += value;
+  }
+  return line;
+}
+
 Deno.test("pitroom dash --detach starts one, a second reuses it, --stop ends it", async () => {
   await using w = await world();
   const first = await w.detach();
@@ -156,12 +167,7 @@ Deno.test("three `pitroom dash` at once (what long runs launch): one serves, the
   for (const child of children) w.track(child.pid);
   const lines = await Promise.all(children.map(async (child) => {
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let line = "";
-    while (!line.includes("\n")) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      line += value;
-    }
+    const line = await firstLine(reader);
     await reader.cancel();
     return JSON.parse(line) as Detached;
   }));
@@ -213,12 +219,7 @@ Deno.test("a dashboard of an older Pitroom (no life lock) that still answers is 
   }).spawn();
   w.track(old.pid);
   const reader = old.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let line = "";
-  while (!line.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    line += value;
-  }
+  const line = await firstLine(reader);
   await reader.cancel();
   const recorded = JSON.parse(line);
   assert.equal((await w.health(recorded.port))?.pid, old.pid);
@@ -280,12 +281,7 @@ Deno.test("pitroom dash in the foreground: serves, records itself, ends on SIGTE
   }).spawn();
   w.track(child.pid);
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let line = "";
-  while (!line.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    line += value;
-  }
+  const line = await firstLine(reader);
   const started = JSON.parse(line) as Detached;
   assert.equal(started.pid, child.pid);
   assert.equal((await w.health(started.port))?.pid, child.pid);

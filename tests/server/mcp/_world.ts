@@ -88,17 +88,22 @@ export function patient(client: Client): Client {
   return client;
 }
 
-/** Starts `pitroom mcp` on stdio in the world's repo and connects the SDK's client to it. */
+/**
+ * Starts `pitroom mcp` on stdio in the world's repo and connects the SDK's client to it, named
+ * `clientName` (what the server learns of the client at `initialize`).
+ */
 export async function stdioClient(
   w: World,
-  options: { args?: string[]; env?: Record<string, string> } = {},
+  options: { args?: string[]; env?: Record<string, string>; clientName?: string } = {},
 ): Promise<StdioConnected> {
   const transport = new ChildTransport([...pitroomArgv(), "mcp", ...(options.args ?? [])], {
     env: env(w, options.env),
     clearEnv: true,
     cwd: w.repo,
   });
-  const client = patient(new Client({ name: "pitroom-test", version: "1.0.0" }));
+  const client = patient(
+    new Client({ name: options.clientName ?? "pitroom-test", version: "1.0.0" }),
+  );
   await client.connect(transport);
   return { client, transport, [Symbol.asyncDispose]: () => client.close() };
 }

@@ -25,12 +25,12 @@ Deno.test("pitroom_show of `last` is the newest run of the server's repository",
     const part = await here.client.callTool({ name: "pitroom_show", arguments: { run: "aaaa" } });
     assert.match(textOf(part), new RegExp(`it names run "${id}" of "${repo2}"`));
     const full = await here.client.callTool({ name: "pitroom_show", arguments: { run: id } });
-    assert.equal(structured(full).report.id, id);
+    assert.equal(structured(full).run.id, id);
   }
   await using there = await stdioClient(w, { args: ["-d", repo2] });
   const shown = await there.client.callTool({ name: "pitroom_show", arguments: { run: "last" } });
   assert.notEqual(shown.isError, true, textOf(shown));
-  assert.equal(structured(shown).report.id, id);
+  assert.equal(structured(shown).run.id, id);
   const listed = await there.client.listResources();
   assert.deepEqual(listed.resources.map((r) => r.name), [id]);
 });

@@ -44,13 +44,14 @@ Deno.test("pitroom_show gives a cleaned run from the history: report, steps as e
     const shown = await c.callTool({
       name: "pitroom_show",
       // A full id: the run worked in another repository than the server's.
-      arguments: { run: edited.id, patch: true, events: true },
+      arguments: { run: edited.id, patch: true, events: true, full: true },
     });
     assert.notEqual(shown.isError, true, textOf(shown));
     const out = structured(shown);
     assert.equal(out.kept, true);
+    assert.equal(out.run.id, edited.id);
+    assert.equal(out.run.answer, "Renamed it to backoff()");
     assert.equal(out.report.id, edited.id);
-    assert.equal(out.report.answer, "Renamed it to backoff()");
     assert.equal(out.patch, PATCH);
     const tools = out.events.filter((e: { type: string }) => e.type === "worker.tool_call");
     assert.deepEqual(tools.map((e: { target: string }) => e.target), ["src/retry.ts"]);

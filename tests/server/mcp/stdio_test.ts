@@ -9,6 +9,7 @@ import { MCP_TOOL_NAMES } from "../../../src/server/mcp/tool_names.ts";
 import { waitFor } from "../../support/temp.ts";
 import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from "./_sdk.ts";
 import { engineOf, stdioClient, structured, textOf, world } from "./_world.ts";
+import { sizesOf } from "./_budget.ts";
 
 const READ = { turns: [{ read: "src/app.ts" }, { answer: "It is 41, in src/app.ts:1." }] };
 const EDIT = {
@@ -60,7 +61,7 @@ Deno.test("pitroom mcp lists every tool with its schemas and annotations, the re
   assert.match(c.client.getInstructions() ?? "", /dashboard/);
 });
 
-Deno.test("pitroom_run answers with the typed report and a text; show, info and the resources see the run", async () => {
+Deno.test("pitroom_run answers with the run's brief and a text; show, info and the resources see the run", async () => {
   await using w = await world({ read: READ });
   await using c = await stdioClient(w);
   const result = await c.client.callTool({
@@ -73,16 +74,32 @@ Deno.test("pitroom_run answers with the typed report and a text; show, info and 
   const [run] = out.runs;
   assert.equal(run.state, "done");
   assert.equal(run.outcome, "ok");
-  assert.equal(run.cwd, w.repo);
   assert.equal(run.answer, "It is 41, in src/app.ts:1.");
+  assert.equal(run.refs, "1/1 verified");
+  assert.match(run.receipt, /tokens burned · ~\d+ returned/);
+  // Nothing of how Pitroom ran it: that is the whole report, one call away.
+  for (const internal of ["supervisorPid", "workerPid", "cacheKey", "settings", "attempts"]) {
+    assert.ok(!JSON.stringify(result).includes(internal), internal);
+  }
   assert.match(textOf(result), new RegExp(`^run ${run.id} · done ok · read · opencode`));
   assert.match(textOf(result), /It is 41, in src\/app\.ts:1\./);
+  assert.match(textOf(result), /\nreceipt: [\d,]+ tokens burned/);
+  // The run's receipt counts exactly what the client got.
+  const handed = (await engineOf(w).get(run.id)).receipt?.returned;
+  assert.deepEqual(handed, { bytes: sizesOf(result).whole, handovers: 1 });
+  assert.ok(run.receipt.includes(`~${Math.ceil(handed!.bytes / 4)} returned`), run.receipt);
 
   const shown = await c.client.callTool({
     name: "pitroom_show",
     arguments: { run: "last", events: true },
   });
-  assert.equal(structured(shown).report.id, run.id);
+  assert.equal(structured(shown).run.id, run.id);
+  assert.equal(structured(shown).report, undefined, "the whole report only with full");
+  const full = structured(
+    await c.client.callTool({ name: "pitroom_show", arguments: { run: run.id, full: true } }),
+  );
+  assert.equal(full.report.cwd, w.repo);
+  assert.equal(full.report.attempts[0].worker, "opencode");
   const types = structured(shown).events.map((e: { type: string }) => e.type);
   assert.equal(types[0], "run.started");
   assert.equal(types.at(-1), "run.finished");
@@ -151,8 +168,9 @@ Deno.test("an isolate run's patch is a resource and pitroom_apply lands it; a wr
       arguments: { task: "Make it 42", mode: "isolate", worker: "opencode", model: "fake/edit" },
     }),
   ).runs[0];
-  assert.equal(isolated.outcome, "ok", isolated.message);
-  assert.deepEqual(isolated.changes.files.map((f: { path: string }) => f.path), ["src/app.ts"]);
+  assert.equal(isolated.outcome, "ok", isolated.problem);
+  assert.deepEqual(isolated.changed, ["M src/app.ts +1 -1"]);
+  assert.deepEqual(isolated.next, ["pitroom_apply", "pitroom_discard"]);
   assert.equal(await w.read("src/app.ts"), "export const answer = 41;\n");
   const patch = await c.client.readResource({ uri: `pitroom://run/${isolated.id}/patch` });
   const diff = patch.contents[0]!;
@@ -180,7 +198,8 @@ Deno.test("an isolate run's patch is a resource and pitroom_apply lands it; a wr
       arguments: { task: "Make it 42", mode: "write", worker: "opencode", model: "fake/edit" },
     }),
   ).runs[0];
-  assert.equal(written.outcome, "ok", written.message);
+  assert.equal(written.outcome, "ok", written.problem);
+  assert.deepEqual(written.next, ["pitroom_revert"]);
   assert.equal(await w.read("src/app.ts"), "export const answer = 42;\n");
   const reverted = await c.client.callTool({
     name: "pitroom_revert",
@@ -202,7 +221,8 @@ Deno.test("a run still going when the wait ends comes back with its id; progress
   const id: string = out.runs[0].id;
   assert.deepEqual(out.still, [id]);
   assert.ok(["queued", "running"].includes(out.runs[0].state));
-  assert.match(textOf(started), new RegExp(`still going: collect it with pitroom_wait`));
+  assert.deepEqual(out.runs[0].next, ["pitroom_wait"]);
+  assert.ok(textOf(started).includes("\nnext: pitroom_wait"), textOf(started));
 
   const updates: string[] = [];
   c.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
@@ -314,7 +334,8 @@ Deno.test("pitroom mcp -d DIR: runs work in DIR unless a call names another dire
       arguments: { task: "Where?", worker: "opencode", model: "fake/read", waitSeconds: 0 },
     }),
   ).runs[0];
-  assert.equal(inSrc.cwd, join(w.repo, "src"));
+  const engine = engineOf(w);
+  assert.equal((await engine.get(inSrc.id)).cwd, join(w.repo, "src"));
   const named = structured(
     await c.client.callTool({
       name: "pitroom_run",
@@ -327,7 +348,7 @@ Deno.test("pitroom mcp -d DIR: runs work in DIR unless a call names another dire
       },
     }),
   ).runs[0];
-  assert.equal(named.cwd, w.repo);
+  assert.equal((await engine.get(named.id)).cwd, w.repo);
   await c.client.callTool({ name: "pitroom_wait", arguments: { runs: [inSrc.id, named.id] } });
 });
 

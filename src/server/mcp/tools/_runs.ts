@@ -1,13 +1,19 @@
 /**
- * What the run-waiting tools share: the result shape (the runs' reports, the ids still going,
- * the dashboard's address) and how it is built once a wait ended.
+ * What the run-waiting tools share: the result shape (each run's brief, the ids still going, the
+ * dashboard's address) and how it is built once a wait ended. A brief is what an agent acts on
+ * (engine/follow/brief.ts); the whole report is `pitroom_show` with `full`, or the run's resource.
  */
 import { z } from "zod/v4";
 import { type RunReport, schemas } from "../../../engine/mod.ts";
-import { isFinal } from "../../../engine/present.ts";
+import {
+  briefHead,
+  type BriefOptions,
+  briefText,
+  isFinal,
+  runBrief,
+} from "../../../engine/present.ts";
 import { followRuns } from "../follow.ts";
-import { runsText } from "../render.ts";
-import type { ToolAnswer, ToolContext } from "../tool.ts";
+import type { HandingOver, ToolContext } from "../tool.ts";
 
 /** After this long a run still going gets the dashboard's address in the result. */
 export const DASH_AFTER_MS = 3000;
@@ -34,13 +40,13 @@ export const STARTS_RUNS = {
   openWorldHint: true,
 } as const;
 
-/**
- * A run's report in the tools' output schemas: the fields an agent acts on, named with their
- * types, and every other field of `runReportSchema()` let through as it is. The whole report
- * schema in each of ten tools made a 100 KB `tools/list`, paid for in every agent's context.
- */
-const { runReportSchema } = await schemas();
+const { runReportSchema, runBriefSchema } = await schemas();
 
+/**
+ * A run's whole report in the output schema of `pitroom_show` with `full`: the fields an agent
+ * acts on, named with their types, and every other field of `runReportSchema()` let through as it
+ * is (the whole report schema made `tools/list` 100 KB, paid for in every agent's context).
+ */
 export const ReportSchema = runReportSchema().pick({
   id: true,
   state: true,
@@ -63,9 +69,14 @@ export const ReportSchema = runReportSchema().pick({
   RunReport
 >;
 
-/** The structured result of `pitroom_run` and `pitroom_wait`. */
+/** A run as an agent is handed it (engine/follow/brief.ts). */
+export const BriefSchema = runBriefSchema().describe(
+  "a run as an agent acts on it; the whole report is pitroom_show with full",
+);
+
+/** The structured result of `pitroom_run`, `pitroom_wait`, `pitroom_review`, `pitroom_audit`. */
 export const RunsResult = z.object({
-  runs: z.array(ReportSchema).describe("each run's report, as `pitroom show --json` prints it"),
+  runs: z.array(BriefSchema),
   still: z.array(z.string()).describe(
     "ids of the runs still going when the wait ended: collect them with pitroom_wait",
   ),
@@ -94,31 +105,51 @@ export async function followStarted(
   }
 }
 
-/** The answer for runs whose wait ended. */
+/** Options of `runsAnswer`. */
+export interface RunsAnswerOptions {
+  group?: string;
+  warnings?: string[];
+  /** How much of each run the briefs say, by run id (`full` when not named). */
+  detail?: Readonly<Record<string, BriefOptions["detail"]>>;
+}
+
+/** The answer for runs whose wait ended: it hands them over (tool.ts settles and records it). */
 export async function runsAnswer(
   ctx: ToolContext,
   runs: RunReport[],
-  extra: { group?: string; warnings?: string[] } = {},
-): Promise<ToolAnswer<z.input<typeof RunsResult>>> {
+  options: RunsAnswerOptions = {},
+): Promise<HandingOver<z.input<typeof RunsResult>>> {
   const now = ctx.clock.now();
   const still = runs.filter((r) => !isFinal(r.state));
   const dashboard = still.some((r) => now - r.createdAt >= DASH_AFTER_MS)
     ? await ctx.dashAddress()
     : undefined;
-  const warnings = extra.warnings ?? [];
-  const text = runsText(runs, now, dashboard);
+  const warnings = options.warnings ?? [];
+  const said = [
+    ...warnings.map((w) => `warning: ${w}`),
+    ...(dashboard === undefined ? [] : [`Live view of every run: ${dashboard}`]),
+  ];
   return {
-    result: {
-      runs,
-      still: still.map((r) => r.id),
-      ...(extra.group === undefined ? {} : { group: extra.group }),
-      ...(warnings.length > 0 ? { warnings } : {}),
-      ...(dashboard === undefined ? {} : { dashboard }),
+    runs,
+    render(shown) {
+      const briefs = shown.map((r) =>
+        runBrief(r, now, { detail: options.detail?.[r.id] ?? "full" })
+      );
+      const text = [...briefs.map(briefText), ...said].join("\n\n");
+      const line = [...briefs.map(briefHead), ...said].join("\n");
+      return {
+        result: {
+          runs: briefs,
+          still: still.map((r) => r.id),
+          ...(options.group === undefined ? {} : { group: options.group }),
+          ...(warnings.length > 0 ? { warnings } : {}),
+          ...(dashboard === undefined ? {} : { dashboard }),
+        },
+        text,
+        line,
+        // One task refused before it worked is what the CLI reports as an error.
+        ...(runs.length === 1 && runs[0]!.outcome === "refused" ? { isError: true } : {}),
+      };
     },
-    text: warnings.length > 0
-      ? `${warnings.map((w) => `warning: ${w}`).join("\n")}\n${text}`
-      : text,
-    // One task refused before it worked is what the CLI reports as an error.
-    ...(runs.length === 1 && runs[0]!.outcome === "refused" ? { isError: true } : {}),
   };
 }

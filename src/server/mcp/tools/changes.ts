@@ -3,10 +3,10 @@
  * group's in order), `pitroom_discard` (an isolate run's copy) and `pitroom_revert` (exactly a
  * run's own edits undone).
  */
-import { ReportSchema } from "./_runs.ts";
+import { BriefSchema } from "./_runs.ts";
 import { z } from "zod/v4";
 import type { Applied } from "../../../engine/mod.ts";
-import { placeOf } from "../../../engine/present.ts";
+import { placeOf, runBrief } from "../../../engine/present.ts";
 import { UsageError } from "../../../sys/errors.ts";
 import { defineTool } from "../tool.ts";
 
@@ -109,7 +109,7 @@ export const discardTool = defineTool({
   title: "Discard an isolate run's copy",
   description: "Remove an isolate run's private copy; its patch stays (pitroom_show with patch).",
   input: z.object({ run: z.string().describe("run id (or a unique part of it, or `last`)") }),
-  output: z.object({ report: ReportSchema }),
+  output: z.object({ run: BriefSchema }),
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,
@@ -119,7 +119,7 @@ export const discardTool = defineTool({
   async call({ run }, ctx) {
     const report = await ctx.engine.discard(run);
     return {
-      result: { report },
+      result: { run: runBrief(report, ctx.clock.now(), { detail: "line" }) },
       text: `discarded the copy of ${report.id} (of ${placeOf(report)}; its patch stays)`,
     };
   },

@@ -4,11 +4,10 @@
  * savings, cooldowns, the effective config, the doctor's checks. The structured result is what
  * the CLI's `--json` of the same report prints.
  */
-import { ReportSchema } from "./_runs.ts";
+import { BriefSchema } from "./_runs.ts";
 import { z } from "zod/v4";
 import { parseDuration } from "../../../sys/duration.ts";
-import { WORKER_NAMES } from "../../../engine/present.ts";
-import { runLine } from "../render.ts";
+import { briefText, runBrief, WORKER_NAMES } from "../../../engine/present.ts";
 import { defineTool, type ToolContext } from "../tool.ts";
 
 const TOPICS = [
@@ -36,7 +35,9 @@ const input = z.object({
 
 const output = z.object({
   topic: z.enum(TOPICS),
-  runs: z.array(ReportSchema).optional().describe("topic runs: the reports"),
+  runs: z.array(BriefSchema).optional().describe(
+    "topic runs: each run's state and task (its answer: pitroom_show)",
+  ),
   data: z.json().optional().describe("every other topic: the CLI's --json of that report"),
 });
 
@@ -91,15 +92,23 @@ export const infoTool = defineTool({
   },
   async call(i, ctx) {
     if (i.topic === "runs") {
-      const runs = await ctx.engine.list({ recent: i.limit ?? 10 });
       const now = ctx.clock.now();
+      const runs = (await ctx.engine.list({ recent: i.limit ?? 10 })).map((r) =>
+        runBrief(r, now, { detail: "line" })
+      );
+      const text = runs.length === 0 ? "no runs yet" : runs.map(briefText).join("\n\n");
       return {
         result: { topic: i.topic, runs },
-        text: runs.length === 0 ? "no runs yet" : runs.map((r) => runLine(r, now)).join("\n"),
+        text,
+        line: `${runs.length} run(s)`,
       };
     }
     // As JSON: what the CLI prints with --json (fields left undefined are left out).
     const data = JSON.parse(JSON.stringify(await dataOf(i.topic, i, ctx)));
-    return { result: { topic: i.topic, data }, text: JSON.stringify(data, null, 1) };
+    return {
+      result: { topic: i.topic, data },
+      text: JSON.stringify(data),
+      line: `pitroom_info ${i.topic}: the report is the structured content`,
+    };
   },
 });

@@ -1,8 +1,8 @@
 /**
  * `pitroom_review`: a read-only reviewer on another backend than the implementer's reviews a
  * run's change (or a commit range), handed to the host, then a wait of up to `waitSeconds`. The
- * review run's report carries the verdict (`review.verdict`) once it ended; the reviewed run
- * gets it too. Cancelling the call stops the review.
+ * review run's brief carries the verdict (`verdict`) and the reviewer's answer once it ended; the
+ * reviewed run gets the verdict too. Cancelling the call stops the review.
  */
 import { schemas } from "../../../engine/mod.ts";
 import { resolve } from "../../../sys/path.ts";

@@ -18,7 +18,8 @@ export const runTool = defineTool({
   title: "Run a task on a worker",
   description: [
     "Give a task to a cheaper worker agent (opencode, codex, claude, gemini) that works in the",
-    "background and answer with its report: the answer, the files it changed, its receipt.",
+    "background and answer with its brief: the answer, the files it changed, next steps, its",
+    "receipt (the whole report: pitroom_show with full).",
     "mode: read (default, nothing may change), write (edit in place, exactly revertable), isolate",
     "(a private copy; pitroom_apply lands it). tasks: several independent tasks at once (a crew,",
     "one worker each). continue: a follow-up in a finished run's worker session.",

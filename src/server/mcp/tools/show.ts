@@ -1,24 +1,28 @@
 /**
- * `pitroom_show`: one run's report, and on request its exact patch and its events. A run whose
- * folder was cleaned comes from the history, as `pitroom show` gives it: its record, its steps as
- * events and its patch, with `kept: true`.
+ * `pitroom_show`: one run's brief (what an agent acts on), with `full` its whole report (every
+ * field of `pitroom show --json`: attempts, settings, snapshots), and on request its exact patch
+ * and its events. A run whose folder was cleaned comes from the history, as `pitroom show` gives
+ * it: its record, its steps as events and its patch, with `kept: true`.
  */
 import type { PitroomEvent } from "../../../engine/mod.ts";
-import { stepEvents } from "../../../engine/present.ts";
-import { ReportSchema } from "./_runs.ts";
+import { briefHead, briefText, runBrief, stepEvents } from "../../../engine/present.ts";
+import { BriefSchema, ReportSchema } from "./_runs.ts";
 import { z } from "zod/v4";
-import { runText } from "../render.ts";
 import { defineTool } from "../tool.ts";
 
 const input = z.object({
   run: z.string().describe("run id (or a unique part of it, or `last`)"),
+  full: z.boolean().optional().describe(
+    "add the whole report (every field of `pitroom show --json`: attempts, settings, snapshots)",
+  ),
   patch: z.boolean().optional().describe("add the exact diff the worker made"),
   events: z.boolean().optional().describe("add the run's events"),
   since: z.number().int().min(0).optional().describe("with events: from this event index"),
 });
 
 const output = z.object({
-  report: ReportSchema,
+  run: BriefSchema,
+  report: ReportSchema.optional().describe("with full: the whole report"),
   patch: z.string().optional(),
   events: z.array(z.object({ type: z.string(), time: z.number() }).catchall(z.json())).optional()
     .describe("the run's events (`pitroom help events` describes each type)"),
@@ -33,7 +37,10 @@ const output = z.object({
 export const showTool = defineTool({
   name: "pitroom_show",
   title: "Show a run",
-  description: "One run's report (answer, changes, receipt), with its exact patch or events.",
+  description: [
+    "One run's brief (answer, changes, next steps, receipt); full adds the whole report, patch",
+    "the exact diff, events the run's events.",
+  ].join(" "),
   input,
   output,
   annotations: {
@@ -42,7 +49,7 @@ export const showTool = defineTool({
     idempotentHint: true,
     openWorldHint: false,
   },
-  async call({ run, patch, events, since }, ctx) {
+  async call({ run, full, patch, events, since }, ctx) {
     const found = await ctx.engine.found(run);
     const { report, kept } = found;
     const damaged = found.damage === undefined ? [] : [found.damage.message];
@@ -54,26 +61,30 @@ export const showTool = defineTool({
       evs = read.events;
       if (read.damage !== null) damaged.push(read.damage.message);
     } else if (events) evs = stepEvents(kept!.steps).slice(since ?? 0);
-    const parts = [runText(report, ctx.clock.now())];
+    const brief = runBrief(report, ctx.clock.now());
+    const head: string[] = [...damaged];
     if (kept !== null) {
-      parts.unshift(
+      head.push(
         found.damage === undefined
           ? `Run "${report.id}": its folder was cleaned; this is what the history keeps`
           : `Run "${report.id}": this is the history's copy of its record`,
       );
     }
-    parts.unshift(...damaged);
-    if (diff !== undefined) parts.push(diff);
-    if (evs !== undefined) parts.push(evs.map((e) => JSON.stringify(e)).join("\n"));
+    const tail: string[] = [];
+    if (full) tail.push(JSON.stringify(report));
+    if (diff !== undefined) tail.push(diff);
+    if (evs !== undefined) tail.push(evs.map((e) => JSON.stringify(e)).join("\n"));
     return {
       result: {
-        report,
+        run: brief,
+        ...(full ? { report } : {}),
         ...(diff === undefined ? {} : { patch: diff }),
         ...(evs === undefined ? {} : { events: evs }),
         ...(kept === null ? {} : { kept: true }),
         ...(damaged.length === 0 ? {} : { damaged }),
       },
-      text: parts.join("\n\n"),
+      text: [...head, briefText(brief), ...tail].join("\n\n"),
+      line: [...head, briefHead(brief)].join("\n"),
     };
   },
 });

@@ -2,8 +2,8 @@
  * `pitroom_stop`: stops named runs or a group's live ones (from any process: the host runs
  * them), or clears the cooldowns so rate-limited models are tried again.
  */
-import { ReportSchema } from "./_runs.ts";
-import { placeOf } from "../../../engine/present.ts";
+import { BriefSchema } from "./_runs.ts";
+import { placeOf, runBrief } from "../../../engine/present.ts";
 import { z } from "zod/v4";
 import { UsageError } from "../../../sys/errors.ts";
 import { defineTool } from "../tool.ts";
@@ -21,7 +21,7 @@ export const stopTool = defineTool({
     cooldowns: z.boolean().optional().describe("clear every cooldown instead"),
   }),
   output: z.object({
-    stopped: z.array(ReportSchema),
+    stopped: z.array(BriefSchema),
     clearedCooldowns: z.number().optional(),
   }),
   annotations: {
@@ -51,6 +51,10 @@ export const stopTool = defineTool({
       : stopped.map((r) =>
         `${r.id} ${r.state}${r.outcome ? ` (${r.outcome})` : ""} in ${placeOf(r)}`
       ).join("\n");
-    return { result: { stopped }, text };
+    const now = ctx.clock.now();
+    return {
+      result: { stopped: stopped.map((r) => runBrief(r, now, { detail: "line" })) },
+      text,
+    };
   },
 });
