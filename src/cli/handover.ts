@@ -34,11 +34,22 @@ export async function printHandedOver(
   runs: readonly RunReport[],
   render: (shown: RunReport[]) => Rendered,
 ): Promise<void> {
-  const { result, shares } = settleHandover(runs, render, (out) =>
-    sharesOf(
-      bytesOf(out.text),
-      new Map(runs.map((r, i) => [r.id, bytesOf(out.parts[i] ?? "")])),
-    ));
+  const { result, shares } = settleHandover(
+    runs,
+    render,
+    (out) =>
+      sharesOf(
+        bytesOf(out.text),
+        new Map(runs.map((r, i) => [r.id, bytesOf(out.parts[i] ?? "")])),
+      ),
+    // Blanks at the end of the last line: nothing a reader or a JSON parser sees.
+    (out, bytes) => ({
+      ...out,
+      text: out.text.endsWith("\n")
+        ? `${out.text.slice(0, -1)}${" ".repeat(bytes)}\n`
+        : out.text + " ".repeat(bytes),
+    }),
+  );
   sys.out.stdout(result.text);
   await engine.handedOver([...shares].map(([id, bytes]) => ({ id, bytes })), {
     via: "cli",

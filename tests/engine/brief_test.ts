@@ -148,3 +148,34 @@ Deno.test("sharesOf() splits every byte, in proportion, and settleHandover() pri
     assert.ok(result[i]!.includes(`~${tokens.toLocaleString("en-US")} returned`), result[i]);
   }
 });
+
+Deno.test("settleHandover(): two figures that each print the other's size settle on the larger, padded to it", () => {
+  const run = record();
+  // 2,032 bytes print as 2,034 and 2,034 as 2,032 (a digit of the compression comes and goes).
+  const size = (bytes: number | undefined) =>
+    bytes === undefined ? 2000 : bytes === 2032 ? 2034 : bytes === 2034 ? 2032 : 2032;
+  const renders: number[] = [];
+  const { result, shares } = settleHandover(
+    [run],
+    (shown) => {
+      const bytes = shown[0]!.receipt?.returned?.bytes;
+      renders.push(bytes ?? 0);
+      return "x".repeat(
+        size(bytes === undefined ? undefined : bytes - (run.receipt?.returned?.bytes ?? 0)),
+      );
+    },
+    (text) => new Map([[run.id, text.length]]),
+    (text, bytes) => text + " ".repeat(bytes),
+  );
+  assert.equal(result.length, 2034);
+  assert.equal(shares.get(run.id), 2034);
+  // The figure the result prints is its own size.
+  assert.equal(renders.at(-1)! - (run.receipt?.returned?.bytes ?? 0), result.length);
+  // Without a way to pad, the shares are still what was measured (exact), the figure a bit off.
+  const plain = settleHandover(
+    [run],
+    (shown) => "x".repeat(size(shown[0]!.receipt?.returned?.bytes)),
+    (text) => new Map([[run.id, text.length]]),
+  );
+  assert.equal(plain.shares.get(run.id), plain.result.length);
+});
