@@ -1,5 +1,5 @@
 /**
- * End to end: the real program drives the real opencode CLI against the scripted model server;
+ * End to end: the real program drives the real codex CLI against the scripted model server;
  * the worker's answer is checked against the repository (refs), shown in the report, `--json`
  * and the watch `done` line, and a held-up answer is given again from the answer cache.
  */
@@ -29,7 +29,7 @@ Deno.test("a real worker's answer with a good and a bad reference gets refs 1/2"
       ],
     },
   }, { files: FILES });
-  const r = await w.run(["run", "-W", "opencode", "-m", "fake/cite", "--json", "Where is answer?"]);
+  const r = await w.run(["run", "-W", "codex", "-m", "fake/cite", "--json", "Where is answer?"]);
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout);
   assert.deepEqual(report.refs, {
@@ -54,7 +54,7 @@ Deno.test("a real worker's answer with a good and a bad reference gets refs 1/2"
   const again = await w.run([
     "run",
     "-W",
-    "opencode",
+    "codex",
     "-m",
     "fake/cite",
     "--json",
@@ -76,7 +76,7 @@ Deno.test("a held-up answer comes from the cache until the tree changes or --fre
     const r = await w.run([
       "run",
       "-W",
-      "opencode",
+      "codex",
       "-m",
       "fake/good",
       "--json",

@@ -1,6 +1,6 @@
 /**
- * Audits end to end with two real workers on the scripted model server: opencode answers, codex
- * or another model of opencode audits (never the same worker and model), and the verdict lands on
+ * Audits end to end with two real workers on the scripted model server: codex answers, claude
+ * or another model of codex audits (never the same worker and model), and the verdict lands on
  * the audited run's record, its `--json`, its text report and the history; a disputed answer gets
  * its correction round in the answering model's own session; a run nobody else can audit is
  * refused; the config's sample rate starts an audit by itself in the background host.
@@ -49,7 +49,7 @@ function parse<T>(text: string, what: string): T {
   }
 }
 
-/** A read run by opencode; resolves with its id. */
+/** A read run by codex; resolves with its id. */
 async function answered(w: World, extra: string[] = []): Promise<string> {
   const r = await w.run([
     "run",
@@ -57,7 +57,7 @@ async function answered(w: World, extra: string[] = []): Promise<string> {
     BOUND,
     "--json",
     "-W",
-    "opencode",
+    "codex",
     "-m",
     "fake/read-answer",
     ...extra,
@@ -89,10 +89,10 @@ function historyIds(w: World): string[] {
   }
 }
 
-Deno.test("audit: codex agrees with opencode's answer; the verdict is on the run, its report and the history", async () => {
+Deno.test("audit: claude agrees with codex's answer; the verdict is on the run, its report and the history", async () => {
   await using w = await world(SCENARIOS);
   const id = await answered(w);
-  const r = await w.run(["audit", id, "-W", "codex:fake/audit-agree", "--json"]);
+  const r = await w.run(["audit", id, "-W", "claude:audit-agree", "--json"]);
   assert.equal(r.code, 0, r.stderr);
   const outcome = parse<{ run: string; audit: string; record: RunRecord }>(
     r.stdout,
@@ -103,11 +103,11 @@ Deno.test("audit: codex agrees with opencode's answer; the verdict is on the run
   assert.equal(audit.state, "done");
   assert.equal(audit.verdict, "AGREE");
   assert.deepEqual(audit.disputed, []);
-  assert.equal(audit.worker, "codex");
-  assert.equal(audit.model, "fake/audit-agree");
+  assert.equal(audit.worker, "claude");
+  assert.equal(audit.model, "audit-agree");
   assert.equal(audit.sampled, false);
   assert.ok((audit.tokens?.input ?? 0) > 0, "the audit's own tokens are on the audit");
-  // The audit was a real read run of codex, marked as an audit of the run, with its verdict.
+  // The audit was a real read run of claude, marked as an audit of the run, with its verdict.
   const auditRun = await w.record(outcome.audit);
   assert.deepEqual(auditRun.auditOf, {
     run: id,
@@ -117,26 +117,26 @@ Deno.test("audit: codex agrees with opencode's answer; the verdict is on the run
     disputed: [],
   });
   assert.equal(auditRun.mode, "read");
-  assert.deepEqual(auditRun.attempts.map((a) => a.worker), ["codex"]);
+  assert.deepEqual(auditRun.attempts.map((a) => a.worker), ["claude"]);
   // The report, --json and the history all carry it; the audit itself is not a run there.
   const shown = await w.run(["show", id]);
-  assert.match(shown.stdout, /audit {4}AGREE by codex \(fake\/audit-agree\) · run /);
+  assert.match(shown.stdout, /audit {4}AGREE by claude \(audit-agree\) · run /);
   const json = parse<RunRecord>((await w.run(["show", id, "--json"])).stdout, "show --json");
   assert.equal(json.audit?.verdict, "AGREE");
   assert.equal(historyRecord(w, id).audit?.verdict, "AGREE");
   assert.deepEqual(historyIds(w), [id]);
 });
 
-Deno.test("audit: another model of the same worker (tiers.audit opencode:fake/audit-disagree) disagrees; auditFix runs one correction round in the answering model's session", async () => {
+Deno.test("audit: another model of the same worker (tiers.audit codex:fake/audit-disagree) disagrees; auditFix runs one correction round in the answering model's session", async () => {
   await using w = await world(SCENARIOS, {
-    config: { tiers: { audit: "opencode:fake/audit-disagree" }, auditFix: true },
+    config: { tiers: { audit: "codex:fake/audit-disagree" }, auditFix: true },
   });
   const id = await answered(w);
   const r = await w.run(["audit", id]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
-    /audit {4}DISAGREE by opencode \(fake\/audit-disagree\) · 2 disputed claims/,
+    /audit {4}DISAGREE by codex \(fake\/audit-disagree\) · 2 disputed claims/,
   );
   assert.match(
     r.stdout,
@@ -148,10 +148,10 @@ Deno.test("audit: another model of the same worker (tiers.audit opencode:fake/au
   const audit = record.audit!;
   assert.equal(audit.verdict, "DISAGREE");
   assert.equal(audit.disputed.length, 2);
-  assert.deepEqual([audit.worker, audit.model], ["opencode", "fake/audit-disagree"]);
+  assert.deepEqual([audit.worker, audit.model], ["codex", "fake/audit-disagree"]);
   const auditRun = await w.record(audit.run!);
   assert.deepEqual(auditRun.attempts.map((a) => [a.worker, a.model]), [
-    ["opencode", "fake/audit-disagree"],
+    ["codex", "fake/audit-disagree"],
   ]);
   // The correction annotates: the first answer stays, the corrected one is on the audit.
   assert.equal(record.answer?.trim(), ANSWER);
@@ -161,7 +161,7 @@ Deno.test("audit: another model of the same worker (tiers.audit opencode:fake/au
   assert.deepEqual(fixRun.auditOf, { run: id, kind: "fix" });
   // The correction round is the answering model's, never the auditor's.
   assert.deepEqual(fixRun.attempts.map((a) => [a.worker, a.model]), [
-    ["opencode", "fake/read-answer"],
+    ["codex", "fake/read-answer"],
   ]);
   assert.equal(fixRun.continues?.run, id);
   assert.equal(fixRun.continues?.sessionId, record.attempts.at(-1)?.sessionId);
@@ -173,7 +173,7 @@ Deno.test("audit: another model of the same worker (tiers.audit opencode:fake/au
 Deno.test("audit: a reply without a verdict line is a failed audit (exit 1), never AGREE", async () => {
   await using w = await world(SCENARIOS);
   const id = await answered(w);
-  const r = await w.run(["audit", id, "-W", "codex:fake/audit-mute", "--json"]);
+  const r = await w.run(["audit", id, "-W", "claude:audit-mute", "--json"]);
   assert.equal(r.code, 1, r.stderr);
   const audit = parse<{ record: RunRecord }>(r.stdout, "audit --json").record.audit!;
   assert.equal(audit.state, "failed");
@@ -188,29 +188,29 @@ Deno.test("audit: refused with exit 3 when no other worker or model is configure
   assert.equal(none.code, 3, none.stderr);
   assert.match(
     none.stderr,
-    /No other worker or model can audit run ".+": it was answered by opencode \(fake\/read-answer\)/,
+    /No other worker or model can audit run ".+": it was answered by codex \(fake\/read-answer\)/,
   );
   assert.match(none.stderr, /tiers/);
-  const same = await w.run(["audit", id, "-W", "opencode:fake/read-answer"]);
+  const same = await w.run(["audit", id, "-W", "codex:fake/read-answer"]);
   assert.equal(same.code, 3, same.stderr);
   assert.match(
     same.stderr,
-    /^pitroom: opencode \(fake\/read-answer\) cannot audit run .+ it answered it/m,
+    /^pitroom: codex \(fake\/read-answer\) cannot audit run .+ it answered it/m,
   );
   assert.equal((await w.record(id)).audit, undefined);
   // Another model of the same worker may: the report, show and --json say who audited.
-  const other = await w.run(["audit", id, "-W", "opencode:fake/audit-agree"]);
+  const other = await w.run(["audit", id, "-W", "codex:fake/audit-agree"]);
   assert.equal(other.code, 0, other.stderr);
-  assert.match(other.stdout, /audit {4}AGREE by opencode \(fake\/audit-agree\) · run /);
+  assert.match(other.stdout, /audit {4}AGREE by codex \(fake\/audit-agree\) · run /);
   const shown = await w.run(["show", id]);
-  assert.match(shown.stdout, /audit {4}AGREE by opencode \(fake\/audit-agree\) · run /);
+  assert.match(shown.stdout, /audit {4}AGREE by codex \(fake\/audit-agree\) · run /);
   const json = parse<RunRecord>((await w.run(["show", id, "--json"])).stdout, "show --json");
-  assert.deepEqual([json.audit?.worker, json.audit?.model], ["opencode", "fake/audit-agree"]);
+  assert.deepEqual([json.audit?.worker, json.audit?.model], ["codex", "fake/audit-agree"]);
 });
 
 Deno.test("audit: with the sample rate at 1 a finished read run is audited in the background, by the audit tier's other model of the same worker; --no-audit opts out", async () => {
   await using w = await world(SCENARIOS, {
-    config: { audit: 1, tiers: { audit: "opencode:fake/audit-agree" } },
+    config: { audit: 1, tiers: { audit: "codex:fake/audit-agree" } },
   });
   const skipped = await answered(w, ["--no-audit"]);
   const id = await answered(w);
@@ -221,6 +221,6 @@ Deno.test("audit: with the sample rate at 1 a finished read run is audited in th
   const audit = (await w.record(id)).audit!;
   assert.equal(audit.verdict, "AGREE");
   assert.equal(audit.sampled, true);
-  assert.deepEqual([audit.worker, audit.model], ["opencode", "fake/audit-agree"]);
+  assert.deepEqual([audit.worker, audit.model], ["codex", "fake/audit-agree"]);
   assert.equal((await w.record(skipped)).audit, undefined);
 });

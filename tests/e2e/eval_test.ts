@@ -1,6 +1,6 @@
 /**
  * `pitroom eval` end to end: a repository made here, truths computed with git grep at the start,
- * opencode and codex on the scripted model server answering every question at once (each
+ * codex and claude on the scripted model server answering every question at once (each
  * question names its scenario), and each scoring rule seen in the table and the JSON: a
  * definition at the line, in the right file, in another file; an exact and a wrong count; a
  * list exact, with an invented file and with a missed one; a reply without an ANSWER line.
@@ -56,13 +56,13 @@ const QUESTIONS = {
   ],
 };
 
-Deno.test("eval: opencode and codex answer every question at once; each scoring rule shows in the JSON and the table", async () => {
+Deno.test("eval: codex and claude answer every question at once; each scoring rule shows in the JSON and the table", async () => {
   await using w = await world(SCENARIOS, { files: FILES });
   const outside = await Deno.makeTempDir({ prefix: "pitroom-eval-" });
   try {
     const file = join(outside, "questions.json");
     await Deno.writeTextFile(file, JSON.stringify({ ...QUESTIONS, dir: w.repo }));
-    const workers = ["-W", "opencode:fake/eval", "-W", "codex:fake/eval"];
+    const workers = ["-W", "codex:fake/eval", "-W", "claude:eval"];
     const r = await w.run(["eval", file, ...workers, "-t", "120s", "--json"]);
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as EvalResult;
@@ -79,8 +79,8 @@ Deno.test("eval: opencode and codex answer every question at once; each scoring 
       { kind: "definition", path: "src/retry.ts", line: 3 },
     ]);
     assert.deepEqual(result.workers.map((row) => row.worker), [
-      "opencode:fake/eval",
       "codex:fake/eval",
+      "claude:eval",
     ]);
     for (const row of result.workers) {
       const scores = Object.fromEntries(row.answers.map((a) => [a.id, a.score]));
@@ -112,7 +112,7 @@ Deno.test("eval: opencode and codex answer every question at once; each scoring 
     // Every question was a read run of the worker's own group; none changed the tree.
     const record = await w.record(result.workers[1]!.answers[0]!.run);
     assert.equal(record.mode, "read");
-    assert.deepEqual(record.attempts.map((a) => a.worker), ["codex"]);
+    assert.deepEqual(record.attempts.map((a) => a.worker), ["claude"]);
     assert.equal(record.group, result.workers[1]!.group);
 
     // The table is the same result as text (what `pitroom eval` prints without --json).
@@ -121,9 +121,9 @@ Deno.test("eval: opencode and codex answer every question at once; each scoring 
       text,
       /WORKER\s+SCORE\s+DEFINITION\s+COUNT\s+FILES\s+FAILURES\s+MEDIAN TIME\s+MEDIAN TOKENS/,
     );
-    assert.match(text, /opencode:fake\/eval\s+4\.97\/9\s+1\.5\/4\s+1\/2\s+2\.47\/3\s+1\s+/);
-    assert.match(text, /codex:fake\/eval\s+4\.97\/9\s+/);
-    assert.match(text, /opencode:fake\/eval {2}no-answer {2}0 {2}the reply has no ANSWER line/);
+    assert.match(text, /codex:fake\/eval\s+4\.97\/9\s+1\.5\/4\s+1\/2\s+2\.47\/3\s+1\s+/);
+    assert.match(text, /claude:eval\s+4\.97\/9\s+/);
+    assert.match(text, /codex:fake\/eval {2}no-answer {2}0 {2}the reply has no ANSWER line/);
   } finally {
     await Deno.remove(outside, { recursive: true });
   }

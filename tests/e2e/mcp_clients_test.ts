@@ -3,7 +3,7 @@
  * by `pitroom install --mcp` in the model server's private home, then driven by a scenario turn
  * that calls `pitroom_run` by the name that CLI gives MCP tools (`mcp__pitroom__pitroom_run` for
  * Claude Code and Codex, whose Responses requests group it in the `mcp__pitroom` namespace;
- * `mcp_pitroom_pitroom_run` for Gemini CLI). The run's worker (opencode on the scripted model)
+ * `mcp_pitroom_pitroom_run` for Gemini CLI). The run's worker (codex on the scripted model; opencode under Gemini CLI)
  * answers, and the model server's request log shows that answer in the tool result of the
  * client's next model call, with nothing of the run's record (pids, cache key, settings,
  * attempts); Claude Code's, the structured content, within the result budget and counted by the
@@ -28,11 +28,17 @@ const WORKER_ANSWER = "WORKER-ANSWER: src/app.ts:1 exports answer = 41";
 
 const RUN_INPUT = {
   task: "Say what src/app.ts exports",
-  worker: "opencode",
+  worker: "codex",
   model: "fake/mcp-worker",
   mode: "read",
   waitSeconds: 120,
 };
+/**
+ * Gemini CLI hands its MCP servers an environment without secret-looking variables, so the
+ * scripted codex provider's key never reaches a codex worker: its run is opencode's, whose
+ * provider is in its config file.
+ */
+const GEMINI_RUN_INPUT = { ...RUN_INPUT, worker: "opencode" };
 
 /** A worker whose model takes a few seconds over its first call: the run outlasts the client's turn. */
 const SLOW_WORKER_MS = 4000;
@@ -70,7 +76,7 @@ const SCENARIOS = {
   },
   "gemini-mcp": {
     turns: [
-      { tool: { name: "mcp_pitroom_pitroom_run", input: RUN_INPUT } },
+      { tool: { name: "mcp_pitroom_pitroom_run", input: GEMINI_RUN_INPUT } },
       { answer: "The worker answered." },
     ],
   },
@@ -130,10 +136,15 @@ async function install(w: World, name: string) {
  * The client's request after its tool call, which must carry the worker's answer and nothing of
  * how Pitroom ran it (the run's brief, not its record); its tool result as the model got it.
  */
-async function assertAnswerReached(w: World, dialect: string, scenario: string): Promise<string> {
+async function assertAnswerReached(
+  w: World,
+  dialect: string,
+  scenario: string,
+  worker = "codex",
+): Promise<string> {
   const log: LogEntry[] = await w.server.requests();
   assert.ok(
-    log.some((e) => e.dialect === "opencode" && e.scenario === "mcp-worker"),
+    log.some((e) => e.dialect === worker && e.scenario === "mcp-worker"),
     "the worker ran on the scripted model",
   );
   const next = log.find((e) => e.dialect === dialect && e.scenario === scenario && e.turn === 1);
@@ -244,7 +255,7 @@ Deno.test("Gemini CLI calls pitroom_run through `pitroom mcp` and gets the worke
   ]);
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stdout, /"tool_name":"mcp_pitroom_pitroom_run"/);
-  await assertAnswerReached(w, "gemini", "gemini-mcp");
+  await assertAnswerReached(w, "gemini", "gemini-mcp", "opencode");
 });
 
 Deno.test("Claude Code calls pitroom_run over HTTP with the bearer token", async () => {

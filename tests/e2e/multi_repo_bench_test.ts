@@ -1,7 +1,7 @@
 /**
  * The multi-repo benchmark (benchmarks/multi-repo/) run offline: each pinned repository is
  * stood in for by a local repository made here with the files its questions grep (so the truths
- * are computed the same way), opencode answers on the scripted model server (`--scripted` names
+ * are computed the same way), codex answers on the scripted model server (`--scripted` names
  * each question's scenario), and the merged table scores all nine questions by the eval's rules.
  */
 import assert from "node:assert/strict";
@@ -46,7 +46,7 @@ Deno.test("multi-repo benchmark: nine questions over three checkouts, scored by 
     bench: say("unused"),
   });
   const result = await runBenchmark({
-    workers: ["opencode:fake/bench"],
+    workers: ["codex:fake/bench"],
     pitroom: pitroomArgv(),
     env: { NO_COLOR: "1", ...moduleCacheEnv(), ...w.env },
     local: { deno: deno.path, hono: hono.path, go: go.path },
@@ -55,7 +55,7 @@ Deno.test("multi-repo benchmark: nine questions over three checkouts, scored by 
   });
   assert.equal(result.questions.length, 9);
   const row = result.workers[0]!;
-  assert.equal(row.worker, "opencode:fake/bench");
+  assert.equal(row.worker, "codex:fake/bench");
   // A run that failed says why: its stderr, kept for failed runs (a worker's crash message).
   const failed = row.answers.filter((a) => a.outcome !== "ok").map((a) => {
     let stderr = "(no stderr.log)";

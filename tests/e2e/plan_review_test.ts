@@ -1,6 +1,6 @@
 /**
  * The workflow of seed 001 end to end, exactly as its controller runs it: a plan of three tasks
- * executed by real opencode implementers and reviewed by a real codex reviewer (another
+ * executed by real codex implementers and reviewed by a real claude reviewer (another
  * backend), all on scripted models. Task 1: DONE, a review with an Important finding, a fix round
  * through `--continue` whose re-review sees only the fix's diff, apply, notes. Task 2: BLOCKED,
  * escalated with `--tier`. Task 3 in parallel with task 2 in its own copy (it plants a `.env`
@@ -123,12 +123,12 @@ const SCENARIOS = {
 };
 
 const CONFIG = {
-  worker: "opencode",
+  worker: "codex",
   tiers: {
-    cheap: "opencode",
-    standard: "opencode:fake/t2-standard",
-    capable: "opencode:fake/capable",
-    review: "codex",
+    cheap: "codex",
+    standard: "codex:fake/t2-standard",
+    capable: "codex:fake/capable",
+    review: "claude",
   },
 };
 
@@ -221,11 +221,11 @@ Deno.test("seed 001: a three-task plan runs end to end with reviews on another b
   assert.equal(task(s, 1).state, "in progress");
   assert.equal(task(s, 1).implementer, "DONE");
 
-  // Review: an Important finding, on codex (not the implementer's opencode).
-  const rev1 = await review(w, [run1.id, "-m", "fake/rev-t1"]);
+  // Review: an Important finding, on claude (not the implementer's codex).
+  const rev1 = await review(w, [run1.id, "-m", "rev-t1"]);
   assert.equal(rev1.exit, 0, rev1.message);
   assert.equal(rev1.mode, "read");
-  assert.equal(rev1.attempts[0]?.worker, "codex");
+  assert.equal(rev1.attempts[0]?.worker, "claude");
   assert.equal(rev1.review?.kind, "task");
   assert.equal(rev1.review?.verdict?.spec, "FAIL");
   assert.deepEqual(rev1.review?.verdict?.findings.map((f) => [f.severity, f.file, f.line]), [
@@ -262,7 +262,7 @@ Deno.test("seed 001: a three-task plan runs end to end with reviews on another b
   assert.equal(fix.isolation?.copyRoot, run1.isolation?.copyRoot);
   assert.equal(fix.plan?.step, 1);
   assert.equal(fix.group, "plan-plan");
-  const rev2 = await review(w, [fix.id, "-m", "fake/rev-clean"]);
+  const rev2 = await review(w, [fix.id, "-m", "rev-clean"]);
   assert.equal(rev2.review?.kind, "fix");
   assert.equal(rev2.review?.previous, run1.id);
   assert.equal(rev2.review?.verdict?.quality, "APPROVED");
@@ -327,7 +327,7 @@ Deno.test("seed 001: a three-task plan runs end to end with reviews on another b
   assert.equal((await w.run(["discard", id2!])).code, 0);
 
   // Task 3's review: the .env and the AWS-style key never leave the machine.
-  const rev3 = await review(w, [id3!, "-m", "fake/rev-clean"]);
+  const rev3 = await review(w, [id3!, "-m", "rev-clean"]);
   assert.deepEqual(rev3.review?.redacted, { files: [".env"], secrets: 1 });
   const pkg3 = await prompt(w, rev3.id);
   assert.doesNotMatch(pkg3, new RegExp(AWS_KEY));
@@ -340,7 +340,7 @@ Deno.test("seed 001: a three-task plan runs end to end with reviews on another b
   assert.equal(two?.implementer?.status, "DONE");
   assert.equal(two?.plan?.tier, "capable");
   assert.equal(two?.attempts[0]?.model, "fake/capable");
-  const rev2b = await review(w, [id2b, "-m", "fake/rev-clean"]);
+  const rev2b = await review(w, [id2b, "-m", "rev-clean"]);
   assert.equal(rev2b.review?.verdict?.complete, true);
 
   // apply -g PLAN: the plan's pending patches in step order (2, then 3).
@@ -423,7 +423,7 @@ Deno.test("a review without both verdict lines fails (exit 1); apply refuses con
     await w.run(["run", "-t", "60s", "--json", "-i", "-m", "fake/t1", "Make it 42"]),
     "isolate run",
   );
-  const r = await w.run(["review", "-t", "60s", "--json", edit.id, "-m", "fake/no-verdict"]);
+  const r = await w.run(["review", "-t", "60s", "--json", edit.id, "-m", "no-verdict"]);
   assert.equal(r.code, 1, r.stderr);
   const failed = JSON.parse(r.stdout) as RunRecord;
   assert.equal(failed.state, "problem");
@@ -434,7 +434,7 @@ Deno.test("a review without both verdict lines fails (exit 1); apply refuses con
 
   // A background review: the host parses the verdict when it ends.
   const bg = json<{ id: string; kind: string; redacted: unknown }>(
-    await w.run(["review", "--bg", "--json", edit.id, "-m", "fake/rev-clean"]),
+    await w.run(["review", "--bg", "--json", edit.id, "-m", "rev-clean"]),
     "review --bg",
   );
   assert.equal(bg.kind, "task");

@@ -1,5 +1,5 @@
 /**
- * A refused run through the real program and the real opencode CLI: one line on stderr and
+ * A refused run through the real program and the real codex CLI: one line on stderr and
  * exit 3, no receipt card on stdout.
  */
 import assert from "node:assert/strict";
@@ -17,7 +17,7 @@ Deno.test("a second write run in the same repository is one line on stderr, exit
     },
     quick: { turns: [{ answer: "Quick one." }] },
   });
-  const first = await w.run(["run", "-w", "--bg", "-W", "opencode", "-m", "fake/slow", "Slow"]);
+  const first = await w.run(["run", "-w", "--bg", "-W", "codex", "-m", "fake/slow", "Slow"]);
   assert.equal(first.code, 0, first.stderr);
   const id = first.stdout.trim();
   // Once its worker made a tool call, the first run holds the repository's writer lock.
@@ -25,7 +25,7 @@ Deno.test("a second write run in the same repository is one line on stderr, exit
     timeoutMs: 30_000,
     what: "the first write run's first tool call",
   });
-  const second = await w.run(["run", "-w", "-W", "opencode", "-m", "fake/quick", "Quick"]);
+  const second = await w.run(["run", "-w", "-W", "codex", "-m", "fake/quick", "Quick"]);
   assert.equal(second.code, 3, second.stdout + second.stderr);
   assert.equal(second.stdout, "");
   const lines = second.stderr.trimEnd().split("\n");
@@ -34,7 +34,7 @@ Deno.test("a second write run in the same repository is one line on stderr, exit
   // A refusal makes no run: the working run is still the last one.
   const listed = await w.run(["ls", "--json"]);
   assert.deepEqual(JSON.parse(listed.stdout).map((r: { id: string }) => r.id), [id]);
-  const background = await w.run(["run", "-w", "--bg", "-W", "opencode", "-m", "fake/quick", "Q"]);
+  const background = await w.run(["run", "-w", "--bg", "-W", "codex", "-m", "fake/quick", "Q"]);
   assert.equal(background.code, 3, background.stdout + background.stderr);
   assert.equal(background.stdout, "");
   assert.equal(JSON.parse((await w.run(["ls", "--json"])).stdout).length, 1);

@@ -1,5 +1,5 @@
 /**
- * End to end with the real opencode worker against the scripted model server: a write run in a
+ * End to end with the real codex worker against the scripted model server: a write run in a
  * second repository is not `last` in the first, `revert last` there touches nothing of it, and
  * its full id reverts it where it worked, naming that repository.
  */
@@ -25,7 +25,7 @@ Deno.test("`revert last` in one repository never reverts a write run of another"
     "run",
     "-w",
     "-W",
-    "opencode",
+    "codex",
     "-m",
     "fake/edit",
     "--json",

@@ -157,7 +157,7 @@ Deno.test("the review-bugs benchmark plants, commits `tidy`, reviews and scores"
       PITROOM_STATE_DIR: join(work.path, "state"),
       PITROOM_CONFIG: configPath,
     },
-    reviewArgs: (c) => ["-W", "opencode", "-m", `fake/${c.name}`, "-t", "60s"],
+    reviewArgs: (c) => ["-W", "codex", "-m", `fake/${c.name}`, "-t", "60s"],
   });
   assert.deepEqual(
     out.results.map((r) => [r.case, r.exit, r.find, r.exact, r.falseAlarm]),

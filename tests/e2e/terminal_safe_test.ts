@@ -1,7 +1,7 @@
 /**
  * Nothing a worker writes can drive the terminal: a hostile answer (screen clear, OSC title,
  * bell, carriage return) and a file name with an escape and a newline go through the real
- * program and the real opencode CLI; every human output prints them escaped, JSON exactly.
+ * program and the real opencode CLI (codex for the refused edit); every human output prints them escaped, JSON exactly.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -89,7 +89,7 @@ Deno.test("a read run's refused edit shows in the report: the count and the refu
       ],
     },
   });
-  const r = await w.run(["run", "-W", "opencode", "-m", "fake/sneaky-edit", "Look at src/app.ts"]);
+  const r = await w.run(["run", "-W", "codex", "-m", "fake/sneaky-edit", "Look at src/app.ts"]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /^work {5}\d+ steps?, 1 tool call \(1 denied\)/m);
   assert.match(r.stdout, /^denied {3}edit\b/m);

@@ -120,6 +120,7 @@ Deno.test("the watch lines keep their names and fields (a rename must show up he
     "started",
     "progress",
     "fallback",
+    "parked",
     "stalled",
     "done",
     "problem",

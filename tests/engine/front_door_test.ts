@@ -1,6 +1,6 @@
 /**
  * The front door, used the way the MCP server and the dashboard will: only `createEngine`. A
- * read run and a slow run of the real opencode CLI against the scripted model, started in the
+ * read run and a slow run of the real codex CLI against the scripted model, started in the
  * background (the state dir's host runs them), one subscription over both, the slow one stopped
  * from this same process (which lives on), a wait for both, both reports and the first's events.
  */
@@ -37,12 +37,12 @@ Deno.test("createEngine(): start two runs, subscribe, stop one from here, wait, 
   const engine = createEngine(sysFor(w.env, w.repo));
   const read = await engine.start({
     task: "Where is the answer defined?",
-    worker: "opencode",
+    worker: "codex",
     model: "fake/read",
   });
   const slow = await engine.start({
     task: "Take your time",
-    worker: "opencode",
+    worker: "codex",
     model: "fake/hang",
   });
   assert.notEqual(read.id, slow.id);
@@ -99,7 +99,7 @@ Deno.test("createEngine(): start two runs, subscribe, stop one from here, wait, 
 Deno.test("createEngine(): stop ends this process's own foreground run without signalling itself", async () => {
   await using w = await world({ hang: { turns: [{ hang: true }] } });
   const engine = createEngine(sysFor(w.env, w.repo));
-  const running = engine.run({ task: "Take your time", worker: "opencode", model: "fake/hang" });
+  const running = engine.run({ task: "Take your time", worker: "codex", model: "fake/hang" });
   let id: string | undefined;
   await waitFor(async () => {
     id = (await engine.list({ recent: 1 })).at(-1)?.id;

@@ -71,6 +71,7 @@ Deno.test("the event registry keeps its names (a rename must show up here)", () 
     "run.started",
     "run.progress",
     "run.skipped",
+    "run.parked",
     "run.fallback",
     "run.finished",
     "run.lost",

@@ -79,6 +79,20 @@ async function world() {
   };
 }
 
+/** `pitroom dash --json` in the world, its output piped. */
+function spawnDash(w: { root: string; env: Record<string, string> }): Deno.ChildProcess {
+  const [cmd, ...rest] = pitroomArgv();
+  return new Deno.Command(cmd!, {
+    args: [...rest, "dash", "--json"],
+    cwd: w.root,
+    env: { NO_COLOR: "1", ...moduleCacheEnv(), ...w.env },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
 /** What a process printed up to the end of its first line (all of it, when it ended before). */
 async function firstLine(reader: ReadableStreamDefaultReader<string>): Promise<string> {
   let line = "";
@@ -152,18 +166,7 @@ Deno.test("two --detach at once end up with one dashboard", async () => {
 
 Deno.test("three `pitroom dash` at once (what long runs launch): one serves, the others say its address and end", async () => {
   await using w = await world();
-  const [cmd, ...rest] = pitroomArgv();
-  const children = [0, 1, 2].map(() =>
-    new Deno.Command(cmd!, {
-      args: [...rest, "dash", "--json"],
-      cwd: w.root,
-      env: { NO_COLOR: "1", ...moduleCacheEnv(), ...w.env },
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn()
-  );
+  const children = [0, 1, 2].map(() => spawnDash(w));
   for (const child of children) w.track(child.pid);
   const lines = await Promise.all(children.map(async (child) => {
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
@@ -269,16 +272,7 @@ Deno.test("a stale record (its dashboard died) is replaced by a new dashboard", 
 
 Deno.test("pitroom dash in the foreground: serves, records itself, ends on SIGTERM", async () => {
   await using w = await world();
-  const [cmd, ...rest] = pitroomArgv();
-  const child = new Deno.Command(cmd!, {
-    args: [...rest, "dash", "--json"],
-    cwd: w.root,
-    env: { NO_COLOR: "1", ...moduleCacheEnv(), ...w.env },
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnDash(w);
   w.track(child.pid);
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const line = await firstLine(reader);

@@ -124,7 +124,7 @@ Deno.test("over HTTP the SDK's client runs a task, subscribes, gets progress, an
   assert.ok(tools.some((t) => t.name === "pitroom_run"));
   const done = await c.client.callTool({
     name: "pitroom_run",
-    arguments: { task: "Where is the answer defined?", worker: "opencode", model: "fake/read" },
+    arguments: { task: "Where is the answer defined?", worker: "codex", model: "fake/read" },
   });
   assert.notEqual(done.isError, true, textOf(done));
   assert.equal(structured(done).runs[0].answer, "It is 41, in src/app.ts:1.");
@@ -138,7 +138,7 @@ Deno.test("over HTTP the SDK's client runs a task, subscribes, gets progress, an
     updates.push(n.params.uri);
   });
   // A run started by another process (the CLI) shows up in the list.
-  const cli = await w.run(["run", "--bg", "-W", "opencode", "-m", "fake/hang", "Take your time"]);
+  const cli = await w.run(["run", "--bg", "-W", "codex", "-m", "fake/hang", "Take your time"]);
   assert.equal(cli.code, 0, cli.stderr);
   const id = cli.stdout.trim();
   await waitFor(() => listChanged > 0, {
@@ -169,7 +169,7 @@ Deno.test("over HTTP a client that ends its session mid-wait leaves the run goin
   const first = await server.connect();
   const call = first.client.callTool({
     name: "pitroom_run",
-    arguments: { task: "Take your time", worker: "opencode", model: "fake/hang" },
+    arguments: { task: "Take your time", worker: "codex", model: "fake/hang" },
   });
   call.catch(() => undefined);
   let id: string | undefined;

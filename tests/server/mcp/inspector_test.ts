@@ -60,7 +60,7 @@ const CALL_RUN = [
   "pitroom_run",
   "--tool-arg",
   "task=Where is the answer defined?",
-  "worker=opencode",
+  "worker=codex",
   "model=fake/read",
 ];
 

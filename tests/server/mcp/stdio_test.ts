@@ -1,6 +1,6 @@
 /**
  * `pitroom mcp` on stdio, driven by the MCP SDK's own client: the real program (main.ts with the
- * compile permissions) started as a child, runs of the real opencode CLI against the scripted
+ * compile permissions) started as a child, runs of the real codex CLI against the scripted
  * model in the state dir's host.
  */
 import assert from "node:assert/strict";
@@ -66,7 +66,7 @@ Deno.test("pitroom_run answers with the run's brief and a text; show, info and t
   await using c = await stdioClient(w);
   const result = await c.client.callTool({
     name: "pitroom_run",
-    arguments: { task: "Where is the answer defined?", worker: "opencode", model: "fake/read" },
+    arguments: { task: "Where is the answer defined?", worker: "codex", model: "fake/read" },
   });
   assert.notEqual(result.isError, true, textOf(result));
   const out = structured(result);
@@ -81,7 +81,7 @@ Deno.test("pitroom_run answers with the run's brief and a text; show, info and t
   for (const internal of ["supervisorPid", "workerPid", "cacheKey", "settings", "attempts"]) {
     assert.ok(!JSON.stringify(result).includes(internal), internal);
   }
-  assert.match(textOf(result), new RegExp(`^run ${run.id} · done ok · read · opencode`));
+  assert.match(textOf(result), new RegExp(`^run ${run.id} · done ok · read · codex`));
   assert.match(textOf(result), /It is 41, in src\/app\.ts:1\./);
   assert.match(textOf(result), /\nreceipt: [\d,]+ tokens burned/);
   // The run's receipt counts exactly what the client got.
@@ -99,7 +99,7 @@ Deno.test("pitroom_run answers with the run's brief and a text; show, info and t
     await c.client.callTool({ name: "pitroom_show", arguments: { run: run.id, full: true } }),
   );
   assert.equal(full.report.cwd, w.repo);
-  assert.equal(full.report.attempts[0].worker, "opencode");
+  assert.equal(full.report.attempts[0].worker, "codex");
   const types = structured(shown).events.map((e: { type: string }) => e.type);
   assert.equal(types[0], "run.started");
   assert.equal(types.at(-1), "run.finished");
@@ -148,7 +148,7 @@ Deno.test("a user mistake is a tool result with isError and the CLI's message an
   const run = structured(
     await c.client.callTool({
       name: "pitroom_run",
-      arguments: { task: "Where?", worker: "opencode", model: "fake/read" },
+      arguments: { task: "Where?", worker: "codex", model: "fake/read" },
     }),
   ).runs[0];
   const noPatch = await c.client.callTool({
@@ -165,7 +165,7 @@ Deno.test("an isolate run's patch is a resource and pitroom_apply lands it; a wr
   const isolated = structured(
     await c.client.callTool({
       name: "pitroom_run",
-      arguments: { task: "Make it 42", mode: "isolate", worker: "opencode", model: "fake/edit" },
+      arguments: { task: "Make it 42", mode: "isolate", worker: "codex", model: "fake/edit" },
     }),
   ).runs[0];
   assert.equal(isolated.outcome, "ok", isolated.problem);
@@ -195,7 +195,7 @@ Deno.test("an isolate run's patch is a resource and pitroom_apply lands it; a wr
   const written = structured(
     await c.client.callTool({
       name: "pitroom_run",
-      arguments: { task: "Make it 42", mode: "write", worker: "opencode", model: "fake/edit" },
+      arguments: { task: "Make it 42", mode: "write", worker: "codex", model: "fake/edit" },
     }),
   ).runs[0];
   assert.equal(written.outcome, "ok", written.problem);
@@ -214,7 +214,7 @@ Deno.test("a run still going when the wait ends comes back with its id; progress
   await using c = await stdioClient(w);
   const started = await c.client.callTool({
     name: "pitroom_run",
-    arguments: { task: "Take your time", worker: "opencode", model: "fake/hang", waitSeconds: 0 },
+    arguments: { task: "Take your time", worker: "codex", model: "fake/hang", waitSeconds: 0 },
   });
   assert.notEqual(started.isError, true, textOf(started));
   const out = structured(started);
@@ -260,7 +260,7 @@ Deno.test("cancelling pitroom_run stops its run; cancelling pitroom_wait only st
   const call = c.client.callTool(
     {
       name: "pitroom_run",
-      arguments: { task: "Take your time", worker: "opencode", model: "fake/hang" },
+      arguments: { task: "Take your time", worker: "codex", model: "fake/hang" },
     },
     CallToolResultSchema,
     { signal: cancel.signal },
@@ -281,7 +281,7 @@ Deno.test("cancelling pitroom_run stops its run; cancelling pitroom_wait only st
   const other = structured(
     await c.client.callTool({
       name: "pitroom_run",
-      arguments: { task: "Again", worker: "opencode", model: "fake/hang", waitSeconds: 0 },
+      arguments: { task: "Again", worker: "codex", model: "fake/hang", waitSeconds: 0 },
     }),
   ).runs[0].id as string;
   const giveUp = new AbortController();
@@ -308,7 +308,7 @@ Deno.test("a client that goes away mid-wait leaves the run going; the server pro
   const c = await stdioClient(w);
   const call = c.client.callTool({
     name: "pitroom_run",
-    arguments: { task: "Take your time", worker: "opencode", model: "fake/hang" },
+    arguments: { task: "Take your time", worker: "codex", model: "fake/hang" },
   });
   call.catch(() => undefined);
   let id: string | undefined;
@@ -331,7 +331,7 @@ Deno.test("pitroom mcp -d DIR: runs work in DIR unless a call names another dire
   const inSrc = structured(
     await c.client.callTool({
       name: "pitroom_run",
-      arguments: { task: "Where?", worker: "opencode", model: "fake/read", waitSeconds: 0 },
+      arguments: { task: "Where?", worker: "codex", model: "fake/read", waitSeconds: 0 },
     }),
   ).runs[0];
   const engine = engineOf(w);
@@ -341,7 +341,7 @@ Deno.test("pitroom mcp -d DIR: runs work in DIR unless a call names another dire
       name: "pitroom_run",
       arguments: {
         task: "Where?",
-        worker: "opencode",
+        worker: "codex",
         model: "fake/read",
         dir: "..",
         waitSeconds: 0,
@@ -357,7 +357,7 @@ Deno.test("pitroom_review and pitroom_audit reach the engine: their refusals com
   await using c = await stdioClient(w);
   const ran = await c.client.callTool({
     name: "pitroom_run",
-    arguments: { task: "Where is the answer defined?", worker: "opencode", model: "fake/read" },
+    arguments: { task: "Where is the answer defined?", worker: "codex", model: "fake/read" },
   });
   const [run] = structured(ran).runs;
   const review = await c.client.callTool({ name: "pitroom_review", arguments: { run: run.id } });
@@ -365,8 +365,8 @@ Deno.test("pitroom_review and pitroom_audit reach the engine: their refusals com
   assert.match(textOf(review), /read run/i);
   const audit = await c.client.callTool({
     name: "pitroom_audit",
-    arguments: { run: run.id, worker: "opencode" },
+    arguments: { run: run.id, worker: "codex" },
   });
   assert.equal(audit.isError, true, textOf(audit));
-  assert.match(textOf(audit), /opencode/);
+  assert.match(textOf(audit), /codex/);
 });
