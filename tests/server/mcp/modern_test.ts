@@ -6,7 +6,7 @@
  * `tasks/cancel` stops the run; another server process (stdio after HTTP) answers for a task it
  * never saw; ids are signed; a client without the extension gets today's plain call; the
  * ext-tasks package's client session hands a task off and a new session resumes it. The real
- * opencode worker runs against the scripted model in the state dir's host.
+ * codex worker runs against the scripted model in the state dir's host.
  */
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -25,7 +25,7 @@ const HANG = { turns: [{ hang: true }] };
 
 const RUN = (model: string) => ({
   name: "pitroom_run",
-  arguments: { task: "What is the answer?", worker: "opencode", model: `fake/${model}` },
+  arguments: { task: "What is the answer?", worker: "codex", model: `fake/${model}` },
 });
 
 function ok(r: Response): Response["result"] {
