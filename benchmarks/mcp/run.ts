@@ -16,6 +16,7 @@ import { ResourceUpdatedNotificationSchema } from "../../tests/server/mcp/_sdk.t
 import { engineOf, stdioClient, world } from "../../tests/server/mcp/_world.ts";
 import { checkFigures, median, samples } from "../_figures.ts";
 import { measureSizes, type Sizes, sizesTable } from "./sizes.ts";
+import { measureTasks, taskLines } from "./tasks.ts";
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
 const BASELINE = new URL("./results/sizes-main.json", import.meta.url);
@@ -168,6 +169,9 @@ async function timing(runs: number, worker: string, log: (line: string) => void)
     log(`  round ${i}${record ? "" : " (warm-up)"} done`);
   }
 
+  // The task part (tasks.ts): a 2026-07-28 client's plain call against the same run as a task.
+  const tasks = await measureTasks(w, request, runs, log);
+
   const engineOutside = median(sides.engine.outsideMs, "engine outside");
   return {
     worker: `${worker} ${model}`,
@@ -191,6 +195,7 @@ async function timing(runs: number, worker: string, log: (line: string) => void)
         }),
       ),
     },
+    tasks,
   };
 }
 
@@ -204,6 +209,7 @@ function timingLines(t: Timing): string[] {
     `  MCP pitroom_run (stdio): call ${t.mcp.callMedianMs} ms, outside ${t.mcp.outsideMedianMs} ms -> +${o.mcpOverEngineMs} ms over the engine (target <= ${TARGETS.overheadMs})`,
     `  CLI pitroom run: call ${t.cli.callMedianMs} ms, outside ${t.cli.outsideMedianMs} ms -> +${o.cliOverEngineMs} ms over the engine`,
     `  event -> notification: p50 ${t.notify.p50Ms} ms, p95 ${t.notify.p95Ms} ms over ${t.notify.samples} events (target p50 <= ${TARGETS.notifyP50Ms})`,
+    ...taskLines(t.tasks),
   ];
 }
 

@@ -14,6 +14,12 @@ import { VERSION } from "./version.ts";
 /** The HTTP port when `--port` is not given. */
 export const DEFAULT_MCP_PORT = 7117;
 
+/**
+ * How long stdio waits for the client's opening before loading the server: a probe that came by
+ * then is answered at once (loading modules can keep the reader from running for seconds).
+ */
+export const OPENING_WAIT_MS = 300;
+
 /** Serves MCP until the client leaves (stdio) or a signal comes (both). */
 export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) => {
   if (flags.port !== undefined && !flags.http) {
@@ -27,6 +33,17 @@ export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) =
   if (!statOrNullSync(dir)?.isDirectory) {
     throw new RefusedError("no_dir", `Cannot serve MCP in "${dir}": not a directory`);
   }
+  // The stdio transport starts first: a client's `server/discover` probe is answered before the
+  // engine and the SDK are loaded (stdio_front.ts).
+  const front = flags.http
+    ? undefined
+    : new (await import("../server/mcp/stdio_front.ts")).StdioFront(VERSION);
+  if (front !== undefined) {
+    const waited = Promise.withResolvers<void>();
+    const timer = sys.clock.after(OPENING_WAIT_MS, () => waited.resolve());
+    await Promise.race([front.opened.then(() => front.flushed()), waited.promise]);
+    timer.cancel();
+  }
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error("stopped"));
   Deno.addSignalListener("SIGINT", onSignal);
@@ -35,12 +52,16 @@ export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) =
     // `last` and parts of ids mean the runs of the repository the server works in.
     const engine = createEngine(sys, { dir });
     const { ensureDashboard } = await import("../server/dash/detach.ts");
+    const { createMcpServer, serveStdio, taskKey } = await import("../server/mcp/mod.ts");
+    let key: Promise<CryptoKey> | undefined;
     const options = {
       dir,
       clock: sys.clock,
       version: VERSION,
       // Results of runs still going carry the live dashboard's address (started when needed).
       dashAddress: () => ensureDashboard(sys),
+      // Task ids are signed with the state dir's key (made on the first task).
+      taskKey: () => key ??= taskKey(sys),
     };
     if (flags.http) {
       const { serveHttp } = await import("../server/mcp/http.ts");
@@ -50,8 +71,10 @@ export const mcpCommand: CommandRun<typeof MCP_FLAGS> = async ({ sys, flags }) =
         signal: stop.signal,
       });
     } else {
-      const { createMcpServer, serveStdio } = await import("../server/mcp/mod.ts");
-      await serveStdio(createMcpServer(engine, options), { signal: stop.signal });
+      await serveStdio((era) => createMcpServer(engine, options, { era }), {
+        signal: stop.signal,
+        ...(front === undefined ? {} : { front }),
+      });
     }
     return 0;
   } finally {

@@ -17,7 +17,14 @@
  * npm package, `run` 95. `benchmarks/startup/` times the same commands against an empty script.
  */
 import assert from "node:assert/strict";
-import { fileUrl, lazyImports, loadedBy, moduleGraph, staticClosure } from "./_module_graph.ts";
+import {
+  fileUrl,
+  lazyImports,
+  loadedBy,
+  moduleGraph,
+  ROOT,
+  staticClosure,
+} from "./_module_graph.ts";
 
 /** The most project files each command line may load. */
 const BOUNDS: Record<string, number> = {
@@ -28,7 +35,12 @@ const BOUNDS: Record<string, number> = {
   run: 105,
 };
 
-const SERVERS = ["hono", "@modelcontextprotocol/sdk"];
+const SERVERS = [
+  "hono",
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/server",
+  "@modelcontextprotocol/core",
+];
 
 const graph = await moduleGraph();
 
@@ -86,4 +98,14 @@ Deno.test("a long run's live view loads no server: neither Hono nor the dashboar
     /\/src\/server\/dash\/(mod|detach|serve|app|routes|stream)\.ts$/.test(s)
   );
   assert.deepEqual(serving.map(where), [], "the live view loads the dashboard's server");
+});
+
+Deno.test("the MCP stdio front, which answers a client's discover probe, loads no package", async () => {
+  // A 2026-07-28 client gives a stdio server 3 s to answer its probe, start-up included.
+  const front = await moduleGraph("src/server/mcp/stdio_front.ts");
+  const modules = [...front.modules.values()];
+  const npm = modules.filter((m) => m.kind === "npm" || m.specifier.startsWith("npm:"));
+  assert.deepEqual(npm.map((m) => m.specifier), []);
+  const files = modules.filter((m) => m.specifier.startsWith("file:"));
+  assert.ok(files.length <= 4, files.map((m) => m.specifier.slice(ROOT.length + 7)).join(", "));
 });

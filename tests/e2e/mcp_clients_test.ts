@@ -7,7 +7,11 @@
  * answers, and the model server's request log shows that answer in the tool result of the
  * client's next model call, with nothing of the run's record (pids, cache key, settings,
  * attempts); Claude Code's, the structured content, within the result budget and counted by the
- * run's receipt. Claude Code also does it once over HTTP with the bearer token.
+ * run's receipt. Claude Code also does it once over HTTP with the bearer token, and once
+ * interactively (in a pseudo-terminal, as people use it; its print mode declares no tasks),
+ * where it speaks 2026-07-28 and the Tasks extension: the call goes to the background as a task,
+ * the model keeps working while the worker runs, and the worker's answer reaches the model in a
+ * task notification when the run ends.
  *
  * Needs a loopback-only network: `unshare -n bash -c 'ip link set lo up; deno test -P ...'`.
  */
@@ -36,8 +40,28 @@ const RUN_INPUT = {
  */
 const GEMINI_RUN_INPUT = { ...RUN_INPUT, worker: "opencode" };
 
+/** A worker whose model takes a few seconds over its first call: the run outlasts the client's turn. */
+const SLOW_WORKER_MS = 4000;
+
 const SCENARIOS = {
   "mcp-worker": { turns: [{ read: "src/app.ts" }, { answer: WORKER_ANSWER }] },
+  "mcp-slow-worker": {
+    turns: [{ read: "src/app.ts", delay_ms: SLOW_WORKER_MS }, { answer: WORKER_ANSWER }],
+  },
+  "claude-task": {
+    turns: [
+      {
+        say: "Delegating.",
+        tool: {
+          name: "mcp__pitroom__pitroom_run",
+          input: { ...RUN_INPUT, model: "fake/mcp-slow-worker", waitSeconds: undefined },
+        },
+      },
+      { say: "Meanwhile I read it myself.", read: "src/app.ts" },
+      { answer: "The worker is still on it." },
+    ],
+    followup: [{ answer: "The worker answered." }],
+  },
   "claude-mcp": {
     turns: [
       { say: "Delegating.", tool: { name: "mcp__pitroom__pitroom_run", input: RUN_INPUT } },
@@ -247,16 +271,21 @@ Deno.test("Claude Code calls pitroom_run over HTTP with the bearer token", async
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  const reader = serve.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let banner = "";
+  // Read to the end, so the child's stderr is closed by the time the test ends.
+  let drained: Promise<void> | undefined;
   try {
-    const reader = serve.stderr.pipeThrough(new TextDecoderStream()).getReader();
-    let banner = "";
     while (!/register it: .*\n/.test(banner)) {
       const { value, done } = await reader.read();
       if (done) throw new Error(`pitroom mcp --http ended: ${banner}`);
       banner += value;
     }
-    reader.releaseLock();
-    serve.stderr.pipeTo(new WritableStream()).catch(() => {});
+    drained = (async () => {
+      while (!(await reader.read()).done) {
+        // The server's later lines are not looked at.
+      }
+    })();
     const url = /serving (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(banner)?.[1];
     assert.ok(url, banner);
     const add = await client(w, [
@@ -292,5 +321,77 @@ Deno.test("Claude Code calls pitroom_run over HTTP with the bearer token", async
   } finally {
     serve.kill("SIGTERM");
     await serve.status;
+    await (drained ?? reader.cancel());
   }
+});
+
+/** A shell word (for `script -c`). */
+function quoted(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+Deno.test("Claude Code (interactive) runs a long pitroom_run as an MCP task in the background and gets its answer when the run ends", async () => {
+  await using w = await world();
+  await install(w, "claude-code");
+  // What a person's first start settles: onboarding done, the API key and the folder trusted.
+  const config = join(w.server.env.CLAUDE_CONFIG_DIR!, ".claude.json");
+  const settled = JSON.parse(await Deno.readTextFile(config));
+  settled.hasCompletedOnboarding = true;
+  settled.theme = "dark";
+  settled.customApiKeyResponses = {
+    approved: [w.server.env.ANTHROPIC_API_KEY!.slice(-20)],
+    rejected: [],
+  };
+  settled.projects = {
+    ...settled.projects,
+    [await Deno.realPath(w.repo)]: { hasTrustDialogAccepted: true, allowedTools: [] },
+  };
+  await Deno.writeTextFile(config, JSON.stringify(settled));
+  const claude = [
+    "claude",
+    "--model",
+    "fake/claude-task",
+    "--allowedTools",
+    "mcp__pitroom__pitroom_run",
+    "Read",
+    "--",
+    "Ask a worker what src/app.ts exports",
+  ];
+  // `script` gives it a terminal; its screen goes nowhere.
+  const session = new Deno.Command("script", {
+    args: ["-qfec", claude.map(quoted).join(" "), "/dev/null"],
+    cwd: w.repo,
+    env: { ...w.env, TERM: "xterm-256color" },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  try {
+    await waitFor(
+      async () =>
+        (await w.server.requests()).some((e) => e.scenario === "claude-task" && e.followup),
+      { timeoutMs: CLIENT_TIMEOUT_MS, what: "the task notification to reach the model" },
+    );
+  } finally {
+    Deno.kill(-session.pid, "SIGTERM");
+    await session.status;
+  }
+  const log: LogEntry[] = await w.server.requests();
+  const at = (match: (e: LogEntry) => boolean) => log.findIndex(match);
+  const turn = (n: number) => (e: LogEntry) =>
+    e.scenario === "claude-task" && !e.followup && e.turn === n;
+  // The call answered at once with a task, which Claude Code moved to the background.
+  const afterCall = log[at(turn(1))];
+  assert.ok(afterCall, JSON.stringify(log));
+  assert.match(afterCall.results?.[0] ?? "", /task/i, JSON.stringify(afterCall.results));
+  assert.ok(!(afterCall.results ?? []).some((r) => r.includes(WORKER_ANSWER)));
+  // The model kept working: its next calls came before the worker's model had answered once.
+  const workerFirst = at((e) => e.scenario === "mcp-slow-worker" && e.turn === 0);
+  assert.ok(workerFirst >= 0, "the worker ran");
+  assert.ok(at(turn(2)) >= 0 && at(turn(2)) < workerFirst, JSON.stringify(log));
+  // When the run ended, its answer reached the model.
+  const notified = log[at((e) => e.scenario === "claude-task" && e.followup)]!;
+  assert.ok(notified.user.includes(WORKER_ANSWER), notified.user);
 });

@@ -1,9 +1,12 @@
 /**
- * The Streamable HTTP transport (`pitroom mcp --http`): a Hono app serving `/mcp` with the SDK's
- * web-standard transport, one transport and one server per session. Every request passes, in
- * order: the Host/Origin check (403), the bearer token (401), the body limit (413); a new
- * session past the limit closes one idle for long, or is refused (503). `serveHttp` listens on 127.0.0.1 only and prints
- * where it works and the line that registers it. Closing ends the sessions, never the runs.
+ * The Streamable HTTP transport (`pitroom mcp --http`): a Hono app serving `/mcp` in both
+ * protocol eras. Every request passes, in order: the Host/Origin check (403), the bearer token
+ * (401), the body limit (413). A request whose `_meta` names the 2026-07-28 protocol goes to the
+ * SDK's stateless entry (a server per request, with tasks); anything else is the 2025-11-25
+ * protocol: the SDK's web-standard transport, one transport and one server per session, and a
+ * new session past the limit closes one idle for long, or is refused (503). `serveHttp` listens
+ * on 127.0.0.1 only and prints where it works and the line that registers it. Closing ends the
+ * sessions, never the runs.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -11,7 +14,12 @@ import type { Engine } from "../../engine/mod.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import type { Sys } from "../../sys/mod.ts";
 import { isLocalHost, isLocalOrigin } from "./guard.ts";
-import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
+import { PROTOCOL_VERSION_KEY } from "./discover.ts";
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from "./sdk.ts";
 import { createMcpServer, type McpServerOptions, type PitroomMcpServer } from "./server.ts";
 import { mcpToken, sameToken } from "./token.ts";
 
@@ -53,9 +61,23 @@ function rpcError(status: number, code: number, message: string): Response {
   });
 }
 
+/** True when a body claims the 2026-07-28 protocol (a request's `_meta` names a version). */
+function claimsModern(body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const params = (body as { params?: { _meta?: Record<string, unknown> } }).params;
+  return typeof params?._meta?.[PROTOCOL_VERSION_KEY] === "string";
+}
+
 /** The `/mcp` app (it does not listen: `serveHttp` does, tests may call `app.request`). */
 export function createMcpHttpApp(engine: Engine, options: McpHttpOptions): McpHttpApp {
   const sessions = new Map<string, Session>();
+  // The stateless era: a server per request, no feeds; a request's own abort is its cancellation.
+  const modern = createMcpHandler(
+    () =>
+      createMcpServer(engine, options, { era: "modern", follow: false, connected: () => true })
+        .server,
+    { legacy: "reject", maxRequestBodySize: options.maxBodyBytes ?? 1024 * 1024 },
+  );
   const maxSessions = options.maxSessions ?? 32;
   let opening = 0;
   /** Closes the session idle longest, if it has been idle long enough. */
@@ -101,6 +123,7 @@ export function createMcpHttpApp(engine: Engine, options: McpHttpOptions): McpHt
       }
     }
     const parsed = body === undefined ? {} : { parsedBody: body };
+    if (id === undefined && claimsModern(body)) return await modern.fetch(c.req.raw, parsed);
     if (id !== undefined) {
       const session = sessions.get(id);
       if (session === undefined) return rpcError(404, -32001, "Session not found");
@@ -143,7 +166,7 @@ export function createMcpHttpApp(engine: Engine, options: McpHttpOptions): McpHt
     async close() {
       const open = [...sessions.values()];
       sessions.clear();
-      await Promise.all(open.map((s) => s.mcp.close()));
+      await Promise.all([...open.map((s) => s.mcp.close()), modern.close()]);
     },
   };
 }

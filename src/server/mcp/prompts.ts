@@ -3,7 +3,7 @@
  * shipped with the binary, with the job as its one argument. The skills add theirs here.
  */
 import { z } from "zod/v4";
-import type { McpServer } from "./sdk.ts";
+import type { McpServer, StandardSchemaWithJSON } from "./sdk.ts";
 import research from "./prompts/research.md" with { type: "text" };
 import implement from "./prompts/implement.md" with { type: "text" };
 import review from "./prompts/review.md" with { type: "text" };
@@ -36,6 +36,21 @@ export const PROMPTS: readonly PitroomPrompt[] = [
   },
 ];
 
+/** The one argument of every prompt, as the SDK takes it (a schema that gives its JSON Schema). */
+const ARGS = (() => {
+  const schema = z.object({
+    job: z.string().optional().describe("the question, change or work"),
+  });
+  const json = (io: "input" | "output") => () =>
+    z.toJSONSchema(schema, { target: "draft-7", io }) as Record<string, unknown>;
+  return {
+    "~standard": {
+      ...schema["~standard"],
+      jsonSchema: { input: json("input"), output: json("output") },
+    },
+  } as unknown as StandardSchemaWithJSON<{ job?: string }>;
+})();
+
 /** Registers every prompt. */
 export function registerPrompts(
   server: McpServer,
@@ -45,7 +60,7 @@ export function registerPrompts(
     server.registerPrompt(prompt.name, {
       title: prompt.name,
       description: prompt.description,
-      argsSchema: { job: z.string().optional().describe("the question, change or work") },
+      argsSchema: ARGS,
     }, ({ job }: { job?: string | undefined }) => ({
       messages: [{
         role: "user" as const,

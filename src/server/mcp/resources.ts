@@ -7,12 +7,7 @@
  */
 import type { Engine, FeedEvent, Subscription } from "../../engine/mod.ts";
 import { UsageError } from "../../sys/errors.ts";
-import {
-  type McpServer,
-  ResourceTemplate,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from "./sdk.ts";
+import { type McpServer, ResourceTemplate } from "./sdk.ts";
 
 /** How many runs the lists show. */
 export const LISTED_RUNS = 20;
@@ -35,8 +30,20 @@ export function runUri(id: string): string {
   return `pitroom://run/${id}`;
 }
 
+/** Options of `registerResources`. */
+export interface ResourcesOptions {
+  /** Follow the runs (`list_changed`, and `resources/updated` when subscribed). @default true */
+  follow?: boolean;
+  /** Serve `resources/subscribe` (the 2025-11-25 era; the 2026 one listens instead). @default true */
+  subscribe?: boolean;
+}
+
 /** Registers the two templates; resolves to what ends their feeds. */
-export function registerResources(server: McpServer, engine: Engine): () => Promise<void> {
+export function registerResources(
+  server: McpServer,
+  engine: Engine,
+  options: ResourcesOptions = {},
+): () => Promise<void> {
   server.registerResource(
     "run",
     new ResourceTemplate("pitroom://run/{id}", {
@@ -54,7 +61,7 @@ export function registerResources(server: McpServer, engine: Engine): () => Prom
       description: "A run's report (pitroom show --json)",
       mimeType: "application/json",
     },
-    async (uri, vars) => {
+    async (uri: URL, vars: Record<string, string | string[]>) => {
       const { report } = await engine.found(String(vars.id));
       return {
         contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(report) }],
@@ -78,17 +85,17 @@ export function registerResources(server: McpServer, engine: Engine): () => Prom
       }),
     }),
     { title: "Run patch", description: "The exact diff a run made", mimeType: "text/x-diff" },
-    async (uri, vars) => {
+    async (uri: URL, vars: Record<string, string | string[]>) => {
       const patch = await engine.foundPatch(await engine.found(String(vars.id)));
       return { contents: [{ uri: uri.href, mimeType: "text/x-diff", text: patch }] };
     },
   );
-  return follow(server, engine);
+  if (options.follow === false) return () => Promise.resolve();
+  return follow(server, engine, options.subscribe ?? true);
 }
 
-function follow(server: McpServer, engine: Engine): () => Promise<void> {
+function follow(server: McpServer, engine: Engine, subscribe: boolean): () => Promise<void> {
   const low = server.server;
-  low.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
   const subscribed = new Map<string, Subscription>();
   const notify = (send: () => Promise<void>) => {
     if (!server.isConnected()) return;
@@ -96,27 +103,7 @@ function follow(server: McpServer, engine: Engine): () => Promise<void> {
       // The session closed between the check and the send: nobody is left to tell.
     });
   };
-  low.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
-    const match = URI.exec(params.uri);
-    if (match === null) {
-      throw new UsageError(`Unknown resource "${params.uri}": expected pitroom://run/RUN`);
-    }
-    if (subscribed.has(params.uri)) return {};
-    const { id } = await engine.get(match[1]!);
-    const feed = engine.subscribe({ runs: [id] }, ({ event, replay }) => {
-      if (replay || !STATE_EVENTS.has(event.type)) return;
-      notify(() => low.sendResourceUpdated({ uri: params.uri }));
-    });
-    subscribed.set(params.uri, feed);
-    await feed.ready;
-    return {};
-  });
-  low.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => {
-    const feed = subscribed.get(params.uri);
-    subscribed.delete(params.uri);
-    await feed?.close();
-    return {};
-  });
+  if (subscribe) serveSubscribe(low, engine, subscribed, notify);
   // Every live run, and each run started from now on by any process.
   let listening = false;
   const live = engine.subscribe({ live: true }, ({ event, replay }) => {
@@ -132,4 +119,34 @@ function follow(server: McpServer, engine: Engine): () => Promise<void> {
     await Promise.all([...subscribed.values()].map((s) => s.close()));
     subscribed.clear();
   };
+}
+
+/** `resources/subscribe` and `unsubscribe`: `resources/updated` when a run changes state. */
+function serveSubscribe(
+  low: McpServer["server"],
+  engine: Engine,
+  subscribed: Map<string, Subscription>,
+  notify: (send: () => Promise<void>) => void,
+): void {
+  low.setRequestHandler("resources/subscribe", async ({ params }) => {
+    const match = URI.exec(params.uri);
+    if (match === null) {
+      throw new UsageError(`Unknown resource "${params.uri}": expected pitroom://run/RUN`);
+    }
+    if (subscribed.has(params.uri)) return {};
+    const { id } = await engine.get(match[1]!);
+    const feed = engine.subscribe({ runs: [id] }, ({ event, replay }) => {
+      if (replay || !STATE_EVENTS.has(event.type)) return;
+      notify(() => low.sendResourceUpdated({ uri: params.uri }));
+    });
+    subscribed.set(params.uri, feed);
+    await feed.ready;
+    return {};
+  });
+  low.setRequestHandler("resources/unsubscribe", async ({ params }) => {
+    const feed = subscribed.get(params.uri);
+    subscribed.delete(params.uri);
+    await feed?.close();
+    return {};
+  });
 }

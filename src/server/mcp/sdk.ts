@@ -1,27 +1,23 @@
 /**
- * The MCP SDK, as the server uses it: one module re-exports what we need, each line with a
- * `@ts-types` hint (`deno check` reads the SDK's `.js` subpaths as `any` without it).
+ * The MCP SDK (v2: `@modelcontextprotocol/server`), as the server uses it: one module re-exports
+ * what we need, so the rest of server/mcp/ names no package.
  */
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-export { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-export type { RegisteredTool, ToolCallback } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
 export {
+  createMcpHandler,
   isInitializeRequest,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
+  isLegacyRequest,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceTemplate,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 export type {
   CallToolResult,
-  ServerNotification,
-  ServerRequest,
+  McpRequestContext,
+  ServerContext,
+  StandardSchemaWithJSON,
   ToolAnnotations,
-} from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
-export type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+  Transport,
+} from "@modelcontextprotocol/server";
+export { serveStdio } from "@modelcontextprotocol/server/stdio";

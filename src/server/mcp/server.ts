@@ -1,16 +1,19 @@
 /**
  * `createMcpServer(engine, options)`: one MCP server (no transport) with Pitroom's tools,
- * resources and prompts over one engine. Each stdio process has one; over HTTP each session has
- * its own. Closing it ends its feeds and any waiting, never a run.
+ * resources and prompts over one engine, for one protocol era. A 2025-11-25 (legacy) server is
+ * one session's: stdio's process, an HTTP session. A 2026-07-28 (modern) server answers
+ * stateless requests: stdio's process pins one, HTTP makes one per request; it also serves the
+ * Tasks extension (tasks.ts). Closing it ends its feeds and any waiting, never a run.
  */
 import type { Engine } from "../../engine/mod.ts";
 import type { Clock } from "../../sys/mod.ts";
-import instructions from "./instructions.md" with { type: "text" };
 import { readsStructured } from "./clients.ts";
+import { CAPABILITIES, INSTRUCTIONS, serverInfo } from "./discover.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { McpServer } from "./sdk.ts";
-import { type ContextOf, registerTool } from "./tool.ts";
+import { registerTasks } from "./tasks.ts";
+import { type ContextOf, registerTools } from "./tool.ts";
 import { TOOLS } from "./tools/mod.ts";
 
 /** Options of `createMcpServer`. */
@@ -25,6 +28,24 @@ export interface McpServerOptions {
    * few seconds carry it, unless the `mcpDash` setting is off. @default no address
    */
   dashAddress?: () => Promise<string | undefined>;
+  /** The key that signs task ids (task_id.ts); without it no call becomes a task. */
+  taskKey?: () => Promise<CryptoKey>;
+}
+
+/** Which protocol a server speaks: 2025-11-25 and before, or 2026-07-28. */
+export type Era = "legacy" | "modern";
+
+/** Options of one server beyond the shared ones. */
+export interface CreateOptions {
+  /** @default "legacy" */
+  era?: Era;
+  /**
+   * Follow the runs to send `list_changed` and `resources/updated` (a long-lived server: stdio,
+   * an HTTP session); a per-request modern server does not. @default true
+   */
+  follow?: boolean;
+  /** The transport is still open (a closed session stops no run). @default the server's own */
+  connected?: () => boolean;
 }
 
 /** A server and what ends it. */
@@ -35,29 +56,47 @@ export interface PitroomMcpServer extends AsyncDisposable {
 }
 
 /** The MCP server over `engine`. */
-export function createMcpServer(engine: Engine, options: McpServerOptions): PitroomMcpServer {
-  const server = new McpServer(
-    { name: "pitroom", title: "Pitroom", version: options.version },
-    { instructions },
-  );
+export function createMcpServer(
+  engine: Engine,
+  options: McpServerOptions,
+  create: CreateOptions = {},
+): PitroomMcpServer {
+  const era = create.era ?? "legacy";
+  const server = new McpServer(serverInfo(options.version), {
+    instructions: INSTRUCTIONS,
+    capabilities: CAPABILITIES[era],
+  });
   const dashAddress = async (): Promise<string | undefined> => {
     if (options.dashAddress === undefined) return undefined;
     const { settings } = await engine.settings();
     return settings.mcpDash.value ? await options.dashAddress() : undefined;
   };
+  const connected = create.connected ?? (() => server.isConnected());
   const contextOf: ContextOf = (extra) => ({
     engine,
     dir: options.dir,
     clock: options.clock,
     extra,
-    connected: () => server.isConnected(),
+    connected,
     dashAddress,
-    readsStructured: () => readsStructured(server.server.getClientVersion()?.name),
+    // A 2026-07-28 request names its client; a 2025 session named it at `initialize`.
+    readsStructured: () =>
+      readsStructured(extra.clientName ?? server.server.getClientVersion()?.name),
   });
   const inflight = new Set<Promise<unknown>>();
-  for (const tool of TOOLS) registerTool(server, tool, contextOf, inflight);
+  const tasks = era === "modern" && options.taskKey !== undefined
+    ? registerTasks(server, { engine, clock: options.clock, key: options.taskKey, contextOf })
+    : undefined;
+  registerTools(server, TOOLS, contextOf, {
+    inflight,
+    legacyExecution: era === "legacy",
+    ...(tasks === undefined ? {} : { onCall: tasks.onCall }),
+  });
   registerPrompts(server);
-  const endFeeds = registerResources(server, engine);
+  const endFeeds = registerResources(server, engine, {
+    follow: create.follow ?? true,
+    subscribe: era === "legacy",
+  });
   let closed: Promise<void> | undefined;
   const close = () =>
     closed ??= (async () => {

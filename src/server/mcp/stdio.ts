@@ -1,28 +1,48 @@
 /**
- * The stdio transport: one server on this process's stdin and stdout (`pitroom mcp`). It ends
- * when the client closes stdin or `signal` aborts; the runs go on in the state dir's host.
+ * The stdio transport (`pitroom mcp`): the SDK's dual-era entry on the early front
+ * (stdio_front.ts). The client's opening picks the era of this process: `initialize` a
+ * 2025-11-25 session, a request with the 2026-07-28 `_meta` the stateless protocol (with
+ * tasks); one server of that era is made and serves until the client closes stdin or `signal`
+ * aborts. The runs go on in the state dir's host.
  */
-import process from "node:process";
-import type { PitroomMcpServer } from "./server.ts";
-import { StdioServerTransport } from "./sdk.ts";
+import { serveStdio as serveEras, type Transport } from "./sdk.ts";
+import type { Era, PitroomMcpServer } from "./server.ts";
+import { StdioFront } from "./stdio_front.ts";
 
-/** Serves `mcp` on stdio until the client goes away or `signal` aborts. */
+/** Options of `serveStdio`. */
+export interface ServeStdioOptions {
+  signal?: AbortSignal;
+  /** The transport, when it was started early (else one over stdin and stdout). */
+  front?: StdioFront;
+  /** Pitroom's version (for a front made here). @default "0" */
+  version?: string;
+}
+
+/** Serves the server `make` gives for the client's era on stdio until the client goes away. */
 export async function serveStdio(
-  mcp: PitroomMcpServer,
-  options: { signal?: AbortSignal } = {},
+  make: (era: Era) => PitroomMcpServer,
+  options: ServeStdioOptions = {},
 ): Promise<void> {
-  const transport = new StdioServerTransport(process.stdin, process.stdout);
-  const closed = Promise.withResolvers<void>();
-  transport.onclose = () => closed.resolve();
-  const end = () => void transport.close();
-  process.stdin.once("end", end);
+  const front = options.front ?? new StdioFront(options.version ?? "0");
+  let served: PitroomMcpServer | undefined;
+  const end = () => void front.close();
   options.signal?.addEventListener("abort", end, { once: true });
+  if (options.signal?.aborted) end();
+  const handle = serveEras(({ era }) => {
+    served = make(era === "modern" ? "modern" : "legacy");
+    return served.server;
+  }, {
+    transport: front as unknown as Transport,
+    onerror: () => {
+      // A malformed line or a send to a closed pipe: the client hears of the first, the second
+      // has nobody left to tell.
+    },
+  });
   try {
-    await mcp.server.connect(transport);
-    await closed.promise;
+    await front.ended;
   } finally {
-    process.stdin.off("end", end);
     options.signal?.removeEventListener("abort", end);
-    await mcp.close();
+    await handle.close();
+    await served?.close();
   }
 }

@@ -35,32 +35,40 @@ export async function mcpToken(sys: Sys): Promise<McpToken> {
     return { token: fromEnv.trim() };
   }
   const path = tokenPath(sys.stateDir);
-  const kept = await readToken(path);
-  if (kept !== null) return { token: kept, path };
+  return { token: await keptSecret(sys, path, "MCP token"), path };
+}
+
+/**
+ * A secret kept in a state-dir file (owner-only), made on first use from 256 random bits; two
+ * processes making it at once agree on one (the file is linked into place, never replaced).
+ */
+export async function keptSecret(sys: Sys, path: string, what: string): Promise<string> {
+  const kept = await readToken(path, what);
+  if (kept !== null) return kept;
   await Deno.mkdir(sys.stateDir, { recursive: true, mode: 0o700 });
   const temp = `${path}.${sys.pid}.${sys.randomHex(4)}.tmp`;
   await Deno.writeTextFile(temp, sys.randomHex(32) + "\n", { mode: 0o600, createNew: true });
   try {
     await Deno.link(temp, path);
   } catch (error) {
-    // Another server made it first: use theirs.
+    // Another process made it first: use theirs.
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   } finally {
     await Deno.remove(temp);
   }
-  const made = await readToken(path);
-  if (made === null) throw new RefusedError("mcp_token", `The MCP token file "${path}" is empty`);
-  return { token: made, path };
+  const made = await readToken(path, what);
+  if (made === null) throw new RefusedError("mcp_token", `The ${what} file "${path}" is empty`);
+  return made;
 }
 
-async function readToken(path: string): Promise<string | null> {
+async function readToken(path: string, what: string): Promise<string | null> {
   let text: string;
   try {
     const info = await Deno.stat(path);
     if (info.mode !== null && (info.mode & 0o077) !== 0) {
       throw new RefusedError(
         "mcp_token",
-        `The MCP token file "${path}" can be read by others (mode ${
+        `The ${what} file "${path}" can be read by others (mode ${
           (info.mode & 0o777).toString(8)
         })`,
         { hint: `chmod 600 ${path}` },
@@ -73,7 +81,7 @@ async function readToken(path: string): Promise<string | null> {
   }
   const token = text.trim();
   if (token.length < MIN_TOKEN_LENGTH) {
-    throw new RefusedError("mcp_token", `The MCP token file "${path}" holds no usable token`, {
+    throw new RefusedError("mcp_token", `The ${what} file "${path}" holds no usable token`, {
       hint: `remove it to get a new one: rm ${path}`,
     });
   }

@@ -7,8 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { PitroomEvent } from "../../../src/engine/mod.ts";
 import { followRuns } from "../../../src/server/mcp/follow.ts";
-import type { RequestHandlerExtra } from "../../../src/server/mcp/sdk.ts";
-import type { ToolContext } from "../../../src/server/mcp/tool.ts";
+import type { CallExtra, ToolContext } from "../../../src/server/mcp/tool.ts";
 import { FakeClock } from "../../support/clock.ts";
 import { engineWorld } from "../../support/engine_world.ts";
 import { tempDir, tempRepo, waitFor } from "../../support/temp.ts";
@@ -46,7 +45,7 @@ Deno.test("a waiting call's progress says the run stalled, then that it runs aga
       messages.push(note.params.message ?? "");
       return Promise.resolve();
     },
-  } as unknown as RequestHandlerExtra<never, never>;
+  } as unknown as CallExtra;
   const ctx = {
     engine: t.engine,
     dir: t.repo.path,
