@@ -14,7 +14,7 @@
  */
 import type { z } from "zod/v4";
 import type { Engine, RunReport } from "../../engine/mod.ts";
-import { settleHandover, sharesOf } from "../../engine/present.ts";
+import { settleHandover } from "../../engine/present.ts";
 import { errorText } from "../../sys/errors.ts";
 import type { Clock } from "../../sys/mod.ts";
 import type {
@@ -130,14 +130,13 @@ export function resultBytes(result: CallToolResult): number {
   return encoder.encode(JSON.stringify(result)).length;
 }
 
-/** Each run's share of a result: its bytes split by the size of each run's entry. */
-function sharesIn(result: CallToolResult, runs: readonly RunReport[]): Map<string, number> {
+/** Each run's part of a result: the size of its entry among the result's runs. */
+function partsIn(result: CallToolResult, runs: readonly RunReport[]): Map<string, number> {
   const entries = (result.structuredContent?.runs ?? []) as { id?: unknown }[];
-  const weights = new Map(runs.map((r) => {
+  return new Map(runs.map((r) => {
     const entry = entries.find((e) => e.id === r.id);
     return [r.id, entry === undefined ? 0 : encoder.encode(JSON.stringify(entry)).length];
   }));
-  return sharesOf(resultBytes(result), weights);
 }
 
 async function answer(
@@ -148,11 +147,11 @@ async function answer(
   try {
     const answered = await tool.call(input, ctx);
     if (!("render" in answered)) return callResult(tool, answered, ctx);
-    const { result, shares } = settleHandover(
-      answered.runs,
-      (shown) => callResult(tool, answered.render(shown), ctx),
-      (result) => sharesIn(result, answered.runs),
-    );
+    const { result, shares } = settleHandover(answered.runs, {
+      render: (shown) => callResult(tool, answered.render(shown), ctx),
+      size: resultBytes,
+      parts: (result) => partsIn(result, answered.runs),
+    });
     await ctx.engine.handedOver([...shares].map(([id, bytes]) => ({ id, bytes })), {
       via: "mcp",
       what: tool.name,
