@@ -8,7 +8,8 @@
  *
  * A tool that hands runs over (run, wait, review, audit) answers with a `HandingOver`: the
  * result is rendered until each run's receipt states what was returned of it with this result
- * included (engine `settleHandover`), then each run's share of the result's bytes, exactly as
+ * included (engine `settleHandover`; blanks at the end of its text make up a byte or two where
+ * two sizes would each print the other), then each run's share of the result's bytes, exactly as
  * the client gets them (`JSON.stringify` of the result), is recorded on the run
  * (`engine.handedOver`).
  */
@@ -139,6 +140,13 @@ function partsIn(result: CallToolResult, runs: readonly RunReport[]): Map<string
   }));
 }
 
+/** The result with blanks at the end of its text (what a model reads there is unchanged). */
+function padded(result: CallToolResult, bytes: number): CallToolResult {
+  const [first, ...rest] = result.content;
+  if (first?.type !== "text") return result;
+  return { ...result, content: [{ ...first, text: first.text + " ".repeat(bytes) }, ...rest] };
+}
+
 async function answer(
   tool: PitroomTool,
   input: Record<string, unknown>,
@@ -151,6 +159,7 @@ async function answer(
       render: (shown) => callResult(tool, answered.render(shown), ctx),
       size: resultBytes,
       parts: (result) => partsIn(result, answered.runs),
+      pad: padded,
     });
     await ctx.engine.handedOver([...shares].map(([id, bytes]) => ({ id, bytes })), {
       via: "mcp",
