@@ -6,7 +6,7 @@
  * `settleHandover`).
  */
 import type { Engine, RunReport } from "../engine/mod.ts";
-import { settleHandover, sharesOf } from "../engine/present.ts";
+import { settleHandover } from "../engine/present.ts";
 import type { Sys } from "../sys/mod.ts";
 
 const encoder = new TextEncoder();
@@ -34,22 +34,18 @@ export async function printHandedOver(
   runs: readonly RunReport[],
   render: (shown: RunReport[]) => Rendered,
 ): Promise<void> {
-  const { result, shares } = settleHandover(
-    runs,
+  const { result, shares } = settleHandover(runs, {
     render,
-    (out) =>
-      sharesOf(
-        bytesOf(out.text),
-        new Map(runs.map((r, i) => [r.id, bytesOf(out.parts[i] ?? "")])),
-      ),
+    size: (out) => bytesOf(out.text),
+    parts: (out) => new Map(runs.map((r, i) => [r.id, bytesOf(out.parts[i] ?? "")])),
     // Blanks at the end of the last line: nothing a reader or a JSON parser sees.
-    (out, bytes) => ({
+    pad: (out, bytes) => ({
       ...out,
       text: out.text.endsWith("\n")
         ? `${out.text.slice(0, -1)}${" ".repeat(bytes)}\n`
         : out.text + " ".repeat(bytes),
     }),
-  );
+  });
   sys.out.stdout(result.text);
   await engine.handedOver([...shares].map(([id, bytes]) => ({ id, bytes })), {
     via: "cli",

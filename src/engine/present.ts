@@ -19,7 +19,13 @@ export {
   type RunBrief,
   runBrief,
 } from "./follow/brief.ts";
-export { type Returned, settleHandover, sharesOf, withReturned } from "./follow/handover.ts";
+export {
+  type Handing,
+  type Returned,
+  settleHandover,
+  sharesOf,
+  withReturned,
+} from "./follow/handover.ts";
 export { describeWatchLines } from "./follow/watch_lines.ts";
 export { CHECK_SECTIONS } from "./setup/sections.ts";
 export { TASK_LIMIT_BYTES } from "./request/attach.ts";

@@ -3,7 +3,13 @@
  * actions by the run's state and face; and a result that states its own size (handover.ts).
  */
 import assert from "node:assert/strict";
-import { briefText, runBrief, settleHandover, sharesOf } from "../../src/engine/present.ts";
+import {
+  briefText,
+  runBrief,
+  settleHandover,
+  sharesOf,
+  withReturned,
+} from "../../src/engine/present.ts";
 import type { ChangedFile, RunRecord } from "../../src/store/record.ts";
 import { finishedRun } from "../cli/_setup.ts";
 
@@ -133,15 +139,11 @@ Deno.test("sharesOf() splits every byte, in proportion, and settleHandover() pri
   assert.deepEqual([...sharesOf(5, new Map([["a", 0], ["b", 0]])).values()], [3, 2]);
 
   const runs = [record(), record({ id: "20261201-100000-bbbb", answer: "x".repeat(3000) })];
-  const { result, shares: settled } = settleHandover(
-    runs,
-    (shown) => shown.map((r) => `${r.id}: ${r.answer} (${runBrief(r, 0).receipt})\n`),
-    (parts) =>
-      sharesOf(
-        parts.join("").length,
-        new Map(runs.map((r, i) => [r.id, parts[i]!.length])),
-      ),
-  );
+  const { result, shares: settled } = settleHandover(runs, {
+    render: (shown) => shown.map((r) => `${r.id}: ${r.answer} (${runBrief(r, 0).receipt})\n`),
+    size: (parts) => parts.join("").length,
+    parts: (parts) => new Map(runs.map((r, i) => [r.id, parts[i]!.length])),
+  });
   assert.equal([...settled.values()].reduce((s, n) => s + n, 0), result.join("").length);
   for (const [i, r] of runs.entries()) {
     const tokens = Math.ceil(settled.get(r.id)! / 4);
@@ -149,33 +151,78 @@ Deno.test("sharesOf() splits every byte, in proportion, and settleHandover() pri
   }
 });
 
-Deno.test("settleHandover(): two figures that each print the other's size settle on the larger, padded to it", () => {
+Deno.test("settleHandover(): two sizes that each print the other settle on the larger, padded to it", () => {
   const run = record();
   // 2,032 bytes print as 2,034 and 2,034 as 2,032 (a digit of the compression comes and goes).
   const size = (bytes: number | undefined) =>
     bytes === undefined ? 2000 : bytes === 2032 ? 2034 : bytes === 2034 ? 2032 : 2032;
   const renders: number[] = [];
-  const { result, shares } = settleHandover(
-    [run],
-    (shown) => {
+  const handing = {
+    render: (shown: RunRecord[]) => {
       const bytes = shown[0]!.receipt?.returned?.bytes;
       renders.push(bytes ?? 0);
       return "x".repeat(
         size(bytes === undefined ? undefined : bytes - (run.receipt?.returned?.bytes ?? 0)),
       );
     },
-    (text) => new Map([[run.id, text.length]]),
-    (text, bytes) => text + " ".repeat(bytes),
-  );
+    size: (text: string) => text.length,
+    parts: (text: string) => new Map([[run.id, text.length]]),
+  };
+  const { result, shares } = settleHandover([run], {
+    ...handing,
+    pad: (text, bytes) => text + " ".repeat(bytes),
+  });
   assert.equal(result.length, 2034);
   assert.equal(shares.get(run.id), 2034);
   // The figure the result prints is its own size.
   assert.equal(renders.at(-1)! - (run.receipt?.returned?.bytes ?? 0), result.length);
   // Without a way to pad, the shares are still what was measured (exact), the figure a bit off.
-  const plain = settleHandover(
-    [run],
-    (shown) => "x".repeat(size(shown[0]!.receipt?.returned?.bytes)),
-    (text) => new Map([[run.id, text.length]]),
-  );
+  const plain = settleHandover([run], handing);
   assert.equal(plain.shares.get(run.id), plain.result.length);
+});
+
+Deno.test("settleHandover(): several runs where no size prints itself state exactly their shares, padded", () => {
+  for (const count of [1, 2, 3, 5]) {
+    const runs = Array.from({ length: count }, (_, i) => record({ id: `20261201-10000${i}-aaaa` }));
+    // Each run's part: its figure, and a byte more while the figure is under `low` (a decimal
+    // of its compression that a larger figure loses). The parts are alike, so the size splits
+    // evenly; the trailer makes the size cross `low` where no size prints itself.
+    const part = (r: RunRecord, low: number) => {
+      const bytes = r.receipt?.returned?.bytes;
+      return `${r.id} ${String(bytes ?? 0).padStart(8)}${
+        bytes === undefined || bytes < low ? "+" : ""
+      }\n`;
+    };
+    // The size with every figure at `low` or over (the `+` of the plain render's part left out).
+    const above = (part(runs[0]!, 0).length - 1) * count;
+    const trailer = [0, 1].find((t) =>
+      (count * Math.ceil((above + t + 1) / count) - above - t) % 2
+    )!;
+    const low = Math.ceil((above + trailer + 1) / count);
+    const render = (shown: RunRecord[]) =>
+      shown.map((r) => part(r, low)).join("") + "#".repeat(trailer);
+    const sizeStating = (size: number) => {
+      const shares = sharesOf(size, new Map(runs.map((r) => [r.id, 1])));
+      return render(runs.map((r) => withReturned(r, { bytes: shares.get(r.id)!, handovers: 1 })))
+        .length;
+    };
+    for (let size = above - 10; size < above + 2 * count + 10; size++) {
+      assert.notEqual(sizeStating(size), size, `${count} run(s): ${size} bytes print themselves`);
+    }
+    const { result, shares } = settleHandover(runs, {
+      render,
+      size: (text) => text.length,
+      parts: (text) =>
+        new Map(text.split("\n").slice(0, count).map((l, i) => [runs[i]!.id, l.length + 1])),
+      pad: (text, bytes) => text + " ".repeat(bytes),
+    });
+    const stated = [...result.matchAll(/ +(\d+)\+?\n/g)].map((m) => Number(m[1]));
+    assert.deepEqual(
+      stated,
+      runs.map((r) => shares.get(r.id)),
+      `${count} run(s): each states its share`,
+    );
+    assert.equal([...shares.values()].reduce((s, n) => s + n, 0), result.length);
+    assert.match(result, / $/, `${count} run(s): padded`);
+  }
 });

@@ -1,10 +1,12 @@
 /**
  * A result that hands runs over states, in each run's receipt, what was returned of the run, this
  * result included: its own size depends on the figure it prints. `settleHandover` renders the
- * result, measures what it hands over of each run, and renders it again with those figures until
- * they agree (a digit more in a figure is a byte more in the result; two or three rounds). The
- * shares it gives are measured on the result it returns, so they are exact even in the rare case
- * where no round agreed and the printed figure is a token off. Pure.
+ * result, measures it, and renders it again with the figures that size gives until they agree (a
+ * digit more in a figure is a byte more in the result; two or three rounds). The result's size is
+ * split among its runs by the size of each run's own part, taken once, from the result before
+ * any figure of it is printed: the one number to settle is the whole size, whatever the number
+ * of runs. The shares it gives are measured on the result it returns, so they are exact even in
+ * the rare case where no round agreed and the printed figures are a few bytes off. Pure.
  */
 import type { RunRecord } from "../../store/record.ts";
 import { receiptReturned } from "../../store/returned.ts";
@@ -46,56 +48,60 @@ export function sharesOf(total: number, weights: ReadonlyMap<string, number>): M
 /** Most rounds `settleHandover` renders before it takes the last. */
 const ROUNDS = 8;
 
-function same(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
-  return a.size === b.size && [...a].every(([id, n]) => b.get(id) === n);
+/** How a result that hands runs over is made and measured (the CLI's output, an MCP result). */
+export interface Handing<R> {
+  /** The result for the runs as shown (each run's receipt saying what was returned of it). */
+  render(shown: RunRecord[]): R;
+  /** The bytes the result hands over. */
+  size(result: R): number;
+  /** Each run's own part of a result, bytes: the weights its size is split by. */
+  parts(result: R): ReadonlyMap<string, number>;
+  /**
+   * The result with `bytes` blank bytes more, where nobody reads them (the end of a CLI's text,
+   * of an MCP result's text); none when the result cannot take them.
+   */
+  pad?(result: R, bytes: number): R;
 }
 
 /**
  * Renders a result handing `runs` over, each run stating what was handed over of it before (its
- * receipt's `returned`) plus its share of this result; `measure` gives each run's share of a
- * rendered result (bytes). Returns the result and its measured shares.
+ * receipt's `returned`) plus its share of this result. Returns the result and each run's share
+ * of it (bytes; they add up to its size).
  *
- * A figure's digits and the compression it gives can make two figures each print the other's
- * size (2,032 bytes printing as 2,034 and back): after half the rounds without agreement the
- * figures only grow, so they stop at one the result does not exceed, and `pad` (where the result
- * can take blank bytes, as a CLI's text can) fills a one-run result up to the figure it prints.
+ * A figure's digits and the compression it gives can make two sizes each print the other (2,032
+ * bytes printing as 2,034 and back): after half the rounds without agreement the size only
+ * grows, so it stops at one the result does not exceed, and the result is padded up to it.
  */
 export function settleHandover<R>(
   runs: readonly RunRecord[],
-  render: (shown: RunRecord[]) => R,
-  measure: (result: R) => Map<string, number>,
-  pad?: (result: R, bytes: number) => R,
+  handing: Handing<R>,
 ): { result: R; shares: Map<string, number> } {
   const before = new Map(
     runs.map((r) => [r.id, r.receipt?.returned ?? { bytes: 0, handovers: 0 }] as const),
   );
-  let shares = new Map(runs.map((r) => [r.id, 0]));
-  let result = render([...runs]);
-  let measured = measure(result);
-  for (let round = 0; round < ROUNDS && !same(measured, shares); round++) {
-    // Half the rounds as measured (where figures agree, they agree there); then only growing.
-    const growing = round >= ROUNDS / 2;
-    const next = growing
-      ? new Map([...measured].map(([id, n]) => [id, Math.max(n, shares.get(id) ?? 0)] as const))
-      : measured;
-    if (growing && same(next, shares)) break;
-    shares = next;
-    result = render(runs.map((r) => {
+  let result = handing.render([...runs]);
+  const parts = handing.parts(result);
+  const split = (size: number) => sharesOf(size, parts);
+  let made = handing.size(result);
+  let printed: number | undefined;
+  for (let round = 0; round < ROUNDS && made !== printed; round++) {
+    // Half the rounds as measured (where sizes agree, they agree there); then only growing.
+    const next = round >= ROUNDS / 2 ? Math.max(made, printed ?? 0) : made;
+    if (next === printed) break;
+    printed = next;
+    const shares = split(printed);
+    result = handing.render(runs.map((r) => {
       const was = before.get(r.id)!;
       return withReturned(r, {
         bytes: was.bytes + (shares.get(r.id) ?? 0),
         handovers: was.handovers + 1,
       });
     }));
-    measured = measure(result);
+    made = handing.size(result);
   }
-  if (pad !== undefined && runs.length === 1 && !same(measured, shares)) {
-    const id = runs[0]!.id;
-    const missing = (shares.get(id) ?? 0) - (measured.get(id) ?? 0);
-    if (missing > 0) {
-      result = pad(result, missing);
-      measured = measure(result);
-    }
+  if (handing.pad !== undefined && printed !== undefined && made < printed) {
+    result = handing.pad(result, printed - made);
+    made = handing.size(result);
   }
-  return { result, shares: measured };
+  return { result, shares: split(made) };
 }

@@ -10,13 +10,14 @@
  *
  * A tool that hands runs over (run, wait, review, audit) answers with a `HandingOver`: the
  * result is rendered until each run's receipt states what was returned of it with this result
- * included (engine `settleHandover`), then each run's share of the result's bytes, exactly as
+ * included (engine `settleHandover`; blanks at the end of its text make up a byte or two where
+ * two sizes would each print the other), then each run's share of the result's bytes, exactly as
  * the client gets them (`JSON.stringify` of the result), is recorded on the run
  * (`engine.handedOver`).
  */
 import { z } from "zod/v4";
 import type { Engine, RunReport } from "../../engine/mod.ts";
-import { settleHandover, sharesOf } from "../../engine/present.ts";
+import { settleHandover } from "../../engine/present.ts";
 import { errorText } from "../../sys/errors.ts";
 import type { Clock } from "../../sys/mod.ts";
 import type { CallToolResult, McpServer, ServerContext, ToolAnnotations } from "./sdk.ts";
@@ -223,11 +224,12 @@ export async function finish(
   ctx: ToolContext,
 ): Promise<CallToolResult> {
   if (!("render" in answered)) return callResult(tool, answered, ctx);
-  const { result, shares } = settleHandover(
-    answered.runs,
-    (shown) => callResult(tool, answered.render(shown), ctx),
-    (result) => sharesIn(result, answered.runs),
-  );
+  const { result, shares } = settleHandover(answered.runs, {
+    render: (shown) => callResult(tool, answered.render(shown), ctx),
+    size: resultBytes,
+    parts: (result) => partsIn(result, answered.runs),
+    pad: padded,
+  });
   await ctx.engine.handedOver([...shares].map(([id, bytes]) => ({ id, bytes })), {
     via: "mcp",
     what: tool.name,
@@ -255,15 +257,21 @@ export function resultBytes(result: CallToolResult): number {
   return encoder.encode(JSON.stringify(result)).length;
 }
 
-/** Each run's share of a result: its bytes split by the size of each run's entry. */
-function sharesIn(result: CallToolResult, runs: readonly RunReport[]): Map<string, number> {
+/** Each run's part of a result: the size of its entry among the result's runs. */
+function partsIn(result: CallToolResult, runs: readonly RunReport[]): Map<string, number> {
   const content = result.structuredContent as { runs?: { id?: unknown }[] } | undefined;
   const entries = content?.runs ?? [];
-  const weights = new Map(runs.map((r) => {
+  return new Map(runs.map((r) => {
     const entry = entries.find((e) => e.id === r.id);
     return [r.id, entry === undefined ? 0 : encoder.encode(JSON.stringify(entry)).length];
   }));
-  return sharesOf(resultBytes(result), weights);
+}
+
+/** The result with blanks at the end of its text (what a model reads there is unchanged). */
+function padded(result: CallToolResult, bytes: number): CallToolResult {
+  const [first, ...rest] = result.content;
+  if (first?.type !== "text") return result;
+  return { ...result, content: [{ ...first, text: first.text + " ".repeat(bytes) }, ...rest] };
 }
 
 /** A thrown error as a tool result: the CLI's message and hint, `isError` set. */
