@@ -228,7 +228,7 @@ async function runOnce(
 function sessionIdOf(backend: Backend, stdout: string[]): string | undefined {
   const state = backend.newState();
   for (const line of stdout) {
-    for (const e of backend.parse(line, state, 0)) {
+    for (const e of backend.parse(line, state, { time: 0, since: 0, start: 0 })) {
       if (e.type === "worker.session") return e.sessionId;
     }
   }

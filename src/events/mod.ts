@@ -77,11 +77,13 @@ export const EVENTS = {
     status: oneOf(["ok", "error", "denied"] as const),
     error: opt(str),
     /**
-     * When the call started (ms since the epoch), where the CLI tells it: its own start time, or
-     * when the line announcing the call was read; the event's time is when it was reported done.
+     * A moment the call certainly started after (ms since the epoch): the time the CLI states for
+     * it where that can be true, else the moment the line announcing it was certainly written
+     * after (never when that line was read: a busy host reads it late). The event's time is when
+     * the call was reported done.
      */
     started: opt(num),
-    /** When the call ended, where the CLI tells it (before it was reported). */
+    /** When the call ended, where the CLI states it (before it was reported). */
     ended: opt(num),
   },
   "worker.denied": { tool: str, message: str },

@@ -112,6 +112,21 @@ export interface ModelInfo {
   source: "cli" | "builtin" | "config";
 }
 
+/**
+ * When a line of a CLI's output reached Pitroom, and what that says about when the CLI wrote it
+ * (ms since the epoch, Pitroom's clock). The line was written between `since` and `time`: `time`
+ * is an upper bound only (a busy host reads late, and often several lines in one chunk), so a
+ * call's start is never taken from it; `since` is a true lower bound (engine/run/lines.ts).
+ */
+export interface LineTime {
+  /** When the line was read: the CLI wrote it no later. Events are stamped with it. */
+  time: number;
+  /** A moment the CLI certainly wrote the line after. */
+  since: number;
+  /** When the process was started: no line of it, and no time it states, is older. */
+  start: number;
+}
+
 /** Mutable per-stream state a parser keeps between lines (pure: owned by the caller). */
 export interface ParseState {
   steps: number;
@@ -128,10 +143,14 @@ export interface Backend {
   launch(spec: RunSpec): Launch;
   /** A fresh parse state. */
   newState(): ParseState;
-  /** Turns one line of the CLI's stdout into events (pure). `time` stamps the events. */
-  parse(line: string, state: ParseState, time: number): WorkerEvent[];
+  /**
+   * Turns one line of the CLI's stdout into events (pure). `at.time` stamps the events; a tool
+   * call's `started` is a true lower bound of its start: the CLI's own time where it states one
+   * that `at` makes believable, else `at.since` (`callStart` of workers/_time.ts).
+   */
+  parse(line: string, state: ParseState, at: LineTime): WorkerEvent[];
   /** Turns a line of stderr into events, for CLIs that report there (pure). */
-  parseStderr(line: string, state: ParseState, time: number): WorkerEvent[];
+  parseStderr(line: string, state: ParseState, at: LineTime): WorkerEvent[];
   /** Classifies an ended attempt (pure). */
   classify(end: ProcessEnd, events: readonly WorkerEvent[]): Outcome;
   /** Models this worker offers. */

@@ -14,7 +14,9 @@ import {
   type Version,
 } from "../../src/engine/tree/file_history.ts";
 import { changingCalls, windowsFor } from "../../src/engine/tree/attribute.ts";
-import { event, type PitroomEvent } from "../../src/events/mod.ts";
+import { event, type PitroomEvent, type WorkerEvent } from "../../src/events/mod.ts";
+import { claudeBackend } from "../../src/workers/claude/mod.ts";
+import { readAt } from "../support/line_time.ts";
 
 const e = (blob: string): FileEntry => ({ mode: "100644", blob });
 const v = (blob: string | null, lo: number, hi = lo): Version => ({
@@ -124,6 +126,67 @@ Deno.test("windowsFor(): an edit's window runs from its start to its end, a comm
   ]);
   // Without a start, the call's window opens at the worker's event before it.
   assert.deepEqual(windowsFor("b.ts", calls, options)[0], window(1_980, 3_020));
+});
+
+const T0 = Date.parse("2026-12-05T09:56:00.000Z");
+
+/**
+ * The claude run of the issue, as a busy host read it (ms after `T0`): a Read, then a Read and an
+ * Edit of src/app.ts in one model call. The second call's lines (both tool uses and both results)
+ * reached Pitroom in one chunk at 623, after the Edit wrote the file at 575; the read before that
+ * chunk was asked for at 451. claude stamped each line as it made it.
+ */
+function lateClaudeRun(): WorkerEvent[] {
+  const iso = (ms: number) => new Date(T0 + ms).toISOString();
+  const use = (msg: string, id: string, name: string, ms: number) =>
+    JSON.stringify({
+      type: "assistant",
+      message: {
+        id: msg,
+        content: [{ type: "tool_use", id, name, input: { file_path: "/repo/src/app.ts" } }],
+      },
+      timestamp: iso(ms),
+    });
+  const result = (id: string, ms: number) =>
+    JSON.stringify({
+      type: "user",
+      message: { content: [{ type: "tool_result", tool_use_id: id, content: "ok" }] },
+      timestamp: iso(ms),
+    });
+  const lines: [string, number, number][] = [
+    [JSON.stringify({ type: "system", subtype: "init", cwd: "/repo", session_id: "s" }), 300, 0],
+    [use("m1", "r1", "Read", 340), 352, 300],
+    [result("r1", 440), 451, 352],
+    [use("m2", "r2", "Read", 540), 622, 451],
+    [use("m2", "e1", "Edit", 560), 623, 451],
+    [result("r2", 570), 623, 451],
+    [result("e1", 590), 623, 451],
+    [JSON.stringify({ type: "result", result: "Done", usage: {} }), 642, 623],
+  ];
+  const state = claudeBackend.newState();
+  return lines.flatMap(([line, time, since]) =>
+    claudeBackend.parse(line, state, readAt(T0 + time, T0 + since, T0))
+  );
+}
+
+Deno.test("the issue's race: an Edit read late, after it wrote its file, is the worker's; the user's edit before it stays the user's", () => {
+  const calls = changingCalls(lateClaudeRun());
+  const windows = windowsFor("src/app.ts", calls, { roots: ["/repo"], cwd: "", until: T0 + 642 });
+  // The worker's write (the file's change time) came before either of its lines was read.
+  const theirs = v("W", T0 + 575);
+  assert.equal(ownerOf(theirs, windows), "worker");
+  // In a dirty tree: the file was the user's before the run, the Edit its only change.
+  assert.deepEqual(splitOf(e("DIRTY"), e("W"), [theirs], windows), {
+    kind: "worker",
+    segments: [{ before: e("DIRTY"), after: e("W") }],
+  });
+  // The user's edit well before the Edit's window (while claude ran its first Read) stays theirs.
+  const mine = v("U", T0 + 400);
+  assert.equal(ownerOf(mine, windows), "user");
+  assert.deepEqual(splitOf(e("B"), e("W"), [mine, theirs], windows), {
+    kind: "shared",
+    segments: [{ before: e("U"), after: e("W") }],
+  });
 });
 
 Deno.test("parseVersions() and historyOf(): watched folders only, and nothing after the watch broke", () => {

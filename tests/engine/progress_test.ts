@@ -11,6 +11,7 @@ import { emptyProgress } from "../../src/store/record.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";
 import type { WorkerName } from "../../src/workers/types.ts";
 import { endFromNote } from "../workers/_fixtures/note.ts";
+import { readAt } from "../support/line_time.ts";
 
 const TESTDATA = join(import.meta.dirname ?? ".", "..", "workers");
 
@@ -24,8 +25,8 @@ async function events(worker: WorkerName, name: string): Promise<WorkerEvent[]> 
   const { stderr } = endFromNote(await Deno.readTextFile(join(dir, `${name}.txt`)), name);
   const state = backend.newState();
   return [
-    ...lines.flatMap((line) => backend.parse(line, state, 1)),
-    ...stderr.flatMap((line) => backend.parseStderr(line, state, 1)),
+    ...lines.flatMap((line) => backend.parse(line, state, readAt(1))),
+    ...stderr.flatMap((line) => backend.parseStderr(line, state, readAt(1))),
   ];
 }
 

@@ -33,13 +33,13 @@ export async function driveBackend(
   const end = await runProcess(sys, launch, {
     timeoutMs: options.timeoutMs ?? 60_000,
     ...(options.stop ? { stop: options.stop } : {}),
-    onStdoutLine(line) {
+    onStdoutLine(line, at) {
       stdout.push(line);
-      events.push(...backend.parse(line, state, sys.clock.now()));
+      events.push(...backend.parse(line, state, at));
     },
-    onStderrLine(line) {
+    onStderrLine(line, at) {
       stderr.push(line);
-      events.push(...backend.parseStderr(line, state, sys.clock.now()));
+      events.push(...backend.parseStderr(line, state, at));
     },
   });
   return { events, outcome: backend.classify(end, events), end, stdout, stderr };

@@ -7,6 +7,7 @@
  */
 import { event, type WorkerEvent } from "../../src/events/mod.ts";
 import type { Backend, Launch, Outcome, RunSpec } from "../../src/workers/types.ts";
+import { callEnd, callStart } from "../../src/workers/_time.ts";
 
 /** One step of a fake worker's script. */
 export type FakeStep =
@@ -124,7 +125,8 @@ export function fakeBackend(
       };
     },
     newState: () => ({ steps: 0, scratch: {} }),
-    parse(raw, _state, time): WorkerEvent[] {
+    parse(raw, _state, at): WorkerEvent[] {
+      const time = at.time;
       let v: Record<string, unknown>;
       try {
         v = JSON.parse(raw);
@@ -138,15 +140,19 @@ export function fakeBackend(
           return [event("worker.answer", time, { text: String(v.text) })];
         case "session":
           return [event("worker.session", time, { sessionId: String(v.id) })];
-        case "tool":
+        case "tool": {
+          // The worker's own clock where it states times, as a real backend reads them.
+          const started = callStart(typeof v.started === "number" ? v.started : undefined, at);
+          const ended = callEnd(typeof v.ended === "number" ? v.ended : undefined, at, started);
           return [event("worker.tool_call", time, {
             tool: String(v.kind),
             kind: v.kind as "read",
             target: String(v.target),
             status: "ok",
-            ...(typeof v.started === "number" ? { started: v.started } : {}),
-            ...(typeof v.ended === "number" ? { ended: v.ended } : {}),
+            started,
+            ...(ended === undefined ? {} : { ended }),
           })];
+        }
         case "fail":
           return [event("worker.error", time, {
             message: `provider said ${v.fail}`,

@@ -133,14 +133,14 @@ export async function runAttempt(
         timingMark(sys, "spawned");
         sink.spawned(pid);
       },
-      onStdoutLine(line) {
+      onStdoutLine(line, at) {
         gate?.release();
         stream.writeSync(encoder.encode(line + "\n"));
-        take(input.backend.parse(line, state, sys.clock.now()));
+        take(input.backend.parse(line, state, at));
       },
-      onStderrLine(line) {
+      onStderrLine(line, at) {
         stderrLog.writeSync(encoder.encode(line + "\n"));
-        take(input.backend.parseStderr(line, state, sys.clock.now()));
+        take(input.backend.parseStderr(line, state, at));
       },
     });
   } finally {

@@ -1,12 +1,14 @@
 /**
  * The one process shell every worker launch goes through: writes the launch's files, spawns the
  * CLI as a process-group leader with the prompt on stdin (then closed), hands each stdout and
- * stderr line to the caller, enforces the timeout and a stop signal by killing the whole group,
- * and reports how the process ended.
+ * stderr line to the caller with when it was read and when it was certainly written after
+ * (engine/run/lines.ts), enforces the timeout and a stop signal by killing the whole group, and
+ * reports how the process ended.
  */
 import type { HeldSys } from "../../store/state.ts";
 import { dirname } from "../../sys/path.ts";
-import type { Launch, ProcessEnd } from "../../workers/types.ts";
+import type { Launch, LineTime, ProcessEnd } from "../../workers/types.ts";
+import { readLines } from "./lines.ts";
 
 /** Options of one process run. */
 export interface ShellOptions {
@@ -14,8 +16,8 @@ export interface ShellOptions {
   timeoutMs: number;
   /** Aborting stops the worker (`pitroom stop`). */
   stop?: AbortSignal;
-  onStdoutLine(line: string): void;
-  onStderrLine?(line: string): void;
+  onStdoutLine(line: string, at: LineTime): void;
+  onStderrLine?(line: string, at: LineTime): void;
   /** Called once the child is running, with its pid (the group id). */
   onSpawn?(pid: number): void;
   /**
@@ -40,27 +42,6 @@ export function killGroup(sys: Pick<HeldSys, "runner">, pid: number, signal: Den
   return sys.runner.kill(-pid, signal);
 }
 
-async function pumpLines(
-  stream: ReadableStream<Uint8Array> | null,
-  onLine: (line: string) => void,
-): Promise<void> {
-  if (stream === null) return;
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of stream) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline = buffer.indexOf("\n");
-    while (newline >= 0) {
-      const line = buffer.slice(0, newline).replace(/\r$/, "");
-      buffer = buffer.slice(newline + 1);
-      if (line.length > 0) onLine(line);
-      newline = buffer.indexOf("\n");
-    }
-  }
-  buffer += decoder.decode();
-  if (buffer.trim().length > 0) onLine(buffer.replace(/\r$/, ""));
-}
-
 /** Runs a described launch to its end. */
 export async function runProcess(
   sys: HeldSys,
@@ -68,6 +49,8 @@ export async function runProcess(
   options: ShellOptions,
 ): Promise<ProcessEnd> {
   await writeLaunchFiles(launch);
+  // Before the spawn: nothing the process writes, and no time it states, is older.
+  const start = sys.clock.now();
   const child = sys.runner.spawn(launch.argv, {
     cwd: launch.cwd,
     env: launch.env,
@@ -102,12 +85,13 @@ export async function runProcess(
   if (options.stop?.aborted) onStop();
   options.stop?.addEventListener("abort", onStop, { once: true });
 
+  const times = { clock: sys.clock, start };
   const pumps = Promise.all([
-    pumpLines(child.stdout, options.onStdoutLine),
-    pumpLines(child.stderr, (line) => {
+    readLines(child.stdout, options.onStdoutLine, times),
+    readLines(child.stderr, (line, at) => {
       stderrTail = (stderrTail + line + "\n").slice(-STDERR_TAIL);
-      options.onStderrLine?.(line);
-    }),
+      options.onStderrLine?.(line, at);
+    }, times),
   ]);
   const status = await child.status;
   // Leftovers of the worker (a shell it started, a re-exec) die with it: the group is ours.

@@ -81,7 +81,10 @@ const READING_KINDS = new Set(["read", "search", "list", "web"]);
 /** A file-changing call's target, when it started (as far as known) and when it was reported. */
 export interface NamedCall {
   target: string;
-  /** When it started: as the CLI tells it, else the worker's event before it. */
+  /**
+   * When it started at the earliest: the event's `started`, else (a record made before parsers
+   * gave one) the worker's event before it.
+   */
   from: number;
   /** When it ended: as the CLI tells it, else when it was reported. */
   to: number;
@@ -132,8 +135,8 @@ export function changingCalls(
 }
 
 /**
- * How long before a call's known start a write still counts as its own (ms): a start taken from
- * the line announcing the call is read a little after the CLI wrote it.
+ * How long before a call's start a write still counts as its own (ms): a file's change time comes
+ * from the kernel's coarse clock, which lags the clock the start was read from by up to a tick.
  */
 export const START_SLACK_MS = 20;
 /**

@@ -4,11 +4,11 @@
  *
  * Each change from one version to the next happened within a span of time (from the first event
  * that announced it to the file's change time). A call that could have changed the file (an edit
- * or write naming it, or any command) could write it within a window: from the call's start (as
- * the CLI tells it, else the worker's previous event) to when it was reported done (a command:
- * to the worker's last activity). A change within a window is the worker's; a change outside
- * every window is not; a change across a window's edge cannot be told (`unsure`). A file whose
- * changes are all the worker's is the worker's, all not: the user's; both: shared, and the
+ * or write naming it, or any command) could write it within a window: from the call's start (a
+ * moment it certainly started after: the parser's `started`) to when it was reported done (a
+ * command: to the worker's last activity). A change within a window is the worker's; a change
+ * outside every window is not; a change across a window's edge cannot be told (`unsure`). A file
+ * whose changes are all the worker's is the worker's, all not: the user's; both: shared, and the
  * worker's consecutive changes make its segments, each from the version just before the worker's
  * edit to the version it left: what revert takes back out (three-way) and the patch shows.
  */

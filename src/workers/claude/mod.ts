@@ -22,7 +22,7 @@ export const claudeBackend: Backend = {
   launch: claudeLaunch,
   newState: newClaudeState,
   parse: parseClaudeLine,
-  parseStderr: (line, _state, time) => [event("worker.unknown", time, { raw: rawOf(line) })],
+  parseStderr: (line, _state, at) => [event("worker.unknown", at.time, { raw: rawOf(line) })],
   classify: classifyClaude,
   models: () => Promise.resolve(claudeModels()),
 };

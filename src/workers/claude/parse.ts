@@ -13,7 +13,8 @@
  * for one model.
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
-import type { ParseState } from "../types.ts";
+import type { LineTime, ParseState } from "../types.ts";
+import { callEnd, callStart, statedTime } from "../_time.ts";
 import {
   amount,
   count,
@@ -60,7 +61,10 @@ interface PendingTool {
   tool: string;
   kind: ToolKind;
   target: string;
-  /** When the line announcing the call was read. */
+  /**
+   * When the call started: the `timestamp` of the line announcing it, else the moment that line
+   * was certainly written after.
+   */
   started?: number;
 }
 
@@ -220,8 +224,9 @@ function isZero(t: Totals): boolean {
   return t.input === 0 && t.output === 0 && t.cached === 0 && t.reasoning === 0;
 }
 
-function parseAssistant(line: Json, state: ParseState, time: number): WorkerEvent[] {
+function parseAssistant(line: Json, state: ParseState, at: LineTime): WorkerEvent[] {
   const s = scratchOf(state);
+  const time = at.time;
   const message = isObject(line.message) ? line.message : {};
   if (line.is_api_error_message === true || message.model === "<synthetic>") {
     // The API error is reported once, by the `result` line; remember its type for it.
@@ -251,15 +256,18 @@ function parseAssistant(line: Json, state: ParseState, time: number): WorkerEven
     } else if (block.type === "tool_use" && typeof block.id === "string") {
       s.pending[`#${block.id}`] = {
         ...describeTool(str(block.name) ?? "unknown", block.input, s.cwd),
-        started: time,
+        started: callStart(statedTime(line.timestamp), at),
       };
     }
   }
   return out;
 }
 
-function parseUser(line: Json, state: ParseState, time: number): WorkerEvent[] {
+function parseUser(line: Json, state: ParseState, at: LineTime): WorkerEvent[] {
   const s = scratchOf(state);
+  const time = at.time;
+  // Each tool result line states when it was made: after its call wrote what it wrote.
+  const stated = statedTime(line.timestamp);
   const message = isObject(line.message) ? line.message : {};
   const content = Array.isArray(message.content) ? message.content.filter(isObject) : [];
   const out: WorkerEvent[] = [];
@@ -277,10 +285,12 @@ function parseUser(line: Json, state: ParseState, time: number): WorkerEvent[] {
     const denied = removed || s.denied.includes(id);
     s.denied = s.denied.filter((d) => d !== id);
     const status = denied ? "denied" : failed ? "error" : "ok";
+    const ended = pending.started === undefined ? undefined : callEnd(stated, at, pending.started);
     out.push(event("worker.tool_call", time, {
       ...pending,
       status,
       ...(failed ? { error } : {}),
+      ...(ended === undefined ? {} : { ended }),
     }));
   }
   return out;
@@ -367,16 +377,21 @@ function parseResult(line: Json, state: ParseState, time: number): WorkerEvent[]
   return out;
 }
 
-/** Turns one stdout line of claude into events (pure; `state` is the caller's). */
-export function parseClaudeLine(line: string, state: ParseState, time: number): WorkerEvent[] {
+/**
+ * Turns one stdout line of claude into events (pure; `state` is the caller's). A tool call starts
+ * at the `timestamp` of its `assistant` line and ends at that of its `tool_result` line (claude
+ * 2.1 stamps both with its clock: the message was made before the call ran, the result after).
+ */
+export function parseClaudeLine(line: string, state: ParseState, at: LineTime): WorkerEvent[] {
+  const time = at.time;
   const value = parseJsonObject(line);
   const unknown = () => [event("worker.unknown", time, { raw: rawOf(line) })];
   if (value === null) return unknown();
   switch (value.type) {
     case "assistant":
-      return parseAssistant(value, state, time);
+      return parseAssistant(value, state, at);
     case "user":
-      return parseUser(value, state, time);
+      return parseUser(value, state, at);
     case "result":
       return parseResult(value, state, time);
     case "system":

@@ -11,12 +11,19 @@
  * the previous totals; `error` and `turn.failed` -> errors. Stderr: `ERROR
  * codex_core::tools::router: ...` (a rejected patch, an unsupported tool) -> denied.
  *
+ * Codex states no times: a call starts at the bound of its `item.started` line (`LineTime.since`,
+ * the moment the read before it was asked for, which a whole model call usually separates from the
+ * call; codex's printer gets the item from an event the agent sends as it begins the call, so the
+ * line itself may come a moment after the call began), else at the bound of the line before its
+ * `item.completed`.
+ *
  * Scratch keys: `usageTotals` (the thread's totals after the last turn; the engine stores them to
  * seed a follow-up), `priorUsage` (set by the engine for a resumed session: the totals the thread
- * had before this attempt), `lastMessage` (the turn's latest agent message).
+ * had before this attempt), `lastMessage` (the turn's latest agent message), `started` (the
+ * starts of calls begun and not done, by `#` + item id), `lastSince` (the previous line's bound).
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
-import type { ParseState } from "../types.ts";
+import type { LineTime, ParseState } from "../types.ts";
 import {
   count,
   isObject,
@@ -239,7 +246,19 @@ function errorEvent(message: string, name: string, time: number): WorkerEvent {
 }
 
 /** Turns one stdout line of `codex exec --json` into events. */
-export function parseCodexLine(line: string, state: ParseState, time: number): WorkerEvent[] {
+export function parseCodexLine(line: string, state: ParseState, at: LineTime): WorkerEvent[] {
+  const before = state.scratch.lastSince;
+  state.scratch.lastSince = at.since;
+  return lineEvents(line, state, at, typeof before === "number" ? before : at.since);
+}
+
+function lineEvents(
+  line: string,
+  state: ParseState,
+  at: LineTime,
+  before: number,
+): WorkerEvent[] {
+  const time = at.time;
   const value = parseJsonObject(line);
   const unknown = () => [event("worker.unknown", time, { raw: rawOf(line) })];
   if (value === null) return unknown();
@@ -254,7 +273,7 @@ export function parseCodexLine(line: string, state: ParseState, time: number): W
       const id = isObject(value.item) ? str(value.item.id) : "";
       if (id !== "") {
         const starts = isObject(state.scratch.started) ? state.scratch.started : {};
-        state.scratch.started = { ...starts, [`#${id}`]: time };
+        state.scratch.started = { ...starts, [`#${id}`]: at.since };
       }
       return [];
     }
@@ -266,9 +285,10 @@ export function parseCodexLine(line: string, state: ParseState, time: number): W
       if (events === null) return unknown();
       const starts = isObject(state.scratch.started) ? state.scratch.started : {};
       const key = `#${str(value.item.id)}`;
-      const started = starts[key];
-      if (typeof started !== "number") return events;
+      const begun = starts[key];
       delete starts[key];
+      // A call seen only done: the bound of the line before its report is the best there is.
+      const started = typeof begun === "number" ? begun : before;
       return events.map((ev) => ev.type === "worker.tool_call" ? { ...ev, started } : ev);
     }
     case "turn.completed": {
@@ -314,7 +334,11 @@ function refusedTool(message: string): { tool: string; kind: ToolKind; target: s
 }
 
 /** Turns one stderr line of codex into events: tool refusals, which codex reports only there. */
-export function parseCodexStderr(line: string, _state: ParseState, time: number): WorkerEvent[] {
+export function parseCodexStderr(
+  line: string,
+  _state: ParseState,
+  { time }: LineTime,
+): WorkerEvent[] {
   const match = ROUTER.exec(line.replace(ANSI, ""));
   if (match?.[1] === undefined) return [];
   const message = oneLine(match[1], TARGET_CHARS);

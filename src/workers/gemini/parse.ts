@@ -20,7 +20,8 @@
  * after tool results.
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
-import type { ParseState } from "../types.ts";
+import type { LineTime, ParseState } from "../types.ts";
+import { callEnd, callStart, statedTime } from "../_time.ts";
 import { count, isObject, lookup, parseJsonObject, rawOf, str } from "../_json.ts";
 import { oneLine } from "../../sys/text.ts";
 
@@ -64,7 +65,10 @@ const TARGET_CHARS = 160;
 interface PendingTool {
   tool: string;
   target: string;
-  /** When the line announcing the call was read. */
+  /**
+   * When the call started: the `timestamp` of its `tool_use` line, else the moment that line was
+   * certainly written after.
+   */
   started?: number;
 }
 
@@ -161,13 +165,24 @@ function flushText(s: Scratch, time: number): WorkerEvent[] {
   return s.text === "" ? [] : [event("worker.text", time, { text: s.text })];
 }
 
-function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number): WorkerEvent[] {
+function parseToolResult(
+  line: Record<string, unknown>,
+  s: Scratch,
+  at: LineTime,
+): WorkerEvent[] {
+  const time = at.time;
   const id = `#${str(line.tool_id) ?? ""}`;
   const pending = lookup(s.tools, id) ?? { tool: "unknown", target: "" };
   delete s.tools[id];
   s.inTurn = false;
   const kind = toolKind(pending.tool);
-  const started = pending.started === undefined ? {} : { started: pending.started };
+  const ended = pending.started === undefined
+    ? undefined
+    : callEnd(statedTime(line.timestamp), at, pending.started);
+  const times = {
+    ...(pending.started === undefined ? {} : { started: pending.started }),
+    ...(ended === undefined ? {} : { ended }),
+  };
   if (line.status === "success") {
     return [
       event("worker.tool_call", time, {
@@ -175,7 +190,7 @@ function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number
         kind,
         target: pending.target,
         status: "ok",
-        ...started,
+        ...times,
       }),
     ];
   }
@@ -190,7 +205,7 @@ function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number
         target: pending.target,
         status: "denied",
         error: message,
-        ...started,
+        ...times,
       }),
       event("worker.denied", time, { tool: pending.tool, message }),
     ];
@@ -202,7 +217,7 @@ function parseToolResult(line: Record<string, unknown>, s: Scratch, time: number
       target: pending.target,
       status: "error",
       error: message,
-      ...started,
+      ...times,
     }),
   ];
 }
@@ -244,8 +259,13 @@ function parseResult(line: Record<string, unknown>, s: Scratch, time: number): W
   return out;
 }
 
-/** Turns one stdout line of gemini's stream-json into events (pure). */
-export function parseGeminiLine(line: string, state: ParseState, time: number): WorkerEvent[] {
+/**
+ * Turns one stdout line of gemini's stream-json into events (pure). A tool call starts at the
+ * `timestamp` of its `tool_use` line (gemini prints it before it runs the call) and ends at that
+ * of its `tool_result` line.
+ */
+export function parseGeminiLine(line: string, state: ParseState, at: LineTime): WorkerEvent[] {
+  const time = at.time;
   const value = parseJsonObject(line);
   if (value === null) return [event("worker.unknown", time, { raw: rawOf(line) })];
   const s = scratchOf(state);
@@ -271,12 +291,12 @@ export function parseGeminiLine(line: string, state: ParseState, time: number): 
       s.tools[`#${str(value.tool_id) ?? ""}`] = {
         tool,
         target: toolTarget(tool, params),
-        started: time,
+        started: callStart(statedTime(value.timestamp), at),
       };
       return out;
     }
     case "tool_result":
-      return parseToolResult(value, s, time);
+      return parseToolResult(value, s, at);
     case "result":
       return parseResult(value, s, time);
     case "error": {

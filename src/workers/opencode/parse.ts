@@ -10,7 +10,8 @@
  * second adds nothing (stdout and stderr are read apart: either may be first).
  */
 import { event, type ToolKind, type WorkerEvent } from "../../events/mod.ts";
-import type { ParseState } from "../types.ts";
+import type { LineTime, ParseState } from "../types.ts";
+import { callEnd, callStart, statedTime } from "../_time.ts";
 import {
   amount,
   count,
@@ -77,7 +78,14 @@ function denialMessage(text: string): string {
   return oneLine(text.replace(/\s*Here are some of the relevant rules[\s\S]*$/, ""), TARGET_CHARS);
 }
 
-function toolEvents(part: Json, scratch: Scratch, time: number): WorkerEvent[] {
+/**
+ * The events of a `tool_use` line. OpenCode prints a call only once it is done (and its lines
+ * reach stdout through its event bus, after what they report may have happened), so a call's
+ * start is the part's own `time.start`; when that is missing or not believable, the bound of the
+ * step's first line is the best the stream gives.
+ */
+function toolEvents(part: Json, scratch: Scratch, at: LineTime): WorkerEvent[] {
+  const time = at.time;
   const state = isObject(part.state) ? part.state : {};
   const input = isObject(state.input) ? state.input : {};
   const status = str(state.status);
@@ -93,17 +101,18 @@ function toolEvents(part: Json, scratch: Scratch, time: number): WorkerEvent[] {
   const failed = denied || status === "error" || str(part.tool) === "invalid";
   const kind = lookup(OPENCODE_TOOL_KINDS, tool) ?? "other";
   const times = isObject(state.time) ? state.time : {};
-  const when = (value: unknown) =>
-    typeof value === "number" && Number.isFinite(value) ? value : undefined;
-  const started = when(times.start);
-  const ended = when(times.end);
+  const started = callStart(statedTime(times.start), {
+    ...at,
+    since: Math.min(scratch.stepSince ?? at.since, at.since),
+  });
+  const ended = callEnd(statedTime(times.end), at, started);
   const call = event("worker.tool_call", time, {
     tool,
     kind,
     target: toolTarget(tool, input),
     status: denied ? "denied" : failed ? "error" : "ok",
     ...(failed && error !== undefined ? { error: denialMessage(error) } : {}),
-    ...(started === undefined ? {} : { started }),
+    started,
     ...(ended === undefined ? {} : { ended }),
   });
   if (!denied || error === undefined) return [call];
@@ -192,6 +201,8 @@ function errorEvent(error: Json, time: number): WorkerEvent {
 interface Scratch {
   session?: string;
   text?: string[];
+  /** The bound of the current step's `step_start` line (`LineTime.since`). */
+  stepSince?: number;
   /** Auto-rejected asks seen on stderr whose stream call has not come yet. */
   loggedAsks?: AskCounts;
   /** Auto-rejected asks seen in the stream whose stderr line has not come yet. */
@@ -199,7 +210,8 @@ interface Scratch {
 }
 
 /** Turns one line of OpenCode's JSON stream into events. */
-export function parseOpencodeLine(line: string, state: ParseState, time: number): WorkerEvent[] {
+export function parseOpencodeLine(line: string, state: ParseState, at: LineTime): WorkerEvent[] {
+  const time = at.time;
   const value = parseJsonObject(line);
   if (value === null || typeof value.type !== "string") {
     return [event("worker.unknown", time, { raw: rawOf(line) })];
@@ -215,6 +227,7 @@ export function parseOpencodeLine(line: string, state: ParseState, time: number)
   switch (value.type) {
     case "step_start":
       scratch.text = [];
+      scratch.stepSince = at.since;
       out.push(event("worker.step", time, { index: state.steps }));
       state.steps++;
       return out;
@@ -228,7 +241,7 @@ export function parseOpencodeLine(line: string, state: ParseState, time: number)
       out.push(event("worker.reasoning", time, { text: str(part.text) ?? "" }));
       return out;
     case "tool_use":
-      out.push(...toolEvents(part, scratch, time));
+      out.push(...toolEvents(part, scratch, at));
       return out;
     case "step_finish": {
       const tokens = isObject(part.tokens) ? part.tokens : {};
@@ -266,7 +279,11 @@ const ANSI = /\x1b\[[0-9;]*m/g;
  * which its stream only reports as "Unexpected server error"; it also prints a line when it
  * auto-rejects a permission ask or falls back to its default agent.
  */
-export function parseOpencodeStderr(line: string, state: ParseState, time: number): WorkerEvent[] {
+export function parseOpencodeStderr(
+  line: string,
+  state: ParseState,
+  { time }: LineTime,
+): WorkerEvent[] {
   const plain = line.replace(ANSI, "").trim();
   const asked = /permission requested: (\S+) \((.*)\); auto-rejecting/.exec(plain);
   if (asked) {

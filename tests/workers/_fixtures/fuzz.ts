@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { isEvent, OUTCOME_CLASSES, type WorkerEvent } from "../../../src/events/mod.ts";
 import { UNKNOWN_RAW_CHARS } from "../../../src/workers/_json.ts";
 import type { Backend, ProcessEnd } from "../../../src/workers/types.ts";
+import { readAt } from "../../support/line_time.ts";
 
 /** A small seeded PRNG (mulberry32), so a failure can be replayed from its seed. */
 export function prng(seed: number): () => number {
@@ -217,14 +218,14 @@ export function fuzzBackend(backend: Backend, options: FuzzOptions): { lines: nu
       const all = [...stream, ...(round === 0 ? ODD_LINES : [])];
       for (const line of all) {
         const bad = rand() < 0.5 ? mutate(line, rand) : line;
-        const got = backend.parse(bad, state, 1);
+        const got = backend.parse(bad, state, readAt(1));
         check(got, `${where}: ${bad.slice(0, 120)}`);
         events.push(...got);
         lines++;
       }
       for (const line of [...(options.stderr ?? []), ...ODD_LINES.slice(0, 6)]) {
         const bad = rand() < 0.5 ? mutate(line, rand) : line;
-        const got = backend.parseStderr(bad, state, 1);
+        const got = backend.parseStderr(bad, state, readAt(1));
         check(got, `${where} stderr: ${bad.slice(0, 120)}`);
         events.push(...got);
         lines++;

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { WorkerEvent } from "../../../src/events/mod.ts";
 import { claudeBackend } from "../../../src/workers/claude/mod.ts";
 import type { ParseState } from "../../../src/workers/types.ts";
+import { readAt } from "../../support/line_time.ts";
 
 /** The lines of a recorded stream. */
 export async function recordedLines(name: string): Promise<string[]> {
@@ -25,7 +26,7 @@ export async function retryDelays(name: string): Promise<number[]> {
 /** Parses lines with a fresh state; each event is stamped with its line number. */
 export function parseLines(lines: string[]): { events: WorkerEvent[]; state: ParseState } {
   const state = claudeBackend.newState();
-  const events = lines.flatMap((line, i) => claudeBackend.parse(line, state, i));
+  const events = lines.flatMap((line, i) => claudeBackend.parse(line, state, readAt(i)));
   return { events, state };
 }
 

@@ -3,6 +3,7 @@ import { isEvent } from "../../../src/events/mod.ts";
 import { claudeBackend } from "../../../src/workers/claude/mod.ts";
 import { retryHintMs } from "../../../src/workers/claude/parse.ts";
 import { ofType, parseLines, recordedEvents, recordedLines, retryDelays } from "./_recorded.ts";
+import { readAt } from "../../support/line_time.ts";
 
 const assertEquals = <T>(actual: T, expected: T, message?: string) =>
   assert.deepStrictEqual(actual, expected, message);
@@ -156,13 +157,17 @@ Deno.test("parseClaudeLine() reports api_retry lines as retryable errors", async
 
 Deno.test("parseClaudeLine() makes unknown lines explicit", () => {
   const state = claudeBackend.newState();
-  assertEquals(claudeBackend.parse("not json", state, 5), [
+  assertEquals(claudeBackend.parse("not json", state, readAt(5)), [
     { type: "worker.unknown", time: 5, raw: "not json" },
   ]);
   const odd = JSON.stringify({ type: "system", subtype: "brand_new", session_id: "s" });
-  assertEquals(claudeBackend.parse(odd, state, 6), [{ type: "worker.unknown", time: 6, raw: odd }]);
+  assertEquals(claudeBackend.parse(odd, state, readAt(6)), [{
+    type: "worker.unknown",
+    time: 6,
+    raw: odd,
+  }]);
   const other = JSON.stringify({ type: "stream_event", event: {} });
-  assertEquals(claudeBackend.parse(other, state, 7)[0]?.type, "worker.unknown");
+  assertEquals(claudeBackend.parse(other, state, readAt(7))[0]?.type, "worker.unknown");
 });
 
 Deno.test("parseClaudeLine() reports a tool call only when its result arrives, with when it was announced", () => {
@@ -176,7 +181,7 @@ Deno.test("parseClaudeLine() reports a tool call only when its result arrives, w
     },
   });
   assertEquals(
-    claudeBackend.parse(use, state, 1).map((e) => e.type),
+    claudeBackend.parse(use, state, readAt(1)).map((e) => e.type),
     ["worker.step", "worker.tokens"],
   );
   const result = JSON.stringify({
@@ -185,7 +190,7 @@ Deno.test("parseClaudeLine() reports a tool call only when its result arrives, w
       content: [{ type: "tool_result", tool_use_id: "t1", is_error: true, content: "boom" }],
     },
   });
-  assertEquals(claudeBackend.parse(result, state, 2), [{
+  assertEquals(claudeBackend.parse(result, state, readAt(2)), [{
     type: "worker.tool_call",
     time: 2,
     tool: "WebFetch",
@@ -195,6 +200,63 @@ Deno.test("parseClaudeLine() reports a tool call only when its result arrives, w
     error: "boom",
     started: 1,
   }]);
+});
+
+/** An Edit announced on a line stamped `useAt` and done on one stamped `resultAt`. */
+function editLines(useAt: string | undefined, resultAt: string | undefined) {
+  const use = JSON.stringify({
+    type: "assistant",
+    message: {
+      id: "m1",
+      content: [{ type: "tool_use", id: "t1", name: "Edit", input: { file_path: "src/app.ts" } }],
+    },
+    ...(useAt === undefined ? {} : { timestamp: useAt }),
+  });
+  const result = JSON.stringify({
+    type: "user",
+    message: { content: [{ type: "tool_result", tool_use_id: "t1", content: "updated" }] },
+    ...(resultAt === undefined ? {} : { timestamp: resultAt }),
+  });
+  return { use, result };
+}
+
+/** The call an Edit's two lines make when both are read late, in one chunk. */
+function lateEdit(useAt: string | undefined, resultAt: string | undefined) {
+  const { use, result } = editLines(useAt, resultAt);
+  const state = claudeBackend.newState();
+  // The process started at START; the chunk holding both lines was read at 623, and the read
+  // before it was asked for at 500: both lines were written after 500.
+  const at = readAt(START + 623, START + 500, START);
+  claudeBackend.parse(use, state, at);
+  const [call] = ofType(claudeBackend.parse(result, state, at), "worker.tool_call");
+  return call;
+}
+
+const START = Date.parse("2026-12-05T09:56:46.000Z");
+
+Deno.test("parseClaudeLine() starts a call at its assistant line's timestamp, not when the line was read, and ends it at its result's", () => {
+  const call = lateEdit("2026-12-05T09:56:46.588Z", "2026-12-05T09:56:46.607Z");
+  assertEquals([call?.target, call?.started, call?.ended], [
+    "src/app.ts",
+    START + 588,
+    START + 607,
+  ]);
+  assertEquals(call?.time, START + 623);
+});
+
+Deno.test("parseClaudeLine() falls back to the line's bound for a timestamp it cannot believe", () => {
+  // Later than the line was read (a clock ahead of Pitroom's).
+  assertEquals(lateEdit("2026-12-05T09:56:46.700Z", undefined)?.started, START + 500);
+  // Before the process started (a clock behind), or no timestamp, or no zone in it.
+  assertEquals(lateEdit("2026-12-05T09:50:00.000Z", undefined)?.started, START + 500);
+  assertEquals(lateEdit(undefined, undefined)?.started, START + 500);
+  assertEquals(lateEdit("2026-12-05T09:56:46.588", undefined)?.started, START + 500);
+  assertEquals(lateEdit("yesterday", "soon")?.started, START + 500);
+  // A result stamped before its call started, or after it was read, states no end.
+  const early = lateEdit("2026-12-05T09:56:46.588Z", "2026-12-05T09:56:46.550Z");
+  assertEquals([early?.started, early?.ended], [START + 588, undefined]);
+  const late = lateEdit("2026-12-05T09:56:46.588Z", "2026-12-05T09:56:46.900Z");
+  assertEquals([late?.started, late?.ended], [START + 588, undefined]);
 });
 
 Deno.test("retryHintMs() reads retry hints in messages", () => {

@@ -5,12 +5,13 @@ import { classifyCodex, retryHintMs } from "../../../src/workers/codex/classify.
 import { newCodexState, parseCodexLine } from "../../../src/workers/codex/parse.ts";
 import type { ProcessEnd } from "../../../src/workers/types.ts";
 import { endFromNote } from "../_fixtures/note.ts";
+import { readAt } from "../../support/line_time.ts";
 
 function recorded(name: string): WorkerEvent[] {
   const path = fromFileUrl(new URL(`./testdata/${name}.jsonl`, import.meta.url));
   const state = newCodexState();
   return Deno.readTextFileSync(path).split("\n").filter((l) => l !== "")
-    .flatMap((line) => parseCodexLine(line, state, 1));
+    .flatMap((line) => parseCodexLine(line, state, readAt(1)));
 }
 
 const ended = (code: number | null, extra: Partial<ProcessEnd> = {}): ProcessEnd => ({

@@ -10,6 +10,7 @@ import {
   unwrapCommand,
 } from "../../../src/workers/codex/parse.ts";
 import type { ParseState } from "../../../src/workers/types.ts";
+import { readAt } from "../../support/line_time.ts";
 
 const T = 1_000;
 
@@ -19,7 +20,7 @@ function lines(name: string): string[] {
 }
 
 function parseAll(name: string, state: ParseState = newCodexState()): WorkerEvent[] {
-  return lines(name).flatMap((line) => parseCodexLine(line, state, T));
+  return lines(name).flatMap((line) => parseCodexLine(line, state, readAt(T)));
 }
 
 function ofType<K extends WorkerEvent["type"]>(events: WorkerEvent[], type: K) {
@@ -103,8 +104,8 @@ Deno.test("parseCodexLine() reports per-turn tokens when one stream holds two tu
       type: "turn.completed",
       usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: output },
     });
-  parseCodexLine(usage(100, 10), state, T);
-  const second = parseCodexLine(usage(250, 14), state, T);
+  parseCodexLine(usage(100, 10), state, readAt(T));
+  const second = parseCodexLine(usage(250, 14), state, readAt(T));
   assert.deepEqual(
     second.map((e) => e.type === "worker.tokens" ? [e.input, e.output] : null),
     [[150, 4]],
@@ -117,6 +118,29 @@ Deno.test("parseCodexLine() maps file changes to edit and write tool calls", () 
     ["apply_patch", "edit", "/repo/notes.txt", "ok"],
     ["apply_patch", "write", "/repo/new.txt", "ok"],
   ]);
+});
+
+Deno.test("parseCodexLine() starts a call at the bound of its item.started line, not when that was read", () => {
+  // The recorded edit run read as a busy host reads it: the patch's two lines in a second chunk,
+  // read at 900 (after the patch wrote its file), the read before it asked for at 200.
+  const [thread, turn, started, completed] = lines("edit.jsonl");
+  const state = newCodexState();
+  parseCodexLine(thread!, state, readAt(150, 0));
+  parseCodexLine(turn!, state, readAt(150, 0));
+  parseCodexLine(started!, state, readAt(900, 200, 0));
+  const [call] = ofType(parseCodexLine(completed!, state, readAt(900, 200, 0)), "worker.tool_call");
+  assert.deepEqual([call?.target, call?.started, call?.time], ["/repo/notes.txt", 200, 900]);
+});
+
+Deno.test("parseCodexLine() starts a call it sees only done at the bound of the line before", () => {
+  const state = newCodexState();
+  parseCodexLine(JSON.stringify({ type: "turn.started" }), state, readAt(150, 100));
+  const done = JSON.stringify({
+    type: "item.completed",
+    item: { id: "item_9", type: "file_change", changes: [{ path: "/r/a.txt", kind: "update" }] },
+  });
+  const [call] = ofType(parseCodexLine(done, state, readAt(900, 800)), "worker.tool_call");
+  assert.deepEqual([call?.started, call?.time], [100, 900]);
 });
 
 Deno.test("parseCodexLine() marks a sandbox-refused shell write as denied", () => {
@@ -146,7 +170,7 @@ Deno.test("parseCodexLine() reports a failed curl as a web call in error", () =>
 
 Deno.test("parseCodexStderr() turns a router refusal into a denied apply_patch", () => {
   const [line] = lines("read-trespass.stderr");
-  const events = parseCodexStderr(line ?? "", newCodexState(), T);
+  const events = parseCodexStderr(line ?? "", newCodexState(), readAt(T));
   assert.ok(events.every(isEvent));
   assert.deepEqual(events.map((e) => e.type), ["worker.tool_call", "worker.denied"]);
   const [call] = ofType(events, "worker.tool_call");
@@ -159,11 +183,11 @@ Deno.test("parseCodexStderr() ignores warnings and other codex errors", () => {
     parseCodexStderr(
       "2026-01-01T00:00:00Z ERROR codex_core::session: failed to record rollout items: thread x not found",
       state,
-      T,
+      readAt(T),
     ),
     [],
   );
-  assert.deepEqual(parseCodexStderr("WARNING: proceeding, even though ...", state, T), []);
+  assert.deepEqual(parseCodexStderr("WARNING: proceeding, even though ...", state, readAt(T)), []);
 });
 
 Deno.test("parseCodexLine() turns turn.failed into a turn_failed error with its status", () => {
@@ -177,11 +201,15 @@ Deno.test("parseCodexLine() turns turn.failed into a turn_failed error with its 
 
 Deno.test("parseCodexLine() keeps lines it does not know as worker.unknown", () => {
   const state = newCodexState();
-  assert.deepEqual(parseCodexLine("not json", state, T), [
+  assert.deepEqual(parseCodexLine("not json", state, readAt(T)), [
     { type: "worker.unknown", time: T, raw: "not json" },
   ]);
   const odd = JSON.stringify({ type: "item.completed", item: { type: "hologram" } });
-  assert.deepEqual(parseCodexLine(odd, state, T), [{ type: "worker.unknown", time: T, raw: odd }]);
+  assert.deepEqual(parseCodexLine(odd, state, readAt(T)), [{
+    type: "worker.unknown",
+    time: T,
+    raw: odd,
+  }]);
 });
 
 Deno.test("unwrapCommand() and commandKind() read codex's bash wrapper", () => {

@@ -7,6 +7,7 @@ import type { WorkerEvent } from "../../../src/events/mod.ts";
 import { geminiBackend } from "../../../src/workers/gemini/mod.ts";
 import type { ProcessEnd } from "../../../src/workers/types.ts";
 import { endFromNote } from "../_fixtures/note.ts";
+import { readAt } from "../../support/line_time.ts";
 
 const TESTDATA = join(import.meta.dirname ?? ".", "testdata");
 
@@ -26,6 +27,6 @@ export async function recorded(name: string): Promise<Recorded> {
   const note = await Deno.readTextFile(join(TESTDATA, `${name}.txt`));
   const lines = text.split("\n").filter((line) => line.trim() !== "");
   const state = geminiBackend.newState();
-  const events = lines.flatMap((line) => geminiBackend.parse(line, state, TIME));
+  const events = lines.flatMap((line) => geminiBackend.parse(line, state, readAt(TIME)));
   return { lines, events, end: endFromNote(note, name).end };
 }

@@ -3,6 +3,7 @@ import { isEvent, type WorkerEvent } from "../../../src/events/mod.ts";
 import { geminiBackend } from "../../../src/workers/gemini/mod.ts";
 import { retryHintMs, toolKind, toolTarget } from "../../../src/workers/gemini/parse.ts";
 import { recorded, TIME } from "./_recorded.ts";
+import { readAt } from "../../support/line_time.ts";
 
 function ofType<T extends WorkerEvent["type"]>(events: WorkerEvent[], type: T) {
   return events.filter((e): e is Extract<WorkerEvent, { type: T }> => e.type === type);
@@ -130,7 +131,9 @@ Deno.test("parseLine() concatenates assistant deltas of one model turn into the 
     { type: "message", role: "assistant", content: "world", delta: true },
     { type: "result", status: "success", stats: { input_tokens: 10, output_tokens: 3, cached: 0 } },
   ];
-  const events = lines.flatMap((line) => geminiBackend.parse(JSON.stringify(line), state, 1));
+  const events = lines.flatMap((line) =>
+    geminiBackend.parse(JSON.stringify(line), state, readAt(1))
+  );
   assertEquals(ofType(events, "worker.answer")[0]?.text, "Hello world");
   assertEquals(ofType(events, "worker.tokens")[0]?.input, 10);
   assertEquals(ofType(events, "worker.step").length, 1);
@@ -138,10 +141,13 @@ Deno.test("parseLine() concatenates assistant deltas of one model turn into the 
 
 Deno.test("parseLine() makes unrecognised lines explicit unknown events", () => {
   const state = geminiBackend.newState();
-  assertEquals(geminiBackend.parse("not json", state, 1), [
+  assertEquals(geminiBackend.parse("not json", state, readAt(1)), [
     { type: "worker.unknown", time: 1, raw: "not json" },
   ]);
-  assertEquals(geminiBackend.parse('{"type":"surprise"}', state, 1)[0]?.type, "worker.unknown");
+  assertEquals(
+    geminiBackend.parse('{"type":"surprise"}', state, readAt(1))[0]?.type,
+    "worker.unknown",
+  );
 });
 
 Deno.test("toolKind() and toolTarget() name gemini tools and what they act on", () => {
@@ -183,7 +189,7 @@ Deno.test("parseLine() reports paths refused outside the workspace (invalid_tool
   assertEquals(ofType(events, "worker.error"), []);
   // The sandbox's own wording for the same refusal.
   const state = geminiBackend.newState();
-  const parse = (line: unknown) => geminiBackend.parse(JSON.stringify(line), state, TIME);
+  const parse = (line: unknown) => geminiBackend.parse(JSON.stringify(line), state, readAt(TIME));
   parse({ type: "tool_use", tool_name: "read_file", tool_id: "t1", parameters: {} });
   const refused = parse({
     type: "tool_result",
@@ -221,4 +227,33 @@ Deno.test("parseLine() reports a call gemini would have asked about (headless: r
   );
   assertEquals(ofType(events, "worker.denied").map((e) => e.tool), ["run_shell_command"]);
   assertEquals(ofType(events, "worker.answer")[0]?.text, "Could not link.");
+});
+
+/** The call of recording edit_write's first tool lines, their timestamps set, read `at`. */
+async function recordedEdit(useAt: string, resultAt: string, at: ReturnType<typeof readAt>) {
+  const { lines } = await recorded("edit_write");
+  const state = geminiBackend.newState();
+  const [use, result] = lines.filter((l) => /"type":"tool_(use|result)"/.test(l));
+  const stamp = (line: string, ts: string) =>
+    line.replace(/"timestamp":"[^"]*"/, JSON.stringify({ timestamp: ts }).slice(1, -1));
+  geminiBackend.parse(stamp(use!, useAt), state, at);
+  return ofType(geminiBackend.parse(stamp(result!, resultAt), state, at), "worker.tool_call")[0];
+}
+
+Deno.test("parseLine() starts a call at its tool_use line's timestamp and ends it at its result's", async () => {
+  const start = Date.parse("2026-12-05T09:59:58.000Z");
+  // Both lines read late, in one chunk, at 900; the read before it was asked for at 500.
+  const at = readAt(start + 900, start + 500, start);
+  const call = await recordedEdit("2026-12-05T09:59:58.522Z", "2026-12-05T09:59:58.604Z", at);
+  assertEquals([call?.tool, call?.started, call?.ended, call?.time], [
+    "replace",
+    start + 522,
+    start + 604,
+    start + 900,
+  ]);
+  // A timestamp after the line was read or before the process started: the line's bound.
+  const ahead = await recordedEdit("2026-12-05T09:59:58.950Z", "2026-12-05T09:59:58.990Z", at);
+  assertEquals([ahead?.started, ahead?.ended], [start + 500, undefined]);
+  const behind = await recordedEdit("2026-12-05T08:00:00.000Z", "2026-12-05T09:59:58.604Z", at);
+  assertEquals([behind?.started, behind?.ended], [start + 500, start + 604]);
 });

@@ -12,6 +12,7 @@ import type { WorkerEvent } from "../../../src/events/mod.ts";
 import { opencodeBackend } from "../../../src/workers/opencode/mod.ts";
 import type { ProcessEnd } from "../../../src/workers/types.ts";
 import { endFromNote } from "../_fixtures/note.ts";
+import { readAt } from "../../support/line_time.ts";
 
 /** The folder of the recordings. */
 export const TESTDATA = join(import.meta.dirname ?? ".", "testdata");
@@ -42,8 +43,8 @@ export async function recorded(name: string): Promise<Recorded> {
   const { end, stderr } = endFromNote(note, name);
   const state = opencodeBackend.newState();
   const events = [
-    ...lines.flatMap((line) => opencodeBackend.parse(line, state, TIME)),
-    ...stderr.flatMap((line) => opencodeBackend.parseStderr(line, state, TIME)),
+    ...lines.flatMap((line) => opencodeBackend.parse(line, state, readAt(TIME))),
+    ...stderr.flatMap((line) => opencodeBackend.parseStderr(line, state, readAt(TIME))),
   ];
   return { lines, events, end };
 }

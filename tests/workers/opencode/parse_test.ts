@@ -20,6 +20,7 @@ import {
   TESTDATA,
   TIME,
 } from "./_recorded.ts";
+import { readAt } from "../../support/line_time.ts";
 
 const RECORDINGS = [
   "read_answer",
@@ -40,7 +41,11 @@ function ofType<K extends WorkerEvent["type"]>(events: WorkerEvent[], type: K) {
 }
 
 function one(line: unknown, state = opencodeBackend.newState()): WorkerEvent[] {
-  return parseOpencodeLine(typeof line === "string" ? line : JSON.stringify(line), state, TIME);
+  return parseOpencodeLine(
+    typeof line === "string" ? line : JSON.stringify(line),
+    state,
+    readAt(TIME),
+  );
 }
 
 for (const name of RECORDINGS) {
@@ -152,8 +157,8 @@ Deno.test("parseOpencodeStderr() before the stream's call still makes one refusa
   const { lines, stderr } = await recordedParts("ask_rejected");
   const state = opencodeBackend.newState();
   const events = [
-    ...stderr.flatMap((line) => parseOpencodeStderr(line, state, TIME)),
-    ...lines.flatMap((line) => parseOpencodeLine(line, state, TIME)),
+    ...stderr.flatMap((line) => parseOpencodeStderr(line, state, readAt(TIME))),
+    ...lines.flatMap((line) => parseOpencodeLine(line, state, readAt(TIME))),
   ];
   assert.deepEqual(
     ofType(events, "worker.tool_call").map((e) => [e.tool, e.status]),
@@ -167,12 +172,12 @@ Deno.test("parseOpencodeStderr() before the stream's call still makes one refusa
 Deno.test("parseOpencodeStderr() ignores the per-retry error log lines", () => {
   const line =
     'timestamp=2023-11-14T22:13:20.000Z level=ERROR run=00000000 message="stream error" error.error="AI_APICallError: Rate limit"';
-  assert.deepEqual(parseOpencodeStderr(line, opencodeBackend.newState(), TIME), []);
+  assert.deepEqual(parseOpencodeStderr(line, opencodeBackend.newState(), readAt(TIME)), []);
 });
 
 Deno.test("parseOpencodeStderr() turns an auto-rejected ask into a denied call", () => {
   const line = "\x1b[93m\x1b[1m! \x1b[0mpermission requested: bash (touch x.txt); auto-rejecting";
-  assert.deepEqual(parseOpencodeStderr(line, opencodeBackend.newState(), TIME), [{
+  assert.deepEqual(parseOpencodeStderr(line, opencodeBackend.newState(), readAt(TIME)), [{
     type: "worker.tool_call",
     time: TIME,
     tool: "bash",
@@ -190,7 +195,7 @@ Deno.test("parseOpencodeStderr() turns an auto-rejected ask into a denied call",
 
 Deno.test("parseOpencodeStderr() reports a fallback to the default agent as an error", () => {
   const line = '! agent "pitroom-read" not found. Falling back to default agent';
-  const [error] = parseOpencodeStderr(line, opencodeBackend.newState(), TIME);
+  const [error] = parseOpencodeStderr(line, opencodeBackend.newState(), readAt(TIME));
   assert.equal(error?.type, "worker.error");
   assert.equal(error?.type === "worker.error" ? error.name : "", "AgentMissing");
 });
@@ -250,6 +255,8 @@ Deno.test("parseOpencodeLine() marks a failed tool that was not denied as an err
     target: "/r/nope.txt",
     status: "error",
     error: "File not found",
+    // No time of its own: the bound of the line (here, when it was read).
+    started: TIME,
   });
 });
 
@@ -269,4 +276,34 @@ Deno.test("parseOpencodeLine() reads the model server helper's raw recordings wi
     const events = text.split("\n").filter((l) => l !== "").flatMap((l) => one(l, state));
     assert.equal(ofType(events, "worker.unknown").length, 0, entry.name);
   }
+});
+
+Deno.test("parseOpencodeLine() keeps a tool part's own times only when they can be true", () => {
+  const state = opencodeBackend.newState();
+  // The step's first line was written after 1_000; the call's line was read at 5_000.
+  parseOpencodeLine(
+    JSON.stringify({ type: "step_start", part: {} }),
+    state,
+    readAt(1_500, 1_000, 100),
+  );
+  const call = (time: Record<string, number>) => {
+    const [event] = parseOpencodeLine(
+      JSON.stringify({
+        type: "tool_use",
+        part: {
+          tool: "edit",
+          state: { status: "completed", input: { filePath: "/r/a.ts" }, time },
+        },
+      }),
+      state,
+      readAt(5_000, 4_000, 100),
+    );
+    return event?.type === "worker.tool_call" ? [event.started, event.ended] : [];
+  };
+  assert.deepEqual(call({ start: 2_000, end: 2_100 }), [2_000, 2_100]);
+  // A start after the line was read (another clock) or before the process started: the bound
+  // of the step's first line (OpenCode prints a call only once it is done).
+  assert.deepEqual(call({ start: 6_000, end: 6_100 }), [1_000, undefined]);
+  assert.deepEqual(call({ start: 50, end: 2_100 }), [1_000, 2_100]);
+  assert.deepEqual(call({}), [1_000, undefined]);
 });
