@@ -42,7 +42,7 @@ async function startShared(w: World): Promise<string> {
   await waitFor(async () => {
     const text = await Deno.readTextFile(events).catch(() => "");
     return text.split("\n").some((l) => l.includes('"worker.tool_call"') && l.includes("greet"));
-  }, { timeoutMs: 60_000, what: "the worker's first read" });
+  }, { timeoutMs: 120_000, what: "the worker's first read" });
   return id;
 }
 
