@@ -19,7 +19,7 @@ export function welcome(version: string, statuses: readonly WorkerStatus[]): str
     lines.push(
       `Workers found: ${found.map((s) => `${s.worker} ${s.installed!.version}`).join(", ")}.`,
       "There is no config yet. Next:",
-      "  pitroom init --yes         # a worker chain with free fallbacks and tiers",
+      "  pitroom init --yes         # a worker chain, free workers first, and tiers",
       "  pitroom doctor             # checks the workers, the sandbox and the setup",
       "  pitroom install --mcp      # registers the MCP server in your agents",
       '  pitroom run "Where is the entry point of this project?"',

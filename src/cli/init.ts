@@ -1,12 +1,13 @@
 /**
- * `pitroom init`: proposes a starter config from the installed workers (the first of opencode,
- * codex, claude, gemini as `worker`, the others as `fallback` with the free ones first, tiers
- * cheap/standard/capable for the ones installed, review and audit on another backend) and prints it; writes it only with `--yes`, and replaces an existing config
- * only with `--force`, keeping a backup first.
+ * `pitroom init`: proposes a starter config from the installed workers, free ones first (the first
+ * of opencode, gemini, codex, claude as `worker`, the others as `fallback` in that order, tiers
+ * cheap/standard/capable for the ones installed, review and audit on another backend) and prints
+ * it; writes it only with `--yes`, and replaces an existing config only with `--force`, keeping a
+ * backup first.
  */
 import { dirname } from "../sys/path.ts";
 import { type Backend, type Config, createEngine, type WorkerName } from "../engine/mod.ts";
-import { DEFAULT_MAX_PARALLEL, parseTarget } from "../engine/present.ts";
+import { DEFAULT_MAX_PARALLEL, freeFirst, parseTarget } from "../engine/present.ts";
 import { writeJsonAtomic } from "../sys/atomic.ts";
 import { RefusedError } from "../sys/errors.ts";
 import type { Sys } from "../sys/mod.ts";
@@ -22,15 +23,14 @@ const TIER_WORKERS: Record<string, WorkerName[]> = {
   capable: ["claude", "codex"],
 };
 
-/** Workers with a free way to run (OpenCode's free models, Gemini CLI's free tier). */
-const FREE: readonly WorkerName[] = ["opencode", "gemini"];
-
 /** What `init` decides from the installed workers (pure). */
 export function proposeConfig(
   installed: readonly WorkerName[],
   options: { model?: string; fallback?: string[] } = {},
 ): Config {
-  const [first, ...rest] = installed;
+  // Free first: a run starts on a free worker, and a rate-limited free model moves to another
+  // free one before money.
+  const [first, ...rest] = freeFirst(installed);
   if (first === undefined) {
     throw new RefusedError(
       "no_worker",
@@ -41,9 +41,7 @@ export function proposeConfig(
     );
   }
   const config: Config = { worker: first };
-  // Free fallbacks first: a rate-limited free model moves to another free one before money.
-  const fallback = options.fallback ??
-    [...rest.filter((w) => FREE.includes(w)), ...rest.filter((w) => !FREE.includes(w))];
+  const fallback = options.fallback ?? rest;
   if (fallback.length > 0) config.fallback = [...fallback];
   if (options.model !== undefined) config.models = { [first]: options.model };
   const tiers: Record<string, string> = {};

@@ -13,9 +13,10 @@ export const INIT = defineCommand({
   name: "init",
   summary: "propose a starter config from the installed workers (writes only with --yes)",
   description: [
-    "The proposal puts free fallbacks first, sets the tiers, and puts review and audit on",
-    "another backend. It writes the config file only with --yes, and replaces an existing one",
-    "only with --force (keeping a backup).",
+    "The proposal puts the free workers first (OpenCode, then Gemini CLI: the worker, then the",
+    "fallbacks), sets the tiers, and puts review and audit on another backend. It writes the",
+    "config file only with --yes, and replaces an existing one only with --force (keeping a",
+    "backup).",
   ].join("\n"),
   flags: INIT_FLAGS,
   args: [],

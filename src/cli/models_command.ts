@@ -9,6 +9,7 @@ export const MODELS_FLAGS = {
 export const MODELS = defineCommand({
   name: "models",
   summary: "list each installed worker's models, effort levels, your costs and usage",
+  description: "The free workers (OpenCode, Gemini CLI) come first.",
   flags: MODELS_FLAGS,
   args: [{ name: "WORKER", describe: "only this worker (opencode, codex, claude, gemini)" }],
   examples: ["pitroom models", "pitroom models opencode --all", "pitroom models --json"],

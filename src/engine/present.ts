@@ -38,7 +38,7 @@ export { isFinal } from "../store/record.ts";
 export { isRunId } from "../store/paths.ts";
 export { describeEvents, OUTCOME_CLASSES } from "../events/mod.ts";
 export { hiddenLine } from "../confine/hidden.ts";
-export { WORKER_NAMES } from "../workers/types.ts";
+export { FREE_WORKERS, freeFirst, WORKER_NAMES } from "../workers/types.ts";
 export { receiptLines } from "../receipts/lines.ts";
 export { formatRatio, formatTokens, formatUsd, grouped, primaryName } from "../receipts/format.ts";
 export { stepEvents } from "./runs/kept.ts";

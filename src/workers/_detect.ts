@@ -22,7 +22,11 @@ export function parseVersion(text: string): string | null {
   return /(\d+\.\d+\.\d+\S*)/.exec(text)?.[1] ?? null;
 }
 
-/** Finds `binary` and runs `binary --version` (stdin closed, with `extraEnv`). */
+/**
+ * Finds `binary` and runs `binary --version` (stdin closed, with `extraEnv`): null when it is not
+ * on PATH or the command fails; a version that cannot be read is kept as printed, for `doctor`
+ * to warn about (the CLI is there and may work).
+ */
 export async function detectCli(
   runner: Runner,
   binary: string,
@@ -34,6 +38,13 @@ export async function detectCli(
     env: { ...options.env, ...options.extraEnv },
     stdin: { kind: "null" },
   });
-  const version = out.code === 0 ? parseVersion(out.stdout) : null;
-  return version === null ? null : { binary: path, version };
+  if (out.code !== 0) return null;
+  return { binary: path, version: parseVersion(out.stdout) ?? printedVersion(out.stdout) };
+}
+
+/** The first line a `--version` printed, as it may be shown: no control characters, short. */
+function printedVersion(text: string): string {
+  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+  // deno-lint-ignore no-control-regex
+  return line.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 80);
 }

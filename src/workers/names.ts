@@ -8,6 +8,17 @@ export const WORKER_NAMES = ["opencode", "codex", "claude", "gemini"] as const;
 /** A backend name. */
 export type WorkerName = typeof WORKER_NAMES[number];
 
+/** Workers with a free way to run: OpenCode's free models, Gemini CLI's free tier. */
+export const FREE_WORKERS: readonly WorkerName[] = ["opencode", "gemini"];
+
+/** `names` with the free workers first, each group in its given order (pure). */
+export function freeFirst<T extends WorkerName>(names: readonly T[]): T[] {
+  return [
+    ...names.filter((n) => FREE_WORKERS.includes(n)),
+    ...names.filter((n) => !FREE_WORKERS.includes(n)),
+  ];
+}
+
 /** Run modes. */
 export const MODE_NAMES = ["read", "write", "isolate"] as const;
 /** A run mode. */

@@ -8,7 +8,7 @@ import type { Runner } from "../sys/mod.ts";
 
 import type { Mode, WorkerName } from "./names.ts";
 
-export { type Mode, WORKER_NAMES, type WorkerName } from "./names.ts";
+export { FREE_WORKERS, freeFirst, type Mode, WORKER_NAMES, type WorkerName } from "./names.ts";
 
 /** What a backend needs to describe one launch. */
 export interface RunSpec {
@@ -101,7 +101,29 @@ export interface Outcome {
 /** An installed worker CLI. */
 export interface Installed {
   binary: string;
+  /**
+   * The first `x.y.z` its `--version` prints; when there is none, that output's first line as
+   * printed (control characters replaced, at most 80 characters; "" when it printed nothing).
+   */
   version: string;
+}
+
+/**
+ * The versions of its CLI a backend was tested with: every suite (the parser fixtures, the e2e
+ * runs against the scripted model server) passed on `pinned`, and `min`..`max` (inclusive) is
+ * the span that is known to work. A bound is only ever a version a suite ran on: the comment
+ * beside each declaration says what it rests on. `pitroom doctor` warns about a version outside
+ * (tests/workers/tested_test.ts keeps scripts/install_workers.sh's pins inside).
+ */
+export interface TestedVersions {
+  /** The version scripts/install_workers.sh installs for the tests. */
+  pinned: string;
+  /** The oldest version tested (inclusive). */
+  min: string;
+  /** The newest version tested (inclusive). */
+  max: string;
+  /** What may break on another version: the CLI surfaces the backend relies on (a phrase). */
+  relies: string;
 }
 
 /** A model a worker offers. */
@@ -137,6 +159,8 @@ export interface ParseState {
 /** The face of a backend. */
 export interface Backend {
   readonly name: WorkerName;
+  /** The CLI versions this backend was tested with. */
+  readonly tested: TestedVersions;
   /** Finds the CLI on PATH and reads its version. */
   detect(runner: Runner, env: Record<string, string>): Promise<Installed | null>;
   /** Describes the launch of one attempt. */

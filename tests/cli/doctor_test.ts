@@ -41,7 +41,7 @@ Deno.test("runDoctor() finds the real installed CLIs, their paths and pinned ver
   assert.equal(checks.filter((c) => c.status === "error").length, 0, renderChecks(checks));
 });
 
-Deno.test("runDoctor() warns about a version other than the pinned one", async () => {
+Deno.test("runDoctor() warns about a version outside the tested range", async () => {
   await using home = await tempHome();
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
   const newer = {
@@ -55,9 +55,12 @@ Deno.test("runDoctor() warns about a version other than the pinned one", async (
     check: "version",
     worker: "codex",
     status: "warn",
-    message: "0.170.0 is not the version Pitroom is tested with (0.169.0)",
+    message: "0.170.0 is newer than the versions Pitroom is tested with (0.169.0): " +
+      "its `exec --json` events, `exec resume` and the `config.toml` provider and feature keys " +
+      "may have changed, so runs may fail or be misread",
     version: "0.170.0",
     pinned: "0.169.0",
+    tested: { min: "0.169.0", max: "0.169.0" },
     hint: "npm i -g @openai/codex@0.169.0",
   });
 });

@@ -43,8 +43,8 @@ Deno.test("the welcome without any worker says which one to install", () => {
     worker: "opencode",
     installed: null,
     path: null,
-    pinned: "1",
-    pinnedMatch: false,
+    tested: { pinned: "1.0.0", min: "1.0.0", max: "1.0.0", relies: "its events" },
+    fit: null,
     installHint: "npm i -g opencode-ai",
   }];
   const text = welcome("0.1.0", none);

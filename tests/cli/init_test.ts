@@ -18,12 +18,25 @@ function xdgSys(home: Home): Sys {
   return { ...sys, configPath: configPathFrom({ get: (n) => env[n], toObject: () => env }) };
 }
 
-Deno.test("proposeConfig() takes the first installed worker, the free ones first as fallback, and tiers", () => {
+Deno.test("proposeConfig() puts the free workers first (the worker, then the fallbacks) and sets tiers", () => {
   assert.deepEqual(proposeConfig(["opencode", "codex", "claude", "gemini"]), {
     worker: "opencode",
     fallback: ["gemini", "codex", "claude"],
     tiers: {
       cheap: "opencode",
+      standard: "codex",
+      capable: "claude",
+      review: "claude",
+      audit: "claude",
+    },
+    maxParallel: 20,
+  });
+  // Gemini CLI's free tier before the paid workers, even when opencode is missing.
+  assert.deepEqual(proposeConfig(["codex", "claude", "gemini"]), {
+    worker: "gemini",
+    fallback: ["codex", "claude"],
+    tiers: {
+      cheap: "gemini",
       standard: "codex",
       capable: "claude",
       review: "claude",
@@ -56,8 +69,8 @@ Deno.test("initConfig() proposes from the real installed CLIs and writes nothing
   const report = await initConfig(sys, { backends: BACKENDS });
   assert.equal(report.path, join(home.root, "xdg", "pitroom", "config.json"));
   assert.deepEqual(report.config, {
-    worker: "codex",
-    fallback: ["gemini", "claude"],
+    worker: "gemini",
+    fallback: ["codex", "claude"],
     tiers: {
       cheap: "gemini",
       standard: "codex",
@@ -77,16 +90,16 @@ Deno.test("initConfig() with yes creates the config dir and writes the proposal"
   const report = await initConfig(sys, {
     backends: BACKENDS,
     yes: true,
-    model: "gpt-5.5",
+    model: "gemini-2.5-flash",
     fallback: ["claude:opus"],
   });
   assert.equal(report.written, true);
   assert.equal(report.backup, null);
   const written = JSON.parse(await Deno.readTextFile(report.path));
   assert.deepEqual(written, {
-    worker: "codex",
+    worker: "gemini",
     fallback: ["claude:opus"],
-    models: { codex: "gpt-5.5" },
+    models: { gemini: "gemini-2.5-flash" },
     tiers: {
       cheap: "gemini",
       standard: "codex",
@@ -114,12 +127,12 @@ Deno.test("initConfig() refuses to replace a config without force", async () => 
 
 Deno.test("initConfig() with force keeps a backup of the old config first", async () => {
   await using home = await tempHome();
-  await home.writeConfig({ worker: "gemini" });
+  await home.writeConfig({ worker: "claude" });
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
   const report = await initConfig(sys, { backends: BACKENDS, yes: true, force: true });
   assert.ok(report.backup?.startsWith(`${home.configPath}.bak-`), report.backup ?? "no backup");
-  assert.deepEqual(JSON.parse(await Deno.readTextFile(report.backup!)), { worker: "gemini" });
-  assert.equal(JSON.parse(await Deno.readTextFile(home.configPath)).worker, "codex");
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(report.backup!)), { worker: "claude" });
+  assert.equal(JSON.parse(await Deno.readTextFile(home.configPath)).worker, "gemini");
 });
 
 Deno.test("initConfig() refuses an unknown fallback worker before writing", async () => {

@@ -120,13 +120,13 @@ Deno.test("mergeModels() puts the default, configured and used models first and 
   assert.equal(all.more, 0);
 });
 
-Deno.test("collectModels() lists the real CLIs' models with efforts, costs and usage", async () => {
+Deno.test("collectModels() lists the real CLIs' models, the free workers first, with efforts, costs and usage", async () => {
   await using home = await tempHome();
   await writeRuns(home.stateDir, [RUN_A, RUN_B, RUN_C]);
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
   const settings = settingsOf({ costs: { "gpt-5.5": { input: 1.25, output: 10, cached: 0.125 } } });
   const workers = await collectModels(sys, settings, { backends: REAL_BACKENDS });
-  assert.deepEqual(workers.map((w) => w.worker), ["opencode", "codex", "claude", "gemini"]);
+  assert.deepEqual(workers.map((w) => w.worker), ["opencode", "gemini", "codex", "claude"]);
   const codex = workers.find((w) => w.worker === "codex")!;
   assert.equal(codex.installed, true);
   assert.equal(codex.version, "0.169.0");
@@ -171,7 +171,7 @@ Deno.test("pitroom models --json prints one documented object per worker", async
   const result = await pitroom(["models", "--json"], { env: home.env(), cwd: home.root });
   assert.equal(result.code, 0, result.stderr);
   const workers = JSON.parse(result.stdout) as Record<string, unknown>[];
-  assert.deepEqual(workers.map((w) => w.worker), ["opencode", "codex", "claude", "gemini"]);
+  assert.deepEqual(workers.map((w) => w.worker), ["opencode", "gemini", "codex", "claude"]);
   const opencode = workers[0]!.models as Record<string, unknown>[];
   assert.deepEqual(opencode.filter((m) => m.isDefault).map((m) => m.id), ["fake/ok"]);
   for (const w of workers) {

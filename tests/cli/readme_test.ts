@@ -3,7 +3,8 @@
  * scripts/cli_reference.ts writes from the command declarations now, every visible command is in
  * exactly one of help's groups, the MCP page's tool table lists exactly the server's tools,
  * CONTRIBUTING.md's task table lists exactly the ./dev tasks, and the README stays a page a user
- * reads in five minutes that still names the project's set-up and test commands. (Every command,
+ * reads in five minutes that still names the project's set-up and test commands, and the README
+ * and the install page state the worker CLI versions each backend declares it was tested with. (Every command,
  * flag, MCP tool, config key and link the README, CONTRIBUTING.md and docs/ name is checked in
  * tests/skills/drift_test.ts.)
  */
@@ -12,6 +13,10 @@ import { COMMANDS } from "../../src/cli/commands.ts";
 import { COMMAND_GROUPS, overviewHelp } from "../../src/cli/help.ts";
 import { MCP_TOOL_NAMES } from "../../src/server/mcp/tool_names.ts";
 import { cliReference } from "../../scripts/cli_reference.ts";
+import { INSTALL_HINTS } from "../../src/engine/setup/installed.ts";
+import { BACKENDS } from "../../src/workers/registry.ts";
+import { testedRangeText } from "../../src/workers/tested.ts";
+import { WORKER_NAMES } from "../../src/workers/types.ts";
 
 const read = (path: string) => Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
 
@@ -85,4 +90,15 @@ Deno.test("the README is at most 300 lines and names the set-up and test command
     assert.match(doc, /^\.\/dev test\b/m);
   }
   assert.match(await read(".ci/run"), /test_cmd="\.\/dev test"/);
+});
+
+Deno.test("the README and the install page state each worker CLI's tested versions as its backend declares them", async () => {
+  for (const path of ["README.md", "docs/install.md"]) {
+    const text = (await read(path)).replace(/\s+/g, " ");
+    for (const worker of WORKER_NAMES) {
+      const pkg = INSTALL_HINTS[worker].replace(/^npm i -g /, "");
+      const stated = `\`${pkg}\` ${testedRangeText(BACKENDS[worker].tested)}`;
+      assert.ok(text.includes(stated), `${path} does not say "${stated}"`);
+    }
+  }
 });

@@ -110,7 +110,8 @@ export function fakeBackend(
   return {
     name,
     prompts,
-    detect: () => Promise.resolve({ binary: "sh", version: "fake" }),
+    tested: { pinned: "1.0.0", min: "1.0.0", max: "1.0.0", relies: "the fake worker's lines" },
+    detect: () => Promise.resolve({ binary: "sh", version: "1.0.0" }),
     launch(spec): Launch {
       prompts.push(spec.prompt);
       return {

@@ -1,8 +1,9 @@
 /**
- * The setup checks of `pitroom doctor [--probe]`: is each worker installed (path, version against the one Pitroom is
- * tested with), is the config sound (its warnings; workers it names that are not installed; a
- * fallback), are rg and git there, is the state dir writable. `--probe` makes one tiny real read
- * run per configured worker through the engine, in a throwaway repo and state dir.
+ * The setup checks of `pitroom doctor [--probe]`: is each worker installed (path, and a warning
+ * when its version is outside the versions its backend was tested with), is the config sound
+ * (its warnings; workers it names that are not installed; a fallback), are rg and git there, is
+ * the state dir writable. `--probe` makes one tiny real read run per configured worker through
+ * the engine, in a throwaway repo and state dir.
  */
 import { type HeldSys, holdState } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
@@ -16,6 +17,7 @@ import { formatDuration } from "../../sys/duration.ts";
 import type { Target } from "../../store/record.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import type { Backend, WorkerName } from "../../workers/types.ts";
+import { testedRangeText } from "../../workers/tested.ts";
 import { loadSettings } from "../core/load_settings.ts";
 import { isNoSpace, isUnwritable, removeIfThere } from "../../sys/fs.ts";
 import type { CheckSection } from "./sections.ts";
@@ -38,7 +40,10 @@ export interface Check {
   hint?: string;
   path?: string;
   version?: string;
+  /** The version the tests pin (a version check). */
   pinned?: string;
+  /** The versions the worker's backend was tested with, inclusive (a version check). */
+  tested?: { min: string; max: string };
   /** A probe's outcome class (`ok`, `rate_limited`, ...). */
   outcome?: string;
   timeMs?: number;
@@ -82,6 +87,50 @@ async function tool(sys: HeldSys, argv: string[]): Promise<string | null> {
   }
 }
 
+/** The installed version against the tested ones: one warning line when outside (pure). */
+function versionCheck(s: WorkerStatus, version: string): Check {
+  const range = testedRangeText(s.tested);
+  const base = {
+    check: "version",
+    worker: s.worker,
+    version,
+    pinned: s.tested.pinned,
+    tested: { min: s.tested.min, max: s.tested.max },
+  };
+  const hint = `${s.installHint}@${s.tested.pinned}`;
+  switch (s.fit) {
+    case "inside":
+    case null:
+      return {
+        ...base,
+        status: "ok",
+        message: s.tested.min === s.tested.max
+          ? `${version} is the version Pitroom is tested with`
+          : `${version} is within the versions Pitroom is tested with (${range})`,
+      };
+    case "older":
+    case "newer":
+      return {
+        ...base,
+        status: "warn",
+        message:
+          `${version} is ${s.fit} than the versions Pitroom is tested with (${range}): ${s.tested.relies} may ${
+            s.fit === "newer" ? "have changed" : "differ"
+          }, so runs may fail or be misread`,
+        hint,
+      };
+    case "unparseable":
+      return {
+        ...base,
+        status: "warn",
+        message: `--version printed ${
+          version === "" ? "no version number" : `"${version}", not a version number`
+        }: it cannot be checked against the versions Pitroom is tested with (${range})`,
+        hint,
+      };
+  }
+}
+
 function workerChecks(statuses: readonly WorkerStatus[]): Check[] {
   const checks: Check[] = [];
   for (const s of statuses) {
@@ -103,17 +152,7 @@ function workerChecks(statuses: readonly WorkerStatus[]): Check[] {
       path: s.path ?? s.installed.binary,
       version: s.installed.version,
     });
-    checks.push({
-      check: "version",
-      worker: s.worker,
-      status: s.pinnedMatch ? "ok" : "warn",
-      message: s.pinnedMatch
-        ? `${s.installed.version} is the version Pitroom is tested with`
-        : `${s.installed.version} is not the version Pitroom is tested with (${s.pinned})`,
-      version: s.installed.version,
-      pinned: s.pinned,
-      ...(s.pinnedMatch ? {} : { hint: `${s.installHint}@${s.pinned}` }),
-    });
+    checks.push(versionCheck(s, s.installed.version));
   }
   return checks;
 }

@@ -1,28 +1,22 @@
 /**
- * Which worker CLIs are installed: each backend's `detect`, the binary's full path, and how the
- * version compares with the one Pitroom is tested with.
+ * Which worker CLIs are installed: each backend's `detect`, the binary's full path, and where the
+ * version falls against the versions the backend was tested with.
  */
 import type { Runner } from "../../sys/mod.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import {
   type Backend,
   type Installed,
+  type TestedVersions,
   WORKER_NAMES,
   type WorkerName,
 } from "../../workers/types.ts";
+import { type VersionFit, versionFit } from "../../workers/tested.ts";
 import { findOnPath } from "../../workers/_detect.ts";
 export { findOnPath };
 
-/** The versions Pitroom is tested with. */
-const PINNED_VERSIONS: Readonly<Record<WorkerName, string>> = {
-  opencode: "1.18.33",
-  codex: "0.169.0",
-  claude: "2.1.328",
-  gemini: "0.61.0",
-};
-
 /** How to install each worker CLI. */
-const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
+export const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
   opencode: "npm i -g opencode-ai",
   codex: "npm i -g @openai/codex",
   claude: "npm i -g @anthropic-ai/claude-code",
@@ -36,10 +30,10 @@ export interface WorkerStatus {
   installed: Installed | null;
   /** The binary's full path, when it can be found on PATH. */
   path: string | null;
-  /** The version Pitroom is tested with. */
-  pinned: string;
-  /** True when installed and the version is the pinned one. */
-  pinnedMatch: boolean;
+  /** The versions its backend was tested with (`Backend.tested`). */
+  tested: TestedVersions;
+  /** Where the installed version falls against `tested`; null when not installed. */
+  fit: VersionFit | null;
   installHint: string;
 }
 
@@ -76,12 +70,13 @@ export function detectWorkers(
   return Promise.all(names.map(async (worker): Promise<WorkerStatus> => {
     const backend = backends[worker];
     const installed = backend === undefined ? null : await detectOne(backend, runner, env);
+    const tested = (backend ?? BACKENDS[worker]).tested;
     return {
       worker,
       installed,
       path: installed === null ? null : findOnPath(installed.binary, env),
-      pinned: PINNED_VERSIONS[worker],
-      pinnedMatch: installed?.version === PINNED_VERSIONS[worker],
+      tested,
+      fit: installed === null ? null : versionFit(tested, installed.version),
       installHint: INSTALL_HINTS[worker],
     };
   }));

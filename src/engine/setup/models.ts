@@ -9,7 +9,7 @@ import { detectWorkers, type WorkerStatus } from "./installed.ts";
 import type { ModelCost, Settings } from "../core/settings.ts";
 import { collectUsage, type ModelUsage, usageKey } from "./usage.ts";
 import { BACKENDS } from "../../workers/registry.ts";
-import type { Backend, WorkerName } from "../../workers/types.ts";
+import { type Backend, freeFirst, type WorkerName } from "../../workers/types.ts";
 /** How many models a worker shows without `--all`. */
 export const SHOWN_MODELS = 10;
 
@@ -32,7 +32,10 @@ export interface ModelRow {
   usage: UsageSummary | null;
 }
 
-/** One worker of `models --json` (the document is an array of these, in registry order). */
+/**
+ * One worker of `models --json` (the document is an array of these, the free workers first, then
+ * registry order).
+ */
 export interface WorkerModels {
   worker: WorkerName;
   installed: boolean;
@@ -138,6 +141,8 @@ export async function collectModels(
     ...(options.worker ? { only: [options.worker] } : {}),
   });
   const usage = await collectUsage(sys.state.runs);
+  const order = freeFirst(statuses.map((s) => s.worker));
+  statuses.sort((a, b) => order.indexOf(a.worker) - order.indexOf(b.worker));
   return await Promise.all(statuses.map(async (status): Promise<WorkerModels> => {
     const backend = backends[status.worker];
     const listed = status.installed !== null && backend !== undefined
