@@ -7,7 +7,8 @@
  * (`3/10 done · 2 running · 12k tokens · 1m04s`, progress_line.ts). A run whose worker goes silent
  * past its stall time gets a `stalled` line (and card line), and shows as
  * `stalled (no event for 10m)` in the table until it moves again; a parked run (`--park`) a
- * `parked` line, and `parked until 14:05`.
+ * `parked` line, and `parked until 14:05`. A run that ended and is applied, reverted, discarded,
+ * audited or reviewed while others still go gets a `changed` line.
  */
 import { safe, safeLine } from "./safe.ts";
 import type { RunView, Selector, WatchLine, WatchLineOf } from "../engine/mod.ts";
@@ -49,6 +50,8 @@ export function briefLine(line: WatchLine, view?: RunView): string | null {
       const last = view?.last === undefined ? "" : ` · last: ${safeLine(view.last, 80)}`;
       return `⏸ ${line.run} ${line.text} · ${view?.worker ?? "-"}${last}`;
     }
+    case "changed":
+      return `↺ ${line.run} changed by ${line.by}${line.work ? ` · now ${line.work}` : ""}`;
     case "all-done":
       return `all done: ${line.runs} run(s), ${line.ok} ok, ${line.failed} failed`;
     default:
@@ -226,6 +229,12 @@ export const watchCommand: CommandRun<typeof WATCH_FLAGS> = async ({ sys, flags,
     }).catch((error) => allDone.reject(error));
   };
   const feed = engine.subscribe(selector, ({ run, event, replay }) => {
+    if (event.type === "run.changed") {
+      // A run that ended changed while others still go (once all ended, the watch is over).
+      const line = view.changed(run, event);
+      if (line) emit(() => (replayed && view.allDone() === null ? line : null));
+      return;
+    }
     const final = event.type === "run.finished" || event.type === "run.lost";
     if (replay) {
       if (final) emit(async () => (view.end(await engine.get(run), sys.clock.now()), null));

@@ -131,6 +131,11 @@ export interface SubscribeOptions {
    * run's next event; the run goes on (nothing is stopped for it).
    */
   onStall?(run: string, stall: Stall, record: RunRecord): void;
+  /**
+   * Also the changes of finished runs (`run.changed`) made since this time (ms since the epoch),
+   * as far back as the change journal goes; without it, those made from now on.
+   */
+  changesSince?: number;
 }
 
 /** Options of `wait`. */
@@ -399,6 +404,8 @@ export class Engine {
     let feed: Subscription | null = null;
     let closed = false;
     const pass = (ev: FeedEvent) => {
+      // A change after a run's end is not in its events file: it has no index there.
+      if (ev.event.type === "run.changed") return onEvent(ev);
       const index = seen.get(ev.run) ?? 0;
       seen.set(ev.run, index + 1);
       if (index >= from(ev.run)) onEvent(ev);
@@ -418,6 +425,7 @@ export class Engine {
         ...(options.onRun ? { onRun: options.onRun } : {}),
         ...(options.fromOffsets ? { fromOffsets: options.fromOffsets } : {}),
         ...(options.onStall ? { onStall: options.onStall } : {}),
+        ...(options.changesSince === undefined ? {} : { changesSince: options.changesSince }),
         ...(onDamage
           ? { onDamage: (d) => explaining.push(explained(this.#sys, d).then(onDamage)) }
           : {}),

@@ -27,6 +27,7 @@ export {
   withReturned,
 } from "./follow/handover.ts";
 export { describeWatchLines } from "./follow/watch_lines.ts";
+export { workOf } from "./follow/work.ts";
 export { CHECK_SECTIONS } from "./setup/sections.ts";
 export { TASK_LIMIT_BYTES } from "./request/attach.ts";
 export { parseTarget, targetLabel } from "./core/chain.ts";
@@ -36,7 +37,7 @@ export { stallOf } from "./core/stall.ts";
 export { DEFAULT_MAX_PARALLEL, TIERS } from "./core/settings.ts";
 export { isFinal } from "../store/record.ts";
 export { isRunId } from "../store/paths.ts";
-export { describeEvents, OUTCOME_CLASSES } from "../events/mod.ts";
+export { describeEvents, OUTCOME_CLASSES, WORK_STATES } from "../events/mod.ts";
 export { hiddenLine } from "../confine/hidden.ts";
 export { FREE_WORKERS, freeFirst, WORKER_NAMES } from "../workers/types.ts";
 export { receiptLines } from "../receipts/lines.ts";

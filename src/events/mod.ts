@@ -56,6 +56,22 @@ export const OUTCOME_CLASSES = [
 /** An outcome class. */
 export type OutcomeClass = typeof OUTCOME_CLASSES[number];
 
+/**
+ * What acted on a finished run's record (`run.changed`): its work applied, reverted or discarded
+ * (a try cut short or refused included), or an audit or review of it that started or ended.
+ */
+export const RUN_CHANGES = ["apply", "revert", "discard", "audit", "review"] as const;
+/** What one did to a finished run. */
+export type RunChange = typeof RUN_CHANGES[number];
+
+/**
+ * What became of a finished run's work: an answer from the cache, an isolate patch applied, one
+ * not applied yet, a private copy discarded, changes taken back out of the user's tree.
+ */
+export const WORK_STATES = ["cached", "applied", "not-applied", "discarded", "reverted"] as const;
+/** What became of a run's work. */
+export type WorkState = typeof WORK_STATES[number];
+
 const tokens = obj({
   input: count,
   output: count,
@@ -127,6 +143,12 @@ export const EVENTS = {
     changed: opt(arr(str)),
   },
   "run.lost": { run: str, reason: str },
+  /**
+   * A finished run's record changed after its end (written to the state dir's change journal,
+   * not to its events file): `by` says what acted on it, `work` what became of its work then
+   * (absent: nothing to say). Its record has the rest (a verdict, the files applied).
+   */
+  "run.changed": { run: str, by: oneOf(RUN_CHANGES), work: opt(oneOf(WORK_STATES)) },
 } as const satisfies Record<string, Shape>;
 
 /** An event type name. */

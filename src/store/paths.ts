@@ -32,6 +32,11 @@ export interface StatePaths {
   notified: string;
   /** The answer cache: one file per key (`answers/<key>.json`). */
   answers: string;
+  /**
+   * The change journal (store/changes.ts): `changes/<n>.jsonl`, one `run.changed` line per change
+   * of a finished run's record, in a folder of its own so a watch of it wakes for nothing else.
+   */
+  changes: { dir: string; lock: string };
   run(id: string): RunPaths;
   repo(key: string): { dir: string; objects: string; writerLock: string; writer: string };
 }
@@ -90,6 +95,7 @@ export function statePaths(root: string): StatePaths {
     locks: join(root, "locks"),
     notified: join(root, "notified"),
     answers: join(root, "answers"),
+    changes: { dir: join(root, "changes"), lock: join(root, "changes", "journal.lock") },
     host: {
       lock: join(root, "host", "host.lock"),
       pid: join(root, "host", "pid"),

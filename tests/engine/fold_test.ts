@@ -124,6 +124,7 @@ Deno.test("the watch lines keep their names and fields (a rename must show up he
     "stalled",
     "done",
     "problem",
+    "changed",
     "all-done",
   ]);
   assert.deepEqual(describeWatchLines().done, {

@@ -75,6 +75,7 @@ Deno.test("the event registry keeps its names (a rename must show up here)", () 
     "run.fallback",
     "run.finished",
     "run.lost",
+    "run.changed",
   ]);
 });
 

@@ -4,7 +4,7 @@
  * it arrives. Views subscribe; nothing polls.
  */
 import { useEffect, useState } from "preact/hooks";
-import { fetchRun, fetchSummary, openStream } from "./api/client.ts";
+import { fetchSummary, openStream } from "./api/client.ts";
 import type { PitroomEvent, SummaryResponse } from "./api/types.ts";
 import { type Cards, putCard } from "./model/live.ts";
 
@@ -38,11 +38,9 @@ class LiveStore {
         this.cards = putCard(this.cards, card);
         for (const fn of this.#runListeners.get(run) ?? []) fn(event);
         if (!this.#replaying) this.#emit();
-        if (FINAL.has(event.type)) {
-          void this.#refreshSummary();
-          // A review's verdict is on the reviewed run's record before the review's last event.
-          if (card.kind === "review" && card.about !== null) void this.#refreshCard(card.about);
-        }
+        // (A run that changes after its end, a review's verdict on the reviewed run included,
+        // comes as its own `run.changed` event with its card.)
+        if (FINAL.has(event.type) || event.type === "run.changed") void this.#refreshSummary();
       },
       ready: () => {
         this.#replaying = false;
@@ -54,15 +52,6 @@ class LiveStore {
       this.ready = false;
       this.#emit();
     });
-  }
-
-  /** Reads a run's card again (one the page shows, whose record changed without an event). */
-  async #refreshCard(id: string): Promise<void> {
-    if (!this.cards.has(id)) return;
-    const run = await fetchRun(id).catch(() => null);
-    if (run === null) return;
-    this.cards = putCard(this.cards, run.card);
-    this.#emit();
   }
 
   async #refreshSummary(): Promise<void> {

@@ -14,6 +14,7 @@ import { loadSettings } from "../core/load_settings.ts";
 import { auditChain } from "./choose.ts";
 import { auditPrompt } from "./prompt.ts";
 import { MODES } from "../../workers/modes.ts";
+import { saveChanged } from "../runs/changed.ts";
 
 /** Options of `createAudit`. */
 export interface CreateAuditOptions {
@@ -46,14 +47,17 @@ export function checkAuditable(record: RunRecord): void {
   }
 }
 
-/** Changes a run's record (read, changed, written atomically). */
+/**
+ * Changes the audit on an audited (finished) run's record: read, changed, written atomically, and
+ * told to the live readers.
+ */
 export async function updateRecord(
   sys: HeldSys,
   id: string,
   change: (record: RunRecord) => boolean,
 ): Promise<RunRecord> {
   const record = await sys.state.runs.load(id);
-  if (change(record)) await sys.state.runs.write(record);
+  if (change(record)) await saveChanged(sys, record, "audit");
   return record;
 }
 

@@ -8,6 +8,11 @@
  * check ends a never-supervised run's start-up grace. A subscriber that asks (`onStall`) is told
  * when a run goes stalled: a timer per run falls due when its worker's silence would be a stall,
  * and its record is read then (feed_stall.ts).
+ * A finished run whose record changes later (applied, reverted, discarded, audited, reviewed:
+ * engine/runs/changed.ts) is told by a `run.changed` event from the state dir's change journal
+ * (feed_changes.ts), which the same watch covers: a subscriber hears of it for a run it follows
+ * that has ended (a `{ live: true }` one for any run), from the moment it subscribed, or since a
+ * time it asks for (`changesSince`).
  * `wait`, `watch`, the dashboard and the MCP server subscribe to it.
  */
 import type { HeldSys } from "../../store/state.ts";
@@ -24,13 +29,14 @@ import { asSeen, STARTUP_GRACE_MS } from "../host/liveness.ts";
 import { inScope, type Scope } from "../core/scope.ts";
 import type { Stall } from "../core/stall.ts";
 import { StallChecks } from "./feed_stall.ts";
+import { type Change, ChangeTail } from "./feed_changes.ts";
 
 /** Which runs a subscription follows. */
 export type FeedFilter =
   | { runs: readonly string[] }
   /** A group's runs (of one repository's, with `scope`). */
   | { group: string; scope?: Scope }
-  /** Every live run, and every run started while subscribed. */
+  /** Every live run, every run started while subscribed, and the changes of any finished run. */
   | { live: true };
 
 /** One event of one run. */
@@ -39,7 +45,10 @@ export interface FeedEvent {
   event: PitroomEvent;
   /** True for what the run did before the subscription started. */
   replay: boolean;
-  /** The byte offset of the run's events file after this event: a reconnect resumes there. */
+  /**
+   * The byte offset of the run's events file after this event: a reconnect resumes there (for a
+   * `run.changed`, which is not in that file, the offset reached before it).
+   */
   offset: number;
 }
 
@@ -61,6 +70,12 @@ export interface FeedOptions {
    * Without it the feed keeps no stall timers.
    */
   onStall?(run: string, stall: Stall, record: RunRecord): void;
+  /**
+   * Also the changes of finished runs made since this time (ms since the epoch), as far back as
+   * the change journal goes (flagged `replay`, after the runs' replay); without it, the changes
+   * made from the subscription on.
+   */
+  changesSince?: number;
 }
 
 /** A live subscription. */
@@ -129,6 +144,8 @@ class Feed implements Subscription {
   #toCheck = new Set<string>();
   #toJoin = new Set<string>();
   #toStall = new Set<string>();
+  #changes: ChangeTail;
+  #readChanges = false;
   #stalls: StallChecks | null;
   #rewatch = false;
   #sweep = false;
@@ -151,6 +168,7 @@ class Feed implements Subscription {
     this.#filter = filter;
     this.#onEvent = onEvent;
     this.#options = options;
+    this.#changes = new ChangeTail(this.#paths);
     this.#stalls = options.onStall === undefined ? null : new StallChecks(sys.clock, (id) => {
       this.#toStall.add(id);
       this.#kick();
@@ -169,6 +187,9 @@ class Feed implements Subscription {
 
   async #start(): Promise<void> {
     await Deno.mkdir(this.#paths.active, { recursive: true, mode: 0o700 });
+    await Deno.mkdir(this.#paths.changes.dir, { recursive: true, mode: 0o700 });
+    // Opened before any record is read: a change after that read is in the journal from here.
+    const changed = await this.#changes.open(this.#options.changesSince);
     for (const record of await this.#initialRecords()) this.#join(record);
     await this.#openWatch();
     // One pass over what is there now is the replay; changes meanwhile wait for the live pass.
@@ -181,6 +202,7 @@ class Feed implements Subscription {
     this.#working = initial;
     try {
       await initial;
+      for (const change of changed) this.#tellChange(change);
     } finally {
       this.#working = null;
       this.#replaying = false;
@@ -244,22 +266,28 @@ class Feed implements Subscription {
     if (stall) this.#options.onStall?.(id, stall, followed.record);
   }
 
-  /** (Re)opens the one watch over `active/` and the folders of the runs still live. */
+  /**
+   * (Re)opens the one watch over the change journal's folder, `active/` and the folders of the
+   * runs still live.
+   */
   async #openWatch(): Promise<void> {
-    const dirs = new Set<string>();
+    const dirs = new Set<string>([this.#paths.changes.dir]);
     if (!("runs" in this.#filter)) dirs.add(this.#paths.active);
     for (const [id, f] of this.#runs) if (!f.ended) dirs.add(this.#paths.run(id).dir);
     this.#watcher?.close();
     await this.#watching;
     this.#watcher = null;
     this.#watchedDirs = dirs;
-    if (dirs.size === 0 || this.#closed) return;
+    if (this.#closed) return;
     let watcher: Deno.FsWatcher;
     try {
       watcher = Deno.watchFs([...dirs], { recursive: false });
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
-      // A run folder was removed (`pitroom clean`): follow the others.
+      // A run folder was removed (`pitroom clean`): follow the others. (The journal's folder is
+      // made again, and `active/`: a state dir removed under the feed.)
+      await Deno.mkdir(this.#paths.changes.dir, { recursive: true, mode: 0o700 });
+      await Deno.mkdir(this.#paths.active, { recursive: true, mode: 0o700 });
       for (const [id, f] of this.#runs) {
         if (!f.ended && (await this.#sys.state.runs.read(id)) === null) this.#end(id);
       }
@@ -277,6 +305,16 @@ class Feed implements Subscription {
     for (const path of paths) {
       const dir = dirname(path);
       const name = basename(path);
+      if (dir === this.#paths.changes.dir) {
+        this.#readChanges = true;
+        continue;
+      }
+      if (path === this.#paths.changes.dir) {
+        // The journal's folder itself (removed, or made again): watched anew.
+        this.#rewatch = true;
+        this.#readChanges = true;
+        continue;
+      }
       if (dir === this.#paths.active) {
         if (isRunId(name) && !this.#runs.has(name)) this.#toJoin.add(name);
         continue;
@@ -296,7 +334,7 @@ class Feed implements Subscription {
   }
 
   #pending(): boolean {
-    return this.#sweep ||
+    return this.#sweep || this.#readChanges ||
       this.#toRead.size + this.#toCheck.size + this.#toJoin.size + this.#toStall.size > 0;
   }
 
@@ -325,16 +363,38 @@ class Feed implements Subscription {
         await this.#openWatch();
         // Whatever was appended while the watch was down is read now.
         for (const [id, f] of this.#runs) if (!f.ended) this.#toRead.add(id);
+        this.#readChanges = true;
       }
       for (const id of this.#take(this.#toCheck)) await this.#checkAlive(id);
       for (const id of this.#take(this.#toRead)) await this.#read(id);
       for (const id of this.#take(this.#toStall)) await this.#checkStall(id);
+      if (this.#readChanges) {
+        this.#readChanges = false;
+        for (const change of await this.#changes.read()) this.#tellChange(change);
+      }
     }
+  }
+
+  /**
+   * Tells a change of a finished run: of a run followed here once it has ended (before that, its
+   * final event and record are still to come and say it), of any run to a `{ live: true }` feed.
+   */
+  #tellChange(change: Change): void {
+    if (this.#closed) return;
+    const followed = this.#runs.get(change.run);
+    if (followed === undefined ? !("live" in this.#filter) : !followed.ended) return;
+    this.#onEvent({
+      run: change.run,
+      event: change,
+      replay: this.#replaying,
+      offset: followed?.tail.offset ?? 0,
+    });
   }
 
   /** Looks at every followed run once more (and at `active/` for runs that joined). */
   async #sweepAll(): Promise<void> {
     this.#sweep = false;
+    this.#readChanges = true;
     if (!("runs" in this.#filter)) {
       for (const id of await listActive(this.#paths)) if (!this.#runs.has(id)) this.#toJoin.add(id);
     }
@@ -470,6 +530,7 @@ class Feed implements Subscription {
       f.grace?.cancel();
       f.tail.close();
     }
+    this.#changes.close();
     this.#stalls?.close();
     this.#ended.resolve();
     if (this.#failed !== undefined) throw this.#failed;

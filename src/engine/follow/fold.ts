@@ -3,7 +3,7 @@
  * tokens, fallbacks, where it stands) and the watch lines a change produces (watch_lines.ts).
  * `watch`, `status`, and later the dashboard and MCP progress all show this view.
  */
-import type { PitroomEvent } from "../../events/mod.ts";
+import type { EventOf, PitroomEvent } from "../../events/mod.ts";
 import type { RunRecord, Target, Tokens } from "../../store/record.ts";
 import { targetLabel } from "../core/chain.ts";
 import { formatDuration } from "../../sys/duration.ts";
@@ -199,6 +199,17 @@ export class LiveFold {
     if (v === undefined || v.end) return null;
     v.stalled = { since: stall.since, text: stall.text };
     return watchLine("stalled", { run: id, ...v.stalled });
+  }
+
+  /** A run that ended changed (`run.changed`); returns its `changed` line. */
+  changed(id: string, ev: EventOf<"run.changed">): WatchLineOf<"changed"> | null {
+    const v = this.#runs.get(id);
+    if (v === undefined || !v.end) return null;
+    return watchLine("changed", {
+      run: id,
+      by: ev.by,
+      ...(ev.work === undefined ? {} : { work: ev.work }),
+    });
   }
 
   /** The run's progress line as it stands. */

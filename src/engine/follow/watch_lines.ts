@@ -3,9 +3,21 @@
  * field list `pitroom help events` prints all come from `WATCH_LINES`. Each line is a JSON
  * object whose first key is `event`: `queued`, `started`, `progress`, `fallback`, `stalled` (a
  * running run's worker sent no event for its stall time; its next `progress` says it moved on),
- * one final line (`done` or `problem`) per run and, once every run has ended, `all-done`.
+ * one final line (`done` or `problem`) per run, `changed` when a run that ended changes while
+ * others still go (applied, reverted, discarded, audited, reviewed: what did it, what became of
+ * its work) and, once every run has ended, `all-done`.
  */
-import { arr, checkShape, type Infer, num, opt, type Shape, str } from "../../events/schema.ts";
+import {
+  arr,
+  checkShape,
+  type Infer,
+  num,
+  oneOf,
+  opt,
+  type Shape,
+  str,
+} from "../../events/schema.ts";
+import { RUN_CHANGES, WORK_STATES } from "../../events/mod.ts";
 
 /** Every watch line, by its `event`. */
 export const WATCH_LINES = {
@@ -34,6 +46,7 @@ export const WATCH_LINES = {
     outcome: str,
     exit: num,
   },
+  changed: { run: str, by: oneOf(RUN_CHANGES), work: opt(oneOf(WORK_STATES)) },
   "all-done": { runs: num, ok: num, failed: num },
 } as const satisfies Record<string, Shape>;
 

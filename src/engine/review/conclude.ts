@@ -10,6 +10,7 @@ import { indexRun } from "../../store/history/mod.ts";
 import { Exit } from "../../sys/errors.ts";
 import { parseImplementerReport } from "../plan/status_line.ts";
 import { parseVerdict } from "./verdict.ts";
+import { saveChanged } from "../runs/changed.ts";
 
 /** Sets the record's implementer status or review verdict from its answer (before it is written). */
 export function concludeAnswer(record: RunRecord): void {
@@ -47,6 +48,6 @@ export async function recordReview(sys: HeldSys, review: RunRecord): Promise<voi
     ...info.verdict,
   };
   reviewed.reviews = [...(reviewed.reviews ?? []).filter((r) => r.run !== review.id), summary];
-  await sys.state.runs.write(reviewed);
+  await saveChanged(sys, reviewed, "review");
   await indexRun(sys, reviewed);
 }

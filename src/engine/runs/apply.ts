@@ -22,6 +22,7 @@ import { pausePoint } from "../core/pause.ts";
 import { indexRun } from "../../store/history/mod.ts";
 import { carryNew, cutShort, finishOp, lastOp, opsOf, type RunTree } from "../tree/journaled.ts";
 import { MODES } from "../../workers/modes.ts";
+import { saveChanged } from "./changed.ts";
 
 /** A finished isolate run, checked; refuses live runs and runs of other modes. */
 async function isolateRun(sys: HeldSys, id: string): Promise<RunRecord> {
@@ -58,9 +59,9 @@ async function userTree(sys: HeldSys, record: RunRecord): Promise<TrackedTree> {
 
 /**
  * Makes sure the record holds the copy's final state: a run whose supervisor died before it
- * collected is snapshotted from its copy now (and its patch written).
+ * collected is snapshotted from its copy now (and its patch written), for an apply or a discard.
  */
-async function collectLost({ sys, record, tree }: RunTree): Promise<void> {
+async function collectLost({ sys, record, tree }: RunTree, by: "apply" | "discard"): Promise<void> {
   const changes = record.changes;
   const isolation = record.isolation!;
   if (changes === undefined || changes.after !== changes.before.tree) return;
@@ -72,7 +73,7 @@ async function collectLost({ sys, record, tree }: RunTree): Promise<void> {
   const paths = sys.state.paths;
   const patchDigest = await writePatch(paths.run(record.id).patch, diff.patch);
   record.changes = { before: changes.before, after, files: diff.files, patchDigest };
-  await sys.state.runs.write(record);
+  await saveChanged(sys, record, by);
 }
 
 /** What `applyRun` did. */
@@ -125,7 +126,7 @@ export async function applyRun(
   const record = await isolateRun(sys, id);
   const tree = await userTree(sys, record);
   const at = { sys, record, tree };
-  await collectLost(at);
+  await collectLost(at, "apply");
   const changes = record.changes;
   if (changes === undefined || changes.files.length === 0) {
     throw new RefusedError("nothing_to_apply", `Run "${id}" changed no file`);
@@ -156,7 +157,7 @@ export async function applyRun(
     report = planned.report;
     if (planned.plan.writes.length > 0) {
       record.isolation!.applying = { at: sys.clock.now() };
-      await sys.state.runs.write(record);
+      await saveChanged(sys, record, "apply");
       await pausePoint(sys, "applying");
       try {
         await carryNew(at, {
@@ -167,13 +168,13 @@ export async function applyRun(
       } catch (error) {
         // The record says what the journal says, whatever stopped the apply.
         await mirrorApplied(sys, record);
-        await sys.state.runs.write(record);
+        await saveChanged(sys, record, "apply");
         throw error;
       }
     }
   }
   await mirrorApplied(sys, record);
-  await sys.state.runs.write(record);
+  await saveChanged(sys, record, "apply");
   await indexRun(sys, record);
   return { record, report };
 }
@@ -196,7 +197,7 @@ export async function discardRun(sys: HeldSys, id: string): Promise<RunRecord> {
     ? null
     : await trackTree(sys, paths, record.repoRoot).catch(() => null);
   // A lost run's work is collected into its patch before the copy goes.
-  if (tree !== null) await collectLost({ sys, record, tree });
+  if (tree !== null) await collectLost({ sys, record, tree }, "discard");
   if (await exists(isolation.copyRoot)) {
     await removeIfThere(aside);
     await Deno.rename(isolation.copyRoot, aside);
@@ -204,7 +205,7 @@ export async function discardRun(sys: HeldSys, id: string): Promise<RunRecord> {
   await pausePoint(sys, "discarding");
   await removeIfThere(aside);
   isolation.discarded = { at: sys.clock.now() };
-  await sys.state.runs.write(record);
+  await saveChanged(sys, record, "discard");
   await indexRun(sys, record);
   return record;
 }

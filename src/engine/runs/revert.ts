@@ -37,6 +37,7 @@ import {
 import { runPatch } from "../tree/run_patch.ts";
 import { leftRefusal, mergeChanged, settle, takeOutSegments } from "../tree/revert_merge.ts";
 import { MODES } from "../../workers/modes.ts";
+import { saveChanged } from "./changed.ts";
 
 /** Options of `revertRun`. */
 export interface RevertRunOptions {
@@ -87,8 +88,9 @@ async function runPatchOf(sys: HeldSys, record: RunRecord, tree: TrackedTree): P
   changes.patchDigest = await writePatch(sys.state.paths.run(record.id).patch, patch);
 }
 
+/** Writes the record, and tells the live readers that a revert changed it. */
 async function save(sys: HeldSys, record: RunRecord): Promise<void> {
-  await sys.state.runs.write(record);
+  await saveChanged(sys, record, "revert");
 }
 
 /** Runs `fn`; when it fails, the record is brought back in line with the journal first. */

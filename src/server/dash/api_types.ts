@@ -7,7 +7,7 @@
  * and `_contract.ts` keeps the rest in step with the engine.
  * README.md next to this file describes the routes.
  */
-import type { OutcomeClass, PitroomEvent, RunState } from "../../events/mod.ts";
+import type { OutcomeClass, PitroomEvent, RunState, WorkState } from "../../events/mod.ts";
 import type { SearchHit } from "../../store/history/row.ts";
 import type { RunRecord, Tokens } from "../../store/record.ts";
 import type { Mode, WorkerName } from "../../workers/names.ts";
@@ -38,9 +38,10 @@ export type ApiKind = "run" | "plan" | "review" | "audit" | "correction";
 
 /**
  * What became of a finished run's work: answered from the answer cache, its patch applied, its
- * patch not applied yet, its copy discarded unapplied, or its changes reverted.
+ * patch not applied yet, its copy discarded unapplied, or its changes reverted (a `run.changed`
+ * event says it the moment it changes).
  */
-export type ApiDisposition = "cached" | "applied" | "not-applied" | "discarded" | "reverted";
+export type ApiDisposition = WorkState;
 
 /** How a badge reads: good, needs a look, bad, or neither. */
 export type ApiTone = "good" | "warn" | "bad" | "info";

@@ -3,8 +3,9 @@
  * and what became of its work: card_kind.ts), then kept current by the events
  * that follow (pure). `run.progress` events carry the engine's cumulative counts and overwrite
  * the card's; the worker events between them move the counts on at once, so a card changes the
- * moment a tool call is written. A final event is followed by the final record (`cardOf`). A
- * run's stall (`stalled`) is read off its record at `now`, or told by the feed, and any event of
+ * moment a tool call is written. A final event is followed by the final record (`cardOf`), and so
+ * is a `run.changed` (an apply, a revert, a discard, an audit or review after the run's end),
+ * whose fold says at once what became of the run's work. A run's stall (`stalled`) is read off its record at `now`, or told by the feed, and any event of
  * the run clears it.
  */
 import { MODES, type PitroomEvent, type RunReport } from "../../engine/mod.ts";
@@ -162,6 +163,21 @@ export function foldCard(moved: RunCard, ev: PitroomEvent): RunCard {
         canStop: false,
         endedAt: ev.time,
       };
+    case "run.changed": {
+      // What became of its work now; the rest (counts, verdicts) comes with its record.
+      const work = ev.work ?? null;
+      const isolation = card.isolation === null ? null : {
+        applied: work === "applied" || (card.isolation.applied && work !== "not-applied"),
+        discarded: work === "discarded" || card.isolation.discarded,
+      };
+      return {
+        ...card,
+        disposition: work,
+        isolation,
+        attention: card.attention === "unapplied" && work !== "not-applied" ? null : card.attention,
+        canDiscard: isolation !== null && !isolation.applied && !isolation.discarded,
+      };
+    }
     case "run.lost":
       return {
         ...card,

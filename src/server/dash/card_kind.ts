@@ -4,7 +4,8 @@
  * never Pitroom's own prompt), the verdicts to show as badges with their findings or disputed
  * claims, and what became of its work (cached, applied, not applied, discarded, reverted).
  */
-import { MODES, type RunReport } from "../../engine/mod.ts";
+import type { RunReport } from "../../engine/mod.ts";
+import { workOf } from "../../engine/present.ts";
 import type {
   ApiBadge,
   ApiDisposition,
@@ -215,12 +216,5 @@ export function verdictsOf(record: RunReport): ApiVerdict[] {
 
 /** What became of a finished run's work, or null (live, or nothing to say). */
 export function dispositionOf(record: RunReport): ApiDisposition | null {
-  if (record.state === "queued" || record.state === "running") return null;
-  if (record.cached !== undefined) return "cached";
-  if (record.changes?.reverted) return "reverted";
-  const iso = record.isolation;
-  if (!MODES[record.mode].usesCopy || iso === undefined) return null;
-  if (iso.applied !== undefined) return "applied";
-  if (iso.discarded !== undefined) return "discarded";
-  return record.state === "done" && (record.changes?.files.length ?? 0) > 0 ? "not-applied" : null;
+  return workOf(record);
 }

@@ -8,12 +8,29 @@
  * live runs from the offsets the cursor holds, the runs of the cursor that ended meanwhile from
  * theirs (a second subscription by id), and announces the runs that appeared while it was away.
  * Two subscriptions may read the same run: an event at or before the offset delivered is dropped.
+ * A finished run that changes later (applied, reverted, discarded, audited, reviewed) comes as a
+ * `run.changed` from the same feed: an `event` message with its card from its record now, or a
+ * `run` message for a run the connection had not announced; a resumed connection gets the changes
+ * since its cursor's time (less `CHANGES_SLACK_MS`), so a page that was away misses none.
  * Nothing polls: every message comes from the feed.
  */
-import type { Engine, FeedEvent, RunReport, Stall, Subscription } from "../../engine/mod.ts";
+import type {
+  Engine,
+  FeedEvent,
+  PitroomEvent,
+  RunReport,
+  Stall,
+  Subscription,
+} from "../../engine/mod.ts";
 import type { ApiEvent, RunCard, StreamEventName, StreamMessages } from "./api_types.ts";
 import { cardOf, foldCard, freshCard, isFinalEvent } from "./card.ts";
 import { type Cursor, encodeCursor, ENDED, ENDED_KEEP_MS } from "./cursor.ts";
+
+/**
+ * How far before a resumed cursor's time its changes are replayed: a change read just before the
+ * page's last message was sent may have been sent after it (a change sent twice says the same).
+ */
+export const CHANGES_SLACK_MS = 60_000;
 
 /** One message to write. */
 export interface Message {
@@ -43,8 +60,10 @@ export class Connection {
   #engine: Engine;
   #options: ConnectionOptions;
   #runs = new Map<string, Followed>();
+  /** Changed runs not followed here, waiting to be announced. */
+  #announcing = new Set<string>();
   #subs: Subscription[] = [];
-  #queue: (() => Promise<Message>)[] = [];
+  #queue: (() => Promise<Message | null>)[] = [];
   #wake: (() => void) | null = null;
   #closed = false;
 
@@ -62,7 +81,8 @@ export class Connection {
         this.#wake = null;
         continue;
       }
-      yield await next();
+      const m = await next();
+      if (m !== null) yield m;
     }
   }
 
@@ -85,6 +105,7 @@ export class Connection {
     }
     const live = this.#engine.subscribe({ live: true }, (ev) => this.#onEvent(ev), {
       fromOffsets,
+      ...(cursor === null ? {} : { changesSince: cursor.time - CHANGES_SLACK_MS }),
       onRun: (record) => this.#onRun(record),
       onStall: (run, stall) => this.#onStall(run, stall),
     });
@@ -141,6 +162,7 @@ export class Connection {
   }
 
   #onEvent(ev: FeedEvent): void {
+    if (ev.event.type === "run.changed") return this.#onChanged(ev.run, ev.event);
     const run = this.#runs.get(ev.run);
     if (run === undefined || run.ended) return;
     const final = isFinalEvent(ev.event);
@@ -165,6 +187,36 @@ export class Connection {
     });
   }
 
+  /**
+   * A finished run changed: its card folds the change at once and is then made from its record as
+   * it is now (read in order, like a final event's); a run the page was not told of is announced.
+   */
+  #onChanged(id: string, event: Extract<PitroomEvent, { type: "run.changed" }>): void {
+    const run = this.#runs.get(id);
+    // A run still followed: its final event and record are still to come, and say it.
+    if (run !== undefined && !run.ended) return;
+    const now = this.#options.now();
+    if (run !== undefined) run.card = foldCard(run.card, event);
+    else if (this.#announcing.has(id)) return; // (a resume may replay many changes of one run)
+    else this.#announcing.add(id);
+    const cursor = run === undefined ? null : this.#cursor();
+    this.#enqueue(async () => {
+      // A change that comes while this one's record is read is read again after it.
+      this.#announcing.delete(id);
+      const record = await this.#engine.peek(id).catch(() => null);
+      const known = this.#runs.get(id);
+      if (known === undefined) {
+        if (record === null) return null;
+        const card = cardOf(record, now);
+        this.#runs.set(id, { card, offset: ENDED, ended: true });
+        return message("run", { card }, this.#cursor());
+      }
+      if (!known.ended) return null;
+      if (record !== null) known.card = cardOf(record, now);
+      return message("event", { run: id, event, card: known.card }, cursor ?? this.#cursor());
+    });
+  }
+
   #cursor(): string {
     const now = this.#options.now();
     const runs = new Map<string, number>();
@@ -180,7 +232,7 @@ export class Connection {
     this.#enqueue(() => Promise.resolve(m));
   }
 
-  #enqueue(make: () => Promise<Message>): void {
+  #enqueue(make: () => Promise<Message | null>): void {
     if (this.#closed) return;
     this.#queue.push(make);
     this.#wake?.();

@@ -1,8 +1,9 @@
 /**
  * Resources: `pitroom://run/<id>` (a run's report, JSON) and `pitroom://run/<id>/patch` (the
  * exact diff of a run that changed files), as templates listing the latest runs. A client that
- * subscribes to one is sent `notifications/resources/updated` when the run changes state, straight
- * from the engine's feed; every client is sent `list_changed` when a run starts or ends (one
+ * subscribes to one is sent `notifications/resources/updated` when the run changes state, and when
+ * it changes after its end (applied, reverted, discarded, audited, reviewed: `run.changed`),
+ * straight from the engine's feed; every client is sent `list_changed` when a run starts or ends (one
  * feed over every live run, which sees runs any process started: no polling).
  */
 import type { Engine, FeedEvent, Subscription } from "../../engine/mod.ts";
@@ -14,7 +15,7 @@ export const LISTED_RUNS = 20;
 
 const URI = /^pitroom:\/\/run\/([^/]+)(\/patch)?$/;
 
-/** The events that change a run's state (and so its report resource). */
+/** The events that change a run's state or record (and so its report resource). */
 const STATE_EVENTS = new Set<FeedEvent["event"]["type"]>([
   "run.queued",
   "run.started",
@@ -23,6 +24,7 @@ const STATE_EVENTS = new Set<FeedEvent["event"]["type"]>([
   "run.parked",
   "run.finished",
   "run.lost",
+  "run.changed",
 ]);
 
 /** The resource of a run's report. */
@@ -121,7 +123,10 @@ function follow(server: McpServer, engine: Engine, subscribe: boolean): () => Pr
   };
 }
 
-/** `resources/subscribe` and `unsubscribe`: `resources/updated` when a run changes state. */
+/**
+ * `resources/subscribe` and `unsubscribe`: `resources/updated` when a run changes state, or its
+ * record after its end (the subscription outlives the run's end until it is unsubscribed).
+ */
 function serveSubscribe(
   low: McpServer["server"],
   engine: Engine,

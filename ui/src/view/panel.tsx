@@ -27,6 +27,8 @@ interface Loaded {
 export function Panel({ id, card }: { id: string; card: RunCard }) {
   const [data, setData] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** How many times the run changed after its end while the panel was open. */
+  const [changes, setChanges] = useState(0);
   const live = isLive(card);
 
   useEffect(() => {
@@ -34,6 +36,8 @@ export function Panel({ id, card }: { id: string; card: RunCard }) {
     let loaded = false;
     const early: PitroomEvent[] = [];
     const off = store.onRun(id, (ev) => {
+      // Not a step of the run: what became of it since (its report is read again, below).
+      if (ev.type === "run.changed") return setChanges((n) => n + 1);
       if (!loaded) early.push(ev);
       else setData((d) => d && { ...d, events: [...d.events, ev] });
     });
@@ -51,18 +55,19 @@ export function Panel({ id, card }: { id: string; card: RunCard }) {
     };
   }, [id]);
 
-  // When the run ends, its report and patch are final: read them again.
+  // When the run ends, its report and patch are final: read them again; and when it changes
+  // after its end (applied, reverted, discarded, audited, reviewed).
   const ended = card.endedAt;
   const stale = data !== null && data.report.endedAt === undefined && ended !== null;
   useEffect(() => {
-    if (!stale) return;
+    if (!stale && changes === 0) return;
     let gone = false;
     const patch = card.changedFiles > 0 ? fetchPatch(id) : Promise.resolve("");
     Promise.all([fetchRun(id), patch]).then(([run, patch]) => {
       if (!gone) setData((d) => d && { ...d, report: run.report, patch });
     }).catch((e: unknown) => !gone && setError(String(e)));
     return () => void (gone = true);
-  }, [stale, id]);
+  }, [stale, changes, id]);
 
   const steps = useMemo(() => timelineOf(data?.events ?? []), [data?.events]);
   if (error) {
