@@ -7,6 +7,7 @@
 import { EVENTS, parseEventLine, type PitroomEvent } from "../events/mod.ts";
 import { DamagedRecord } from "../sys/errors.ts";
 import { basename, dirname } from "../sys/path.ts";
+import { openOrNull } from "../sys/fs.ts";
 
 /** An events file as read. */
 export interface EventsRead {
@@ -37,15 +38,6 @@ export async function gunzipChecked(
     return { text, damage: "not a whole gzip stream: cut short or altered" };
   }
   return { text: text + decoder.decode(), damage: null };
-}
-
-async function openOrNull(path: string): Promise<Deno.FsFile | null> {
-  try {
-    return await Deno.open(path, { read: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
-  }
 }
 
 /**

@@ -17,6 +17,16 @@ export async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
 }
 
 /** True when something (a file, a directory, a link) is at `path`. */
+/** The file at `path` opened for reading, or null when there is none. */
+export async function openOrNull(path: string): Promise<Deno.FsFile | null> {
+  try {
+    return await Deno.open(path, { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
 export async function exists(path: string): Promise<boolean> {
   return (await lstatOrNull(path)) !== null;
 }

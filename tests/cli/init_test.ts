@@ -11,6 +11,20 @@ import { BARE_PATH, type Home, REAL_BACKENDS, tempHome } from "./_setup.ts";
 /** Without opencode (counted as not installed), so the proposal is fixed. */
 const BACKENDS = { ...REAL_BACKENDS, opencode: undefined };
 
+/** The proposal for codex, claude and gemini: Gemini CLI's free tier before the paid workers. */
+const GEMINI_FIRST = {
+  worker: "gemini",
+  fallback: ["codex", "claude"],
+  tiers: {
+    cheap: "gemini",
+    standard: "codex",
+    capable: "claude",
+    review: "claude",
+    audit: "claude",
+  },
+  maxParallel: 20,
+};
+
 /** A Sys whose config lives under `$XDG_CONFIG_HOME/pitroom/config.json` of the temp home. */
 function xdgSys(home: Home): Sys {
   const { PITROOM_CONFIG: _, ...env } = home.env({ XDG_CONFIG_HOME: join(home.root, "xdg") });
@@ -32,18 +46,7 @@ Deno.test("proposeConfig() puts the free workers first (the worker, then the fal
     maxParallel: 20,
   });
   // Gemini CLI's free tier before the paid workers, even when opencode is missing.
-  assert.deepEqual(proposeConfig(["codex", "claude", "gemini"]), {
-    worker: "gemini",
-    fallback: ["codex", "claude"],
-    tiers: {
-      cheap: "gemini",
-      standard: "codex",
-      capable: "claude",
-      review: "claude",
-      audit: "claude",
-    },
-    maxParallel: 20,
-  });
+  assert.deepEqual(proposeConfig(["codex", "claude", "gemini"]), GEMINI_FIRST);
   assert.deepEqual(proposeConfig(["opencode", "claude"]).tiers, {
     cheap: "opencode",
     standard: "claude",
@@ -68,18 +71,7 @@ Deno.test("initConfig() proposes from the real installed CLIs and writes nothing
   const sys = xdgSys(home);
   const report = await initConfig(sys, { backends: BACKENDS });
   assert.equal(report.path, join(home.root, "xdg", "pitroom", "config.json"));
-  assert.deepEqual(report.config, {
-    worker: "gemini",
-    fallback: ["codex", "claude"],
-    tiers: {
-      cheap: "gemini",
-      standard: "codex",
-      capable: "claude",
-      review: "claude",
-      audit: "claude",
-    },
-    maxParallel: 20,
-  });
+  assert.deepEqual(report.config, GEMINI_FIRST);
   assert.equal(report.written, false);
   await assert.rejects(Deno.stat(report.path), Deno.errors.NotFound);
 });

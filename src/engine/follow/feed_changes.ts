@@ -10,20 +10,12 @@
 import { type EventOf, parseEventLine } from "../../events/mod.ts";
 import { isRunId, type StatePaths } from "../../store/paths.ts";
 import { journalFile, journalFiles } from "../../store/changes.ts";
+import { openOrNull } from "../../sys/fs.ts";
 
 /** One change of a finished run. */
 export type Change = EventOf<"run.changed">;
 
 const CHUNK = 64 * 1024;
-
-async function openOrNull(path: string): Promise<Deno.FsFile | null> {
-  try {
-    return await Deno.open(path, { read: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
-  }
-}
 
 /** The journal, read from where the last read stopped. */
 export class ChangeTail {
