@@ -92,13 +92,7 @@ Deno.test("initConfig() with yes creates the config dir and writes the proposal"
     worker: "gemini",
     fallback: ["claude:opus"],
     models: { gemini: "gemini-2.5-flash" },
-    tiers: {
-      cheap: "gemini",
-      standard: "codex",
-      capable: "claude",
-      review: "claude",
-      audit: "claude",
-    },
+    tiers: GEMINI_FIRST.tiers,
     maxParallel: 20,
   });
   assert.equal((await Deno.stat(report.path)).mode! & 0o777, 0o600);
