@@ -23,6 +23,7 @@ import { lstatOrNull, removeIfThere } from "../sys/fs.ts";
 import { git, type GitSys, nulList } from "./git.ts";
 import { bareByLinks, bareFromListing } from "./bare_dirs.ts";
 import { type ParsedIndex, parseIndex } from "./index_file.ts";
+import { filesOfIndex, rememberFiles } from "./tree_files.ts";
 import { representable } from "./lossless.ts";
 import {
   type ConversionConfig,
@@ -308,6 +309,9 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
     }
   }
   writeTrees(writer, built);
+  // The tree's file list, for whoever asks next (a run's secret-looking files): no `ls-tree`.
+  const removed = new Set([...said.changed].filter(([, mode]) => mode === null).map(([p]) => p));
+  rememberFiles(built.root, () => filesOfIndex(index, removed, said.untracked));
   const facts = {
     root: repo.root,
     tracked: built.folders,

@@ -14,6 +14,7 @@ import type { RepoInfo } from "./repo.ts";
 import type { Snapshot } from "./snapshot.ts";
 import { type StoreOptions, trackingEnv, withScratch } from "./store.ts";
 import { copyRepo, makeCopy } from "./copy.ts";
+import { knownFiles } from "./tree_files.ts";
 
 /** Options of `openView`. */
 export interface ViewOptions extends StoreOptions {
@@ -43,6 +44,8 @@ export async function treeFiles(
   store: StoreOptions,
   tree: string,
 ): Promise<string[]> {
+  const known = knownFiles(tree);
+  if (known !== null) return known;
   const out = await git(sys, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree], {
     cwd: repo.root,
     env: trackingEnv(repo, store),

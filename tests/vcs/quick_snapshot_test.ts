@@ -12,6 +12,8 @@ import { findRepo, type RepoInfo, type Snapshot, snapshot } from "../../src/vcs/
 import { droppedIndex, quickSnapshot, settledIndex } from "../../src/vcs/quick_snapshot.ts";
 import { exists } from "../../src/sys/fs.ts";
 import { conversionConfig } from "../../src/vcs/raw.ts";
+import { knownFiles } from "../../src/vcs/tree_files.ts";
+import { decodeLossless } from "../../src/vcs/lossless.ts";
 import { realRunner } from "../../src/sys/real.ts";
 import { gitDirFingerprint, put, sh, tempDir, testEnv, testSys } from "./_helpers.ts";
 import { makeDirtyRepo } from "./_dirty_repo.ts";
@@ -83,6 +85,18 @@ async function quickOnly(w: World, repo: RepoInfo, objectsDir: string) {
   }
 }
 
+/** NUL-separated names, each decoded as vcs/ decodes git's output. */
+function splitNul(bytes: Uint8Array): string[] {
+  const names: string[] = [];
+  let from = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] !== 0) continue;
+    if (i > from) names.push(decodeLossless(bytes.subarray(from, i)));
+    from = i + 1;
+  }
+  return names;
+}
+
 const sorted = (list: readonly string[]) => [...list].sort();
 
 function sameSnapshot(actual: Omit<Snapshot, "head">, expected: Snapshot, what: string) {
@@ -120,6 +134,24 @@ async function check(w: World, quick: boolean, what = "tree"): Promise<Snapshot>
     assert.ok(found !== null, `${what}: the quick path declined`);
     sameSnapshot(found, full, what);
     await fsck(w, repo, objectsDir);
+    // The file list the quick path remembers for its tree is `ls-tree -r`'s, in its order.
+    const listed = await realRunner.run(
+      ["git", "ls-tree", "-r", "-z", "--name-only", "--full-tree", full.tree],
+      {
+        cwd: w.root,
+        env: {
+          ...testEnv(w.home),
+          GIT_OBJECT_DIRECTORY: join(w.state, "full"),
+          GIT_ALTERNATE_OBJECT_DIRECTORIES: repo.objectsDir,
+        },
+      },
+    );
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      knownFiles(found.tree),
+      splitNul(listed.stdoutBytes!),
+      `${what}: the file list`,
+    );
   }
   const auto = await snapshot(w.sys, repo, { objectsDir: join(w.state, "auto") });
   sameSnapshot(auto, full, `${what} (snapshot)`);
