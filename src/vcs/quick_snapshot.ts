@@ -235,6 +235,8 @@ export interface QuickOptions extends StoreOptions {
   config: () => Promise<ConversionConfig>;
   /** Called once `git status` has started: what else may start now. */
   beside: () => void;
+  /** Called with what git ignores as soon as `git status` said it. */
+  ignoredKnown?: (ignored: readonly string[]) => void;
 }
 
 /**
@@ -282,6 +284,8 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
   if (index.mode.includes(0o160000)) not("a submodule");
   if (index.version === 4 && holdsAttributes(index)) not("an attributes file");
   const said = parseStatusV2((await status).stdout);
+  said.ignored.sort();
+  options.ignoredKnown?.([...said.ignored]);
   for (const path of said.untracked) {
     if (path === ".gitattributes" || path.endsWith("/.gitattributes")) not("an attributes file");
   }
@@ -338,7 +342,7 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
       if (options.keepInBackground !== true) await written;
     }
   }
-  return { tree: built.root, bareDirs: bare, ignored: said.ignored.sort() };
+  return { tree: built.root, bareDirs: bare, ignored: said.ignored };
 }
 
 /**

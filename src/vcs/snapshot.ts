@@ -97,6 +97,13 @@ export interface SnapshotOptions extends StoreOptions {
    * @default true
    */
   quick?: boolean;
+  /**
+   * Called with what git ignores (the future snapshot's `ignored`) as soon as the quick path's
+   * `git status` has said it, before the rest of the snapshot is done: what depends on it only
+   * (the watch of the ignored files) can start beside. Not called on the full path; the
+   * snapshot's own `ignored` is the one that counts.
+   */
+  ignoredKnown?: (ignored: readonly string[]) => void;
 }
 
 /** Copies the user's index (keeping its mtime) to `target`; false when there is none. */

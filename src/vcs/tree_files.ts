@@ -9,7 +9,7 @@ import { decodeLossless, encodeLossless } from "./lossless.ts";
 import type { ParsedIndex } from "./index_file.ts";
 
 /** How many trees' lists are kept (the last ones remembered). */
-const KEPT = 4;
+const KEPT = 3;
 
 /** Each list, or how to make it (made when first asked for). */
 const known = new Map<string, readonly string[] | (() => string[])>();

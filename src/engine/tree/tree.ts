@@ -33,6 +33,8 @@ export interface TrackedTree {
       keepOnDemand?: boolean;
       submodules?: "allow" | "refuse";
       readHead?: boolean;
+      /** Called with what git ignores as soon as it is known (`SnapshotOptions.ignoredKnown`). */
+      ignoredKnown?: (ignored: readonly string[]) => void;
     },
   ): Promise<TreeSnapshot>;
   /** The changed files with their line counts, the patch, and each path's entry before and after. */
@@ -67,10 +69,10 @@ export interface TrackedTree {
     drop: readonly string[],
   ): Promise<TrackedTree & { release(): void; tree: string }>;
   /**
-   * Records the stat of the ignored files of `at` (kept, when `keep`, to be undone later) and
-   * returns the check to run after the worker.
+   * Records the stat of the ignored files `ignored` (a snapshot's; kept, when `keep`, to be
+   * undone later) and returns the check to run after the worker.
    */
-  watchIgnored(at: TreeSnapshot, keep: boolean): Promise<IgnoredWatch>;
+  watchIgnored(ignored: readonly string[], keep: boolean): Promise<IgnoredWatch>;
   /** Applies `before`..`after` (a copy's work) to this tree, checked first. */
   apply(
     before: TreeSnapshot,
@@ -213,8 +215,8 @@ function tracked(
     openCopy(dest) {
       return tracked(sys, vcs.copyRepo(dest, repo.objectFormat), key, store);
     },
-    async watchIgnored(at, keep) {
-      const record = await vcs.recordIgnored(sys, repo, { ...store, ignored: at.ignored, keep });
+    async watchIgnored(ignored, keep) {
+      const record = await vcs.recordIgnored(sys, repo, { ...store, ignored, keep });
       return {
         changes: () => vcs.ignoredChanges(sys, repo, { ...store, record }),
         restore: (changes) =>

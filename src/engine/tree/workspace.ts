@@ -56,14 +56,26 @@ export async function prepareWorkspace(
   record: RunRecord,
   tree: TrackedTree,
 ): Promise<Workspace> {
-  const started: { watch?: Promise<IgnoredWatch>; versions?: TreeWatch } = {};
+  const started: {
+    watch?: Promise<IgnoredWatch>;
+    watching?: readonly string[];
+    versions?: TreeWatch;
+  } = {};
   let prepared: Workspace;
   try {
     prepared = await prepareOnly(sys, record, tree, {
-      watch(before) {
+      watch(ignored) {
         // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside
-        // the rest of the preparation (the secrets listing, a copy or a view), before the worker.
-        started.watch = tree.watchIgnored(before, !MODES[record.mode].keepsChanges);
+        // the rest of the preparation (the snapshot's trees, the secrets listing, a copy or a
+        // view), before the worker: from the moment git status named them, or after the
+        // snapshot, again, when the snapshot's own list is another.
+        if (started.watching !== undefined && sameList(started.watching, ignored)) return;
+        const earlier = started.watch;
+        started.watching = ignored;
+        started.watch = (async () => {
+          await earlier?.catch(() => undefined);
+          return await tree.watchIgnored(ignored, !MODES[record.mode].keepsChanges);
+        })();
         started.watch.catch(() => undefined);
       },
       versions: (watch) => (started.versions = watch),
@@ -79,18 +91,28 @@ export async function prepareWorkspace(
   return started.watch === undefined ? prepared : { ...prepared, ignored: await started.watch };
 }
 
-/** `prepareWorkspace` without the watch, which `watch` starts once the snapshot is taken. */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((entry, i) => entry === b[i]);
+}
+
+/**
+ * `prepareWorkspace` without the watch of the ignored files, which `watch` starts once they are
+ * known (again with the snapshot's own list, which is the one that counts).
+ */
 async function prepareOnly(
   sys: HeldSys,
   record: RunRecord,
   tree: TrackedTree,
-  started: { watch: (before: Changes["before"]) => void; versions: (watch: TreeWatch) => void },
+  started: { watch: (ignored: readonly string[]) => void; versions: (watch: TreeWatch) => void },
 ): Promise<Workspace> {
   const paths = sys.state.paths;
   const runPaths = paths.run(record.id);
   const isolation = record.isolation;
   const reuse = isolation !== undefined && record.continues !== undefined &&
     record.changes !== undefined;
+  // The sandbox's probe (a process of its own, once per process) beside the snapshot's walk.
+  const hidingNow = secretHiding(sys, record);
+  hidingNow.catch(() => undefined);
   // A write run's tree is watched from before its snapshot, so no edit of the user's is missed.
   const versions = isolation === undefined && MODES[record.mode].editsInPlace
     ? await tree.startWatch(runPaths.versions, sys.clock)
@@ -113,18 +135,19 @@ async function prepareOnly(
       : {}),
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
     submodules: MODES[record.mode].keepsChanges ? "refuse" : "allow",
+    ignoredKnown: started.watch,
   });
   // The untracked folders join the watch beside the secrets listing, before the worker starts.
   const widened = versions === undefined ? undefined : tree.widenWatch(versions, before);
   widened?.catch(() => undefined);
   if (position !== undefined) before.index = await position;
-  started.watch(before);
+  started.watch(before.ignored);
   record.repoRoot = tree.root;
   record.changes = { before, after: before.tree, files: [] };
   await sys.state.runs.write(record);
   await pausePoint(sys, "snapshot");
   const inside = async () => relativeInside(tree.root, await Deno.realPath(record.cwd));
-  const hiding = await secretHiding(sys, record);
+  const hiding = await hidingNow;
   if (isolation === undefined) {
     const plain = {
       before,
