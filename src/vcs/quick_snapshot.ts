@@ -237,6 +237,11 @@ export interface QuickOptions extends StoreOptions {
   beside: () => void;
   /** Called with what git ignores as soon as `git status` said it. */
   ignoredKnown?: (ignored: readonly string[]) => void;
+  /**
+   * Called once at the end: the index files of other runs that share this snapshot, each kept
+   * (on demand) from this one's seed as `indexFile` is (shared_snapshot.ts).
+   */
+  alsoKeep?: () => readonly string[];
 }
 
 /**
@@ -336,6 +341,19 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
   ) ?? not("a folder name Deno cannot read back");
   // Last: from here on the seed is the kept index being written.
   if (options.indexFile !== undefined) {
+    // The runs sharing this snapshot get a seed of their own first (all or none).
+    const others = options.alsoKeep?.() ?? [];
+    const seeds = await seedsFor(options.seed, others);
+    others.forEach((other, i) => {
+      const seed = seeds[i]!;
+      keepIndex(
+        sys,
+        repo,
+        { ...options, indexFile: other, seed, keepOnDemand: true },
+        changes,
+        built.root,
+      );
+    });
     const keeping = keepIndex(sys, repo, options, changes, built.root);
     if (options.keepOnDemand !== true) {
       const written = keeping.settle();
@@ -343,6 +361,33 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
     }
   }
   return { tree: built.root, bareDirs: bare, ignored: said.ignored };
+}
+
+/**
+ * A seed for each of `others` (`<index file>.seed`) from `seed`: a hard link (git never writes an
+ * index in place, it renames a new one over it, so the others are left as they are) or a copy
+ * (same mtime). All or none: on a failure the ones made are removed.
+ */
+async function seedsFor(seed: string, others: readonly string[]): Promise<string[]> {
+  const made: string[] = [];
+  try {
+    for (const other of others) {
+      const target = `${other}.seed`;
+      await removeIfThere(target);
+      try {
+        await Deno.link(seed, target);
+      } catch {
+        const info = await Deno.stat(seed);
+        await Deno.copyFile(seed, target);
+        await Deno.utime(target, info.atime ?? info.mtime!, info.mtime!);
+      }
+      made.push(target);
+    }
+    return made;
+  } catch (error) {
+    for (const target of made) await removeIfThere(target).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

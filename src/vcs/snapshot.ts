@@ -30,6 +30,7 @@ import {
 import { exists, removeIfThere } from "../sys/fs.ts";
 import { initialisedSubmodules, SubmodulesRefused } from "./submodules.ts";
 import { quickSnapshot, settledIndex } from "./quick_snapshot.ts";
+import { joinSnapshot, leadSnapshot } from "./shared_snapshot.ts";
 
 /** The state of a work tree at one moment. Plain data: it can be kept in a run record. */
 export interface Snapshot {
@@ -104,6 +105,13 @@ export interface SnapshotOptions extends StoreOptions {
    * snapshot's own `ignored` is the one that counts.
    */
   ignoredKnown?: (ignored: readonly string[]) => void;
+  /**
+   * The snapshot before a read run (with `indexFile` and `keepOnDemand`) may be shared with the
+   * read runs of the same tree in this process (shared_snapshot.ts): it joins one being taken
+   * whose walk began at or after `asked` (when the run was asked for), else takes its own, which
+   * others may join. `now` is the clock `asked` was read from.
+   */
+  share?: { asked: number; now: () => number };
 }
 
 /** Copies the user's index (keeping its mtime) to `target`; false when there is none. */
@@ -263,7 +271,11 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 async function quickBefore(
   sys: GitSys,
   repo: RepoInfo,
-  options: SnapshotOptions & { config: () => Promise<ConversionConfig>; beside: () => void },
+  options: SnapshotOptions & {
+    config: () => Promise<ConversionConfig>;
+    beside: () => void;
+    alsoKeep?: () => readonly string[];
+  },
 ) {
   const kept = options.indexFile;
   // No scratch folder of its own: the seed lies next to the kept index, or in scratch space.
@@ -279,6 +291,42 @@ async function quickBefore(
     await removeIfThere(seed);
     throw error;
   }
+}
+
+/**
+ * The quick path shared by the read runs of one tree (shared_snapshot.ts): the one being taken
+ * joined, or one taken here that others may join. Null when the full path must run.
+ */
+async function sharedBefore(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: SnapshotOptions & {
+    share: NonNullable<SnapshotOptions["share"]>;
+    config: () => Promise<ConversionConfig>;
+    heading: () => Promise<string | null>;
+  },
+): Promise<Snapshot | null> {
+  const key = `${repo.root}\0${options.objectsDir}`;
+  const copied = (s: Snapshot): Snapshot => ({
+    tree: s.tree,
+    head: s.head,
+    bareDirs: [...s.bareDirs],
+    ignored: [...s.ignored],
+  });
+  const joined = joinSnapshot<Snapshot>(key, options.share.asked, options.indexFile!);
+  if (joined !== null) {
+    const got = await joined.result;
+    if (got !== null) return copied(got);
+  }
+  const taken = await leadSnapshot<Snapshot>(key, options.share.now(), async (close) => {
+    const quick = await quickBefore(sys, repo, {
+      ...options,
+      beside: options.heading,
+      alsoKeep: close,
+    });
+    return quick === null ? null : { ...quick, head: await options.heading() };
+  });
+  return taken === null ? null : copied(taken);
 }
 
 /** Records the whole work tree of `repo` as a tree object in Pitroom's store. */
@@ -297,8 +345,17 @@ export async function snapshot(
   );
   const config = once(() => conversionConfig(sys, repo, options));
   if (options.base === undefined && options.quick !== false) {
-    const quick = await quickBefore(sys, repo, { ...options, config, beside: heading });
-    if (quick !== null) return { ...quick, head: await heading() };
+    const share = options.indexFile !== undefined && options.keepOnDemand === true &&
+        options.readHead !== false
+      ? options.share
+      : undefined;
+    if (share === undefined) {
+      const quick = await quickBefore(sys, repo, { ...options, config, beside: heading });
+      if (quick !== null) return { ...quick, head: await heading() };
+    } else {
+      const shared = await sharedBefore(sys, repo, { ...options, share, config, heading });
+      if (shared !== null) return shared;
+    }
   }
   return await withScratch(options, async (dir) => {
     const base = options.base;

@@ -35,6 +35,8 @@ export interface TrackedTree {
       readHead?: boolean;
       /** Called with what git ignores as soon as it is known (`SnapshotOptions.ignoredKnown`). */
       ignoredKnown?: (ignored: readonly string[]) => void;
+      /** Shared with the read runs of the same tree asked for before it began (`SnapshotOptions.share`). */
+      share?: { asked: number; now: () => number };
     },
   ): Promise<TreeSnapshot>;
   /** The changed files with their line counts, the patch, and each path's entry before and after. */

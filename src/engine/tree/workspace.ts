@@ -130,7 +130,11 @@ async function prepareOnly(
     ...(isolation === undefined
       ? {
         indexFile: runPaths.index,
-        ...(MODES[record.mode].keepsChanges ? { keepInBackground: true } : { keepOnDemand: true }),
+        ...(MODES[record.mode].keepsChanges ? { keepInBackground: true } : {
+          keepOnDemand: true,
+          // The read runs of a crew share one walk of their tree (vcs/shared_snapshot.ts).
+          share: { asked: record.createdAt, now: () => sys.clock.now() },
+        }),
       }
       : {}),
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
