@@ -1,6 +1,6 @@
 /**
  * A crew test world: a private state dir and config, a plain work dir (no git, so read runs
- * skip snapshots), and `pitroom(...)` running the real CLI with the fake worker
+ * skip snapshots) unless another is given, and `pitroom(...)` running the real CLI with the fake worker
  * (`_fake_pitroom.ts`) under the compile permission set.
  */
 import { join } from "node:path";
@@ -44,11 +44,17 @@ export function task(text: string, steps: unknown[]): string {
   return `${text}\nfake:${JSON.stringify(steps)}`;
 }
 
-/** Starts a world with this config. */
-export async function crewWorld(config: Record<string, unknown> = {}): Promise<CrewWorld> {
+/**
+ * Starts a world with this config; its runs work in `options.work` (a git repository, say)
+ * instead of a plain folder of its own.
+ */
+export async function crewWorld(
+  config: Record<string, unknown> = {},
+  options: { work?: string } = {},
+): Promise<CrewWorld> {
   const root = await tempDir("pitroom-crew-");
-  const dir = join(root.path, "work");
-  await Deno.mkdir(dir);
+  const dir = options.work ?? join(root.path, "work");
+  if (options.work === undefined) await Deno.mkdir(dir);
   const configPath = join(root.path, "config.json");
   await Deno.writeTextFile(configPath, JSON.stringify(config));
   const env = {
