@@ -17,6 +17,7 @@ import type {
 } from "../dialect.ts";
 import { workerDirs } from "../worker_home.ts";
 import { openaiError } from "./_openai_error.ts";
+import { isQwen, QWEN_CWD_LINE, qwenCall, qwenSettings } from "./_qwen.ts";
 
 /** The model every opencode config lists besides the scenario names. */
 export const DEFAULT_MODEL = "scripted";
@@ -38,11 +39,18 @@ function contentText(content: unknown): string {
     .join("");
 }
 
-/** The working directory opencode states in its system prompt (`Working directory: /abs`). */
+/**
+ * The working directory opencode states in its system prompt (`Working directory: /abs`), or
+ * Qwen Code in its first user message.
+ */
 export function statedCwd(messages: Message[]): string | null {
   for (const message of messages) {
-    if (message.role !== "system") continue;
-    const found = /^\s*Working directory:\s*(\S.*?)\s*$/m.exec(contentText(message.content));
+    const line = message.role === "system"
+      ? /^\s*Working directory:\s*(\S.*?)\s*$/m
+      : message.role === "user"
+      ? QWEN_CWD_LINE
+      : null;
+    const found = line?.exec(contentText(message.content));
     if (found?.[1] !== undefined) return found[1];
   }
   return null;
@@ -93,6 +101,7 @@ export interface ChatCall {
 /** Maps an action to the opencode tool and argument names, paths absolute against `cwd`. */
 export function chatCall(action: Action, cwd: string | null, offered: string[]): ChatCall {
   const abs = (path: string) => (cwd === null || isAbsolute(path) ? path : resolve(cwd, path));
+  if (isQwen(offered)) return qwenCall(action, abs, offered);
   if ("tool" in action) return { name: action.tool.name, args: action.tool.input };
   if ("read" in action) return { name: "read", args: { filePath: abs(action.read) } };
   if ("list" in action) {
@@ -233,6 +242,9 @@ export const chatDialect: Dialect = {
     await mkdir(dir, { recursive: true });
     const config = opencodeConfig(baseUrl, options?.scenarios ?? []);
     await writeFile(join(dir, "opencode.json"), JSON.stringify(config, null, 2) + "\n");
+    const qwen = join(home, ".qwen");
+    await mkdir(qwen, { recursive: true });
+    await writeFile(join(qwen, "settings.json"), JSON.stringify(qwenSettings(baseUrl), null, 2));
     return {
       OPENCODE_DISABLE_MODELS_FETCH: "1",
       OPENCODE_DISABLE_AUTOUPDATE: "1",
