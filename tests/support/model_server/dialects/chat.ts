@@ -3,6 +3,8 @@
  * `@ai-sdk/openai-compatible`. Scenario actions become calls of opencode 1.18.33's own tools
  * (`read`, `grep`, `write`, `edit`, `bash`, `webfetch`; a directory listing is a `read` of the
  * directory) with absolute paths against the `Working directory:` line of its system prompt.
+ * Qwen Code 0.24.4 speaks it too: its requests, told apart by the tools they offer, get its own
+ * tools (_qwen.ts).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
@@ -230,7 +232,7 @@ export function opencodeConfig(baseUrl: string, models: string[]): Record<string
   };
 }
 
-/** The Chat Completions dialect (opencode). */
+/** The Chat Completions dialect (opencode, Qwen Code). */
 export const chatDialect: Dialect = {
   name: "opencode",
   matches: (method, url) => method === "POST" && url.pathname === "/v1/chat/completions",
