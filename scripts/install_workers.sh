@@ -12,20 +12,21 @@ cat > "$dir/package.json" <<'JSON'
     "opencode-ai": "1.18.33",
     "@openai/codex": "0.169.0",
     "@anthropic-ai/claude-code": "2.1.328",
-    "@google/gemini-cli": "0.61.0"
+    "@google/gemini-cli": "0.61.0",
+    "@qwen-code/qwen-code": "0.24.4"
   }
 }
 JSON
 ok=1
-for pair in opencode:1.18.33 codex:0.169.0 claude:2.1.328 gemini:0.61.0; do
+for pair in opencode:1.18.33 codex:0.169.0 claude:2.1.328 gemini:0.61.0 qwen:0.24.4; do
   bin="${pair%%:*}" version="${pair#*:}"
   out="$("$dir/node_modules/.bin/$bin" --version </dev/null 2>/dev/null || true)"
   [[ "$out" == *"$version"* ]] || ok=0
 done
 if [[ $ok == 0 ]]; then
-  echo "installing worker CLIs into .tools/workers/ (opencode, codex, claude, gemini)" >&2
+  echo "installing worker CLIs into .tools/workers/ (opencode, codex, claude, gemini, qwen)" >&2
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error >&2)
 fi
-for bin in opencode codex claude gemini; do
+for bin in opencode codex claude gemini qwen; do
   printf '  %-9s %s\n' "$bin" "$("$dir/node_modules/.bin/$bin" --version </dev/null 2>/dev/null | head -n1)" >&2
 done

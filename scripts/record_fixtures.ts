@@ -2,7 +2,7 @@
  * Re-records each backend's streams from the real worker CLIs into
  * `tests/workers/<backend>/testdata/`, so the parser tests read what the pinned CLIs print today:
  *
- *   deno task fixtures:record [opencode|codex|claude|gemini ...]
+ *   deno task fixtures:record [opencode|codex|claude|gemini|qwen ...]
  *   deno task fixtures:record claude:resume_first,thinking codex:not_git
  *
  * For each backend (all four, or the ones named) it starts the scripted model server with that

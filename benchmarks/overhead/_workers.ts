@@ -33,6 +33,7 @@ const MODELS: Record<WorkerName, string> = {
   codex: "fake/trivial",
   claude: "trivial",
   gemini: "trivial",
+  qwen: "trivial",
 };
 
 /** The run target: at most 5% slower, or at most 150 ms more. */

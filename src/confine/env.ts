@@ -51,6 +51,9 @@ const PROVIDER_PREFIXES: Record<WorkerName, readonly string[]> = {
   claude: ["ANTHROPIC_", "CLAUDE_"],
   gemini: ["GEMINI_", "GOOGLE_"],
   opencode: ["OPENCODE_"],
+  // Qwen Code's providers: OpenAI-compatible (any `modelProviders[].envKey`), Model Studio,
+  // Anthropic and Gemini.
+  qwen: ["QWEN_", "DASHSCOPE_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"],
 };
 
 /** Options of `scrubEnv`. */
@@ -76,7 +79,7 @@ function providerKeeps(
   const keep = new Set(options.keep ?? []);
   return (name) =>
     keep.has(name) || prefixes.some((p) => name.startsWith(p)) ||
-    (options.worker === "opencode" && name.endsWith("_API_KEY"));
+    ((options.worker === "opencode" || options.worker === "qwen") && name.endsWith("_API_KEY"));
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Where each worker CLI keeps its login, and the cloud credentials its provider settings point
  * it to (checked in the pinned versions: opencode 1.18.33, codex 0.169.0, claude 2.1.328, gemini
- * 0.61.0). In the sandbox a worker sees its own and none of the others' (confine/sandboxing.ts).
+ * 0.61.0, qwen 0.24.4). In the sandbox a worker sees its own and none of the others' (confine/sandboxing.ts).
  * Pure: paths worked out from the environment the worker starts from.
  */
 import { join } from "../sys/path.ts";
@@ -79,6 +79,16 @@ const LOGINS: Record<WorkerName, (env: Env) => string[]> = {
       ...(env.GOOGLE_GENAI_USE_VERTEXAI || env.GOOGLE_APPLICATION_CREDENTIALS ? gcloud(env) : []),
     ];
   },
+  // Qwen OAuth tokens, MCP servers' OAuth tokens, its `.env` (keys) and the home folder's `.env`
+  // it also reads (qwen 0.24.4; `QWEN_HOME` replaces `~/.qwen`).
+  qwen: (env) => [
+    ...under(env.QWEN_HOME ?? (env.HOME ? join(env.HOME, ".qwen") : undefined), [
+      "oauth_creds.json",
+      "mcp-oauth-tokens.json",
+      ".env",
+    ]),
+    ...(env.HOME === undefined ? [] : [join(env.HOME, ".env")]),
+  ],
   // Provider keys and OAuth tokens, and MCP servers' OAuth tokens.
   opencode: (env) =>
     under(
@@ -143,6 +153,15 @@ const CONFIGS: Record<WorkerName, (env: Env, cwd: string) => string[]> = {
       join(cwd, ".env"),
     ];
   },
+  qwen: (env, cwd) => [
+    ...under(env.QWEN_HOME ?? (env.HOME ? join(env.HOME, ".qwen") : undefined), [
+      "settings.json",
+      ".env",
+    ]),
+    ...(env.HOME === undefined ? [] : [join(env.HOME, ".env")]),
+    ...under(join(cwd, ".qwen"), ["settings.json", ".env"]),
+    join(cwd, ".env"),
+  ],
 };
 
 /** The config files that may name where `worker`'s provider listens (a local model server). */

@@ -4,7 +4,7 @@
  */
 
 /** Backend names. */
-export const WORKER_NAMES = ["opencode", "codex", "claude", "gemini"] as const;
+export const WORKER_NAMES = ["opencode", "codex", "claude", "gemini", "qwen"] as const;
 /** A backend name. */
 export type WorkerName = typeof WORKER_NAMES[number];
 

@@ -5,6 +5,7 @@ import { claudeBackend } from "./claude/mod.ts";
 import { codexBackend } from "./codex/mod.ts";
 import { geminiBackend } from "./gemini/mod.ts";
 import { opencodeBackend } from "./opencode/mod.ts";
+import { qwenBackend } from "./qwen/mod.ts";
 import type { Backend, WorkerName } from "./types.ts";
 
 /** The backends, by name. */
@@ -13,4 +14,5 @@ export const BACKENDS: Record<WorkerName, Backend> = {
   codex: codexBackend,
   claude: claudeBackend,
   gemini: geminiBackend,
+  qwen: qwenBackend,
 };

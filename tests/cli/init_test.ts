@@ -54,6 +54,19 @@ Deno.test("proposeConfig() puts the free workers first (the worker, then the fal
     review: "opencode",
     audit: "claude",
   });
+  // Qwen Code (paid: its free login ended) after the free and the others, cheap only without one.
+  assert.deepEqual(proposeConfig(["opencode", "codex", "claude", "gemini", "qwen"]).fallback, [
+    "gemini",
+    "codex",
+    "claude",
+    "qwen",
+  ]);
+  assert.deepEqual(proposeConfig(["claude", "qwen"]), {
+    worker: "claude",
+    fallback: ["qwen"],
+    tiers: { cheap: "qwen", standard: "claude", capable: "claude", review: "qwen", audit: "qwen" },
+    maxParallel: 20,
+  });
   assert.deepEqual(proposeConfig(["gemini"], { model: "gemini-2.5-flash", fallback: [] }), {
     worker: "gemini",
     models: { gemini: "gemini-2.5-flash" },
@@ -71,7 +84,8 @@ Deno.test("initConfig() proposes from the real installed CLIs and writes nothing
   const sys = xdgSys(home);
   const report = await initConfig(sys, { backends: BACKENDS });
   assert.equal(report.path, join(home.root, "xdg", "pitroom", "config.json"));
-  assert.deepEqual(report.config, GEMINI_FIRST);
+  // Qwen Code (installed, paid) comes after the free worker and the others.
+  assert.deepEqual(report.config, { ...GEMINI_FIRST, fallback: ["codex", "claude", "qwen"] });
   assert.equal(report.written, false);
   await assert.rejects(Deno.stat(report.path), Deno.errors.NotFound);
 });

@@ -49,8 +49,19 @@ Deno.test("scrubEnv() keeps each worker's own provider credentials and drops the
       "OPENROUTER_API_KEY",
       "STRIPE_API_KEY",
     ],
+    // qwen's `modelProviders` name their key variables freely (`envKey`): every `*_API_KEY` too,
+    // and Google's for its Gemini and Vertex auth.
+    qwen: [
+      "OPENAI_API_KEY",
+      "CODEX_API_KEY",
+      "ANTHROPIC_API_KEY",
+      "GEMINI_API_KEY",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "OPENROUTER_API_KEY",
+      "STRIPE_API_KEY",
+    ],
   };
-  for (const worker of ["codex", "claude", "gemini", "opencode"] as const) {
+  for (const worker of ["codex", "claude", "gemini", "opencode", "qwen"] as const) {
     const env = scrubEnv(CALLER, { worker });
     assert.deepEqual(Object.keys(env).sort(), [...SAFE, ...kept[worker]!].sort(), worker);
   }

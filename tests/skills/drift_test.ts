@@ -2,7 +2,8 @@
  * The skills, the README, CONTRIBUTING.md and docs/ cannot drift from the program: every `pitroom` command and flag
  * they name is in the command table (src/cli/commands.ts), every MCP tool in the tool list
  * (src/server/mcp/tool_names.ts), every config key in the config schema (src/store/config.ts),
- * every relative link resolves, every SKILL.md has valid frontmatter and stays short.
+ * every relative link resolves, every SKILL.md has valid frontmatter and stays short; and the
+ * documents that introduce the workers name every one of them.
  * (The README's command table itself is checked against the command table in
  * tests/cli/readme_test.ts.)
  */
@@ -12,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { COMMANDS } from "../../src/cli/commands.ts";
 import { MCP_TOOL_NAMES } from "../../src/server/mcp/tool_names.ts";
 import { CONFIG_KEYS } from "../../src/store/config.ts";
+import { WORKER_NAMES, type WorkerName } from "../../src/workers/names.ts";
 import { anchorOf, frontmatter, mentionsOf } from "./_mentions.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -324,4 +326,52 @@ Deno.test("the pending list names only what the program does not have yet", () =
     }
   }
   assert.deepEqual(problems, [], "these have landed: take them out of PENDING");
+});
+
+/** Each worker as the documents introduce it: the CLI's name and its npm package. */
+const WORKER_DOCS: Record<WorkerName, { name: string; pkg: string }> = {
+  opencode: { name: "OpenCode", pkg: "opencode-ai" },
+  codex: { name: "Codex", pkg: "@openai/codex" },
+  claude: { name: "Claude Code", pkg: "@anthropic-ai/claude-code" },
+  gemini: { name: "Gemini CLI", pkg: "@google/gemini-cli" },
+  qwen: { name: "Qwen Code", pkg: "@qwen-code/qwen-code" },
+};
+
+/**
+ * The documents that list the workers (the README's opening and requirements, the install page,
+ * the using-pitroom skill) and what each must name of every worker.
+ */
+const WORKER_LISTS: { path: string; name: boolean; pkg: boolean }[] = [
+  { path: "README.md", name: true, pkg: true },
+  { path: "docs/install.md", name: false, pkg: true },
+  { path: "skills/using-pitroom/SKILL.md", name: true, pkg: false },
+];
+
+/** The workers a document that lists them leaves out. */
+function workerProblems(
+  doc: { path: string; text: string },
+  want: { name: boolean; pkg: boolean },
+): string[] {
+  const flat = doc.text.replace(/\s+/g, " ");
+  return WORKER_NAMES.flatMap((w) => {
+    const { name, pkg: npm } = WORKER_DOCS[w];
+    return [
+      ...(!want.name || flat.includes(name) ? [] : [`${doc.path}: does not name ${name}`]),
+      ...(!want.pkg || flat.includes(npm) ? [] : [`${doc.path}: does not name ${npm}`]),
+    ];
+  });
+}
+
+Deno.test("the README, the install page and the using-pitroom skill name every worker", async () => {
+  const problems: string[] = [];
+  for (const { path, ...want } of WORKER_LISTS) {
+    problems.push(
+      ...workerProblems({ path, text: await Deno.readTextFile(join(ROOT, path)) }, want),
+    );
+  }
+  assert.deepEqual(problems, []);
+  const planted = { path: "PLANTED.md", text: "OpenCode (opencode-ai), Codex, Claude Code" };
+  const found = workerProblems(planted, { name: true, pkg: true });
+  assert.ok(found.includes("PLANTED.md: does not name Qwen Code"));
+  assert.ok(found.includes("PLANTED.md: does not name @openai/codex"));
 });

@@ -15,6 +15,7 @@ const PACKAGES: Record<WorkerName, string> = {
   codex: "@openai/codex",
   claude: "@anthropic-ai/claude-code",
   gemini: "@google/gemini-cli",
+  qwen: "@qwen-code/qwen-code",
 };
 
 const script = await Deno.readTextFile(

@@ -21,6 +21,7 @@ export const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
   codex: "npm i -g @openai/codex",
   claude: "npm i -g @anthropic-ai/claude-code",
   gemini: "npm i -g @google/gemini-cli",
+  qwen: "npm i -g @qwen-code/qwen-code",
 };
 
 /** What Pitroom found out about one worker. */

@@ -1,6 +1,6 @@
 /**
- * The models of each installed worker (opencode and codex ask their CLI; claude and gemini have
- * maintained lists) merged with the models configured, their effort levels, the costs set in
+ * The models of each installed worker (opencode and codex ask their CLI; claude, gemini and qwen
+ * have maintained lists) merged with the models configured, their effort levels, the costs set in
  * the config and the usage from past runs. `pitroom models` renders this.
  */
 import type { HeldSys } from "../../store/state.ts";

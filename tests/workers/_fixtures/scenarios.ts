@@ -113,6 +113,10 @@ const ERRORS_GEMINI: Fixture[] = [
   },
 ];
 
+/** A provider's quota message that says when the quota resets (qwen fails at once on it). */
+export const QUOTA_RESET =
+  "You exceeded your current quota for requests per day; the quota will reset at 00:00 UTC.";
+
 /** Every backend's recordings. */
 export const FIXTURES: Record<WorkerName, BackendFixtures> = {
   opencode: {
@@ -532,6 +536,125 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
             "request, after its start-up warnings",
           home: { ".gemini/settings.json": '{"security": {"auth": ' },
         },
+      },
+      {
+        name: "stopped",
+        mode: "read",
+        scenario: "hang",
+        turns: [{ hang: true }],
+        stopAfterFirstLine: true,
+      },
+    ],
+    keptByHand: {},
+  },
+  qwen: {
+    files: { "a.txt": "hello\n" },
+    model: (scenario) => scenario,
+    placeholders: LOWER,
+    fixtures: [
+      {
+        name: "read_answer",
+        mode: "read",
+        scenario: "read-answer",
+        turns: [
+          { say: "Looking.", grep: "hello" },
+          { read: "a.txt", usage: { input: 100, output: 10, cached: 50 } },
+          { list: "." },
+          { answer: "a.txt says hello.", usage: { input: 8000, output: 12, cached: 800 } },
+        ],
+      },
+      {
+        name: "edit_write",
+        mode: "write",
+        scenario: "edit",
+        turns: [
+          { read: "a.txt" },
+          { edit: { path: "a.txt", old: "hello", new: "hi there" } },
+          { write: { path: "b.txt", content: "b\n" } },
+          { answer: "Changed a.txt." },
+        ],
+      },
+      {
+        name: "read_denied",
+        mode: "read",
+        scenario: "denied",
+        turns: [
+          { edit: { path: "a.txt", old: "hello", new: "bye" } },
+          { shell: "echo x > b.txt" },
+          { web: "http://127.0.0.1:9/" },
+          { write: { path: "c.txt", content: "c" } },
+          { answer: "Could not." },
+        ],
+      },
+      {
+        name: "shell_floor",
+        mode: "write",
+        scenario: "shell",
+        turns: [
+          { shell: "git commit --allow-empty -m x" },
+          { shell: "echo hi > d.txt" },
+          { answer: "Ran." },
+        ],
+      },
+      {
+        // A path outside the workspace (the recording's temp folder, beside the repo), in write
+        // mode: qwen 0.24.4's auto-edit writes it without asking. Pitroom's sandbox is what keeps
+        // a worker's writes inside the tree.
+        name: "write_outside",
+        mode: "write",
+        scenario: "outside",
+        turns: [
+          { write: { path: "../outside.txt", content: "x\n" } },
+          { answer: "Could not write outside." },
+        ],
+      },
+      {
+        name: "parallel_calls",
+        mode: "read",
+        scenario: "multi",
+        turns: [
+          { say: "Two at once.", calls: [{ read: "a.txt" }, { grep: "hello" }] },
+          { answer: "Both done." },
+        ],
+        followup: { name: "resumed", turns: [{ answer: "Resumed." }] },
+      },
+      { name: "error_model_not_found", mode: "read", scenario: "nosuch" },
+      {
+        name: "error_auth",
+        mode: "read",
+        scenario: "auth",
+        turns: [{ error: { status: 401, kind: "auth" } }],
+      },
+      {
+        name: "error_rate_limit",
+        mode: "read",
+        scenario: "rate",
+        turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }],
+      },
+      {
+        name: "error_quota",
+        mode: "read",
+        scenario: "quota",
+        turns: [{ error: { status: 429, kind: "quota", retry_after_s: 1 } }],
+      },
+      {
+        // Quota wording that says when it resets: qwen fails at once ("Quota exhausted: ...").
+        name: "error_quota_reset",
+        mode: "read",
+        scenario: "quota-reset",
+        turns: [{ error: { status: 429, kind: "quota", message: QUOTA_RESET } }],
+      },
+      {
+        name: "error_quota_daily",
+        mode: "read",
+        scenario: "daily",
+        turns: [{ error: { status: 429, kind: "quota_daily", retry_after_s: 1 } }],
+      },
+      {
+        name: "error_overloaded",
+        mode: "read",
+        scenario: "overloaded",
+        turns: [{ error: { status: 503, kind: "overloaded", retry_after_s: 1 } }],
       },
       {
         name: "stopped",

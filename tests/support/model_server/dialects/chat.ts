@@ -3,6 +3,8 @@
  * `@ai-sdk/openai-compatible`. Scenario actions become calls of opencode 1.18.33's own tools
  * (`read`, `grep`, `write`, `edit`, `bash`, `webfetch`; a directory listing is a `read` of the
  * directory) with absolute paths against the `Working directory:` line of its system prompt.
+ * Qwen Code 0.24.4 speaks it too: its requests, told apart by the tools they offer, get its own
+ * tools (_qwen.ts).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
@@ -17,6 +19,7 @@ import type {
 } from "../dialect.ts";
 import { workerDirs } from "../worker_home.ts";
 import { openaiError } from "./_openai_error.ts";
+import { isQwen, QWEN_CWD_LINE, qwenCall, qwenSettings } from "./_qwen.ts";
 
 /** The model every opencode config lists besides the scenario names. */
 export const DEFAULT_MODEL = "scripted";
@@ -38,11 +41,18 @@ function contentText(content: unknown): string {
     .join("");
 }
 
-/** The working directory opencode states in its system prompt (`Working directory: /abs`). */
+/**
+ * The working directory opencode states in its system prompt (`Working directory: /abs`), or
+ * Qwen Code in its first user message.
+ */
 export function statedCwd(messages: Message[]): string | null {
   for (const message of messages) {
-    if (message.role !== "system") continue;
-    const found = /^\s*Working directory:\s*(\S.*?)\s*$/m.exec(contentText(message.content));
+    const line = message.role === "system"
+      ? /^\s*Working directory:\s*(\S.*?)\s*$/m
+      : message.role === "user"
+      ? QWEN_CWD_LINE
+      : null;
+    const found = line?.exec(contentText(message.content));
     if (found?.[1] !== undefined) return found[1];
   }
   return null;
@@ -93,6 +103,7 @@ export interface ChatCall {
 /** Maps an action to the opencode tool and argument names, paths absolute against `cwd`. */
 export function chatCall(action: Action, cwd: string | null, offered: string[]): ChatCall {
   const abs = (path: string) => (cwd === null || isAbsolute(path) ? path : resolve(cwd, path));
+  if (isQwen(offered)) return qwenCall(action, abs, offered);
   if ("tool" in action) return { name: action.tool.name, args: action.tool.input };
   if ("read" in action) return { name: "read", args: { filePath: abs(action.read) } };
   if ("list" in action) {
@@ -221,7 +232,7 @@ export function opencodeConfig(baseUrl: string, models: string[]): Record<string
   };
 }
 
-/** The Chat Completions dialect (opencode). */
+/** The Chat Completions dialect (opencode, Qwen Code). */
 export const chatDialect: Dialect = {
   name: "opencode",
   matches: (method, url) => method === "POST" && url.pathname === "/v1/chat/completions",
@@ -233,6 +244,9 @@ export const chatDialect: Dialect = {
     await mkdir(dir, { recursive: true });
     const config = opencodeConfig(baseUrl, options?.scenarios ?? []);
     await writeFile(join(dir, "opencode.json"), JSON.stringify(config, null, 2) + "\n");
+    const qwen = join(home, ".qwen");
+    await mkdir(qwen, { recursive: true });
+    await writeFile(join(qwen, "settings.json"), JSON.stringify(qwenSettings(baseUrl), null, 2));
     return {
       OPENCODE_DISABLE_MODELS_FETCH: "1",
       OPENCODE_DISABLE_AUTOUPDATE: "1",
