@@ -6,6 +6,7 @@
 // The rooms that start, execute, review, audit or check runs are imported where they are used,
 // and the features (answer, review, audit) are registered as a loader of the hooks every run
 // calls (features.ts), loaded when a run first needs them.
+import { loadConfig } from "../store/config.ts";
 import { type HeldSys, holdState } from "../store/state.ts";
 import type { PitroomEvent } from "../events/mod.ts";
 import { activeCooldowns, clearCooldowns, type Cooldown } from "../store/cooldown.ts";
@@ -670,6 +671,23 @@ export class Engine {
       ...options,
       ...(this.#options.backends === undefined ? {} : { backends: this.#options.backends }),
     });
+  }
+
+  /**
+   * A host's side of one remote launch (`pitroom host serve`, started over SSH): the job and the
+   * copy's state come in on `input`, the worker's lines and changed files go out on `output`.
+   */
+  async serveLaunch(
+    input: ReadableStream<Uint8Array>,
+    output: WritableStream<Uint8Array>,
+  ): Promise<number> {
+    return await (await import("./remote/serve.ts")).serveLaunch(this.#sys, input, output);
+  }
+
+  /** The Kubernetes Pod manifest a container host runs a worker with (an example run). */
+  async hostManifest(name: string): Promise<string> {
+    const { config } = await loadConfig(this.#sys.configPath);
+    return await (await import("./remote/manifest.ts")).exampleManifest(config.hosts, name);
   }
 
   /** The program's own checks: the state dir is writable, git is new enough. */
