@@ -17,6 +17,15 @@ import { sshLauncher } from "./ssh_launcher.ts";
 
 export { type HostConfig, hostConfig } from "../core/hosts.ts";
 
+/** Container hosts print their manifest, and run nothing yet (docs/hosts.md says what ran). */
+export function containerRefusal(name: string): RefusedError {
+  return new RefusedError(
+    "host_container",
+    `Host "${name}" is a container host: running workers in containers is not implemented yet`,
+    { hint: `pitroom host manifest ${name}` },
+  );
+}
+
 /** The launcher of a run with a host (its host as the config described it when it was made). */
 export async function launcherFor(
   _sys: HeldSys,
@@ -46,6 +55,5 @@ export async function launcherFor(
     attempt: () => ++attempt,
   };
   if (host.kind === "ssh") return sshLauncher(host, copy);
-  const { containerLauncher } = await import("./container.ts");
-  return containerLauncher(host, copy);
+  throw containerRefusal(name);
 }
