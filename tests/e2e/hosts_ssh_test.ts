@@ -67,6 +67,8 @@ Deno.test({
           { read: "src/app.ts" },
           { edit: { path: "src/app.ts", old: "41", new: "43" } },
           { shell: "printf 'new file\\n' > added.txt && rm README.md" },
+          // Out of the copy, into the host's runs folder: the host's sandbox stops it.
+          { shell: "printf x > ../../escaped.txt" },
           { answer: "Set the answer to 43 on the host." },
         ],
       },
@@ -90,6 +92,7 @@ Deno.test({
     assert.equal(code, 0, `${stderr}\n${await sshd.log()}`);
     assert.ok(record);
     assert.equal(record.host, "box");
+    assert.equal(record.attempts[0]?.sandbox, "bwrap");
     assert.equal(record.state, "done");
     assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status]).sort(), [
       ["README.md", "deleted"],
@@ -107,7 +110,8 @@ Deno.test({
     assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
     assert.equal(await w.read("added.txt"), "new file\n");
     assert.equal(await w.read("scratch.txt"), "untracked work\n");
-    // The host keeps the repository's states, and nothing of the run.
+    // The host keeps the repository's states, and nothing of the run (nor what the worker wrote
+    // outside its copy).
     const runs = [...Deno.readDirSync(join(remoteDir, "runs"))];
     assert.deepEqual(runs, []);
     const ls = await w.run(["ls"]);
