@@ -6,7 +6,6 @@
 // The rooms that start, execute, review, audit or check runs are imported where they are used,
 // and the features (answer, review, audit) are registered as a loader of the hooks every run
 // calls (features.ts), loaded when a run first needs them.
-import { loadConfig } from "../store/config.ts";
 import { type HeldSys, holdState } from "../store/state.ts";
 import type { PitroomEvent } from "../events/mod.ts";
 import { activeCooldowns, clearCooldowns, type Cooldown } from "../store/cooldown.ts";
@@ -686,6 +685,7 @@ export class Engine {
 
   /** The Kubernetes Pod manifest a container host runs a worker with (an example run). */
   async hostManifest(name: string): Promise<string> {
+    const { loadConfig } = await import("../store/config.ts");
     const { config } = await loadConfig(this.#sys.configPath);
     return await (await import("./remote/manifest.ts")).exampleManifest(config.hosts, name);
   }
