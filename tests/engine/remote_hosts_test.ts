@@ -124,3 +124,30 @@ Deno.test("a container host's manifest is a Pod that never restarts, the copy mo
   );
   await assert.rejects(exampleManifest({ box: { ssh: "me@box" } }, "box"), /SSH host/);
 });
+
+Deno.test("frames read the same whatever the chunks: one byte at a time, or many in one", async () => {
+  const pipe = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = new FrameWriter(pipe.writable);
+  const payload = Uint8Array.from({ length: 3000 }, (_, i) => (i * 7) % 256);
+  const sending = (async () => {
+    await writer.send({ t: "a" });
+    await writer.send({ t: "b", p: "x" }, payload);
+    await writer.send({ t: "c" });
+    await writer.close();
+  })();
+  const whole = new Uint8Array(await new Response(pipe.readable).arrayBuffer());
+  await sending;
+  for (const size of [1, 7, whole.length]) {
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < whole.length; i += size) c.enqueue(whole.slice(i, i + size));
+        c.close();
+      },
+    });
+    const reader = new FrameReader(stream);
+    assert.equal((await reader.next())?.msg.t, "a");
+    assert.deepEqual((await reader.next())?.bytes, payload);
+    assert.equal((await reader.next())?.msg.t, "c");
+    assert.equal(await reader.next(), null);
+  }
+});

@@ -13,10 +13,15 @@ export interface Frame {
 /** The longest message line taken (a job with its prompt fits; more is a broken peer). */
 export const MAX_LINE = 64 * 1024 * 1024;
 
-/** Reads frames from a byte stream. */
+/**
+ * Reads frames from a byte stream. Chunks are kept as they came and joined once a frame's bytes
+ * are all there (a bundle of a large repository is hundreds of chunks: joining each as it came
+ * would copy it that many times).
+ */
 export class FrameReader {
   #reader: ReadableStreamDefaultReader<Uint8Array>;
-  #buffer = new Uint8Array(0);
+  #chunks: Uint8Array[] = [];
+  #size = 0;
   #done = false;
 
   constructor(stream: ReadableStream<Uint8Array>) {
@@ -30,26 +35,56 @@ export class FrameReader {
       this.#done = true;
       return false;
     }
-    const joined = new Uint8Array(this.#buffer.length + value.length);
-    joined.set(this.#buffer);
-    joined.set(value, this.#buffer.length);
-    this.#buffer = joined;
+    if (value.length > 0) {
+      this.#chunks.push(value);
+      this.#size += value.length;
+    }
     return true;
+  }
+
+  /** Where the first newline is among the held bytes, from `from` on; -1 for none. */
+  #newline(from: number): number {
+    let offset = 0;
+    for (const chunk of this.#chunks) {
+      if (offset + chunk.length > from) {
+        const at = chunk.indexOf(0x0a, Math.max(0, from - offset));
+        if (at >= 0) return offset + at;
+      }
+      offset += chunk.length;
+    }
+    return -1;
+  }
+
+  /** Takes the first `n` held bytes out. */
+  #take(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    let filled = 0;
+    while (filled < n) {
+      const chunk = this.#chunks[0]!;
+      const part = Math.min(chunk.length, n - filled);
+      out.set(chunk.subarray(0, part), filled);
+      filled += part;
+      if (part === chunk.length) this.#chunks.shift();
+      else this.#chunks[0] = chunk.subarray(part);
+    }
+    this.#size -= n;
+    return out;
   }
 
   /** The next frame; null at the stream's end (a frame cut short is an error). */
   async next(): Promise<Frame | null> {
-    let newline = this.#buffer.indexOf(0x0a);
+    let searched = 0;
+    let newline = this.#newline(0);
     while (newline < 0) {
-      if (this.#buffer.length > MAX_LINE) throw new Error("a message line is too long");
+      if (this.#size > MAX_LINE) throw new Error("a message line is too long");
+      searched = this.#size;
       if (!(await this.#fill())) {
-        if (this.#buffer.length === 0) return null;
+        if (this.#size === 0) return null;
         throw new Error("the stream ended inside a message");
       }
-      newline = this.#buffer.indexOf(0x0a);
+      newline = this.#newline(searched);
     }
-    const line = new TextDecoder().decode(this.#buffer.subarray(0, newline));
-    this.#buffer = this.#buffer.slice(newline + 1);
+    const line = new TextDecoder().decode(this.#take(newline + 1).subarray(0, newline));
     const msg = JSON.parse(line);
     if (typeof msg !== "object" || msg === null || typeof msg.t !== "string") {
       throw new Error("a message without a type");
@@ -57,12 +92,10 @@ export class FrameReader {
     const n = msg.n;
     if (n === undefined) return { msg };
     if (typeof n !== "number" || !Number.isInteger(n) || n < 0) throw new Error("a bad length");
-    while (this.#buffer.length < n) {
+    while (this.#size < n) {
       if (!(await this.#fill())) throw new Error("the stream ended inside a message's bytes");
     }
-    const bytes = this.#buffer.slice(0, n);
-    this.#buffer = this.#buffer.slice(n);
-    return { msg, bytes };
+    return { msg, bytes: this.#take(n) };
   }
 
   /** Lets go of the stream. */
