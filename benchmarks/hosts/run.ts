@@ -113,15 +113,20 @@ if (crew.code !== 0) throw new Error(`crew failed: ${crew.stderr}`);
 // The host process's memory, sampled while it follows the crew (its pid file read each time).
 let peakKb = 0;
 const pidFile = join(env.PITROOM_STATE_DIR, "host", "pid");
-const sampler = setInterval(() => {
-  try {
-    const pid = Deno.readTextFileSync(pidFile).trim();
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    peakKb = Math.max(peakKb, Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0));
-  } catch { /* not started yet, or gone */ }
-}, 100);
+let sampling = true;
+const sampler = (async () => {
+  while (sampling) {
+    const pid = (await Deno.readTextFile(pidFile).catch(() => "")).trim();
+    if (pid !== "") {
+      const ps = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", pid] }).output();
+      peakKb = Math.max(peakKb, Number(new TextDecoder().decode(ps.stdout).trim()) || 0);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+})();
 const waited = await pitroom(["wait", "-g", "bench", "--json"], { env, cwd: small.path });
-clearInterval(sampler);
+sampling = false;
+await sampler;
 const wall = performance.now() - started;
 const ls = await pitroom(["ls", "-g", "bench", "--json"], { env, cwd: small.path });
 const runs = JSON.parse(ls.stdout) as { id: string; state: string; progress: { tools: number } }[];
