@@ -66,6 +66,17 @@ elif ((${#missing[@]})); then
   echo "not installed: ${missing[*]} (the tests that need them are skipped): apt install ${missing[*]}" >&2
 fi
 
+# Remote hosts' tests: a real OpenSSH server (sshd on 127.0.0.1) and podman for container hosts.
+hosts=()
+[[ -x /usr/sbin/sshd ]] || hosts+=(openssh-server)
+command -v podman >/dev/null 2>&1 || hosts+=(podman)
+if ((${#hosts[@]})) && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing ${hosts[*]} (SSH and container host tests)" >&2
+  apt-get update -qq >&2 && apt-get install -y -qq "${hosts[@]}" >&2
+elif ((${#hosts[@]})); then
+  echo "not installed: ${hosts[*]} (the host tests that need them are skipped): apt install ${hosts[*]}" >&2
+fi
+
 export DENO_DIR="${DENO_DIR:-$root/.deno}"
 "$tools/node_modules/.bin/deno" install --frozen --quiet >&2
 # `deno bundle` fetches its bundler from the npm registry on first use: fetch it now, so the

@@ -37,6 +37,7 @@ const LIST = new Map<string, () => Promise<CommandDef>>([
   ["uninstall", () => import("./install_command.ts").then((m) => m.UNINSTALL)],
   ["review", () => import("./review_command.ts").then((m) => m.REVIEW)],
   ["plan", () => import("./plan_command.ts").then((m) => m.PLAN)],
+  ["host", () => import("./host_command.ts").then((m) => m.HOST)],
   ["help", () => import("./help_command.ts").then((m) => m.HELP)],
   ["completions", () => import("./completions_command.ts").then((m) => m.COMPLETIONS)],
   ["__complete", () => import("./completions_command.ts").then((m) => m.COMPLETE)],

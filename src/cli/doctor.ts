@@ -15,6 +15,7 @@ const TITLES: Record<CheckSection, string> = {
   setup: "Setup",
   workers: "Workers",
   chain: "Worker chain and tiers",
+  hosts: "Hosts",
   integrations: "Integrations",
   use: "Use so far",
 };

@@ -14,6 +14,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   files: "--file",
   web: "--web",
   link: "--link",
+  host: "-H",
   allowLinks: "--allow-links",
   allowSecrets: "--allow-secrets",
   continue: "--continue",

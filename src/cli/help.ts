@@ -69,7 +69,7 @@ export const COMMAND_GROUPS: readonly { title: string; commands: readonly string
   },
   {
     title: "Maintenance",
-    commands: ["init", "doctor", "self-check", "config", "models", "cooldown", "help"],
+    commands: ["init", "doctor", "self-check", "config", "models", "cooldown", "host", "help"],
   },
 ];
 

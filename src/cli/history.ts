@@ -88,7 +88,7 @@ function renderHit(hit: SearchHit, now: number): string {
   const head = [
     hit.id,
     hit.state,
-    hit.mode,
+    hit.host === null ? hit.mode : `${hit.mode}@${hit.host}`,
     formatDuration(hit.durationMs ?? 0),
     target,
     dateTime(hit.endedAt ?? hit.createdAt ?? now),

@@ -55,6 +55,7 @@ export function requestFrom(flags: RunValues, mode: RunRequest["mode"]): RunRequ
     ["verify", "verify"],
     ["group", "group"],
     ["continue", "continue"],
+    ["host", "host"],
   ] as const;
   for (const [flag, field] of strings) {
     const value = flags[flag];

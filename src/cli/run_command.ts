@@ -12,6 +12,11 @@ export const RUN_FLAGS = {
     value: "DIRS",
     describe: "with -i: symlink these ignored folders into the copy (node_modules,.venv)",
   }),
+  host: flag.string({
+    short: "H",
+    value: "HOST",
+    describe: 'with -i: run the worker on a host of the config\'s "hosts" (SSH or a container)',
+  }),
   "allow-links": flag.boolean({
     describe: "with -i and no sandbox: run even though links in the tree lead out of the copy",
   }),

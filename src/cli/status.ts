@@ -48,7 +48,7 @@ function rows(sys: Sys, records: RunReport[], now: number, repo: boolean): strin
         r.state === "running" && r.parked !== undefined
           ? liveState(view, now)
           : stallOf(r, now)?.text ?? r.state,
-        r.mode,
+        r.host === undefined ? r.mode : `${r.mode}@${r.host}`,
         formatDuration(runTime(r, now)),
         String(view.steps),
         view.worker,

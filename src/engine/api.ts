@@ -672,6 +672,24 @@ export class Engine {
     });
   }
 
+  /**
+   * A host's side of one remote launch (`pitroom host serve`, started over SSH): the job and the
+   * copy's state come in on `input`, the worker's lines and changed files go out on `output`.
+   */
+  async serveLaunch(
+    input: ReadableStream<Uint8Array>,
+    output: WritableStream<Uint8Array>,
+  ): Promise<number> {
+    return await (await import("./remote/serve.ts")).serveLaunch(this.#sys, input, output);
+  }
+
+  /** The Kubernetes Pod manifest a container host runs a worker with (an example run). */
+  async hostManifest(name: string): Promise<string> {
+    const { loadConfig } = await import("../store/config.ts");
+    const { config } = await loadConfig(this.#sys.configPath);
+    return await (await import("./remote/manifest.ts")).exampleManifest(config.hosts, name);
+  }
+
   /** The program's own checks: the state dir is writable, git is new enough. */
   async selfCheck(): Promise<SelfCheck[]> {
     return await (await import("./setup/self_check.ts")).selfCheck(this.#sys);

@@ -26,6 +26,9 @@ export const FEATURE_HOOKS: RunHooks = {
   afterRun,
   afterLost: (sys, lost) => lost.auditOf === undefined ? Promise.resolve() : afterRun(sys, lost),
   notifyEnded,
+  // Loaded only by a run with a host.
+  launcherFor: (sys, record, workspace) =>
+    import("./remote/mod.ts").then((m) => m.launcherFor(sys, record, workspace)),
 };
 
 registerRunHooks(FEATURE_HOOKS);

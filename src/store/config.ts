@@ -60,6 +60,8 @@ export interface Config {
   dash?: boolean;
   /** How long the dashboard stays without a request (and no run going) before it stops. @default "15m" */
   dashIdle?: string;
+  /** Other machines workers can run on: `{"box": {"ssh": "user@box", "dir": "~/pitroom-work"}}` (engine/remote/). */
+  hosts?: Record<string, unknown>;
 }
 
 type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
@@ -89,6 +91,7 @@ const KEYS: Record<keyof Config, Kind> = {
   mcpDash: "boolean",
   dash: "boolean",
   dashIdle: "string",
+  hosts: "record",
 };
 
 /** Every key the config file takes (the skills' drift test checks the names they use). */

@@ -359,6 +359,8 @@ function build() {
      * shows as stalled. Absent on records made before it was frozen (the default holds).
      */
     stallAfterMs: z.number().optional(),
+    /** The run's host as the config described it then (`hosts.NAME`), when it has one. */
+    host: z.unknown().optional(),
   });
 
   /** The run record: the schema behind `run.json`, the report and every `--json`. */
@@ -432,6 +434,8 @@ function build() {
     ),
     /** Isolate mode: where the copy is and what became of the patch. */
     isolation: IsolationSchema.optional(),
+    /** The configured host the workers ran on (`-H`); absent: this machine. */
+    host: z.string().optional().describe("the configured host the workers ran on; absent: here"),
     /** What the run cost and saved (set when it ends). */
     receipt: ReceiptSchema.optional(),
     /** Files attached to the task (`run -f`): their paths and sizes; the contents are in the task. */

@@ -41,8 +41,11 @@ export function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise
   });
 }
 
-/** How a spawned process gets its stdin. */
-export type StdinSpec = { kind: "null" } | { kind: "text"; text: string };
+/**
+ * How a spawned process gets its stdin: none, a text written then closed, or a pipe the caller
+ * writes to as it goes (`ChildHandle.stdin`).
+ */
+export type StdinSpec = { kind: "null" } | { kind: "text"; text: string } | { kind: "pipe" };
 
 /** What to spawn. */
 export interface SpawnOptions {
@@ -62,6 +65,8 @@ export interface ChildHandle {
   readonly pid: number;
   readonly stdout: ReadableStream<Uint8Array> | null;
   readonly stderr: ReadableStream<Uint8Array> | null;
+  /** The child's stdin, for a `pipe` stdin only. */
+  readonly stdin?: WritableStream<Uint8Array>;
   readonly status: Promise<{ code: number; signal: string | null }>;
   kill(signal?: Deno.Signal): void;
   /** Let the parent exit without waiting for this child. */

@@ -92,6 +92,7 @@ export const realRunner: Runner = {
       pid: child.pid,
       stdout: options.stdout === "null" ? null : child.stdout,
       stderr: options.stderr === "null" ? null : child.stderr,
+      ...(options.stdin?.kind === "pipe" ? { stdin: child.stdin } : {}),
       status,
       kill: (signal) => {
         try {

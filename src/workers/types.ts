@@ -85,6 +85,11 @@ export interface ProcessEnd {
   stopped: boolean;
   /** The last part of stderr (up to 64 KiB). */
   stderr: string;
+  /**
+   * The launcher lost the worker (a remote host's connection dropped), said in one line: what it
+   * did is unknown past what arrived, and the run ends `lost`.
+   */
+  lost?: string;
 }
 
 /** What `classify` makes of an ended attempt. */

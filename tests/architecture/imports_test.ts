@@ -64,7 +64,7 @@ const ENGINE_ORDER: string[][] = [
   ["tree"],
   ["request"],
   ["run"],
-  ["host"],
+  ["host", "remote"],
   ["follow"],
   ["runs"],
   ["setup"],
@@ -73,7 +73,7 @@ const ENGINE_ORDER: string[][] = [
 ];
 
 /** The engine rooms that may reach `confine/` (the door's files may too). */
-const CONFINE_FROM = ["core", "tree", "run", "setup", "review"];
+const CONFINE_FROM = ["core", "tree", "run", "remote", "setup", "review"];
 
 const SPECIFIER =
   /(?:import|export)\s[^"']*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;

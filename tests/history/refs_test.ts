@@ -34,6 +34,7 @@ Deno.test("a version 2 database gains the refs columns, filled from the records 
   const db = new DatabaseSync(path);
   db.exec(`ALTER TABLE runs DROP COLUMN refs_verified;
     ALTER TABLE runs DROP COLUMN refs_total;
+    ALTER TABLE runs DROP COLUMN host;
     PRAGMA user_version = 2;`);
   db.close();
   const hits = await withHistory(t.sys, (db) => {
@@ -54,5 +55,22 @@ Deno.test("a cached answer is the cache's in the history, not a worker's", async
   assert.deepEqual(hits.map((h) => [h.task, h.worker, h.model]).slice(0, 2), [
     ["Where?", "cache", null],
     ["Other", "opencode", null],
+  ]);
+});
+
+Deno.test("a version 3 database gains the host column, filled from the records it holds", async () => {
+  await using t = await indexedWithRefs();
+  const remote = await writeFakeRun(t.state.path, { task: "Far", endedAt: Date.now() + 1000 });
+  remote.host = "box";
+  await writeRecord(statePaths(t.state.path), remote);
+  await indexRun(t.sys, remote);
+  const db = new DatabaseSync(statePaths(t.state.path).history);
+  db.exec(`ALTER TABLE runs DROP COLUMN host; PRAGMA user_version = 3;`);
+  db.close();
+  const hits = await withHistory(t.sys, (db) => searchRuns(db, {}, {}));
+  assert.deepEqual(hits.map((h) => [h.task, h.host]), [
+    ["Far", "box"],
+    ["Other", null],
+    ["Where?", null],
   ]);
 });

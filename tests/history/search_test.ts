@@ -160,6 +160,7 @@ Deno.test("pitroom history --json is a list of runs with the snippet marked by *
     "endedAt",
     "exit",
     "group",
+    "host",
     "id",
     "message",
     "mode",

@@ -11,4 +11,6 @@ export interface Final {
   message?: string;
   answer?: string;
   changes?: Changes;
+  /** The worker was lost (a remote host's connection dropped): the run ends `lost`. */
+  lost?: boolean;
 }

@@ -53,6 +53,7 @@ interface HitRow {
   message: string | null;
   refs_verified: number | null;
   refs_total: number | null;
+  host: string | null;
   snippet?: string;
 }
 
@@ -73,6 +74,7 @@ const COLUMNS = [
   "message",
   "refs_verified",
   "refs_total",
+  "host",
 ].map((c) => `r.${c}`).join(", ") + ", d.task, d.answer";
 
 /** The WHERE clauses of the filters (text aside) and their parameters. */
@@ -126,6 +128,7 @@ function toHit(row: HitRow): SearchHit {
     answer: row.answer,
     message: row.message,
     refs: row.refs_total === null ? null : `${row.refs_verified ?? 0}/${row.refs_total}`,
+    host: row.host,
     ...(row.snippet === undefined ? {} : { snippet: row.snippet }),
   };
 }

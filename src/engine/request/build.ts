@@ -108,6 +108,25 @@ async function newRunFrom(
       "`link` is for isolate runs (`mode: isolate`): a write run works in your tree",
     );
   }
+  if (request.host !== undefined) {
+    if (mode !== "isolate") {
+      throw new UsageError(
+        `\`host\` runs isolate runs only (\`mode: isolate\`): a ${mode} run works in your tree here`,
+      );
+    }
+    if (links.length > 0) {
+      throw new UsageError("`link` cannot reach a host: its folders stay on this machine");
+    }
+    // A bad or unknown host is refused now, in one line.
+    const { hostConfig } = await import("../core/hosts.ts");
+    if (hostConfig(loaded.loaded.config.hosts, request.host).kind === "container") {
+      throw new RefusedError(
+        "host_container",
+        `Host "${request.host}" is a container host: running workers in containers is not implemented yet`,
+        { hint: `pitroom host manifest ${request.host}` },
+      );
+    }
+  }
   if (request.allowLinks === true && !facts.usesCopy) {
     throw new UsageError("`allowLinks` is for isolate runs (`mode: isolate`)");
   }
@@ -136,6 +155,7 @@ async function newRunFrom(
     ...(links.length > 0 ? { links } : {}),
     ...(request.allowLinks === true ? { allowLinks: true } : {}),
     ...(request.allowSecrets === true ? { allowSecrets: true } : {}),
+    ...(request.host === undefined ? {} : { host: request.host }),
     ...(notes.length > 0 ? { notes } : {}),
   };
 }
@@ -165,7 +185,17 @@ function reuseOf(prev: RunRecord): NewRun["reuse"] {
 /** The request fields a follow-up keeps from the earlier run, by the flag that sets each. */
 function keptField(request: RunRequest): string | undefined {
   if (request.mode !== undefined) return `mode: ${request.mode}`;
-  const fields = ["link", "worker", "model", "dir", "tier", "effort", "web", "files"] as const;
+  const fields = [
+    "link",
+    "worker",
+    "model",
+    "dir",
+    "tier",
+    "effort",
+    "web",
+    "files",
+    "host",
+  ] as const;
   return fields.find((field) => request[field] !== undefined && request[field] !== false);
 }
 
@@ -212,6 +242,7 @@ async function followUpFrom(
     ...(reuse === undefined ? {} : { reuse }),
     ...(prev.allowLinks === true ? { allowLinks: true } : {}),
     ...(prev.allowSecrets === true ? { allowSecrets: true } : {}),
+    ...(prev.host === undefined ? {} : { host: prev.host, hostConfig: prev.settings?.host }),
     ...(prev.plan === undefined ? {} : { plan: prev.plan }),
   };
 }
@@ -274,6 +305,14 @@ export async function buildRuns(
   const audit = { rate: loaded.settings.audit.value, fix: loaded.settings.auditFix.value };
   // Frozen only when set, so a run without audits keeps the record it always had.
   if (audit.rate > 0 || audit.fix) spec.settings.audit = audit;
+  if (spec.host !== undefined) {
+    // A follow-up keeps the host as its run had it; a new run takes it from the config now.
+    const raw = spec.hostConfig !== undefined
+      ? spec.hostConfig
+      : (loaded.loaded.config.hosts as Record<string, unknown>)[spec.host];
+    spec.settings.host = JSON.parse(JSON.stringify(raw));
+    delete spec.hostConfig;
+  }
   const stall = loaded.settings.stallAfter;
   if (stall.source !== "default") spec.settings.stallAfterMs = stall.value.ms;
   return { specs: tasks.map((task) => ({ ...spec, task: task + attached.text })), warnings };

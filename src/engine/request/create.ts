@@ -42,6 +42,10 @@ export interface NewRun {
   links?: string[];
   /** Isolate mode without a sandbox: run even when links lead out of the copy. */
   allowLinks?: boolean;
+  /** The configured host the workers run on (its config is frozen in `settings.host`). */
+  host?: string;
+  /** A follow-up's host config as its run froze it (moved into `settings.host`). */
+  hostConfig?: unknown;
   /** Write and isolate mode: the worker sees the tree's secret-looking files. */
   allowSecrets?: boolean;
   /** A crew's run: its task's place among the tasks given together (`apply -g` keeps it). */
@@ -94,6 +98,7 @@ export async function createRun(sys: HeldSys, spec: NewRun): Promise<RunRecord> 
     ...(spec.files === undefined ? {} : { files: spec.files }),
     ...(spec.settings === undefined ? {} : { settings: spec.settings }),
     ...(spec.allowLinks === true ? { allowLinks: true } : {}),
+    ...(spec.host === undefined ? {} : { host: spec.host }),
     ...(spec.allowSecrets === true ? { allowSecrets: true } : {}),
     ...(spec.taskIndex === undefined ? {} : { taskIndex: spec.taskIndex }),
     ...(spec.fresh === true ? { fresh: true } : {}),

@@ -24,6 +24,9 @@ function build() {
     files: z.array(z.string()).optional().describe("files attached to the task"),
     verify: z.string().optional().describe("command run in the worker's tree after it succeeds"),
     link: z.array(z.string()).optional().describe("isolate runs: ignored folders to link in"),
+    host: z.string().optional().describe(
+      "isolate runs: run the worker on this host of the config's `hosts` (SSH or a container)",
+    ),
     allowLinks: z.boolean().optional().describe(
       "isolate runs without a sandbox: run although links in the tree lead out of the copy",
     ),

@@ -11,11 +11,7 @@ import type { RunPaths } from "../../store/paths.ts";
 import type { Hidden, Progress } from "../../store/record.ts";
 import type { Backend, Mode, Outcome, ProcessEnd } from "../../workers/types.ts";
 import { gather, type Gathered } from "./progress.ts";
-import { runProcess } from "./process.ts";
-import { workerEnv } from "../../confine/env.ts";
-import { sandboxAttempt } from "../../confine/sandboxing.ts";
-import { ensureFirstStart } from "./first_start.ts";
-import { startAlone, type StartGate } from "./start_alone.ts";
+import { type Launched, type Launcher, localLauncher } from "./launcher.ts";
 import { timingMark } from "../../sys/timing.ts";
 
 /** What an attempt needs. */
@@ -41,11 +37,15 @@ export interface AttemptInput {
   secrets?: readonly string[];
   /** The run's sandbox setting (as frozen when it was created). */
   sandbox: SandboxSetting;
+  /** Where the worker runs: here (the default) or on a configured host. */
+  launcher?: Launcher;
 }
 
 /** What an attempt produced. */
 export interface AttemptResult {
   outcome: Outcome;
+  /** The launcher lost its worker (a dropped connection): the run ends lost. */
+  lost?: boolean;
   end: ProcessEnd;
   events: WorkerEvent[];
   answer?: string;
@@ -80,32 +80,6 @@ export async function runAttempt(
 ): Promise<AttemptResult> {
   const privateDir = join(paths.private, `attempt-${input.attempt}`);
   await Deno.mkdir(privateDir, { recursive: true, mode: 0o700 });
-  const { baseEnv, pathPrefix } = await workerEnv(sys, {
-    worker: input.backend.name,
-    runId: input.runId,
-  });
-  const described = input.backend.launch({
-    mode: input.mode,
-    prompt: input.prompt,
-    cwd: input.cwd,
-    privateDir,
-    web: input.web,
-    baseEnv,
-    pathPrefix,
-    ...(input.model === undefined ? {} : { model: input.model }),
-    ...(input.effort === undefined ? {} : { effort: input.effort }),
-    ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
-  });
-  await ensureFirstStart(sys, described);
-  const { launch, use, notes, hidden, writable } = await sandboxAttempt(sys, described, {
-    mode: input.mode,
-    privateDir,
-    worker: input.backend.name,
-    setting: input.sandbox,
-    ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
-    ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
-  });
-  timingMark(sys, "sandboxed");
   const state = input.backend.newState();
   if (input.priorUsage) state.scratch.priorUsage = input.priorUsage;
   const events: WorkerEvent[] = [];
@@ -122,11 +96,23 @@ export async function runAttempt(
       sink.progressed(gathered.progress);
     }
   };
-  let end: ProcessEnd;
-  let gate: StartGate | null = null;
+  let launched: Launched;
   try {
-    gate = await startAlone(sys, described.startAlone);
-    end = await runProcess(sys, launch, {
+    launched = await (input.launcher ?? localLauncher).run(sys, {
+      backend: input.backend,
+      runId: input.runId,
+      mode: input.mode,
+      prompt: input.prompt,
+      cwd: input.cwd,
+      privateDir,
+      web: input.web,
+      sandbox: input.sandbox,
+      ...(input.model === undefined ? {} : { model: input.model }),
+      ...(input.effort === undefined ? {} : { effort: input.effort }),
+      ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+      ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+      ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
+    }, {
       timeoutMs: input.timeoutMs,
       ...(input.stop === undefined ? {} : { stop: input.stop }),
       onSpawn: (pid) => {
@@ -134,7 +120,6 @@ export async function runAttempt(
         sink.spawned(pid);
       },
       onStdoutLine(line, at) {
-        gate?.release();
         stream.writeSync(encoder.encode(line + "\n"));
         take(input.backend.parse(line, state, at));
       },
@@ -144,22 +129,26 @@ export async function runAttempt(
       },
     });
   } finally {
-    gate?.release();
     stream.close();
     stderrLog.close();
   }
-  const outcome = input.backend.classify(end, events);
+  const { end, notes, hidden, writable } = launched;
+  // A launcher that lost its worker (a dropped connection) says so: the run ends lost.
+  const outcome = end.lost !== undefined
+    ? { class: "failed" as const, message: end.lost }
+    : input.backend.classify(end, events);
   const answer = gathered.answer ?? (outcome.class === "ok" ? gathered.texts.at(-1) : undefined);
   if (outcome.class !== "ok") {
     sink.emit(event("worker.error", sys.clock.now(), { message: outcome.message }));
   }
   return {
     outcome,
+    ...(end.lost === undefined ? {} : { lost: true }),
     end,
     events,
-    sandbox: use.kind,
+    sandbox: launched.sandbox,
     notes,
-    writable: writable ?? null,
+    writable,
     ...(hidden === undefined ? {} : { hidden }),
     ...(answer === undefined ? {} : { answer }),
     ...(gathered.sessionId === undefined ? {} : { sessionId: gathered.sessionId }),

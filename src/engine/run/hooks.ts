@@ -8,6 +8,8 @@ import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
 import type { Final } from "../core/final.ts";
 import type { Workspace } from "../tree/workspace.ts";
+import type { Launcher } from "./launcher.ts";
+import { RefusedError } from "../../sys/errors.ts";
 
 /** The hooks of a run's steps. */
 export interface RunHooks {
@@ -32,6 +34,8 @@ export interface RunHooks {
   ): Promise<void>;
   /** A run found lost (its supervisor died): an audit of it ends on the audited run, as failed. */
   afterLost(sys: HeldSys, lost: RunRecord): Promise<void>;
+  /** Where a run with a host (`-H`) runs its workers (engine/remote/). */
+  launcherFor(sys: HeldSys, record: RunRecord, workspace: Workspace | null): Promise<Launcher>;
   /** A background run ended in the host: the desktop notification the config asks for. */
   notifyEnded(
     sys: HeldSys,
@@ -49,6 +53,8 @@ const PLAIN: RunHooks = {
   afterRun: () => Promise.resolve(),
   afterLost: () => Promise.resolve(),
   notifyEnded: () => Promise.resolve(),
+  launcherFor: (_sys, record) =>
+    Promise.reject(new RefusedError("no_hosts", `Run on host "${record.host}": no hosts here`)),
 };
 
 let registered: RunHooks | (() => Promise<RunHooks>) = PLAIN;

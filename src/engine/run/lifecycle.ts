@@ -145,7 +145,7 @@ async function finish(
   emit: (ev: PitroomEvent) => void,
 ): Promise<RunRecord> {
   const paths = sys.state.paths;
-  record.state = stateFor(final.outcome);
+  record.state = final.lost === true ? "lost" : stateFor(final.outcome);
   record.outcome = final.outcome;
   record.exit = exitFor(final.outcome);
   record.endedAt = sys.clock.now();

@@ -232,6 +232,10 @@ async function walkPrepared(
   const defaultModels = config.models ?? {};
   const meter = record.caps?.maxCost === undefined ? undefined : costMeter(sys, config, record);
   const sandbox = (await sandboxSettingOf(sys, record.settings)).setting;
+  // Where the workers run: here, or on the run's host (engine/remote/).
+  const launcher = record.host === undefined
+    ? undefined
+    : await (await runHooks()).launcherFor(sys, record, workspace);
   let cooling = await coolingTargets(sys);
 
   // One walk of the chain; a parking run (`--park`) walks it again once its wait is over.
@@ -316,6 +320,7 @@ async function walkPrepared(
           ...(workspace?.secrets === undefined ? {} : { secrets: workspace.secrets }),
           sandbox,
           stop,
+          ...(launcher === undefined ? {} : { launcher }),
         }, {
           emit,
           progressed(p) {
@@ -371,7 +376,10 @@ async function walkPrepared(
         outcome: outcome.class,
         message: outcome.message,
         ...(result.answer === undefined ? {} : { answer: result.answer }),
+        ...(result.lost ? { lost: true } : {}),
       };
+      // A lost worker (its host's connection dropped) ends the chain: what it did is unknown.
+      if (result.lost) break;
       if (outcome.class === "rate_limited" || outcome.class === "quota") {
         const now = sys.clock.now();
         await putCooldown(paths, {

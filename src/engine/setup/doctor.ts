@@ -407,6 +407,11 @@ export async function runDoctor(sys: HeldSys, options: DoctorOptions = {}): Prom
     ...(await environmentChecks(sys, statuses)),
   ];
   markInUse(checks, settings);
+  if (loaded.config.hosts !== undefined) {
+    // Each configured host: reachable, git and the worker CLIs there, the sandbox (remote/).
+    const { checkHosts } = await import("./hosts_doctor.ts");
+    checks.push(...await checkHosts(sys, loaded.config.hosts));
+  }
   if (options.probe) {
     const targets = probeTargets(settings, statuses);
     if (targets.length === 0) {

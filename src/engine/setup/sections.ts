@@ -1,3 +1,10 @@
 /** The sections of `doctor`, in the order it shows them (a leaf: the faces name them). */
-export const CHECK_SECTIONS = ["setup", "workers", "chain", "integrations", "use"] as const;
+export const CHECK_SECTIONS = [
+  "setup",
+  "workers",
+  "chain",
+  "hosts",
+  "integrations",
+  "use",
+] as const;
 export type CheckSection = typeof CHECK_SECTIONS[number];

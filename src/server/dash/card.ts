@@ -36,7 +36,9 @@ export function cardOf(record: RunReport, now: number): RunCard {
     disposition: dispositionOf(record),
     worker: target?.worker ?? null,
     model: record.receipt?.model ?? target?.model ?? null,
-    workerLabel: target ? targetLabel(target) : "-",
+    // A run on a host says where: `codex on box`.
+    workerLabel: (target ? targetLabel(target) : "-") +
+      (record.host === undefined ? "" : ` on ${record.host}`),
     group: record.group ?? null,
     taskIndex: record.taskIndex ?? null,
     position: null,

@@ -35,7 +35,7 @@ type Kept<K extends keyof RunRecord> = { [F in K]-?: Exclude<RunRecord[F], undef
  */
 export type SearchHit =
   & Pick<RunRecord, "id" | "createdAt" | "task" | "mode" | "state">
-  & Kept<"endedAt" | "group" | "outcome" | "exit" | "answer" | "message">
+  & Kept<"endedAt" | "group" | "outcome" | "exit" | "answer" | "message" | "host">
   & {
     durationMs: number | null;
     /** The last attempt's worker and model. */
@@ -203,5 +203,6 @@ export function runRow(record: RunRecord): RunRow {
     applied: record.isolation?.applied === undefined ? 0 : 1,
     refs_verified: record.refs?.verified ?? null,
     refs_total: record.refs?.total ?? null,
+    host: record.host ?? null,
   };
 }

@@ -48,7 +48,8 @@ export const SCHEMA = `
     isolated INTEGER NOT NULL,
     applied INTEGER NOT NULL,
     refs_verified INTEGER,
-    refs_total INTEGER
+    refs_total INTEGER,
+    host TEXT
   );
   CREATE INDEX runs_ended ON runs (ended_at);
 
@@ -117,6 +118,10 @@ export const UPGRADES: readonly string[] = [
    UPDATE runs SET
      refs_verified = (SELECT json_extract(d.record, '$.refs.verified') FROM run_docs d WHERE d.n = runs.n),
      refs_total = (SELECT json_extract(d.record, '$.refs.total') FROM run_docs d WHERE d.n = runs.n);`,
+  // 3 -> 4: the host a run's workers ran on (`-H`; none: this machine).
+  `ALTER TABLE runs ADD COLUMN host TEXT;
+   UPDATE runs SET
+     host = (SELECT json_extract(d.record, '$.host') FROM run_docs d WHERE d.n = runs.n);`,
 ];
 
 /**

@@ -64,6 +64,7 @@ const RUN_COLUMNS = [
   "applied",
   "refs_verified",
   "refs_total",
+  "host",
 ] as const;
 
 /** Prepared statements for writing runs; reuse one for many runs (an import). */

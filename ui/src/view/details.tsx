@@ -133,6 +133,7 @@ function aboutRows(report: RunReport): Row[] {
     ));
   }
   if (report.continues) rows.push(row("Follows up on", <RunLink id={report.continues.run} />));
+  if (report.host) rows.push(row("Host", <span data-host>{report.host}</span>));
   return rows;
 }
 

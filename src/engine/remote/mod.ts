@@ -1,0 +1,59 @@
+/**
+ * Runs on other machines: the config's hosts (hosts.ts) and the launcher a run with a host uses
+ * (an SSH host: ssh_launcher.ts; a container: container.ts). Only isolate runs go to a host: the
+ * engine makes the private copy here as for any isolate run and takes its snapshot and patch
+ * here after the worker, so the record, the events, the receipt, the fallback, the caps and the
+ * answer's checks are the same whichever launcher ran the worker.
+ */
+import type { HeldSys } from "../../store/state.ts";
+import type { RunRecord } from "../../store/record.ts";
+import { RefusedError } from "../../sys/errors.ts";
+import { join } from "../../sys/path.ts";
+import { repoKey } from "../../vcs/repo.ts";
+import type { Workspace } from "../tree/workspace.ts";
+import type { Launcher } from "../run/launcher.ts";
+import { hostConfig } from "../core/hosts.ts";
+import { sshLauncher } from "./ssh_launcher.ts";
+
+export { type HostConfig, hostConfig } from "../core/hosts.ts";
+
+/** Container hosts print their manifest, and run nothing yet (docs/hosts.md says what ran). */
+export function containerRefusal(name: string): RefusedError {
+  return new RefusedError(
+    "host_container",
+    `Host "${name}" is a container host: running workers in containers is not implemented yet`,
+    { hint: `pitroom host manifest ${name}` },
+  );
+}
+
+/** The launcher of a run with a host (its host as the config described it when it was made). */
+export async function launcherFor(
+  _sys: HeldSys,
+  record: RunRecord,
+  workspace: Workspace | null,
+): Promise<Launcher> {
+  const name = record.host!;
+  const host = hostConfig({ [name]: record.settings?.host }, name);
+  if (record.isolation === undefined || workspace === null || record.repoRoot === undefined) {
+    throw new RefusedError(
+      "host_isolate_only",
+      `Run on host "${name}": only isolate runs go to a host`,
+    );
+  }
+  const root = workspace.work.root;
+  const exclude = await Deno.readTextFile(join(root, ".git", "info", "exclude")).catch(() => "");
+  let attempt = 0;
+  const copy = {
+    root,
+    tree: workspace.before.tree,
+    head: workspace.before.head,
+    objectFormat: workspace.before.tree.length === 64 ? "sha256" as const : "sha1" as const,
+    exclude,
+    repo: await repoKey(record.repoRoot),
+    sandbox: record.settings?.sandbox ?? null,
+    allowLinks: record.allowLinks === true,
+    attempt: () => ++attempt,
+  };
+  if (host.kind === "ssh") return sshLauncher(host, copy);
+  throw containerRefusal(name);
+}

@@ -1,0 +1,153 @@
+/**
+ * The pieces of runs on hosts that need no host: the config's host entries (a bad one is one line
+ * naming the key), the shell lines sent over SSH, the wire's frames, and what comes back written
+ * into a copy only as plain paths inside it (never `..`, `.git` or through a link).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { hostConfig, serveCommand, sshArgv } from "../../src/engine/core/hosts.ts";
+import { FrameReader, FrameWriter } from "../../src/engine/remote/frames.ts";
+import { badReturnedPath, returnedOf, writeReturned } from "../../src/engine/remote/back.ts";
+import { exampleManifest } from "../../src/engine/remote/manifest.ts";
+import { tempDir } from "../support/temp.ts";
+
+Deno.test("a host entry is checked: each bad key is refused in one line naming it", () => {
+  const ok = hostConfig({ box: { ssh: "me@box", port: 2222, env: { PATH: "/x" } } }, "box");
+  assert.equal(ok.kind, "ssh");
+  const bad = (entry: unknown, name = "box") => {
+    try {
+      hostConfig({ box: entry }, name);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return "accepted";
+  };
+  assert.match(bad({ ssh: "-oProxyCommand=touch /tmp/x" }), /"ssh" should be a destination/);
+  assert.match(bad({ ssh: "me@box; rm -rf ~" }), /"ssh" should be a destination/);
+  assert.match(bad({ ssh: "me@box", port: 70000 }), /"port" should be a port number/);
+  assert.match(bad({ ssh: "me@box", options: ["-oProxyCommand=x"] }), /"options" should be/);
+  assert.match(bad({ ssh: "me@box", env: { "A B": "x" } }), /"env.A B"/);
+  assert.match(bad({ ssh: "me@box", container: { image: "x" } }), /not both/);
+  assert.match(bad({ container: { image: "a b" } }), /"container.image"/);
+  assert.match(bad("me@box"), /should be an object/);
+  assert.match(bad({ ssh: "me@box" }, "nope"), /Unknown host "nope"/);
+  assert.match(bad({ ssh: "me@box" }, "../x"), /Bad host name/);
+});
+
+Deno.test("the SSH command quotes every value and keeps the host's folder for its state", () => {
+  const host = hostConfig({
+    box: { ssh: "me@box", dir: "~/work dir", env: { A: "it's", PITROOM_STATE_DIR: "/elsewhere" } },
+  }, "box");
+  assert.equal(host.kind, "ssh");
+  if (host.kind !== "ssh") return;
+  const line = serveCommand(host);
+  assert.equal(
+    line,
+    `mkdir -p ~/'work dir' && cd ~/'work dir' && exec env A='it'\\''s' PITROOM_STATE_DIR="$PWD/state" pitroom host serve`,
+  );
+  const argv = sshArgv(host, line);
+  assert.deepEqual(argv.slice(-3), ["--", "me@box", line]);
+  assert.ok(argv.includes("BatchMode=yes"));
+});
+
+Deno.test("frames carry messages and exact bytes, and a cut-off stream is an error", async () => {
+  const pipe = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = new FrameWriter(pipe.writable);
+  const reader = new FrameReader(pipe.readable);
+  const bytes = new Uint8Array([0, 10, 255, 10, 13]);
+  const sent = (async () => {
+    await writer.send({ t: "a", x: "line\nbreak" });
+    await writer.send({ t: "file", p: "b" }, bytes);
+    await writer.send({ t: "done" });
+    await writer.close();
+  })();
+  assert.deepEqual((await reader.next())?.msg, { t: "a", x: "line\nbreak" });
+  const file = await reader.next();
+  assert.deepEqual(file?.bytes, bytes);
+  assert.equal((await reader.next())?.msg.t, "done");
+  assert.equal(await reader.next(), null);
+  await sent;
+  const cut = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode('{"t":"file","n":10}\nabc'));
+      c.close();
+    },
+  });
+  await assert.rejects(new FrameReader(cut).next(), /ended inside a message's bytes/);
+});
+
+Deno.test("returned files: only plain paths inside the copy, never through a link", async () => {
+  for (const path of ["../x", "/etc/passwd", "a/../../x", ".git/config", "a/.GIT/x", "", "a//b"]) {
+    assert.notEqual(badReturnedPath(path), null, path);
+    assert.throws(() => returnedOf({ t: "file", p: path, m: "100644" }, new Uint8Array()));
+  }
+  assert.throws(() => returnedOf({ t: "file", p: "a", m: "040000" }), /bad mode/);
+  await using copy = await tempDir();
+  await using outside = await tempDir();
+  await Deno.writeTextFile(join(outside.path, "victim"), "keep\n");
+  await Deno.symlink(outside.path, join(copy.path, "link"));
+  await Deno.writeTextFile(join(copy.path, "old.txt"), "old\n");
+  const enc = (s: string) => new TextEncoder().encode(s);
+  await writeReturned(copy.path, [
+    { path: "link/victim", mode: null },
+    { path: "link/new", mode: "100755", bytes: enc("#!/bin/sh\n") },
+    { path: "old.txt", mode: null },
+    { path: "dir/file.txt", mode: "100644", bytes: enc("x\n") },
+  ]);
+  // The link in the way became a folder of the copy; nothing outside changed.
+  assert.equal(await Deno.readTextFile(join(outside.path, "victim")), "keep\n");
+  assert.equal((await Deno.lstat(join(copy.path, "link"))).isDirectory, true);
+  assert.equal((await Deno.stat(join(copy.path, "link/new"))).mode! & 0o777, 0o755);
+  assert.equal(await Deno.stat(join(copy.path, "old.txt")).catch(() => null), null);
+  assert.equal(await Deno.readTextFile(join(copy.path, "dir/file.txt")), "x\n");
+});
+
+Deno.test("a container host's manifest is a Pod that never restarts, the copy mounted", async () => {
+  const text = await exampleManifest({
+    pod: { container: { image: "localhost/w:1", mounts: ["/usr"] } },
+  }, "pod");
+  const pod = JSON.parse(text);
+  assert.equal(pod.kind, "Pod");
+  assert.equal(pod.spec.restartPolicy, "Never");
+  assert.equal(pod.spec.hostNetwork, true);
+  assert.equal(pod.spec.containers[0].image, "localhost/w:1");
+  const mounts = pod.spec.containers[0].volumeMounts;
+  assert.ok(
+    mounts.some((m: { mountPath: string; readOnly?: boolean }) =>
+      m.mountPath === "/usr" && m.readOnly
+    ),
+  );
+  assert.ok(
+    mounts.some((m: { mountPath: string; readOnly?: boolean }) =>
+      m.mountPath === "/COPY" && !m.readOnly
+    ),
+  );
+  await assert.rejects(exampleManifest({ box: { ssh: "me@box" } }, "box"), /SSH host/);
+});
+
+Deno.test("frames read the same whatever the chunks: one byte at a time, or many in one", async () => {
+  const pipe = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = new FrameWriter(pipe.writable);
+  const payload = Uint8Array.from({ length: 3000 }, (_, i) => (i * 7) % 256);
+  const sending = (async () => {
+    await writer.send({ t: "a" });
+    await writer.send({ t: "b", p: "x" }, payload);
+    await writer.send({ t: "c" });
+    await writer.close();
+  })();
+  const whole = new Uint8Array(await new Response(pipe.readable).arrayBuffer());
+  await sending;
+  for (const size of [1, 7, whole.length]) {
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < whole.length; i += size) c.enqueue(whole.slice(i, i + size));
+        c.close();
+      },
+    });
+    const reader = new FrameReader(stream);
+    assert.equal((await reader.next())?.msg.t, "a");
+    assert.deepEqual((await reader.next())?.bytes, payload);
+    assert.equal((await reader.next())?.msg.t, "c");
+    assert.equal(await reader.next(), null);
+  }
+});
