@@ -131,6 +131,8 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
   try {
     const final = await engine.run(request, {
       signal: stop.signal,
+      // The history indexes the run when next read: this process ends once the report is out.
+      indexLater: true,
       onWarning: (w) => warn(sys, [w]),
       onEvent(ev) {
         if ("run" in ev) live.id = ev.run;

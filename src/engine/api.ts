@@ -108,6 +108,12 @@ export interface RunOptions {
   onEvent?(ev: PitroomEvent): void;
   /** Warnings about the settings, before the run starts. */
   onWarning?(text: string): void;
+  /**
+   * Leaves the run's history row to the next command that reads the history: a short-lived
+   * caller (the CLI) is not kept waiting for SQLite once the run is done.
+   * @default false
+   */
+  indexLater?: boolean;
 }
 
 /** Options of `subscribe`. */
@@ -336,6 +342,7 @@ export class Engine {
         stop: controller.signal,
         ...(this.#options.backends ? { backends: this.#options.backends } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+        ...(options.indexLater ? { indexLater: true } : {}),
       });
     } catch (error) {
       // It could not even start (a full disk): it goes, rather than wait to be found lost.
