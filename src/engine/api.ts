@@ -54,9 +54,9 @@ async function loadSettings(sys: HeldSys): Promise<LoadedSettings> {
   return await (await import("./core/load_settings.ts")).loadSettings(sys);
 }
 
-/** Checks an untrusted run request (request/request.ts, its zod schema built on first use). */
+/** Checks an untrusted run request (request/check.ts: the request's fields, without zod). */
 async function parseRequest(request: RunRequest): Promise<RunRequest> {
-  return (await import("./request/request.ts")).parseRequest(request);
+  return (await import("./request/check.ts")).checkRequest(request);
 }
 
 /** What `review` started (and, in the foreground, its finished report). */
