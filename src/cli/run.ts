@@ -131,7 +131,7 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
   try {
     const final = await engine.run(request, {
       signal: stop.signal,
-      // The history indexes the run when next read: this process ends once the report is out.
+      // Indexed in the history once the report is out and its hand-over recorded (below).
       indexLater: true,
       onWarning: (w) => warn(sys, [w]),
       onEvent(ev) {
@@ -173,6 +173,7 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
         ));
     }
     timingMark(sys, "reported");
+    await engine.indexNow(final.id);
     return final.exit ?? 1;
   } finally {
     await live.end();

@@ -109,8 +109,9 @@ export interface RunOptions {
   /** Warnings about the settings, before the run starts. */
   onWarning?(text: string): void;
   /**
-   * Leaves the run's history row to the next command that reads the history: a short-lived
-   * caller (the CLI) is not kept waiting for SQLite once the run is done.
+   * Leaves the run's history row pending (the next history read indexes it) for the caller to
+   * index with `indexNow` once its output is out: the report is not kept waiting for SQLite,
+   * and the row, written after the hand-over, needs one write instead of two.
    * @default false
    */
   indexLater?: boolean;
@@ -736,6 +737,17 @@ export class Engine {
   async handedOver(runs: readonly HandedRun[], how: HandedHow): Promise<void> {
     const { recordHandover } = await import("./runs/returned.ts");
     await recordHandover(this.#sys, runs, how);
+  }
+
+  /**
+   * Indexes in the history a finished run left pending by `indexLater` (its hand-overs included),
+   * once the caller has printed what it had to. Never throws (a failure leaves it pending).
+   */
+  async indexNow(id: string): Promise<void> {
+    const record = await this.#sys.state.runs.read(id).catch(() => null);
+    if (record === null || !isFinal(record.state)) return;
+    const { indexRun } = await import("../store/history/mod.ts");
+    await indexRun(this.#sys, record);
   }
 
   /** A run's record as it is on disk, or null (not reconciled: for quick looks). */

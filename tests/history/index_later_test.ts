@@ -1,8 +1,8 @@
 /**
- * A foreground run leaves its history row to the next command that reads the history (the CLI's
- * process ends once its report is out, without opening SQLite): the run is marked pending, a
- * hand-over of it opens no database either, and the next read indexes it with what was handed
- * over. A run of the host (no `indexLater`) is indexed when it ends, as before.
+ * A foreground run's history row is written once its report is out: the run ends marked pending
+ * (`indexLater`), its hand-over opens no database, and `indexNow` (what `pitroom run` calls after
+ * printing) writes the row with the hand-over in one write; a run the caller never indexes is
+ * indexed by the next history read. A run of the host (no `indexLater`) is indexed when it ends.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -50,6 +50,25 @@ Deno.test("a foreground run with indexLater is indexed, with its hand-over, by t
   assert.equal(row.length, 1, "the next read indexed the run");
   assert.ok(row[0]!.returned >= 1000, `the hand-over is counted: ${row[0]!.returned} tokens`);
   assert.ok(!(await exists(mark)), "the pending mark went");
+});
+
+Deno.test("indexNow writes the pending run's row once, with its hand-over, as `pitroom run` does after its report", async () => {
+  await using w = await world();
+  const done = await w.engine.run(request, { indexLater: true });
+  await w.engine.handedOver([{ id: done.id, bytes: 4000 }], { via: "cli", what: "run" });
+  await w.engine.indexNow(done.id);
+  assert.ok(!(await exists(join(w.paths.historyPending, done.id))), "the pending mark went");
+  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(w.paths.history, { readOnly: true });
+  try {
+    const rows = db.prepare("SELECT returned_tokens AS returned FROM runs").all() as {
+      returned: number;
+    }[];
+    assert.equal(rows.length, 1);
+    assert.ok(rows[0]!.returned >= 1000, `the hand-over is counted: ${rows[0]!.returned} tokens`);
+  } finally {
+    db.close();
+  }
 });
 
 Deno.test("a run without indexLater (the host's) is indexed when it ends", async () => {
