@@ -57,6 +57,27 @@ export function formatReport(result: BenchResult): string {
         ]),
       ]),
     );
+    if (result.workers.some((w) => w.compare !== undefined)) {
+      parts.push(
+        "",
+        "The --compare pitroom in the same rounds:",
+        "",
+        markdownTable([
+          ["worker", "bare", "compare run", "ratio", "diff", "this run", "this - compare"],
+          ...result.workers.flatMap((w) =>
+            w.compare === undefined ? [] : [[
+              w.worker,
+              ms(w.bare.medianMs),
+              ms(w.compare.run.medianMs),
+              `${w.compare.ratio.toFixed(3)}x`,
+              signed(w.compare.diffMs),
+              ms(w.pitroom.medianMs),
+              signed(w.pitroom.medianMs - w.compare.run.medianMs),
+            ]]
+          ),
+        ]),
+      );
+    }
   }
   for (const s of result.skipped) parts.push(`skipped ${s.worker}: ${s.reason}`);
   const s = result.status;

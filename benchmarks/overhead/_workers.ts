@@ -48,6 +48,8 @@ export interface WorkerResult {
   pitroom: Series;
   /** `pitroom --version`, measured in the same rounds, as the fixed cost of starting pitroom. */
   pitroomVersion: Series;
+  /** With `--compare`: the other pitroom's run in the same rounds, and its difference to bare. */
+  compare?: { run: Series; diffMs: number; ratio: number };
   ratio: number;
   diffMs: number;
   /**
@@ -78,6 +80,8 @@ export async function benchWorker(
     warmup: number;
     /** The argv that starts pitroom. */
     pitroom: string[];
+    /** The argv of a second pitroom (another checkout) timed in the same rounds. */
+    compare?: string[];
     log: (line: string) => void;
   },
 ): Promise<WorkerResult> {
@@ -148,11 +152,11 @@ export async function benchWorker(
     await clearStaleLock("bare");
     return ms;
   };
-  const pitroom = async () => {
+  const runWith = (argv: string[]) => async () => {
     const ms = checked(
       `pitroom run -W ${worker}`,
       await timeProcess({
-        argv: [...options.pitroom, "run", "-W", worker, "-m", model, TASK],
+        argv: [...argv, "run", "-W", worker, "-m", model, TASK],
         // Deno finds its module cache (the npm packages) as the caller does.
         env: { ...pitroomEnv, ...moduleCacheEnv() },
         cwd: repo.path,
@@ -163,6 +167,7 @@ export async function benchWorker(
     await clearStaleLock("pitroom");
     return ms;
   };
+  const pitroom = runWith(options.pitroom);
   const version = async () =>
     checked(
       "pitroom --version",
@@ -175,13 +180,17 @@ export async function benchWorker(
       "pitroom",
     );
 
-  const samples = await interleave({ bare, pitroom, version }, {
+  const sides = options.compare === undefined
+    ? { bare, pitroom, version }
+    : { bare, pitroom, version, compare: runWith(options.compare) };
+  const samples: Record<string, number[]> = await interleave<string>(sides, {
     rounds: options.rounds,
     warmup: options.warmup,
     onRound: (n) => options.log(`  ${worker}: round ${n}/${options.rounds}`),
   });
-  const b = series(samples.bare);
-  const p = series(samples.pitroom);
+  const b = series(samples.bare!);
+  const p = series(samples.pitroom!);
+  const other = samples.compare === undefined ? undefined : series(samples.compare);
   const ratio = Math.round((p.medianMs / b.medianMs) * 1000) / 1000;
   const diffMs = round1(p.medianMs - b.medianMs);
   return {
@@ -190,7 +199,14 @@ export async function benchWorker(
     model,
     bare: b,
     pitroom: p,
-    pitroomVersion: series(samples.version),
+    pitroomVersion: series(samples.version!),
+    ...(other === undefined ? {} : {
+      compare: {
+        run: other,
+        diffMs: round1(other.medianMs - b.medianMs),
+        ratio: Math.round((other.medianMs / b.medianMs) * 1000) / 1000,
+      },
+    }),
     ratio,
     diffMs,
     meetsTarget: ratio <= RUN_TARGET.ratio || diffMs <= RUN_TARGET.diffMs,

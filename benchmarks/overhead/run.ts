@@ -6,9 +6,11 @@
  *
  *   deno task bench [--workers opencode,codex,claude,gemini|none] [--runs N] [--status-runs N]
  *                   [--records N] [--no-status] [--json] [--out FILE] [--pitroom "CMD ..."]
+ *                   [--compare "CMD ..."]
  *
  * `--pitroom` replaces how pitroom is started (default: `deno run -P=pitroom main.ts` through
- * tests/support/pitroom.ts), e.g. `--pitroom dist/pitroom` for a compiled binary.
+ * tests/support/pitroom.ts), e.g. `--pitroom dist/pitroom` for a compiled binary. `--compare`
+ * times a second pitroom (another checkout) in the same rounds: before and after a change.
  */
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,6 +64,7 @@ async function bench(argv: string[]): Promise<number> {
       json: { type: "boolean", default: false },
       out: { type: "string", default: DEFAULT_OUT },
       pitroom: { type: "string" },
+      compare: { type: "string" },
     },
   });
   const runs = positive("runs", values.runs);
@@ -71,6 +74,7 @@ async function bench(argv: string[]): Promise<number> {
   const pitroom = values.pitroom === undefined
     ? pitroomArgv()
     : values.pitroom.split(/\s+/).filter((part) => part !== "");
+  const compare = values.compare?.split(/\s+/).filter((part) => part !== "");
   const loadavgBefore = Deno.loadavg();
 
   const wanted = parseWorkers(values.workers);
@@ -84,7 +88,15 @@ async function bench(argv: string[]): Promise<number> {
       continue;
     }
     log(`${worker} ${version}: ${runs} bare / pitroom / --version rounds after one warm-up`);
-    workers.push(await benchWorker(worker, version, { rounds: runs, warmup: 1, pitroom, log }));
+    workers.push(
+      await benchWorker(worker, version, {
+        rounds: runs,
+        warmup: 1,
+        pitroom,
+        ...(compare === undefined ? {} : { compare }),
+        log,
+      }),
+    );
   }
   let status: StatusResult | null = null;
   if (!values["no-status"]) {

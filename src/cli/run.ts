@@ -132,6 +132,8 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
   try {
     const final = await engine.run(request, {
       signal: stop.signal,
+      // Indexed in the history once the report is out and its hand-over recorded (below).
+      indexLater: true,
       onWarning: (w) => warn(sys, [w]),
       onEvent(ev) {
         if ("run" in ev) live.id = ev.run;
@@ -172,6 +174,7 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
         ));
     }
     timingMark(sys, "reported");
+    await engine.indexNow(final.id);
     return final.exit ?? 1;
   } finally {
     await live.end();

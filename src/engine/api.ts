@@ -54,9 +54,9 @@ async function loadSettings(sys: HeldSys): Promise<LoadedSettings> {
   return await (await import("./core/load_settings.ts")).loadSettings(sys);
 }
 
-/** Checks an untrusted run request (request/request.ts, its zod schema built on first use). */
+/** Checks an untrusted run request (request/check.ts: the request's fields, without zod). */
 async function parseRequest(request: RunRequest): Promise<RunRequest> {
-  return (await import("./request/request.ts")).parseRequest(request);
+  return (await import("./request/check.ts")).checkRequest(request);
 }
 
 /** What `review` started (and, in the foreground, its finished report). */
@@ -108,6 +108,13 @@ export interface RunOptions {
   onEvent?(ev: PitroomEvent): void;
   /** Warnings about the settings, before the run starts. */
   onWarning?(text: string): void;
+  /**
+   * Leaves the run's history row pending (the next history read indexes it) for the caller to
+   * index with `indexNow` once its output is out: the report is not kept waiting for SQLite,
+   * and the row, written after the hand-over, needs one write instead of two.
+   * @default false
+   */
+  indexLater?: boolean;
 }
 
 /** Options of `subscribe`. */
@@ -336,6 +343,7 @@ export class Engine {
         stop: controller.signal,
         ...(this.#options.backends ? { backends: this.#options.backends } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+        ...(options.indexLater ? { indexLater: true } : {}),
       });
     } catch (error) {
       // It could not even start (a full disk): it goes, rather than wait to be found lost.
@@ -747,6 +755,17 @@ export class Engine {
   async handedOver(runs: readonly HandedRun[], how: HandedHow): Promise<void> {
     const { recordHandover } = await import("./runs/returned.ts");
     await recordHandover(this.#sys, runs, how);
+  }
+
+  /**
+   * Indexes in the history a finished run left pending by `indexLater` (its hand-overs included),
+   * once the caller has printed what it had to. Never throws (a failure leaves it pending).
+   */
+  async indexNow(id: string): Promise<void> {
+    const record = await this.#sys.state.runs.read(id).catch(() => null);
+    if (record === null || !isFinal(record.state)) return;
+    const { indexRun } = await import("../store/history/mod.ts");
+    await indexRun(this.#sys, record);
   }
 
   /** A run's record as it is on disk, or null (not reconciled: for quick looks). */

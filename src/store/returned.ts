@@ -25,6 +25,18 @@ export interface Handover {
   bytes: number;
 }
 
+/**
+ * The size of a run's `returned.jsonl` (0 when there is none): an indexer compares it before and
+ * after its write to catch a handover appended meanwhile (store/history/mod.ts).
+ */
+export function handoversSize(paths: StatePaths, id: string): number {
+  try {
+    return Deno.statSync(paths.run(id).returned).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** Appends one handover to the run's `returned.jsonl`. */
 export async function appendHandover(
   paths: StatePaths,

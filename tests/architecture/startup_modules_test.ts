@@ -77,6 +77,23 @@ for (const [command, bound] of Object.entries(BOUNDS)) {
   });
 }
 
+Deno.test("a foreground run's path loads no npm package: the door checks its request without zod", async () => {
+  // What `pitroom run` loads once it executes a run: the door's lazy imports on that path (the
+  // request's check, settings, build and create, the lifecycle, the features' hooks).
+  const onPath = lazyImports(graph, fileUrl("src/engine/api.ts")).filter((s) =>
+    /\/src\/engine\/(request\/(check|request|build|create)|core\/load_settings|run\/lifecycle|features)\.ts$/
+      .test(s)
+  );
+  assert.ok(onPath.length >= 5, onPath.map(where).join(", "));
+  const run = await loadedBy(graph, "run");
+  const loaded = staticClosure(graph, [...run.modules, ...onPath]);
+  const npm = [...new Set([...loaded].flatMap((s) => graph.modules.get(s)?.npmPackage ?? []))];
+  assert.deepEqual(npm, [], "a foreground run loads npm packages");
+  const files = [...loaded].filter((s) => s.startsWith("file:"));
+  // Measured 2026-12-05: 233 (zod's 65 modules gone from the path).
+  assert.ok(files.length <= 245, `a foreground run loads ${files.length} project modules`);
+});
+
 Deno.test("the graph reader sees what a command loads lazily", async () => {
   // mcp's declaration loads nothing of the server; its run does: a reader that missed lazy
   // imports would count every command as cheap as --version.

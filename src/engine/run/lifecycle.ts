@@ -23,7 +23,7 @@ import { trackTree } from "../tree/tree.ts";
 import { EventLog } from "./event_log.ts";
 import { finishFiles } from "./finish.ts";
 import { receiptFor } from "./receipt.ts";
-import { indexRun } from "../../store/history/mod.ts";
+import { indexLater as markIndexLater, indexRun } from "../../store/history/mod.ts";
 import { runHooks } from "./hooks.ts";
 import { MODES } from "../../workers/modes.ts";
 import { timingMark } from "../../sys/timing.ts";
@@ -45,6 +45,12 @@ export interface ExecuteOptions {
    * @default false
    */
   followInline?: boolean;
+  /**
+   * Leaves the run's history row to the next command that reads the history (marked pending):
+   * a foreground run's short-lived process does not keep its caller waiting for SQLite.
+   * @default false
+   */
+  indexLater?: boolean;
   /**
    * Minimum time between progress writes of `run.json`.
    * @default 250
@@ -125,7 +131,7 @@ export async function executeRun(
   }
   let done: RunRecord;
   try {
-    done = await finish(sys, record, final, emit);
+    done = await finish(sys, record, final, emit, options.indexLater === true);
   } finally {
     // Freed once the run is final, so no more than maxParallel runs are ever seen running.
     await slot?.release();
@@ -143,6 +149,7 @@ async function finish(
   record: RunRecord,
   final: Final,
   emit: (ev: PitroomEvent) => void,
+  indexLater: boolean,
 ): Promise<RunRecord> {
   const paths = sys.state.paths;
   record.state = final.lost === true ? "lost" : stateFor(final.outcome);
@@ -184,7 +191,7 @@ async function finish(
     logFailure(sys, "runs.log", { what: `remembering the answer of run ${record.id}`, error })
   );
   await finishFiles(paths.run(record.id), final.outcome === "ok");
-  await indexRun(sys, record);
+  await (indexLater ? markIndexLater : indexRun)(sys, record);
   await clearActive(paths, record.id);
   timingMark(sys, "finished");
   return record;

@@ -10,7 +10,8 @@ import type { DatabaseSync } from "node:sqlite";
 import { isFinal } from "../record.ts";
 import { metaSet } from "./db.ts";
 import { type DamagedFile, readRunFolder } from "./files.ts";
-import { type RunFiles, RunWriter } from "./write.ts";
+import { type RunFiles, RunWriter, writeReturned } from "./write.ts";
+import { handoversSize, readHandoversSync } from "../returned.ts";
 
 /** Runs written per transaction. */
 const BATCH = 200;
@@ -83,6 +84,9 @@ export async function indexPending(sys: HeldSys, db: DatabaseSync): Promise<numb
   const gunzip = (bytes: Uint8Array) => gunzipSync(bytes);
   const batch: RunFiles[] = [];
   const done: string[] = [];
+  // What was handed over of each run before it was read: one appended meanwhile saw the mark
+  // and left it to this indexing (store/history/mod.ts indexReturned).
+  const handed = new Map(ids.map((id) => [id, handoversSize(paths, id)]));
   for (const id of ids) {
     const { files } = await readRunFolder(paths, id, gunzip);
     if (files !== null && !isFinal(files.record.state)) continue;
@@ -94,6 +98,11 @@ export async function indexPending(sys: HeldSys, db: DatabaseSync): Promise<numb
     await Deno.remove(`${paths.historyPending}/${id}`).catch((error) => {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     });
+  }
+  for (const files of batch) {
+    const id = files.record.id;
+    if (handoversSize(paths, id) === handed.get(id)) continue;
+    writeReturned(db, id, () => readHandoversSync(paths, id));
   }
   return batch.length;
 }

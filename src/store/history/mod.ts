@@ -14,6 +14,7 @@ import type { HeldSys } from "../state.ts";
 import { isFinal, type RunRecord } from "../record.ts";
 import { dirname, join } from "../../sys/path.ts";
 import { logFailure } from "../log.ts";
+import { handoversSize } from "../returned.ts";
 
 /**
  * Indexes a finished run. Never throws: the run is marked pending (`history-pending/<id>`)
@@ -24,6 +25,7 @@ import { logFailure } from "../log.ts";
 export async function indexRun(sys: HeldSys, record: RunRecord): Promise<void> {
   const mark = join(sys.state.paths.historyPending, record.id);
   const marked = isFinal(record.state) && await markPending(sys, mark, record.id);
+  const handed = handoversSize(sys.state.paths, record.id);
   try {
     const { indexNow } = await import("./index_run.ts");
     await indexNow(sys, record);
@@ -39,6 +41,29 @@ export async function indexRun(sys: HeldSys, record: RunRecord): Promise<void> {
     if (error instanceof Deno.errors.NotFound) return;
     await logFailure(sys, "history.log", { what: `unmarking run ${record.id}`, error });
   });
+  // A handover appended while the row was written saw the mark and left it to this indexing.
+  if (handoversSize(sys.state.paths, record.id) !== handed) await indexReturned(sys, [record.id]);
+}
+
+/**
+ * Leaves a finished run's indexing to the next command that reads the history (a short-lived
+ * foreground `pitroom run` does not keep its caller waiting for SQLite): the run is marked
+ * pending, as one whose indexing failed. When the mark cannot be written it is indexed now.
+ */
+export async function indexLater(sys: HeldSys, record: RunRecord): Promise<void> {
+  const mark = join(sys.state.paths.historyPending, record.id);
+  if (isFinal(record.state) && await markPending(sys, mark, record.id)) return;
+  await indexRun(sys, record);
+}
+
+/** Whether a run's indexing is pending (`history-pending/<id>`). */
+function pending(sys: HeldSys, id: string): boolean {
+  try {
+    Deno.statSync(join(sys.state.paths.historyPending, id));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Writes the pending mark of a run; false (logged) when it cannot be written. */
@@ -58,9 +83,12 @@ async function markPending(sys: HeldSys, mark: string, id: string): Promise<bool
  * Never throws: a failure is logged, and the next indexing of the run reads the handovers anyway.
  */
 export async function indexReturned(sys: HeldSys, ids: readonly string[]): Promise<void> {
+  // A run still pending is indexed whole later, its handovers read then.
+  const indexed = ids.filter((id) => !pending(sys, id));
+  if (indexed.length === 0) return;
   try {
     const { returnedNow } = await import("./index_run.ts");
-    await returnedNow(sys, ids);
+    await returnedNow(sys, indexed);
   } catch (error) {
     await logFailure(sys, "history.log", {
       what: `recording what was handed over of run(s) ${ids.join(", ")}`,
