@@ -98,9 +98,9 @@ export async function initConfig(sys: Sys, options: InitOptions): Promise<InitRe
   const given = options.backends;
   const statuses = await createEngine(
     sys,
-    given === undefined ? {} : { backends: (name) => given[name]! },
+    given === undefined ? {} : { backends: (name) => given[name as WorkerName]! },
   ).installed();
-  const installed = statuses.filter((s) => s.installed).map((s) => s.worker);
+  const installed = statuses.filter((s) => s.installed).map((s) => s.worker as WorkerName);
   const config = proposeConfig(installed, {
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(fallback === undefined ? {} : { fallback }),

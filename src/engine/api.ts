@@ -74,7 +74,7 @@ export interface ReviewStarted {
 /** Options of `createEngine`. */
 export interface EngineOptions {
   /** Looks up a backend (tests hand in a scripted one). @default the registry */
-  backends?: (name: WorkerName) => Backend;
+  backends?: (name: string) => Backend;
   /**
    * The folder the caller stands in: `last`, a part of an id and a group name resolve among the
    * runs of its repository, and `list` shows them unless told `all` (a full id names any run).

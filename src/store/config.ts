@@ -60,6 +60,8 @@ export interface Config {
   dash?: boolean;
   /** How long the dashboard stays without a request (and no run going) before it stops. @default "15m" */
   dashIdle?: string;
+  /** Workers of the config's own: `{"NAME": {"acp": ["cmd", "arg"], "env": ["VAR"]}}` (ACP agents). */
+  workers?: Record<string, unknown>;
 }
 
 type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
@@ -89,6 +91,7 @@ const KEYS: Record<keyof Config, Kind> = {
   mcpDash: "boolean",
   dash: "boolean",
   dashIdle: "string",
+  workers: "record",
 };
 
 /** Every key the config file takes (the skills' drift test checks the names they use). */

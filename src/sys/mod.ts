@@ -41,8 +41,11 @@ export function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise
   });
 }
 
-/** How a spawned process gets its stdin. */
-export type StdinSpec = { kind: "null" } | { kind: "text"; text: string };
+/**
+ * How a spawned process gets its stdin: none, a text written and then closed, or a pipe the
+ * caller writes (`ChildHandle.stdin`) and closes.
+ */
+export type StdinSpec = { kind: "null" } | { kind: "text"; text: string } | { kind: "pipe" };
 
 /** What to spawn. */
 export interface SpawnOptions {
@@ -60,6 +63,8 @@ export interface SpawnOptions {
 /** A running child process. */
 export interface ChildHandle {
   readonly pid: number;
+  /** The child's stdin, for a `pipe` stdin (null otherwise). */
+  readonly stdin?: WritableStream<Uint8Array> | null;
   readonly stdout: ReadableStream<Uint8Array> | null;
   readonly stderr: ReadableStream<Uint8Array> | null;
   readonly status: Promise<{ code: number; signal: string | null }>;

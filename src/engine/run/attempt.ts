@@ -9,7 +9,14 @@ import { join } from "../../sys/path.ts";
 import { event, type PitroomEvent, type WorkerEvent } from "../../events/mod.ts";
 import type { RunPaths } from "../../store/paths.ts";
 import type { Hidden, Progress } from "../../store/record.ts";
-import type { Backend, Mode, Outcome, ProcessEnd } from "../../workers/types.ts";
+import type {
+  Backend,
+  LineTime,
+  Mode,
+  Outcome,
+  ProcessEnd,
+  WorkerName,
+} from "../../workers/types.ts";
 import { gather, type Gathered } from "./progress.ts";
 import { runProcess } from "./process.ts";
 import { workerEnv } from "../../confine/env.ts";
@@ -80,9 +87,14 @@ export async function runAttempt(
 ): Promise<AttemptResult> {
   const privateDir = join(paths.private, `attempt-${input.attempt}`);
   await Deno.mkdir(privateDir, { recursive: true, mode: 0o700 });
+  // The CLI whose login and credentials the worker keeps (an ACP worker's may be none).
+  const cli = input.backend.cli === undefined
+    ? input.backend.name as WorkerName
+    : input.backend.cli;
   const { baseEnv, pathPrefix } = await workerEnv(sys, {
-    worker: input.backend.name,
+    worker: cli,
     runId: input.runId,
+    ...(input.backend.keepEnv === undefined ? {} : { keep: input.backend.keepEnv }),
   });
   const described = input.backend.launch({
     mode: input.mode,
@@ -100,7 +112,7 @@ export async function runAttempt(
   const { launch, use, notes, hidden, writable } = await sandboxAttempt(sys, described, {
     mode: input.mode,
     privateDir,
-    worker: input.backend.name,
+    worker: cli,
     setting: input.sandbox,
     ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
     ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
@@ -124,6 +136,7 @@ export async function runAttempt(
   };
   let end: ProcessEnd;
   let gate: StartGate | null = null;
+  const talk = described.talk;
   try {
     gate = await startAlone(sys, described.startAlone);
     end = await runProcess(sys, launch, {
@@ -136,8 +149,19 @@ export async function runAttempt(
       onStdoutLine(line, at) {
         gate?.release();
         stream.writeSync(encoder.encode(line + "\n"));
-        take(input.backend.parse(line, state, at));
+        if (talk === undefined) take(input.backend.parse(line, state, at));
       },
+      ...(talk === undefined ? {} : {
+        talk: {
+          open: () => talk.open(),
+          cancel: () => talk.cancel(),
+          hear(line: string, at: LineTime) {
+            const heard = talk.hear(line, at);
+            take(heard.events);
+            return heard;
+          },
+        },
+      }),
       onStderrLine(line, at) {
         stderrLog.writeSync(encoder.encode(line + "\n"));
         take(input.backend.parseStderr(line, state, at));
