@@ -683,7 +683,7 @@ export class Engine {
   }
 
   /** The models of every worker (or one), with config and usage merged in. */
-  async models(worker?: WorkerName, options: { all?: boolean } = {}): Promise<WorkerModels[]> {
+  async models(worker?: string, options: { all?: boolean } = {}): Promise<WorkerModels[]> {
     const { settings } = await loadSettings(this.#sys);
     const { collectModels } = await import("./setup/models.ts");
     return await collectModels(this.#sys, settings, {

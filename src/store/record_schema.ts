@@ -51,6 +51,11 @@ function build() {
     last: z.string().optional(),
     tokens: TokensSchema,
     cost: z.number().optional(),
+    /**
+     * An attempt's worker reported no token usage (an ACP agent may not): `tokens` lack its
+     * tokens, which are not known (never guessed).
+     */
+    tokensUnreported: z.boolean().optional(),
   });
 
   const ChangedFileSchema = z.object({
@@ -175,6 +180,8 @@ function build() {
     model: z.string().optional(),
     /** The day the built-in list prices were taken (`2026-11-30`). */
     pricesTaken: z.string().optional(),
+    /** A worker reported no token usage: the tokens (and the savings) lack its share. */
+    tokensUnreported: z.boolean().optional(),
     /**
      * Measured: the bytes of every result that handed the run over (MCP tool results, the CLI's
      * output of `run` and `wait`) and how many there were (store/returned.ts).

@@ -61,6 +61,8 @@ export interface AttemptResult {
   sessionTotals?: Record<string, number>;
   /** The sandbox the worker ran in (`none` without one). */
   sandbox: string;
+  /** The worker reported the tokens it used (a `worker.tokens` event came). */
+  tokensReported: boolean;
   /** What the report should say about how the worker ran (no sandbox, links leading out). */
   notes: string[];
   /** What the sandbox hid from the worker besides Pitroom's own state. */
@@ -182,6 +184,7 @@ export async function runAttempt(
     end,
     events,
     sandbox: use.kind,
+    tokensReported: events.some((e) => e.type === "worker.tokens"),
     notes,
     writable: writable ?? null,
     ...(hidden === undefined ? {} : { hidden }),

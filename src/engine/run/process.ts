@@ -37,6 +37,12 @@ export interface ShellOptions {
    * @default 3000
    */
   killGraceMs?: number;
+  /**
+   * How long a talked-to worker may take to exit by itself once its talk is over and its stdin
+   * closed, before it is ended (its answer is in: only its own tidying up is waited for).
+   * @default 1000
+   */
+  lingerMs?: number;
 }
 
 const STDERR_TAIL = 64 * 1024;
@@ -90,6 +96,7 @@ export async function runProcess(
   };
   const conversation = talk === undefined ? null : converse(child.stdin ?? null, {
     grace,
+    linger: options.lingerMs ?? 1000,
     sleep: (ms) => sys.sleep(ms, ended.signal),
     terminate,
   });
@@ -157,18 +164,18 @@ interface Conversation {
 
 function converse(
   stdin: WritableStream<Uint8Array> | null,
-  deps: { grace: number; sleep(ms: number): Promise<void>; terminate(): void },
+  deps: { grace: number; linger: number; sleep(ms: number): Promise<void>; terminate(): void },
 ): Conversation {
   const encoder = new TextEncoder();
   const writer = stdin?.getWriter() ?? null;
   let chain: Promise<void> = Promise.resolve();
   let shut = false;
   let ending = false;
-  /** Ends the process a grace from now (once), unless it ends first. */
-  const endSoon = () => {
+  /** Ends the process `ms` from now (once), unless it ends first. */
+  const endSoon = (ms: number) => {
     if (ending) return;
     ending = true;
-    deps.sleep(deps.grace).then(deps.terminate, () => {});
+    deps.sleep(ms).then(deps.terminate, () => {});
   };
   const write = (task: (w: WritableStreamDefaultWriter<Uint8Array>) => Promise<void>) => {
     if (writer === null) return;
@@ -176,7 +183,7 @@ function converse(
       // The agent closed its stdin or died: nothing more can be said, and nothing waits for it.
       if (!(error instanceof Deno.errors.BrokenPipe || error instanceof TypeError)) throw error;
       shut = true;
-      endSoon();
+      endSoon(deps.linger);
     });
   };
   const conversation: Conversation = {
@@ -189,11 +196,11 @@ function converse(
       if (shut) return;
       shut = true;
       write((w) => w.close());
-      endSoon();
+      endSoon(deps.linger);
     },
     cancel(lines) {
       conversation.say(lines);
-      endSoon();
+      endSoon(deps.grace);
     },
     get closed() {
       return chain;

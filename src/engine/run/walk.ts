@@ -370,6 +370,10 @@ async function walkPrepared(
       if (result.sessionId) attempt.sessionId = result.sessionId;
       if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
       attempt.sandbox = result.sandbox;
+      // A worker that may leave its usage out (an ACP agent) and did: not known, never zero.
+      if (backend.reportsTokens === false && !result.tokensReported) {
+        record.progress.tokensUnreported = true;
+      }
       if (workspace !== null && !reached) reached = await mayWrite(workspace, result.writable);
       if (result.hidden === undefined) delete record.hidden;
       else record.hidden = result.hidden;

@@ -3,7 +3,9 @@
  * - `session/update` with `agent_message_chunk` -> text of the current model turn (chunks
  *   concatenated); `agent_thought_chunk` -> `worker.reasoning`;
  * - `tool_call` / `tool_call_update` -> one `worker.tool_call` when the call reaches `completed`
- *   or `failed` (a call Pitroom refused is `denied`), its kind from ACP's `kind`, its target from
+ *   or `failed`; a call Pitroom refused is told `denied` at the refusal (with `worker.denied`),
+ *   and its later updates are not told again (an agent may report it failed, or never again);
+ *   its kind comes from ACP's `kind`, its target from
  *   its locations, diffs, command or title; the first call or text after the prompt or after a
  *   finished call starts a step;
  * - the `session/prompt` result -> the last turn's text as `worker.text` and `worker.answer`, and
@@ -51,8 +53,6 @@ interface Call {
   kind: ToolKind;
   target: string;
   started: number;
-  /** Pitroom refused it (the refusal's reason). */
-  refused?: string;
 }
 
 /** What the parser keeps between lines. */
@@ -63,13 +63,15 @@ export interface ParseScratch {
   inTurn: boolean;
   /** Calls not finished yet, by `#` + id. */
   calls: Record<string, Call>;
+  /** Calls told already (Pitroom refused them), by `#` + id. */
+  told: Record<string, true>;
   /** Steps so far. */
   steps: number;
 }
 
 /** A fresh scratch. */
 export function newScratch(): ParseScratch {
-  return { text: "", inTurn: false, calls: {}, steps: 0 };
+  return { text: "", inTurn: false, calls: {}, told: {}, steps: 0 };
 }
 
 function startStep(s: ParseScratch, time: number): WorkerEvent[] {
@@ -80,9 +82,13 @@ function startStep(s: ParseScratch, time: number): WorkerEvent[] {
   return [event("worker.step", time, { index })];
 }
 
-/** What a call acts on: its first path (relative paths stay as given), else its command or title. */
-export function callTarget(call: Json): string {
-  const target = callPaths(call)[0] ?? callCommand(call) ?? str(call.title) ?? "";
+/**
+ * What a call acts on: a command's command line; else its first path (as given); else `known`
+ * (what an earlier update of the call named); else its title.
+ */
+export function callTarget(call: Json, kind: ToolKind, known = ""): string {
+  const command = kind === "shell" ? callCommand(call) : undefined;
+  const target = command ?? callPaths(call)[0] ?? (known || undefined) ?? str(call.title) ?? "";
   return oneLine(target, TARGET_CHARS);
 }
 
@@ -90,25 +96,42 @@ function textOf(content: unknown): string {
   return isObject(content) && content.type === "text" ? str(content.text) ?? "" : "";
 }
 
-/** Notes that Pitroom refused a call (its permission request), before the call's updates. */
-export function noteRefused(s: ParseScratch, call: Json, why: string, at: LineTime): void {
+/** The events of a call Pitroom refused (its permission request); the call is told then. */
+export function refused(s: ParseScratch, call: Json, why: string, at: LineTime): WorkerEvent[] {
+  const time = at.time;
   const id = `#${str(call.toolCallId) ?? ""}`;
   const known = lookup(s.calls, id);
-  if (known !== undefined) known.refused = why;
-  else s.calls[id] = { ...describe(call, undefined), started: at.since, refused: why };
+  const out = known === undefined ? startStep(s, time) : [];
+  const { tool, kind, target } = describe(call, known);
+  delete s.calls[id];
+  s.told[id] = true;
+  s.inTurn = false;
+  const message = `Pitroom refused it: ${why}`;
+  return [
+    ...out,
+    event("worker.tool_call", time, {
+      tool,
+      kind,
+      target,
+      status: "denied",
+      error: message,
+      started: known?.started ?? callStart(undefined, at),
+    }),
+    event("worker.denied", time, { tool, message }),
+  ];
 }
 
 function describe(update: Json, known: Call | undefined): Omit<Call, "started"> {
   const acpKind = str(update.kind);
   const kind = acpKind === undefined ? known?.kind ?? "other" : lookup(KINDS, acpKind) ?? "other";
   const tool = acpKind ?? known?.tool ?? "other";
-  const target = callTarget(update);
-  return { tool, kind, target: target === "" ? known?.target ?? "" : target };
+  return { tool, kind, target: callTarget(update, kind, known?.target) };
 }
 
 function toolUpdate(s: ParseScratch, update: Json, at: LineTime): WorkerEvent[] {
   const time = at.time;
   const id = `#${str(update.toolCallId) ?? ""}`;
+  if (lookup(s.told, id) === true) return [];
   const known = lookup(s.calls, id);
   const out = known === undefined ? startStep(s, time) : [];
   if (known === undefined && s.text !== "") {
@@ -118,7 +141,6 @@ function toolUpdate(s: ParseScratch, update: Json, at: LineTime): WorkerEvent[] 
   const call: Call = {
     ...describe(update, known),
     started: known?.started ?? callStart(undefined, at),
-    ...(known?.refused === undefined ? {} : { refused: known.refused }),
   };
   s.calls[id] = call;
   const status = str(update.status);
@@ -126,13 +148,7 @@ function toolUpdate(s: ParseScratch, update: Json, at: LineTime): WorkerEvent[] 
   delete s.calls[id];
   s.inTurn = false;
   const base = { tool: call.tool, kind: call.kind, target: call.target, started: call.started };
-  if (call.refused !== undefined) {
-    const message = `Pitroom refused it: ${call.refused}`;
-    out.push(
-      event("worker.tool_call", time, { ...base, status: "denied", error: message }),
-      event("worker.denied", time, { tool: call.tool, message }),
-    );
-  } else if (status === "failed") {
+  if (status === "failed") {
     const error = failureText(update) ?? "the tool failed";
     out.push(event("worker.tool_call", time, { ...base, status: "error", error }));
   } else {

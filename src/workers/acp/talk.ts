@@ -5,7 +5,11 @@
  * `session/new` in the worker's tree, or for a follow-up the earlier session again, by
  * `session/resume` where the agent offers it (`sessionCapabilities.resume`), else by
  * `session/load` (`loadSession`; the history it replays is not this run's work and is skipped),
- * else the attempt fails saying the agent cannot continue a session. A model asked for is set
+ * else the attempt fails saying the agent cannot continue a session. The history `session/load`
+ * replays is skipped: before the load's answer, as the protocol has it, and after it while the
+ * agent goes on replaying (a `user_message_chunk` after the answer: Gemini CLI 0.61.0 answers the
+ * load at its first replayed message), until something only a live turn sends (a command list
+ * update, a permission request, a call not born finished, the prompt's result). A model asked for is set
  * with `session/set_model` where the session offers `models`, else `session/set_config_option`
  * on its model option; an agent offering neither fails the attempt (put the model in its command).
  * Then one `session/prompt` with the task; its result ends the conversation.
@@ -31,7 +35,7 @@ import {
   response,
 } from "./protocol.ts";
 import { decide, outcomeFor } from "./policy.ts";
-import { newScratch, noteRefused, parseEnd, parseUpdate } from "./parse.ts";
+import { newScratch, parseEnd, parseUpdate, refused } from "./parse.ts";
 
 /** The agent's requests one attempt answers before it is ended as a flood. */
 export const MAX_REQUESTS = 500;
@@ -68,6 +72,8 @@ export class AcpTalk implements Talk {
   #phase: Phase = "init";
   #sessionId: string | undefined;
   #replaying = false;
+  /** The session was loaded (its history may still be replayed after the load's answer). */
+  #loaded = false;
   #cancelled = false;
   #requests = 0;
   #scratch = newScratch();
@@ -99,8 +105,7 @@ export class AcpTalk implements Talk {
         if (message.method !== "session/update" || this.#phase === "over") {
           return heard([event("worker.unknown", time, { raw: rawOf(line) })]);
         }
-        if (this.#replaying) return heard([]);
-        return heard(parseUpdate(this.#scratch, message.params.update, at, line));
+        return heard(this.#update(message.params.update, at, line));
       case "request":
         return this.#answer(message.id, message.method, message.params, line, at);
       case "failure":
@@ -110,9 +115,23 @@ export class AcpTalk implements Talk {
     }
   }
 
+  /** One `session/update`: skipped while it is replayed history, else parsed. */
+  #update(update: unknown, at: LineTime, line: string): WorkerEvent[] {
+    const kind = isObject(update) ? str(update.sessionUpdate) : undefined;
+    if (this.#loaded && kind === "user_message_chunk") {
+      // Only history has the user's words: the agent is replaying after answering the load.
+      this.#replaying = true;
+      return [];
+    }
+    if (this.#replaying && this.#loaded && isLive(update)) this.#replaying = false;
+    if (this.#replaying) return [];
+    return parseUpdate(this.#scratch, update, at, line);
+  }
+
   #answer(id: string | number, method: string, params: Json, line: string, at: LineTime): Heard {
     const time = at.time;
     this.#requests++;
+    this.#replaying = false;
     if (this.#requests > MAX_REQUESTS) {
       return this.#end(
         `The agent sent more than ${MAX_REQUESTS} requests in one run (a flood): ended`,
@@ -130,8 +149,8 @@ export class AcpTalk implements Talk {
       return heard([], [response(id, { outcome: { outcome: "cancelled" } })]);
     }
     const decision = decide(call, this.#spec);
-    if (!decision.allow) noteRefused(this.#scratch, call, decision.why, at);
-    return heard([], [response(id, { outcome: outcomeFor(decision, params.options) })]);
+    const events = decision.allow ? [] : refused(this.#scratch, call, decision.why, at);
+    return heard(events, [response(id, { outcome: outcomeFor(decision, params.options) })]);
   }
 
   #failed(id: unknown, text: string, code: number | undefined, line: string, time: number): Heard {
@@ -208,6 +227,7 @@ export class AcpTalk implements Talk {
   }
 
   #sessionOpened(body: Json, time: number): Heard {
+    this.#loaded = this.#replaying;
     this.#replaying = false;
     const sessionId = this.#spec.sessionId ?? str(body.sessionId);
     if (sessionId === undefined || sessionId === "") {
@@ -250,6 +270,7 @@ export class AcpTalk implements Talk {
   }
 
   #promptEnded(body: Json, time: number): Heard {
+    this.#replaying = false;
     const stop = str(body.stopReason) ?? "";
     const events = parseEnd(this.#scratch, body, time);
     this.#phase = "over";
@@ -274,6 +295,16 @@ export class AcpTalk implements Talk {
     this.#phase = "over";
     return heard([...before, event("worker.error", time, { message, name })], [], true);
   }
+}
+
+/** True for an update only a live turn sends (never a replay of history). */
+function isLive(update: unknown): boolean {
+  if (!isObject(update)) return false;
+  const kind = str(update.sessionUpdate);
+  if (kind === "available_commands_update") return true;
+  if (kind !== "tool_call" && kind !== "tool_call_update") return false;
+  const status = str(update.status);
+  return status !== "completed" && status !== "failed";
 }
 
 /** What each stop reason but `end_turn` means, for the error it becomes. */
