@@ -156,7 +156,10 @@ interface Conversation {
   say(lines: readonly string[]): void;
   /** Closes stdin (the talk is over); the process is ended if it is still there a grace later. */
   close(): void;
-  /** Says the cancel; the process is ended a grace later unless the talk is over first. */
+  /**
+   * Says the cancel; the process is ended a grace later unless the talk is over first (at once
+   * when there is nothing to say).
+   */
   cancel(lines: readonly string[]): void;
   /** Settles once every write is done or has failed. */
   readonly closed: Promise<void>;
@@ -199,6 +202,8 @@ function converse(
       endSoon(deps.linger);
     },
     cancel(lines) {
+      // Nothing to ask the worker (no turn going yet): it is ended at once.
+      if (lines.length === 0 || shut) return deps.terminate();
       conversation.say(lines);
       endSoon(deps.grace);
     },
