@@ -7,7 +7,7 @@ import type { Runner } from "../../sys/mod.ts";
 import { acpBackend, type AcpWorker } from "../../workers/acp/mod.ts";
 import { versionFit } from "../../workers/tested.ts";
 import { findOnPath } from "../../workers/_detect.ts";
-import type { WorkerStatus } from "./installed.ts";
+import { INSTALL_HINTS, type WorkerStatus } from "./installed.ts";
 
 /** Detects every configured ACP worker, in the config's order. */
 export function detectAcpWorkers(
@@ -30,9 +30,11 @@ export function detectAcpWorkers(
           : tested.pinned === ""
           ? "untested"
           : versionFit(tested, installed.version),
-        installHint: `install the agent, or fix "workers.${name}.acp" in the config (${
-          worker.acp.join(" ")
-        })`,
+        installHint: backend.cli === null || backend.cli === undefined
+          ? `install the agent, or fix "workers.${name}.acp" in the config (${
+            worker.acp.join(" ")
+          })`
+          : INSTALL_HINTS[backend.cli],
         acp: worker.acp,
       };
     }),
