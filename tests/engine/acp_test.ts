@@ -243,3 +243,23 @@ Deno.test("an ACP agent that stays after its answer is ended, and the run is sti
   assert.equal(record.outcome, "ok", record.message);
   assert.equal(record.answer, "Answer.");
 });
+
+Deno.test("an ACP worker that writes in a read run without asking is held by the sandbox", async () => {
+  await using w = await acpWorld({
+    log: "",
+    steps: [{ write: "src/app.ts", content: "export const answer = 0;\n" }, say("Done.")],
+  }, { config: { sandbox: "required" } });
+  const record = await w.engine.run({ task: "Just look" });
+  assert.equal(record.attempts[0]?.sandbox, "bwrap");
+  // The agent's write fails in the read-only tree (the fake agent dies of it).
+  assert.equal(record.outcome, "failed");
+  assert.match(record.message ?? "", /Read-only file system .*src\/app\.ts/);
+  assert.equal(await Deno.readTextFile(join(w.repo, "src/app.ts")), "export const answer = 41;\n");
+});
+
+Deno.test("an ACP agent that echoes Pitroom's ids as strings is still understood", async () => {
+  await using w = await acpWorld({ steps: [say("Fine.")], stringIds: true });
+  const record = await w.engine.run({ task: "Hi", timeoutMs: 20_000 });
+  assert.equal(record.outcome, "ok", record.message);
+  assert.equal(record.answer, "Fine.");
+});

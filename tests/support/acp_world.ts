@@ -31,6 +31,7 @@ export async function acpWorld(
       worker: "fake",
       sandbox: "off",
       workers: {
+        // In a sandbox the state dir is hidden: a script without a log says so (`log: ""`).
         fake: { acp: fakeAgent({ log, ...script }) },
         ...(options.more ? { more: { acp: fakeAgent({ log, ...options.more }) } } : {}),
       },

@@ -45,6 +45,8 @@ export interface AgentScript {
   error?: { code: number; message: string };
   /** Exit when stdin closes (default true). */
   exitOnEof?: boolean;
+  /** Answers the client's requests with their ids as strings (`"4"` for 4). */
+  stringIds?: boolean;
 }
 
 const script = JSON.parse(Deno.args[0] ?? "{}") as AgentScript;
@@ -55,7 +57,10 @@ let sessionId = "ses_fake_1";
 let cancelled: (() => void) | null = null;
 
 function send(value: unknown): void {
-  Deno.stdout.writeSync(encoder.encode(JSON.stringify(value) + "\n"));
+  const message = value as Record<string, unknown>;
+  const answer = script.stringIds && typeof message.id === "number" && !("method" in message);
+  const line = answer ? { ...message, id: String(message.id) } : message;
+  Deno.stdout.writeSync(encoder.encode(JSON.stringify(line) + "\n"));
 }
 
 function raw(text: string): void {

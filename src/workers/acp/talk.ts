@@ -153,7 +153,8 @@ export class AcpTalk implements Talk {
     return heard(events, [response(id, { outcome: outcomeFor(decision, params.options) })]);
   }
 
-  #failed(id: unknown, text: string, code: number | undefined, line: string, time: number): Heard {
+  #failed(raw: unknown, text: string, code: number | undefined, line: string, time: number): Heard {
+    const id = ours(raw);
     const name = this.#spec.name;
     const codeText = code === undefined ? "" : ` (ACP error ${code})`;
     switch (id) {
@@ -183,8 +184,9 @@ export class AcpTalk implements Talk {
     return heard([event("worker.unknown", time, { raw: rawOf(line) })]);
   }
 
-  #responded(id: unknown, result: unknown, line: string, time: number): Heard {
+  #responded(raw: unknown, result: unknown, line: string, time: number): Heard {
     const body = isObject(result) ? result : {};
+    const id = ours(raw);
     if (id === IDS.initialize && this.#phase === "init") return this.#initialized(body, time);
     if (id === IDS.session && this.#phase === "session") return this.#sessionOpened(body, time);
     if (id === IDS.model && this.#phase === "model") return this.#prompt([]);
@@ -295,6 +297,12 @@ export class AcpTalk implements Talk {
     this.#phase = "over";
     return heard([...before, event("worker.error", time, { message, name })], [], true);
   }
+}
+
+/** One of Pitroom's request ids, also when an agent echoes it as a string ("4"). */
+function ours(id: unknown): number | undefined {
+  const n = typeof id === "string" && /^\d$/.test(id) ? Number(id) : id;
+  return Object.values(IDS).find((known) => known === n);
 }
 
 /** True for an update only a live turn sends (never a replay of history). */
