@@ -5,7 +5,6 @@
  * letter, and not a built-in worker's. `env` names the credential variables the agent needs
  * kept (Pitroom scrubs credential-looking variables from every worker's environment).
  */
-import { isObject } from "../_json.ts";
 import { WORKER_NAMES } from "../names.ts";
 
 /** One configured ACP worker. */
@@ -14,6 +13,12 @@ export interface AcpWorker {
   acp: string[];
   /** Variables of the caller's environment the agent keeps although they look like credentials. */
   env?: string[];
+}
+
+/** A plain JSON object (here, not from ../_json.ts: every command reads the settings, and one
+ * module less is loaded). */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A valid worker name of the config's own. */
