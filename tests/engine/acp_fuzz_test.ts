@@ -77,6 +77,8 @@ Deno.test("an ACP agent that dies before it answers initialize, or speaks anothe
   const record = await w.engine.run({ task: "Hi", timeoutMs: 60_000 });
   assert.equal(record.outcome, "failed");
   assert.match(record.message ?? "", /fake speaks ACP version 2; Pitroom speaks version 1/);
+  // No prompt was sent: no tokens were used, which is known (not "not reported").
+  assert.equal(record.progress.tokensUnreported, undefined);
 });
 
 Deno.test("an ACP agent that never answers initialize ends at the run's timeout", async () => {

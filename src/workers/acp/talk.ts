@@ -294,8 +294,12 @@ export class AcpTalk implements Talk {
   }
 
   #end(message: string, name: string, time: number, before: WorkerEvent[] = []): Heard {
+    // Ended before the prompt was sent: no model call was made, so none of its tokens were used.
+    const none = this.#phase === "prompt" || this.#phase === "over"
+      ? []
+      : [event("worker.tokens", time, { input: 0, output: 0, cached: 0, reasoning: 0 })];
     this.#phase = "over";
-    return heard([...before, event("worker.error", time, { message, name })], [], true);
+    return heard([...before, ...none, event("worker.error", time, { message, name })], [], true);
   }
 }
 
