@@ -174,3 +174,56 @@ Deno.test("classifyAcp() reads the agent's errors for the fallback classes", () 
   assert.equal(classifyAcp(end({ stopped: true }), []).class, "stopped");
   assert.equal(classifyAcp(end({ timedOut: true }), []).class, "timeout");
 });
+
+Deno.test("AcpTalk skips the history gemini --acp (0.61.0) replays after answering session/load", () => {
+  // The order gemini 0.61.0 was seen to use: the load is answered after the first replayed
+  // message, the rest of the history follows, then a command list update, then the live turn.
+  const talk = new AcpTalk({
+    name: "gem",
+    mode: "read",
+    web: false,
+    cwd: "/repo",
+    prompt: "again",
+    sessionId: "s1",
+  });
+  const update = (u: Record<string, unknown>) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: "s1", update: u },
+    });
+  const chunk = (kind: string, text: string) =>
+    update({ sessionUpdate: kind, content: { type: "text", text } });
+  const lines = [
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { protocolVersion: 1, agentCapabilities: { loadSession: true } },
+    }),
+    chunk("user_message_chunk", "<session_context>"),
+    JSON.stringify({ jsonrpc: "2.0", id: 2, result: { modes: {} } }),
+    chunk("user_message_chunk", "first task"),
+    chunk("agent_message_chunk", "Reading."),
+    update({ sessionUpdate: "tool_call", toolCallId: "old", status: "completed", kind: "read" }),
+    chunk("user_message_chunk", "[Function Response: read_file]"),
+    chunk("agent_message_chunk", "The old answer."),
+    update({ sessionUpdate: "available_commands_update", availableCommands: [] }),
+    chunk("agent_message_chunk", "The new answer."),
+    JSON.stringify({ jsonrpc: "2.0", id: 4, result: { stopReason: "end_turn" } }),
+  ];
+  const said = talk.open();
+  const events: WorkerEvent[] = [];
+  for (const [i, line] of lines.entries()) {
+    const heard = talk.hear(line, readAt(i + 1));
+    events.push(...heard.events);
+    said.push(...heard.say);
+  }
+  assert.deepEqual(said.map((l) => JSON.parse(l).method), [
+    "initialize",
+    "session/load",
+    "session/prompt",
+  ]);
+  assert.equal(events.filter((e) => e.type === "worker.tool_call").length, 0);
+  const answer = events.find((e) => e.type === "worker.answer");
+  assert.equal(answer?.type === "worker.answer" && answer.text, "The new answer.");
+});
