@@ -4,15 +4,17 @@
  * generators (completions_bash.ts, _zsh.ts, _fish.ts) turn it into a script.
  */
 import type { CommandDef, FlagDef } from "./command.ts";
-import { TIERS, WORKER_NAMES } from "../engine/present.ts";
+import { TIERS } from "../engine/present.ts";
 
 /**
- * What a word completes to: values read from the state dir at completion time (`runs`,
- * `groups`, through `pitroom __complete`), fixed words, files, folders, or nothing (`free`).
+ * What a word completes to: values read at completion time (`runs` and `groups` from the state
+ * dir, `workers`: the built-in ones and the config's own, through `pitroom __complete`), fixed
+ * words, files, folders, or nothing (`free`).
  */
 export type ValueKind =
   | { kind: "runs" }
   | { kind: "groups" }
+  | { kind: "workers" }
   | { kind: "words"; words: string[] }
   | { kind: "files" }
   | { kind: "dirs" }
@@ -37,7 +39,7 @@ export interface CompletionCommand {
 }
 
 /** The kinds `pitroom __complete KIND` prints. */
-export const DYNAMIC_KINDS = ["runs", "groups"] as const;
+export const DYNAMIC_KINDS = ["runs", "groups", "workers"] as const;
 
 /** Subcommand words a command's first argument takes (`history stats`, `plan status`). */
 const SUBCOMMANDS: Record<string, string[]> = {
@@ -54,7 +56,7 @@ function flagValue(flag: FlagDef): ValueKind | null {
     case "continue":
       return { kind: "runs" };
     case "worker":
-      return { kind: "words", words: [...WORKER_NAMES] };
+      return { kind: "workers" };
     case "tier":
       return { kind: "words", words: [...TIERS] };
     case "dir":
@@ -77,7 +79,7 @@ function argsValue(def: CommandDef, visible: readonly CommandDef[]): ValueKind {
     case "RUN":
       return { kind: "runs" };
     case "WORKER":
-      return { kind: "words", words: [...WORKER_NAMES] };
+      return { kind: "workers" };
     case "COMMAND":
       return { kind: "words", words: [...visible.map((c) => c.name), "events"] };
     case "SHELL":

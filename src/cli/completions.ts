@@ -11,6 +11,7 @@ import { bashScript } from "./completions_bash.ts";
 import { fishScript } from "./completions_fish.ts";
 import { zshScript } from "./completions_zsh.ts";
 import { createEngine } from "../engine/mod.ts";
+import { WORKER_NAMES } from "../engine/present.ts";
 
 /** The shells there is a script for. */
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -44,13 +45,21 @@ export const completionsCommand: CommandRun<NoFlags> = ({ sys, args }) => {
 /** How many recent runs the completions offer. */
 const RECENT_RUNS = 50;
 
-/** `pitroom __complete runs|groups`: one word a line, newest first, for the scripts. */
+/**
+ * `pitroom __complete runs|groups|workers`: one word a line for the scripts (runs and groups
+ * newest first; workers: the built-in ones, then the config's own).
+ */
 export const completeCommand: CommandRun<NoFlags> = async ({ sys, args }) => {
   const kind = DYNAMIC_KINDS.find((k) => k === args[0]);
   if (kind === undefined) {
     throw new UsageError(`Unknown completion kind "${args[0] ?? ""}"`, {
       hint: `pitroom __complete ${DYNAMIC_KINDS.join("|")}`,
     });
+  }
+  if (kind === "workers") {
+    const { settings } = await createEngine(sys).settings();
+    sys.out.stdout([...WORKER_NAMES, ...Object.keys(settings.workers.value)].join("\n") + "\n");
+    return 0;
   }
   const runs = (await createEngine(sys).list({ recent: RECENT_RUNS })).reverse();
   const words = kind === "runs"

@@ -5,6 +5,7 @@ function reply(value: ValueKind): string {
   switch (value.kind) {
     case "runs":
     case "groups":
+    case "workers":
       return `_pitroom_words "$(_pitroom_dynamic ${value.kind})"`;
     case "words":
       return `_pitroom_words "${value.words.join(" ")}"`;

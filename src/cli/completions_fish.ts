@@ -10,6 +10,7 @@ function values(value: ValueKind): string {
   switch (value.kind) {
     case "runs":
     case "groups":
+    case "workers":
       return `-f -a '(__pitroom_dynamic ${value.kind})'`;
     case "words":
       return `-f -a ${quote(value.words.join(" "))}`;

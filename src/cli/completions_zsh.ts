@@ -10,6 +10,7 @@ function reply(value: ValueKind): string {
   switch (value.kind) {
     case "runs":
     case "groups":
+    case "workers":
       return `compadd -- \${(f)"$(_pitroom_dynamic ${value.kind})"}`;
     case "words":
       return `compadd -- ${value.words.join(" ")}`;

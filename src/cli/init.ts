@@ -89,22 +89,30 @@ export interface InitOptions {
   backends?: Readonly<Record<WorkerName, Backend | undefined>>;
 }
 
-/** Proposes the config and, with `yes`, writes it (keeping a backup of one it replaces). */
+/**
+ * Proposes the config and, with `yes`, writes it (keeping a backup of one it replaces). The
+ * config's own workers (`workers`: ACP agents) are kept as they are, and may be named in
+ * `--fallback`.
+ */
 export async function initConfig(sys: Sys, options: InitOptions): Promise<InitReport> {
+  const engine = createEngine(
+    sys,
+    options.backends === undefined
+      ? {}
+      : { backends: (name) => options.backends![name as WorkerName]! },
+  );
+  const own = (await engine.settings()).settings.workers.value;
   const fallback = options.fallback?.map((t) => {
-    parseTarget(t);
+    parseTarget(t, Object.keys(own));
     return t.trim();
   });
-  const given = options.backends;
-  const statuses = await createEngine(
-    sys,
-    given === undefined ? {} : { backends: (name) => given[name]! },
-  ).installed();
-  const installed = statuses.filter((s) => s.installed).map((s) => s.worker);
+  const statuses = await engine.installed();
+  const installed = statuses.filter((s) => s.installed).map((s) => s.worker as WorkerName);
   const config = proposeConfig(installed, {
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(fallback === undefined ? {} : { fallback }),
   });
+  if (Object.keys(own).length > 0) config.workers = own;
   const path = sys.configPath;
   const existed = await exists(path);
   const report: InitReport = { path, existed, written: false, backup: null, config };

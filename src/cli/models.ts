@@ -72,14 +72,16 @@ export function renderModels(workers: readonly WorkerModels[]): string {
 /** Lists models. */
 export const modelsCommand: CommandRun<typeof MODELS_FLAGS> = async ({ sys, flags, args }) => {
   const name = args[0];
-  const worker = WORKER_NAMES.find((w) => w === name);
+  const engine = createEngine(sys);
+  const { warnings, settings } = await engine.settings();
+  // A built-in worker, or one of the config's own (an ACP agent).
+  const names = [...WORKER_NAMES, ...Object.keys(settings.workers.value)];
+  const worker = names.find((w) => w === name);
   if (name !== undefined && worker === undefined) {
-    throw new UsageError(`Unknown worker "${name}": expected one of ${WORKER_NAMES.join(", ")}`, {
+    throw new UsageError(`Unknown worker "${name}": expected one of ${names.join(", ")}`, {
       hint: "pitroom models",
     });
   }
-  const engine = createEngine(sys);
-  const { warnings } = await engine.settings();
   warn(sys, warnings);
   const workers = await engine.models(worker, { all: flags.all === true });
   if (flags.json) printJson(sys, workers);

@@ -135,8 +135,13 @@ export function renderReport(
   const cached = p.tokens.cached ? ` (+${n(p.tokens.cached)} cached)` : "";
   const reasoning = p.tokens.reasoning ? ` / ${n(p.tokens.reasoning)} reasoning` : "";
   const cost = p.cost && !record.receipt ? ` · $${p.cost.toFixed(4)}` : "";
+  const told = p.tokens.input + p.tokens.cached + p.tokens.output + p.tokens.reasoning > 0;
   lines.push(
-    `tokens   ${n(p.tokens.input)} in${cached} / ${n(p.tokens.output)} out${reasoning}${cost}`,
+    p.tokensUnreported === true && !told
+      ? "tokens   not reported by the worker"
+      : `tokens   ${n(p.tokens.input)} in${cached} / ${n(p.tokens.output)} out${reasoning}${cost}${
+        p.tokensUnreported === true ? " (and more not reported by the worker)" : ""
+      }`,
   );
   if (record.receipt) lines.push(...receiptLines(record.receipt));
   if (record.message && record.state !== "done") lines.push(`problem  ${safe(record.message)}`);

@@ -140,7 +140,12 @@ export interface WorkerEnv {
  */
 export async function workerEnv(
   sys: HeldSys,
-  options: { worker: WorkerName | null; runId: string },
+  options: {
+    worker: WorkerName | null;
+    runId: string;
+    /** More credential-looking variables the worker keeps (an ACP worker's `env`). */
+    keep?: readonly string[];
+  },
 ): Promise<WorkerEnv> {
   const caller = sys.env.toObject();
   const [guard, keep] = await Promise.all([
@@ -148,7 +153,7 @@ export async function workerEnv(
     providerKeys(options.worker, caller),
   ]);
   const baseEnv = {
-    ...scrubEnv(caller, { worker: options.worker, keep }),
+    ...scrubEnv(caller, { worker: options.worker, keep: [...keep, ...(options.keep ?? [])] }),
     ...guardGitEnv(caller, guard.hooks),
     [RECURSION_MARKER]: options.runId,
   };

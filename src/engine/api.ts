@@ -74,7 +74,7 @@ export interface ReviewStarted {
 /** Options of `createEngine`. */
 export interface EngineOptions {
   /** Looks up a backend (tests hand in a scripted one). @default the registry */
-  backends?: (name: WorkerName) => Backend;
+  backends?: (name: string) => Backend;
   /**
    * The folder the caller stands in: `last`, a part of an id and a group name resolve among the
    * runs of its repository, and `list` shows them unless told `all` (a full id names any run).
@@ -709,7 +709,7 @@ export class Engine {
   }
 
   /** The models of every worker (or one), with config and usage merged in. */
-  async models(worker?: WorkerName, options: { all?: boolean } = {}): Promise<WorkerModels[]> {
+  async models(worker?: string, options: { all?: boolean } = {}): Promise<WorkerModels[]> {
     const { settings } = await loadSettings(this.#sys);
     const { collectModels } = await import("./setup/models.ts");
     return await collectModels(this.#sys, settings, {

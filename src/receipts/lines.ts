@@ -53,8 +53,13 @@ export function receiptLines(receipt: Receipt): string[] {
   const ratio = receipt.compression === null
     ? ""
     : ` · ${formatRatio(receipt.compression)} compression`;
+  const spent = receipt.tokensUnreported !== true
+    ? `${n(burned)} tokens burned`
+    : burned === 0
+    ? "tokens not reported by the worker"
+    : `${n(burned)} tokens burned and more not reported by the worker`;
   return [
-    `receipt  ${n(burned)} tokens burned · ~${n(receipt.returnedTokens)} returned to you${ratio}`,
+    `receipt  ${spent} · ~${n(receipt.returnedTokens)} returned to you${ratio}`,
     `cost     worker ${workerCostText(receipt)} · ${primaryName(receipt.primary)} ~${
       usd(receipt.primaryCost)
     } for the same tokens`,
@@ -79,7 +84,11 @@ export function receiptLine(receipt: Receipt): string {
     : receipt.saved < 0
     ? `~${usd(-receipt.saved)} more than ${primary}`
     : `~${usd(receipt.saved)} saved vs ${primary}`;
-  return `${n(burnedTokens(receipt.tokens))} tokens burned · ~${
-    n(receipt.returnedTokens)
-  } returned${ratio} · ${saved}`;
+  const burned = burnedTokens(receipt.tokens);
+  const spent = receipt.tokensUnreported !== true
+    ? `${n(burned)} tokens burned`
+    : burned === 0
+    ? "tokens not reported"
+    : `${n(burned)} tokens burned (more not reported)`;
+  return `${spent} · ~${n(receipt.returnedTokens)} returned${ratio} · ${saved}`;
 }

@@ -105,5 +105,6 @@ export function makeReceipt(record: RunRecord, options: ReceiptOptions): Receipt
     saved: usd(primaryCost - workerCost),
     ...(model !== undefined ? { model } : {}),
     pricesTaken: PRICES_TAKEN,
+    ...(record.progress.tokensUnreported === true ? { tokensUnreported: true } : {}),
   };
 }

@@ -62,6 +62,8 @@ export interface Config {
   dashIdle?: string;
   /** Other machines workers can run on: `{"box": {"ssh": "user@box", "dir": "~/pitroom-work"}}` (engine/remote/). */
   hosts?: Record<string, unknown>;
+  /** Workers of the config's own: `{"NAME": {"acp": ["cmd", "arg"], "env": ["VAR"]}}` (ACP agents). */
+  workers?: Record<string, unknown>;
 }
 
 type Kind = "string" | "number" | "boolean" | "string[]" | "record" | "string|record";
@@ -92,6 +94,7 @@ const KEYS: Record<keyof Config, Kind> = {
   dash: "boolean",
   dashIdle: "string",
   hosts: "record",
+  workers: "record",
 };
 
 /** Every key the config file takes (the skills' drift test checks the names they use). */

@@ -5,14 +5,15 @@
  */
 import { z } from "zod/v4";
 import { OUTCOME_CLASSES, RUN_STATES } from "../events/mod.ts";
-import { MODE_NAMES, WORKER_NAMES } from "../workers/names.ts";
+import { MODE_NAMES } from "../workers/names.ts";
 
 /**
  * Builds the record's schemas. A zod schema costs about a millisecond to build, and a command
  * that only reads records needs none: they are built the first time one is asked for.
  */
 function build() {
-  const worker = z.enum(WORKER_NAMES);
+  // A built-in worker (WORKER_NAMES) or a name of the config's `workers` (an ACP agent).
+  const worker = z.string();
   const outcome = z.enum(OUTCOME_CLASSES);
 
   const TargetSchema = z.object({ worker, model: z.string().optional() });
@@ -50,6 +51,11 @@ function build() {
     last: z.string().optional(),
     tokens: TokensSchema,
     cost: z.number().optional(),
+    /**
+     * An attempt's worker reported no token usage (an ACP agent may not): `tokens` lack its
+     * tokens, which are not known (never guessed).
+     */
+    tokensUnreported: z.boolean().optional(),
   });
 
   const ChangedFileSchema = z.object({
@@ -174,6 +180,8 @@ function build() {
     model: z.string().optional(),
     /** The day the built-in list prices were taken (`2026-11-30`). */
     pricesTaken: z.string().optional(),
+    /** A worker reported no token usage: the tokens (and the savings) lack its share. */
+    tokensUnreported: z.boolean().optional(),
     /**
      * Measured: the bytes of every result that handed the run over (MCP tool results, the CLI's
      * output of `run` and `wait`) and how many there were (store/returned.ts).
@@ -335,6 +343,8 @@ function build() {
     workerPrices: z.record(z.string(), price).optional(),
     primary: z.string().optional(),
     price: price.optional(),
+    /** The config's ACP workers (`workers`) as they were: the command each name runs. */
+    workers: z.record(z.string(), z.unknown()).optional(),
   });
 
   const FrozenSettingsSchema = z.object({

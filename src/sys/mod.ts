@@ -42,8 +42,8 @@ export function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise
 }
 
 /**
- * How a spawned process gets its stdin: none, a text written then closed, or a pipe the caller
- * writes to as it goes (`ChildHandle.stdin`).
+ * How a spawned process gets its stdin: none, a text written and then closed, or a pipe the
+ * caller writes (`ChildHandle.stdin`) and closes.
  */
 export type StdinSpec = { kind: "null" } | { kind: "text"; text: string } | { kind: "pipe" };
 
@@ -63,10 +63,10 @@ export interface SpawnOptions {
 /** A running child process. */
 export interface ChildHandle {
   readonly pid: number;
+  /** The child's stdin, for a `pipe` stdin (null otherwise). */
+  readonly stdin?: WritableStream<Uint8Array> | null;
   readonly stdout: ReadableStream<Uint8Array> | null;
   readonly stderr: ReadableStream<Uint8Array> | null;
-  /** The child's stdin, for a `pipe` stdin only. */
-  readonly stdin?: WritableStream<Uint8Array>;
   readonly status: Promise<{ code: number; signal: string | null }>;
   kill(signal?: Deno.Signal): void;
   /** Let the parent exit without waiting for this child. */

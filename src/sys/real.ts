@@ -90,9 +90,9 @@ export const realRunner: Runner = {
     const status = child.status.then((s) => ({ code: s.code, signal: s.signal }));
     return {
       pid: child.pid,
+      stdin: options.stdin?.kind === "pipe" ? child.stdin : null,
       stdout: options.stdout === "null" ? null : child.stdout,
       stderr: options.stderr === "null" ? null : child.stderr,
-      ...(options.stdin?.kind === "pipe" ? { stdin: child.stdin } : {}),
       status,
       kill: (signal) => {
         try {

@@ -12,11 +12,9 @@ export type WorkerName = typeof WORKER_NAMES[number];
 export const FREE_WORKERS: readonly WorkerName[] = ["opencode", "gemini"];
 
 /** `names` with the free workers first, each group in its given order (pure). */
-export function freeFirst<T extends WorkerName>(names: readonly T[]): T[] {
-  return [
-    ...names.filter((n) => FREE_WORKERS.includes(n)),
-    ...names.filter((n) => !FREE_WORKERS.includes(n)),
-  ];
+export function freeFirst<T extends string>(names: readonly T[]): T[] {
+  const free = (n: string) => (FREE_WORKERS as readonly string[]).includes(n);
+  return [...names.filter(free), ...names.filter((n) => !free(n))];
 }
 
 /** Run modes. */

@@ -49,6 +49,13 @@ export interface Launch {
   /** The prompt written to stdin, which is then closed; `null` for a closed stdin. */
   stdin: string | null;
   /**
+   * A worker talked to over its stdin and stdout (the Agent Client Protocol) instead of given a
+   * prompt once: stdin stays open, the process shell writes what the talk says and hands it each
+   * stdout line, which the talk (not `Backend.parse`) turns into events. Its `stdin` is null.
+   * @default none
+   */
+  talk?: Talk;
+  /**
    * Folders the CLI keeps its own state, sessions and caches in: writable inside the sandbox
    * (src/confine/sandbox/), made when missing.
    * @default none
@@ -74,6 +81,29 @@ export interface Launch {
    * ("Failed to write file").
    */
   startAlone?: string;
+}
+
+/** What a talk makes of one line of the worker's stdout. */
+export interface Heard {
+  /** The events of the line (as `Backend.parse` would give them). */
+  events: WorkerEvent[];
+  /** Lines to write to the worker's stdin, in order (each without its newline). */
+  say: string[];
+  /** The conversation is over: the shell closes stdin and ends the process. */
+  over: boolean;
+}
+
+/**
+ * One conversation with a worker over its stdin (workers/acp/talk.ts): what to say first, what to
+ * answer each line, and how to ask it to stop. It keeps its own state: one per launch.
+ */
+export interface Talk {
+  /** Lines written as soon as the process runs. */
+  open(): string[];
+  /** Turns one stdout line into events and what to answer. */
+  hear(line: string, at: LineTime): Heard;
+  /** Lines that ask the worker to end its turn (a stop, a timeout, a cap). */
+  cancel(): string[];
 }
 
 /** How the worker process ended. */
@@ -163,7 +193,26 @@ export interface ParseState {
 
 /** The face of a backend. */
 export interface Backend {
-  readonly name: WorkerName;
+  /** A built-in backend's name, or the config's name of a configured (ACP) worker. */
+  readonly name: string;
+  /**
+   * The built-in CLI whose login, provider credentials and config files the sandbox and the
+   * environment treat as this worker's (null: none, every CLI's login hidden).
+   * @default `name`
+   */
+  readonly cli?: WorkerName | null;
+  /**
+   * Whether the CLI always reports the tokens it used. A worker that may not (an ACP agent) has
+   * its attempts without a token report recorded as "not reported", never as zero.
+   * @default true
+   */
+  readonly reportsTokens?: boolean;
+  /**
+   * Variables of the caller's environment the worker keeps although their names look like
+   * credentials (an ACP worker's configured `env`).
+   * @default none
+   */
+  readonly keepEnv?: readonly string[];
   /** The CLI versions this backend was tested with. */
   readonly tested: TestedVersions;
   /** Finds the CLI on PATH and reads its version. */

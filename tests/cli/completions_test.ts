@@ -23,6 +23,8 @@ async function completionWorld() {
   const a = { ...finishedRun(RUN_A, [], { input: 1, output: 1 }), group: "docs", cwd: work };
   const b = { ...finishedRun(RUN_B, [], { input: 1, output: 1 }), group: "fixes", cwd: work };
   await writeRuns(home.stateDir, [a, b]);
+  // A worker of the config's own (an ACP agent) completes wherever a worker does.
+  await home.writeConfig({ workers: { mine: { acp: ["my-agent", "--acp"] } } });
   const bin = join(home.root, "bin");
   await Deno.mkdir(bin);
   const argv = pitroomArgv().map((w) => `'${w}'`).join(" ");
@@ -156,11 +158,11 @@ const CASES: [string, string[]][] = [
   ["pitroom apply ", [RUN_B, RUN_A, "last"]],
   ["pitroom wait -g ", ["fixes", "docs"]],
   ["pitroom run --continue ", [RUN_B, RUN_A, "last"]],
-  ["pitroom run -W ", ["opencode", "codex", "claude", "gemini", "qwen"]],
+  ["pitroom run -W ", ["opencode", "codex", "claude", "gemini", "qwen", "mine"]],
   ["pitroom run --tier ", ["cheap", "standard", "capable", "review", "audit"]],
   ["pitroom completions ", ["bash", "zsh", "fish"]],
   ["pitroom history ", ["stats", "import"]],
-  ["pitroom models ", ["opencode", "codex", "claude", "gemini", "qwen"]],
+  ["pitroom models ", ["opencode", "codex", "claude", "gemini", "qwen", "mine"]],
   ["pitroom run -m ", []],
 ];
 

@@ -119,3 +119,39 @@ Deno.test("pitroom doctor --json gives each installed worker's tested range", as
     tested: { min: codex.tested.min, max: codex.tested.max },
   });
 });
+
+Deno.test("runDoctor() checks the config's ACP workers: found or not, the version of a built-in CLI's ACP mode, an untested agent", async () => {
+  await using home = await tempHome();
+  const PATH = await fakeClis(home, { gemini: "0.60.0\n", "my-agent": "whatever\n" });
+  await home.writeConfig({
+    worker: "gem",
+    fallback: ["ghost"],
+    workers: {
+      gem: { acp: ["gemini", "--acp"] },
+      mine: { acp: ["my-agent", "--acp"] },
+      ghost: { acp: ["ghost-agent"] },
+    },
+  });
+  const sys = testSys({ stateDir: home.stateDir, env: home.env({ PATH }) });
+  const checks = await runDoctor(sys, { backends: REAL_BACKENDS });
+  const worker = (name: string) => checks.find((c) => c.check === "worker" && c.worker === name);
+  assert.match(
+    worker("gem")!.message,
+    /^ACP agent `gemini --acp`, found at .*\/bin\/gemini · in use: worker/,
+  );
+  const gem = versionOf(checks, "gem")!;
+  assert.equal(gem.status, "warn");
+  assert.match(
+    gem.message,
+    /^0\.60\.0 is older than the versions Pitroom is tested with \(0\.61\.0\)/,
+  );
+  assert.equal(gem.hint, "npm i -g @google/gemini-cli@0.61.0");
+  // An agent Pitroom does not know is never run to ask its version (it may wait on stdin).
+  const mine = versionOf(checks, "mine")!;
+  assert.equal(mine.status, "warn");
+  assert.match(mine.message, /an ACP agent Pitroom has not been tested with/);
+  assert.equal(worker("ghost")!.status, "warn");
+  assert.equal(worker("ghost")!.message, "not installed");
+  const chain = checks.find((c) => c.check === "chain" && c.worker === "ghost");
+  assert.match(chain?.message ?? "", /"fallback" names ghost, which is not installed/);
+});

@@ -156,3 +156,20 @@ Deno.test("pitroom init refuses with exit 3 when no worker CLI is installed", as
   assert.match(result.stderr, /hint: npm i -g opencode-ai/);
   await assert.rejects(Deno.stat(home.configPath), Deno.errors.NotFound);
 });
+
+Deno.test("initConfig() with force keeps the config's own ACP workers, which --fallback may name", async () => {
+  await using home = await tempHome();
+  const workers = { gem: { acp: ["gemini", "--acp"] } };
+  await home.writeConfig({ worker: "claude", workers });
+  const sys = testSys({ stateDir: home.stateDir, env: home.env() });
+  const report = await initConfig(sys, {
+    backends: BACKENDS,
+    yes: true,
+    force: true,
+    fallback: ["gem", "codex"],
+  });
+  assert.equal(report.written, true);
+  const written = JSON.parse(await Deno.readTextFile(home.configPath));
+  assert.deepEqual(written.workers, workers);
+  assert.deepEqual(written.fallback, ["gem", "codex"]);
+});

@@ -40,7 +40,7 @@ async function runChain(
   for (const [name, steps] of Object.entries(scripts)) {
     backends[name as WorkerName] = fakeBackend(() => steps, name as WorkerName);
   }
-  const engine = createEngine(sys, { backends: (n) => backends[n]! });
+  const engine = createEngine(sys, { backends: (n) => backends[n as WorkerName]! });
   const record = await engine.run({
     task: "task",
     mode: options.mode ?? "read",

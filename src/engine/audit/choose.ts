@@ -11,8 +11,8 @@
 import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord, Target } from "../../store/record.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import { BACKENDS } from "../../workers/registry.ts";
-import type { Backend, WorkerName } from "../../workers/types.ts";
+import { backendOf } from "../../workers/lookup.ts";
+import type { Backend } from "../../workers/types.ts";
 import { resolveChain, targetLabel } from "../core/chain.ts";
 import type { Settings } from "../core/settings.ts";
 
@@ -76,11 +76,12 @@ function answeredBy(answerers: readonly Target[]): string {
 
 async function installed(
   sys: HeldSys,
-  worker: WorkerName,
-  backends: (name: WorkerName) => Backend,
+  worker: string,
+  backends: (name: string) => Backend | undefined,
 ): Promise<boolean> {
   try {
-    return (await backends(worker).detect(sys.runner, sys.env.toObject())) !== null;
+    const backend = backends(worker);
+    return backend !== undefined && (await backend.detect(sys.runner, sys.env.toObject())) !== null;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
@@ -92,7 +93,7 @@ export interface ChooseOptions {
   /** The auditor asked for (`-W`). */
   worker?: string;
   /** Looks up a backend. @default the registry */
-  backends?: (name: WorkerName) => Backend;
+  backends?: (name: string) => Backend;
 }
 
 /** Refuses an auditor asked for by name that is, or may be, the worker and model that answered. */
@@ -135,6 +136,7 @@ export async function auditChain(
     worker: settings.worker.value,
     fallback: [],
     models: settings.models.value,
+    workers: Object.keys(settings.workers.value),
   };
   let candidates: Target[];
   let unsure: Target[] = [];
@@ -148,7 +150,8 @@ export async function auditChain(
     unsure = all.filter((t) => closest(answerers, t)[0] === "unsure");
   }
   const seen = new Set<string>();
-  const backends = options.backends ?? ((name: WorkerName) => BACKENDS[name]);
+  const backends = options.backends ??
+    ((name: string) => backendOf(name, settings.workers.value));
   const chain: Target[] = [];
   for (const t of candidates) {
     const key = `${t.worker}:${modelOf(t) ?? ""}`;

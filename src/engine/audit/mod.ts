@@ -11,7 +11,7 @@
 import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { resolveRun } from "../runs/select.ts";
-import type { Backend, WorkerName } from "../../workers/types.ts";
+import type { Backend } from "../../workers/types.ts";
 import type { PitroomEvent } from "../../events/mod.ts";
 import { executeRun } from "../run/lifecycle.ts";
 import { startSupervisors } from "../host/supervisor.ts";
@@ -41,7 +41,7 @@ export interface RunAuditOptions {
   /** Every event of a foreground audit run. */
   onEvent?(ev: PitroomEvent): void;
   /** Looks up a backend (tests hand in a scripted one). */
-  backends?: (name: WorkerName) => Backend;
+  backends?: (name: string) => Backend;
 }
 
 /** Audits a finished read run: in this process, or handed to the host with `background`. */

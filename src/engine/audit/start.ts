@@ -7,7 +7,7 @@
 import type { HeldSys } from "../../store/state.ts";
 import { type AuditResult, isFinal, type RunRecord } from "../../store/record.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import type { Backend, WorkerName } from "../../workers/types.ts";
+import type { Backend } from "../../workers/types.ts";
 import { checkBudget } from "../request/budget.ts";
 import { createUnique } from "../request/build.ts";
 import { loadSettings } from "../core/load_settings.ts";
@@ -25,7 +25,7 @@ export interface CreateAuditOptions {
   /** Started by the sample rate. */
   sampled: boolean;
   /** Looks up a backend (tests hand in a scripted one). */
-  backends?: (name: WorkerName) => Backend;
+  backends?: (name: string) => Backend;
 }
 
 /** Refuses a run that is not a finished read answer. */

@@ -7,6 +7,7 @@ import type { Config } from "../../store/config.ts";
 import { MAX_PARALLEL_CEILING } from "../../store/slots.ts";
 import { PitroomError } from "../../sys/errors.ts";
 import { WORKER_NAMES } from "../../workers/types.ts";
+import { type AcpWorker, readAcpWorkers } from "../../workers/acp/config.ts";
 import { resolvePricing } from "../../receipts/pricing.ts";
 import { DEFAULT_WORKER, parseChain } from "./chain.ts";
 import { durationMs, MAX_DURATION } from "../../sys/duration.ts";
@@ -86,6 +87,8 @@ export interface Settings {
   configPath: Setting<string>;
   /** Pitroom's state dir (`PITROOM_STATE_DIR` or the XDG default). */
   stateDir: Setting<string>;
+  /** The config's own workers (`workers`): ACP agents by name. */
+  workers: Setting<Record<string, AcpWorker>>;
   /** MCP results of runs still going carry the dashboard's address (`PITROOM_MCP_DASH=0` turns it off). */
   mcpDash: Setting<boolean>;
 }
@@ -116,9 +119,9 @@ export interface ResolvedSettings {
   warnings: string[];
 }
 
-function validChain(text: string): boolean {
+function validChain(text: string, known: readonly string[]): boolean {
   try {
-    parseChain(text);
+    parseChain(text, known);
     return true;
   } catch (error) {
     if (error instanceof PitroomError) return false;
@@ -180,11 +183,20 @@ function resolveMaxParallel(input: SettingsInput, warnings: string[]): Setting<n
   return { value: clamped, source: picked.source };
 }
 
-function resolveLimits(config: Config, warnings: string[]): Setting<Record<string, number>> {
+/** The names of every worker: the built-in ones and the config's own. */
+export function workerNames(settings: Pick<Settings, "workers">): string[] {
+  return [...WORKER_NAMES, ...Object.keys(settings.workers.value)];
+}
+
+function resolveLimits(
+  config: Config,
+  known: readonly string[],
+  warnings: string[],
+): Setting<Record<string, number>> {
   if (config.limits === undefined) return { value: {}, source: "default" };
   const value: Record<string, number> = {};
   for (const [worker, limit] of Object.entries(config.limits as Record<string, unknown>)) {
-    if (!(WORKER_NAMES as readonly string[]).includes(worker)) {
+    if (!(WORKER_NAMES as readonly string[]).includes(worker) && !known.includes(worker)) {
       warnings.push(`Config "limits" names an unknown worker "${worker}": ignored`);
     } else if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1) {
       warnings.push(
@@ -195,11 +207,15 @@ function resolveLimits(config: Config, warnings: string[]): Setting<Record<strin
   return { value, source: "file" };
 }
 
-function resolveModels(config: Config, warnings: string[]): Setting<Record<string, string>> {
+function resolveModels(
+  config: Config,
+  known: readonly string[],
+  warnings: string[],
+): Setting<Record<string, string>> {
   if (config.models === undefined) return { value: {}, source: "default" };
   const value: Record<string, string> = {};
   for (const [worker, model] of Object.entries(config.models as Record<string, unknown>)) {
-    if (!(WORKER_NAMES as readonly string[]).includes(worker)) {
+    if (!(WORKER_NAMES as readonly string[]).includes(worker) && !known.includes(worker)) {
       warnings.push(`Config "models" names an unknown worker "${worker}": ignored`);
     } else if (typeof model !== "string" || model.trim() === "") {
       warnings.push(`Config "models.${worker}" should be a model id: ignored`);
@@ -210,6 +226,7 @@ function resolveModels(config: Config, warnings: string[]): Setting<Record<strin
 
 function resolveTiers(
   config: Config,
+  known: readonly string[],
   warnings: string[],
 ): Record<TierName, Setting<string | null>> {
   const tiers = Object.fromEntries(
@@ -218,7 +235,7 @@ function resolveTiers(
   for (const [name, chain] of Object.entries((config.tiers ?? {}) as Record<string, unknown>)) {
     if (!(TIERS as readonly string[]).includes(name)) {
       warnings.push(`Config "tiers" has an unknown tier "${name}" (${TIERS.join(", ")}): ignored`);
-    } else if (typeof chain !== "string" || !validChain(chain)) {
+    } else if (typeof chain !== "string" || !validChain(chain, known)) {
       warnings.push(`Config "tiers.${name}" should be a worker chain like "opencode": ignored`);
     } else tiers[name as TierName] = { value: chain.trim(), source: "file" };
   }
@@ -288,13 +305,16 @@ function flag(value: boolean | undefined): Setting<boolean> {
 export function resolveSettings(input: SettingsInput): ResolvedSettings {
   const warnings: string[] = [];
   const { config, env, flags = {} } = input;
+  const acp = readAcpWorkers(config.workers);
+  warnings.push(...acp.warnings);
+  const known = Object.keys(acp.workers);
   const worker = pickFirst<string>(
     [
       { source: "flag", raw: flags.worker, what: "Flag --worker" },
       { source: "env", raw: env.get("PITROOM_WORKER"), what: "PITROOM_WORKER" },
       { source: "file", raw: config.worker, what: 'Config key "worker"' },
     ],
-    (raw) => (validChain(raw) ? raw.trim() : null),
+    (raw) => (validChain(raw, known) ? raw.trim() : null),
     DEFAULT_WORKER,
     warnings,
     "a worker chain like opencode or codex:gpt-5.5,claude",
@@ -303,7 +323,7 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
   if (flags.fallback !== undefined) fallback = { value: flags.fallback, source: "flag" };
   else if (config.fallback !== undefined) {
     const value = config.fallback.filter((target) => {
-      if (validChain(target)) return true;
+      if (validChain(target, known)) return true;
       warnings.push(`Config "fallback" entry "${target}" is not a worker target: ignored`);
       return false;
     });
@@ -338,14 +358,14 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
   const settings: Settings = {
     worker,
     fallback,
-    models: resolveModels(config, warnings),
-    tiers: resolveTiers(config, warnings),
+    models: resolveModels(config, known, warnings),
+    tiers: resolveTiers(config, known, warnings),
     costs: resolveCosts(config, warnings),
     workerPrices: { value: pricing.workerPrices, source: pricing.workerPricesSource },
     primary: { value: pricing.primary, source: pricing.primarySource },
     price: { value: pricing.price, source: pricing.price === null ? "default" : "file" },
     maxParallel: resolveMaxParallel(input, warnings),
-    limits: resolveLimits(config, warnings),
+    limits: resolveLimits(config, known, warnings),
     timeout,
     stallAfter,
     cacheDays: resolveCacheDays(config, warnings),
@@ -393,6 +413,7 @@ export function resolveSettings(input: SettingsInput): ResolvedSettings {
       source: env.get("PITROOM_STATE_DIR") ? "env" : "default",
     },
     mcpDash: resolveMcpDash(config, env),
+    workers: { value: acp.workers, source: config.workers === undefined ? "default" : "file" },
   };
   return { settings, warnings };
 }

@@ -12,7 +12,7 @@ import { writeTextAtomic } from "../../sys/atomic.ts";
 import { type HeldLock, tryLock, tryLockSoon } from "../../store/locks.ts";
 import { logFailure } from "../../store/log.ts";
 import type { Sys } from "../../sys/mod.ts";
-import type { Backend, WorkerName } from "../../workers/types.ts";
+import type { Backend } from "../../workers/types.ts";
 import { byHandover, dropStop, type HostEntry, listInbox, takeEntry } from "./inbox.ts";
 import { executeRun } from "../run/lifecycle.ts";
 import { loadSettings } from "../core/load_settings.ts";
@@ -25,7 +25,7 @@ export interface HostOptions {
   /** Aborting stops every run and ends the host once they have ended. */
   signal?: AbortSignal;
   /** Looks up a backend (tests hand in a scripted one). Defaults to the registry. */
-  backends?: (name: WorkerName) => Backend;
+  backends?: (name: string) => Backend;
   /**
    * Told once about each run still going `afterMs` after the host took it, with the run's own
    * sys (its starter's environment): the CLI starts the live view there, off every run's path.

@@ -236,6 +236,9 @@ export async function serveLaunch(
       stop: stop.signal,
       onSpawn: (pid) => send({ t: "spawned", pid }),
       onStdoutLine: (line) => send({ t: "o", l: line }),
+      // Hosts run the built-in workers only (ssh_launcher.ts), which have no talk.
+      onStreamLine: (line) => send({ t: "o", l: line }),
+      onHeard: () => {},
       onStderrLine: (line) => send({ t: "e", l: line }),
     });
     if (gone) return 1;

@@ -9,7 +9,7 @@
 import type { HeldSys } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import type { LineTime, ProcessEnd } from "../../workers/types.ts";
+import type { LineTime, ProcessEnd, WorkerName } from "../../workers/types.ts";
 import type { Launched, Launcher, LaunchJob } from "../run/launcher.ts";
 import type { ShellOptions } from "../run/process.ts";
 import { killGroup } from "../run/process.ts";
@@ -69,6 +69,14 @@ async function runOverSsh(
   job: LaunchJob,
   shell: ShellOptions,
 ): Promise<Launched> {
+  if (job.backend.cli !== undefined) {
+    // The host runs the CLIs it has by their names; a worker of the config's own (an ACP agent)
+    // is not one of them.
+    throw new RefusedError(
+      "host_worker",
+      `Worker "${job.backend.name}" is an ACP worker of this machine's config: hosts run the built-in workers only`,
+    );
+  }
   const start = sys.clock.now();
   const rel = inside(copy.root, job.cwd);
   if (rel === null) throw new Error(`"${job.cwd}" is not inside the copy`);
@@ -114,7 +122,7 @@ async function runOverSsh(
     objectFormat: copy.objectFormat,
     exclude: copy.exclude,
     rel,
-    worker: job.backend.name,
+    worker: job.backend.name as WorkerName,
     mode: job.mode,
     prompt: job.prompt,
     web: job.web,

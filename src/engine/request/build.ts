@@ -8,6 +8,8 @@ import { resolve } from "../../sys/path.ts";
 import { isFinal, type PlanRef, type RunRecord } from "../../store/record.ts";
 import { RefusedError, UsageError } from "../../sys/errors.ts";
 import { BACKENDS } from "../../workers/registry.ts";
+import { backendOf } from "../../workers/lookup.ts";
+import type { AcpWorker } from "../../workers/acp/config.ts";
 import { capsFrom } from "./caps.ts";
 import { resolveChain, targetLabel } from "../core/chain.ts";
 import { createRun, type NewRun } from "./create.ts";
@@ -83,6 +85,7 @@ async function newRunFrom(
     worker: settings.worker.value,
     fallback: settings.fallback.value,
     models: settings.models.value,
+    workers: Object.keys(settings.workers.value),
   }, {
     ...(worker === undefined ? {} : { worker }),
     ...(request.model === undefined ? {} : { model: request.model }),
@@ -138,7 +141,12 @@ async function newRunFrom(
   let effort: string | undefined;
   if (request.effort !== undefined) {
     const first = chain[0]!;
-    const backend = BACKENDS[first.worker];
+    const backend = backendOf(first.worker, settings.workers.value);
+    if (backend === undefined || !Object.hasOwn(BACKENDS, first.worker)) {
+      throw new UsageError(
+        `Worker "${first.worker}" is an ACP agent: Pitroom sets no effort for it (set the agent's own in its command)`,
+      );
+    }
     const models = await backend.models(sys.runner, sys.env.toObject());
     effort = checkEffort(models, first.model, request.effort, { worker: first.worker });
   }
@@ -298,7 +306,14 @@ export async function buildRuns(
     maxParallel: loaded.settings.maxParallel.value,
     limits: loaded.settings.limits.value,
     cacheDays: loaded.settings.cacheDays.value,
-    config: JSON.parse(JSON.stringify({ models, costs, workerPrices, primary, price })),
+    config: JSON.parse(JSON.stringify({
+      models,
+      costs,
+      workerPrices,
+      primary,
+      price,
+      ...(acpNamed(spec.chain, loaded.settings.workers.value)),
+    })),
     sandbox: sandbox === undefined ? null : JSON.parse(JSON.stringify(sandbox)),
     notify: { on: notify === true, ...(notifyCommand ? { command: notifyCommand } : {}) },
   };
@@ -316,6 +331,17 @@ export async function buildRuns(
   const stall = loaded.settings.stallAfter;
   if (stall.source !== "default") spec.settings.stallAfterMs = stall.value.ms;
   return { specs: tasks.map((task) => ({ ...spec, task: task + attached.text })), warnings };
+}
+
+/** The config's ACP workers a chain names, frozen with the run: `{workers}`, or nothing. */
+function acpNamed(
+  chain: readonly { worker: string }[],
+  workers: Readonly<Record<string, AcpWorker>>,
+): { workers?: Record<string, AcpWorker> } {
+  const named = Object.fromEntries(
+    Object.entries(workers).filter(([name]) => chain.some((t) => t.worker === name)),
+  );
+  return Object.keys(named).length === 0 ? {} : { workers: named };
 }
 
 /** Creates a run; a new id is drawn when one made in the same second was drawn already. */

@@ -54,6 +54,8 @@ export interface AttemptResult {
   sessionTotals?: Record<string, number>;
   /** The sandbox the worker ran in (`none` without one). */
   sandbox: string;
+  /** The worker reported the tokens it used (a `worker.tokens` event came). */
+  tokensReported: boolean;
   /** What the report should say about how the worker ran (no sandbox, links leading out). */
   notes: string[];
   /** What the sandbox hid from the worker besides Pitroom's own state. */
@@ -123,6 +125,10 @@ export async function runAttempt(
         stream.writeSync(encoder.encode(line + "\n"));
         take(input.backend.parse(line, state, at));
       },
+      onStreamLine(line) {
+        stream.writeSync(encoder.encode(line + "\n"));
+      },
+      onHeard: take,
       onStderrLine(line, at) {
         stderrLog.writeSync(encoder.encode(line + "\n"));
         take(input.backend.parseStderr(line, state, at));
@@ -147,6 +153,7 @@ export async function runAttempt(
     end,
     events,
     sandbox: launched.sandbox,
+    tokensReported: events.some((e) => e.type === "worker.tokens"),
     notes,
     writable,
     ...(hidden === undefined ? {} : { hidden }),

@@ -9,7 +9,8 @@
 import type { SandboxSetting } from "../../confine/sandbox/mod.ts";
 import type { HeldSys } from "../../store/state.ts";
 import type { Hidden } from "../../store/record.ts";
-import type { Backend, Mode, ProcessEnd } from "../../workers/types.ts";
+import type { WorkerEvent } from "../../events/mod.ts";
+import type { Backend, LineTime, Mode, ProcessEnd, WorkerName } from "../../workers/types.ts";
 import { workerEnv } from "../../confine/env.ts";
 import { sandboxAttempt } from "../../confine/sandboxing.ts";
 import { timingMark } from "../../sys/timing.ts";
@@ -51,17 +52,31 @@ export interface Launched {
   writable: string[] | null;
 }
 
+/**
+ * What the attempt hands a launcher: the process shell's options (each stdout line to
+ * `onStdoutLine`, which parses it), and for a launch with a talk (an ACP agent), which reads the
+ * lines itself: each line to `onStreamLine` (kept, not parsed) and what the talk heard in it to
+ * `onHeard`.
+ */
+export interface LaunchShell extends ShellOptions {
+  onStreamLine(line: string): void;
+  onHeard(events: WorkerEvent[]): void;
+}
+
 /** Starts a worker and follows it to its end; lines and the spawn come through `shell`. */
 export interface Launcher {
-  run(sys: HeldSys, job: LaunchJob, shell: ShellOptions): Promise<Launched>;
+  run(sys: HeldSys, job: LaunchJob, shell: LaunchShell): Promise<Launched>;
 }
 
 /** Today's behaviour: the worker runs here, in this machine's sandbox. */
 export const localLauncher: Launcher = {
   async run(sys, job, shell) {
+    // The CLI whose login and credentials the worker keeps (an ACP worker's may be none).
+    const cli = job.backend.cli === undefined ? job.backend.name as WorkerName : job.backend.cli;
     const { baseEnv, pathPrefix } = await workerEnv(sys, {
-      worker: job.backend.name,
+      worker: cli,
       runId: job.runId,
+      ...(job.backend.keepEnv === undefined ? {} : { keep: job.backend.keepEnv }),
     });
     const described = job.backend.launch({
       mode: job.mode,
@@ -79,7 +94,7 @@ export const localLauncher: Launcher = {
     const { launch, use, notes, hidden, writable } = await sandboxAttempt(sys, described, {
       mode: job.mode,
       privateDir: job.privateDir,
-      worker: job.backend.name,
+      worker: cli,
       setting: job.sandbox,
       ...(job.secrets === undefined ? {} : { secrets: job.secrets }),
       ...(job.isolation === undefined ? {} : { isolation: job.isolation }),
@@ -89,12 +104,25 @@ export const localLauncher: Launcher = {
     let end: ProcessEnd;
     try {
       gate = await startAlone(sys, described.startAlone);
+      const talk = described.talk;
       end = await runProcess(sys, launch, {
         ...shell,
         onStdoutLine(line, at) {
           gate?.release();
-          shell.onStdoutLine(line, at);
+          if (talk === undefined) shell.onStdoutLine(line, at);
+          else shell.onStreamLine(line);
         },
+        ...(talk === undefined ? {} : {
+          talk: {
+            open: () => talk.open(),
+            cancel: () => talk.cancel(),
+            hear(line: string, at: LineTime) {
+              const heard = talk.hear(line, at);
+              shell.onHeard(heard.events);
+              return heard;
+            },
+          },
+        }),
       });
     } finally {
       gate?.release();

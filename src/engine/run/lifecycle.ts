@@ -14,7 +14,7 @@ import { writeTextAtomic } from "../../sys/atomic.ts";
 import { logFailure } from "../../store/log.ts";
 import { isNoSpace, isOsError } from "../../sys/fs.ts";
 import { Exit, PitroomError } from "../../sys/errors.ts";
-import type { Backend, WorkerName } from "../../workers/types.ts";
+import type { Backend } from "../../workers/types.ts";
 import { exitFor, stateFor } from "../core/exit.ts";
 import type { Final } from "../core/final.ts";
 import { walkChain } from "./walk.ts";
@@ -36,7 +36,7 @@ export interface ExecuteOptions {
   /** Aborting stops the run (`pitroom stop`, Ctrl-C). */
   stop?: AbortSignal;
   /** Looks up a backend (tests hand in a scripted one). Defaults to the registry. */
-  backends?: (name: WorkerName) => Backend;
+  backends?: (name: string) => Backend;
   /** Every event, as it is written (foreground progress). */
   onEvent?(ev: PitroomEvent): void;
   /**

@@ -14,8 +14,9 @@ import { activeCooldowns, cooldownKey, putCooldown } from "../../store/cooldown.
 import type { Attempt, PriceSettings, RunRecord, Target } from "../../store/record.ts";
 import { logFailure } from "../../store/log.ts";
 import { PitroomError } from "../../sys/errors.ts";
-import type { Backend, WorkerName } from "../../workers/types.ts";
-import { BACKENDS } from "../../workers/registry.ts";
+import type { Backend } from "../../workers/types.ts";
+import { backendOf } from "../../workers/lookup.ts";
+import { readAcpWorkers } from "../../workers/acp/config.ts";
 import { runAttempt } from "./attempt.ts";
 import { targetLabel } from "../core/chain.ts";
 import { cooldownUntil, formatUntil } from "../core/cooldown.ts";
@@ -42,7 +43,7 @@ import { timingMark } from "../../sys/timing.ts";
 
 /** What walking needs from the lifecycle. */
 export interface WalkOptions {
-  backends?: (name: WorkerName) => Backend;
+  backends?: (name: string) => Backend;
   stop?: AbortSignal;
   /** @default 250 */
   progressEveryMs?: number;
@@ -265,7 +266,15 @@ async function walkPrepared(
       }
       let backend: Backend;
       try {
-        backend = options.backends ? options.backends(target.worker) : BACKENDS[target.worker];
+        const found = options.backends
+          ? options.backends(target.worker)
+          : backendOf(target.worker, readAcpWorkers(config.workers).workers);
+        if (found === undefined) {
+          throw new Error(
+            `Worker "${target.worker}" is not configured any more (no "workers.${target.worker}" in the config)`,
+          );
+        }
+        backend = found;
       } catch (error) {
         last = {
           outcome: "refused",
@@ -366,6 +375,10 @@ async function walkPrepared(
       if (result.sessionId) attempt.sessionId = result.sessionId;
       if (result.sessionTotals) attempt.sessionTotals = result.sessionTotals;
       attempt.sandbox = result.sandbox;
+      // A worker that may leave its usage out (an ACP agent) and did: not known, never zero.
+      if (backend.reportsTokens === false && !result.tokensReported) {
+        record.progress.tokensUnreported = true;
+      }
       if (workspace !== null && !reached) reached = await mayWrite(workspace, result.writable);
       if (result.hidden === undefined) delete record.hidden;
       else record.hidden = result.hidden;

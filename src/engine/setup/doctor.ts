@@ -10,6 +10,8 @@ import { join } from "../../sys/path.ts";
 import { parseChain } from "../core/chain.ts";
 import { createRun } from "../request/create.ts";
 import { detectWorkers, type WorkerStatus } from "./installed.ts";
+import { detectAcpWorkers } from "./acp.ts";
+import { backendOf } from "../../workers/lookup.ts";
 import { executeRun } from "../run/lifecycle.ts";
 import { sandboxCheck } from "../../confine/sandboxing.ts";
 import type { Settings } from "../core/settings.ts";
@@ -35,7 +37,7 @@ export interface Check {
   section?: CheckSection;
   status: CheckStatus;
   message: string;
-  worker?: WorkerName;
+  worker?: string;
   model?: string;
   hint?: string;
   path?: string;
@@ -99,6 +101,14 @@ function versionCheck(s: WorkerStatus, version: string): Check {
   };
   const hint = `${s.installHint}@${s.tested.pinned}`;
   switch (s.fit) {
+    case "untested":
+      return {
+        ...base,
+        status: "warn",
+        message: `an ACP agent Pitroom has not been tested with${
+          version === "" ? "" : ` (${version})`
+        }: any agent of ACP version 1 should work, but its reports may be read in part`,
+      };
     case "inside":
     case null:
       return {
@@ -148,7 +158,9 @@ function workerChecks(statuses: readonly WorkerStatus[]): Check[] {
       check: "worker",
       worker: s.worker,
       status: "ok",
-      message: `installed at ${s.path ?? s.installed.binary}`,
+      message: s.acp === undefined
+        ? `installed at ${s.path ?? s.installed.binary}`
+        : `ACP agent \`${s.acp.join(" ")}\`, found at ${s.path ?? s.installed.binary}`,
       path: s.path ?? s.installed.binary,
       version: s.installed.version,
     });
@@ -160,13 +172,18 @@ function workerChecks(statuses: readonly WorkerStatus[]): Check[] {
 /** The targets the config names, with the setting that names each. */
 function namedTargets(settings: Settings): { where: string; target: Target }[] {
   const out: { where: string; target: Target }[] = [];
-  for (const target of parseChain(settings.worker.value)) out.push({ where: "worker", target });
+  const known = Object.keys(settings.workers.value);
+  for (const target of parseChain(settings.worker.value, known)) {
+    out.push({ where: "worker", target });
+  }
   for (const fb of settings.fallback.value) {
-    for (const target of parseChain(fb)) out.push({ where: "fallback", target });
+    for (const target of parseChain(fb, known)) out.push({ where: "fallback", target });
   }
   for (const [tier, setting] of Object.entries(settings.tiers)) {
     if (setting.value === null) continue;
-    for (const target of parseChain(setting.value)) out.push({ where: `tiers.${tier}`, target });
+    for (const target of parseChain(setting.value, known)) {
+      out.push({ where: `tiers.${tier}`, target });
+    }
   }
   return out;
 }
@@ -203,7 +220,9 @@ function configChecks(
       ...(status ? { hint: status.installHint } : {}),
     });
   }
-  const chainLength = parseChain(settings.worker.value).length + settings.fallback.value.length;
+  const chainLength =
+    parseChain(settings.worker.value, Object.keys(settings.workers.value)).length +
+    settings.fallback.value.length;
   checks.push(
     chainLength > 1
       ? {
@@ -355,7 +374,8 @@ async function probeOne(
     const final = await executeRun(probeSys, record.id, {
       maxParallel: 1,
       ...(backends === undefined ? {} : {
-        backends: (name: WorkerName) => backends[name] ?? BACKENDS[name],
+        // ACP workers come from the config file (the probe's record freezes no settings).
+        backends: (name: string) => backends[name as WorkerName] ?? backendOf(name, {})!,
       }),
     });
     const outcome = final.outcome ?? "failed";
@@ -398,9 +418,12 @@ function probeTargets(settings: Settings, statuses: readonly WorkerStatus[]): Ta
 /** Runs every check (and the probes with `probe`); never throws for a failed check. */
 export async function runDoctor(sys: HeldSys, options: DoctorOptions = {}): Promise<Check[]> {
   const { loaded, settings, warnings } = await loadSettings(sys);
-  const statuses = await detectWorkers(sys.runner, sys.env.toObject(), {
-    backends: options.backends ?? BACKENDS,
-  });
+  const statuses = [
+    ...await detectWorkers(sys.runner, sys.env.toObject(), {
+      backends: options.backends ?? BACKENDS,
+    }),
+    ...await detectAcpWorkers(sys.runner, sys.env.toObject(), settings.workers.value),
+  ];
   const checks = [
     ...workerChecks(statuses),
     ...configChecks(settings, warnings, loaded.exists, statuses),

@@ -26,16 +26,22 @@ export const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
 
 /** What Pitroom found out about one worker. */
 export interface WorkerStatus {
-  worker: WorkerName;
+  /** A built-in worker, or one of the config's own (an ACP agent, with `acp`). */
+  worker: string;
   /** The installed CLI, or null. */
   installed: Installed | null;
   /** The binary's full path, when it can be found on PATH. */
   path: string | null;
   /** The versions its backend was tested with (`Backend.tested`). */
   tested: TestedVersions;
-  /** Where the installed version falls against `tested`; null when not installed. */
-  fit: VersionFit | null;
+  /**
+   * Where the installed version falls against `tested`; null when not installed; `untested` for
+   * an ACP agent no suite ran.
+   */
+  fit: VersionFit | "untested" | null;
   installHint: string;
+  /** An ACP worker's command (the config's `workers.NAME.acp`). */
+  acp?: string[];
 }
 
 async function detectOne(

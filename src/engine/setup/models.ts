@@ -9,7 +9,9 @@ import { detectWorkers, type WorkerStatus } from "./installed.ts";
 import type { ModelCost, Settings } from "../core/settings.ts";
 import { collectUsage, type ModelUsage, usageKey } from "./usage.ts";
 import { BACKENDS } from "../../workers/registry.ts";
-import { type Backend, freeFirst, type WorkerName } from "../../workers/types.ts";
+import { type Backend, freeFirst, WORKER_NAMES, type WorkerName } from "../../workers/types.ts";
+import { backendOf } from "../../workers/lookup.ts";
+import { detectAcpWorkers } from "./acp.ts";
 /** How many models a worker shows without `--all`. */
 export const SHOWN_MODELS = 10;
 
@@ -37,7 +39,8 @@ export interface ModelRow {
  * registry order).
  */
 export interface WorkerModels {
-  worker: WorkerName;
+  /** A built-in worker, or one of the config's own (an ACP agent lists no models of its own). */
+  worker: string;
   installed: boolean;
   version: string | null;
   /** How to install it, when it is not installed. */
@@ -51,13 +54,13 @@ export interface WorkerModels {
 
 /** Options of `collectModels`. */
 export interface CollectOptions {
-  worker?: WorkerName;
+  worker?: string;
   all?: boolean;
   /** The backends to ask. @default the registry */
   backends?: Readonly<Record<WorkerName, Backend | undefined>>;
 }
 
-function configuredModels(settings: Settings, worker: WorkerName): Set<string> {
+function configuredModels(settings: Settings, worker: string): Set<string> {
   const out = new Set<string>();
   const model = settings.models.value[worker];
   if (model !== undefined) out.add(model);
@@ -68,7 +71,7 @@ function configuredModels(settings: Settings, worker: WorkerName): Set<string> {
   ];
   for (const chain of chains) {
     if (chain === null) continue;
-    for (const target of parseChain(chain)) {
+    for (const target of parseChain(chain, Object.keys(settings.workers.value))) {
       if (target.worker === worker && target.model) out.add(target.model);
     }
   }
@@ -136,15 +139,25 @@ export async function collectModels(
 ): Promise<WorkerModels[]> {
   const env = sys.env.toObject();
   const backends = options.backends ?? BACKENDS;
-  const statuses = await detectWorkers(sys.runner, env, {
-    backends,
-    ...(options.worker ? { only: [options.worker] } : {}),
-  });
+  const only = options.worker;
+  const acp = Object.fromEntries(
+    Object.entries(settings.workers.value).filter(([name]) => only === undefined || name === only),
+  );
+  const statuses = [
+    ...(only !== undefined && (WORKER_NAMES as readonly string[]).includes(only) === false
+      ? []
+      : await detectWorkers(sys.runner, env, {
+        backends,
+        ...(only ? { only: [only as WorkerName] } : {}),
+      })),
+    ...await detectAcpWorkers(sys.runner, env, acp),
+  ];
   const usage = await collectUsage(sys.state.runs);
   const order = freeFirst(statuses.map((s) => s.worker));
   statuses.sort((a, b) => order.indexOf(a.worker) - order.indexOf(b.worker));
   return await Promise.all(statuses.map(async (status): Promise<WorkerModels> => {
-    const backend = backends[status.worker];
+    const backend = backends[status.worker as WorkerName] ??
+      backendOf(status.worker, settings.workers.value);
     const listed = status.installed !== null && backend !== undefined
       ? await backend.models(sys.runner, env)
       : [];

@@ -5,11 +5,11 @@
  */
 import type { Runs } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
-import type { WorkerName } from "../../workers/types.ts";
 
 /** The usage of one worker and model. */
 export interface ModelUsage {
-  worker: WorkerName;
+  /** A built-in worker or one of the config's own. */
+  worker: string;
   /** The model id; `null` for the worker's default model. */
   model: string | null;
   /** Attempts made with this model. */

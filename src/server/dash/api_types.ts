@@ -10,7 +10,7 @@
 import type { OutcomeClass, PitroomEvent, RunState, WorkState } from "../../events/mod.ts";
 import type { SearchHit } from "../../store/history/row.ts";
 import type { RunRecord, Tokens } from "../../store/record.ts";
-import type { Mode, WorkerName } from "../../workers/names.ts";
+import type { Mode } from "../../workers/names.ts";
 
 /** Run states: `queued` and `running` are live, the rest final. */
 export type ApiRunState = RunState;
@@ -21,8 +21,8 @@ export type ApiOutcome = OutcomeClass;
 /** A run's mode. */
 export type ApiMode = Mode;
 
-/** A worker backend. */
-export type ApiWorker = WorkerName;
+/** A worker: a built-in backend (`WorkerName`) or one of the config's own (an ACP agent). */
+export type ApiWorker = string;
 
 /** Token counts. */
 export type ApiTokens = Tokens;

@@ -3,7 +3,6 @@
  * from the record and the events file.
  */
 import type { PitroomEvent } from "../../events/mod.ts";
-import type { WorkerName } from "../../workers/names.ts";
 import type { RunRecord } from "../record.ts";
 
 /** A text longer than this is cut in a step (the events file keeps the whole text). */
@@ -39,7 +38,7 @@ export type SearchHit =
   & {
     durationMs: number | null;
     /** The last attempt's worker and model. */
-    worker: WorkerName | null;
+    worker: string | null;
     model: string | null;
     changedFiles: number;
     saved: number | null;

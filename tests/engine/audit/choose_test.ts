@@ -46,7 +46,7 @@ async function choose(
   const absent = { ...backend, detect: () => Promise.resolve(null) };
   return await auditChain(testSys({ stateDir }), record, settings, {
     ...(worker === undefined ? {} : { worker }),
-    backends: (name) => installed.includes(name) ? backend : absent,
+    backends: (name) => installed.includes(name as WorkerName) ? backend : absent,
   });
 }
 

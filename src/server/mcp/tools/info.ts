@@ -30,7 +30,9 @@ const input = z.object({
   limit: z.number().int().min(1).max(200).optional().describe(
     "runs: recent runs besides the live ones (default 10); history: hits (default 20)",
   ),
-  worker: z.enum(WORKER_NAMES).optional().describe("models: only this worker"),
+  worker: z.string().max(64).optional().describe(
+    `models: only this worker (${WORKER_NAMES.join(", ")}, or one of the config's own)`,
+  ),
 });
 
 const output = z.object({
