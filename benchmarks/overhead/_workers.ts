@@ -33,6 +33,9 @@ const MODELS: Record<WorkerName, string> = {
   codex: "fake/trivial",
   claude: "trivial",
   gemini: "trivial",
+  kilo: "fake/trivial",
+  copilot: "trivial",
+  crush: "fake/trivial",
 };
 
 /** The run target: at most 5% slower, or at most 150 ms more. */

@@ -51,6 +51,10 @@ const PROVIDER_PREFIXES: Record<WorkerName, readonly string[]> = {
   claude: ["ANTHROPIC_", "CLAUDE_"],
   gemini: ["GEMINI_", "GOOGLE_"],
   opencode: ["OPENCODE_"],
+  kilo: ["KILO_"],
+  copilot: ["COPILOT_", "GH_TOKEN", "GITHUB_TOKEN"],
+  // Crush reads each provider's own variable (`$OPENAI_API_KEY` in its config): like opencode.
+  crush: ["CRUSH_"],
 };
 
 /** Options of `scrubEnv`. */
@@ -64,6 +68,9 @@ export interface ScrubOptions {
   keep?: readonly string[];
 }
 
+/** Workers that talk to whichever provider their model names, so keep every `*_API_KEY`. */
+const ANY_PROVIDER: ReadonlySet<WorkerName | null> = new Set(["opencode", "kilo", "crush"]);
+
 function providerKeeps(
   env: Record<string, string>,
   options: ScrubOptions,
@@ -76,7 +83,7 @@ function providerKeeps(
   const keep = new Set(options.keep ?? []);
   return (name) =>
     keep.has(name) || prefixes.some((p) => name.startsWith(p)) ||
-    (options.worker === "opencode" && name.endsWith("_API_KEY"));
+    (ANY_PROVIDER.has(options.worker) && name.endsWith("_API_KEY"));
 }
 
 /**

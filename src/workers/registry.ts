@@ -3,7 +3,10 @@
  */
 import { claudeBackend } from "./claude/mod.ts";
 import { codexBackend } from "./codex/mod.ts";
+import { copilotBackend } from "./copilot/mod.ts";
+import { crushBackend } from "./crush/mod.ts";
 import { geminiBackend } from "./gemini/mod.ts";
+import { kiloBackend } from "./kilo/mod.ts";
 import { opencodeBackend } from "./opencode/mod.ts";
 import type { Backend, WorkerName } from "./types.ts";
 
@@ -13,4 +16,7 @@ export const BACKENDS: Record<WorkerName, Backend> = {
   codex: codexBackend,
   claude: claudeBackend,
   gemini: geminiBackend,
+  kilo: kiloBackend,
+  copilot: copilotBackend,
+  crush: crushBackend,
 };

@@ -8,6 +8,13 @@ import { startModelServer } from "../support/model_server/fixture.ts";
 import { pitroom } from "../support/pitroom.ts";
 import { testSys } from "../support/sys.ts";
 import { BARE_PATH, REAL_BACKENDS, tempHome } from "./_setup.ts";
+import { type Backend, WORKER_NAMES, type WorkerName } from "../../src/workers/types.ts";
+
+/** No backend at all: every worker not installed. */
+const NONE = Object.fromEntries(WORKER_NAMES.map((w) => [w, undefined])) as Record<
+  WorkerName,
+  Backend | undefined
+>;
 
 function find(checks: Check[], check: string, worker?: string): Check {
   const found = checks.find((c) => c.check === check && c.worker === worker);
@@ -49,7 +56,7 @@ Deno.test("runDoctor() warns about a version outside the tested range", async ()
     detect: () => Promise.resolve({ binary: "codex", version: "0.170.0" }),
   };
   const checks = await runDoctor(sys, {
-    backends: { opencode: undefined, codex: newer, claude: undefined, gemini: undefined },
+    backends: { ...NONE, codex: newer },
   });
   assert.deepEqual(find(checks, "version", "codex"), {
     check: "version",
@@ -160,7 +167,7 @@ Deno.test("runDoctor() with probe runs opencode against the scripted model serve
 Deno.test("runDoctor() says which sandbox runs workers, warns without one, errors when required", async () => {
   await using home = await tempHome();
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
-  const none = { opencode: undefined, codex: undefined, claude: undefined, gemini: undefined };
+  const none = NONE;
   await Deno.mkdir(join(home.root, ".ssh"), { recursive: true });
   await Deno.writeTextFile(join(home.root, ".netrc"), "machine x password y\n");
   const found = find(await runDoctor(sys, { backends: none }), "sandbox");

@@ -21,6 +21,9 @@ export const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
   codex: "npm i -g @openai/codex",
   claude: "npm i -g @anthropic-ai/claude-code",
   gemini: "npm i -g @google/gemini-cli",
+  kilo: "npm i -g @kilocode/cli",
+  copilot: "npm i -g @github/copilot",
+  crush: "npm i -g @charmland/crush",
 };
 
 /** What Pitroom found out about one worker. */

@@ -17,6 +17,7 @@ import type {
 } from "../dialect.ts";
 import { workerDirs } from "../worker_home.ts";
 import { openaiError } from "./_openai_error.ts";
+import { chatClientsEnv, copilotCall, isCopilot } from "./_chat_clients.ts";
 
 /** The model every opencode config lists besides the scenario names. */
 export const DEFAULT_MODEL = "scripted";
@@ -38,11 +39,16 @@ function contentText(content: unknown): string {
     .join("");
 }
 
-/** The working directory opencode states in its system prompt (`Working directory: /abs`). */
+/**
+ * The working directory the CLI states in its system prompt (opencode and kilo: `Working
+ * directory: /abs`; copilot: `* Current working directory: /abs`).
+ */
 export function statedCwd(messages: Message[]): string | null {
   for (const message of messages) {
     if (message.role !== "system") continue;
-    const found = /^\s*Working directory:\s*(\S.*?)\s*$/m.exec(contentText(message.content));
+    const found = /^[\s*]*(?:Current working|Working) directory:\s*(\S.*?)\s*$/m.exec(
+      contentText(message.content),
+    );
     if (found?.[1] !== undefined) return found[1];
   }
   return null;
@@ -94,6 +100,7 @@ export interface ChatCall {
 export function chatCall(action: Action, cwd: string | null, offered: string[]): ChatCall {
   const abs = (path: string) => (cwd === null || isAbsolute(path) ? path : resolve(cwd, path));
   if ("tool" in action) return { name: action.tool.name, args: action.tool.input };
+  if (isCopilot(offered)) return copilotCall(action, abs);
   if ("read" in action) return { name: "read", args: { filePath: abs(action.read) } };
   if ("list" in action) {
     return offered.includes("list")
@@ -237,6 +244,7 @@ export const chatDialect: Dialect = {
       OPENCODE_DISABLE_MODELS_FETCH: "1",
       OPENCODE_DISABLE_AUTOUPDATE: "1",
       OPENCODE_DISABLE_SHARE: "1",
+      ...await chatClientsEnv(home, baseUrl, config),
     };
   },
 };
