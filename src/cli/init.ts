@@ -1,6 +1,7 @@
 /**
  * `pitroom init`: proposes a starter config from the installed workers, free ones first (the first
- * of opencode, gemini, codex, claude as `worker`, the others as `fallback` in that order, tiers
+ * of opencode, gemini, kilo, then codex, claude, copilot, crush as `worker`, the others as
+ * `fallback` in that order, tiers
  * cheap/standard/capable for the ones installed, review and audit on another backend) and prints
  * it; writes it only with `--yes`, and replaces an existing config only with `--force`, keeping a
  * backup first.
@@ -18,8 +19,8 @@ import { exists } from "../sys/fs.ts";
 
 /** Each tier's workers, best first: the first installed one is proposed. */
 const TIER_WORKERS: Record<string, WorkerName[]> = {
-  cheap: ["opencode", "gemini"],
-  standard: ["codex", "claude", "gemini"],
+  cheap: ["opencode", "gemini", "kilo"],
+  standard: ["codex", "claude", "gemini", "copilot"],
   capable: ["claude", "codex"],
 };
 
@@ -51,7 +52,7 @@ export function proposeConfig(
   }
   // A review and an audit are worth most from another backend than the one that did the work.
   const other = (not: string | undefined) =>
-    ["claude", "codex", "gemini", "opencode"].find((w) =>
+    ["claude", "codex", "gemini", "opencode", "copilot", "kilo", "crush"].find((w) =>
       installed.includes(w as WorkerName) && w !== not
     );
   const reviewer = other(tiers.standard ?? first);

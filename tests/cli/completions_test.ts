@@ -156,11 +156,11 @@ const CASES: [string, string[]][] = [
   ["pitroom apply ", [RUN_B, RUN_A, "last"]],
   ["pitroom wait -g ", ["fixes", "docs"]],
   ["pitroom run --continue ", [RUN_B, RUN_A, "last"]],
-  ["pitroom run -W ", ["opencode", "codex", "claude", "gemini"]],
+  ["pitroom run -W ", ["opencode", "codex", "claude", "gemini", "kilo", "copilot", "crush"]],
   ["pitroom run --tier ", ["cheap", "standard", "capable", "review", "audit"]],
   ["pitroom completions ", ["bash", "zsh", "fish"]],
   ["pitroom history ", ["stats", "import"]],
-  ["pitroom models ", ["opencode", "codex", "claude", "gemini"]],
+  ["pitroom models ", ["opencode", "codex", "claude", "gemini", "kilo", "copilot", "crush"]],
   ["pitroom run -m ", []],
 ];
 

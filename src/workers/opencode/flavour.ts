@@ -45,7 +45,10 @@ export const OPENCODE: Flavour = {
 /**
  * Kilo CLI (@kilocode/cli 7.x). Besides OpenCode's settings under its own prefix: telemetry off
  * (`KILO_TELEMETRY_LEVEL` other than "all"), no default plugins (the codebase indexer walks the
- * whole project at every start), no session upload, no file watcher, no Claude Code imports.
+ * whole project at every start), no session upload, no file watcher, no Claude Code imports. And
+ * a bound on retries: without `KILO_SESSION_RETRY_LIMIT` Kilo retries a 429 (and a quota or
+ * overloaded answer) for ever, so a rate-limited model would never fall back; 5 is OpenCode's
+ * own number.
  */
 export const KILO: Flavour = {
   label: "Kilo",
@@ -64,6 +67,7 @@ export const KILO: Flavour = {
     KILO_DISABLE_SESSION_INGEST: "1",
     KILO_EXPERIMENTAL_DISABLE_FILEWATCHER: "1",
     KILO_DISABLE_CLAUDE_CODE: "1",
+    KILO_SESSION_RETRY_LIMIT: "5",
     NO_COLOR: "1",
   },
   runConfig: {},

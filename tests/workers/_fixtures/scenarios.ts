@@ -113,6 +113,16 @@ const ERRORS_GEMINI: Fixture[] = [
   },
 ];
 
+/**
+ * Copilot's environment as the engine hands it over: no other provider's key (the engine scrubs
+ * them). Copilot masks the value of every secret-looking variable in all it prints, and the
+ * prepared home's short ones ("x") would garble its stream.
+ */
+export const COPILOT_ENV: Environment = {
+  why: "the engine hands Copilot no other provider's key; Copilot masks their values in its output",
+  unset: ["ANTHROPIC_API_KEY", "GEMINI_API_KEY", "FAKE_API_KEY"],
+};
+
 /** The runs every OpenCode-derived CLI (opencode, kilo) is recorded on. */
 const OPENCODE_RUNS: Fixture[] = [
   {
@@ -562,6 +572,7 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
       {
         name: "read_answer",
         mode: "read",
+        environment: COPILOT_ENV,
         scenario: "read_answer",
         turns: [
           { say: "Looking.", read: "notes.txt" },
@@ -573,6 +584,7 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
       {
         name: "edit",
         mode: "write",
+        environment: COPILOT_ENV,
         scenario: "edit",
         turns: [
           { edit: { path: "notes.txt", old: "world", new: "there" } },
@@ -583,6 +595,7 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
       {
         name: "denied_edit",
         mode: "read",
+        environment: COPILOT_ENV,
         scenario: "denied_edit",
         turns: [
           { edit: { path: "notes.txt", old: "world", new: "there" } },
@@ -590,22 +603,25 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
           { answer: "I could not change anything." },
         ],
       },
-      { name: "error_404", mode: "read", scenario: "nosuch" },
+      { name: "error_404", mode: "read", scenario: "nosuch", environment: COPILOT_ENV },
       {
         name: "error_429",
         mode: "read",
+        environment: COPILOT_ENV,
         scenario: "error_429",
         turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }],
       },
       {
         name: "error_quota",
         mode: "read",
+        environment: COPILOT_ENV,
         scenario: "error_quota",
         turns: [{ error: { status: 429, kind: "quota", retry_after_s: 1 } }],
       },
       {
         name: "error_401",
         mode: "read",
+        environment: COPILOT_ENV,
         scenario: "error_401",
         turns: [{ error: { status: 401, kind: "auth" } }],
       },
