@@ -66,7 +66,10 @@ Deno.test("launchCopilot() sends the prompt on stdin, never in argv, and lets it
 
 Deno.test("copilotArgv() offers a read run only the reading tools; write runs deny the floor", () => {
   const read = copilotArgv({ mode: "read", web: false });
-  const tools = read.slice(read.indexOf("--available-tools") + 1, read.indexOf("--allow-all-tools"));
+  const tools = read.slice(
+    read.indexOf("--available-tools") + 1,
+    read.indexOf("--allow-all-tools"),
+  );
   assert.deepEqual(tools, ["view", "grep", "glob"]);
   const web = copilotArgv({ mode: "read", web: true });
   assert.ok(web.includes("web_fetch"));
@@ -144,7 +147,10 @@ Deno.test("classifyCopilot() says stopped and timeout first, and fails an exit 0
   const end = { code: 0, signal: null, timedOut: false, stopped: false, stderr: "" };
   assert.equal(copilotBackend.classify(end, []).class, "failed");
   assert.equal(copilotBackend.classify({ ...end, stopped: true }, []).class, "stopped");
-  assert.equal(copilotBackend.classify({ ...end, code: null, timedOut: true }, []).class, "timeout");
+  assert.equal(
+    copilotBackend.classify({ ...end, code: null, timedOut: true }, []).class,
+    "timeout",
+  );
 });
 
 Deno.test("a stream garbled by Copilot's masking of a short secret becomes unknown events", () => {

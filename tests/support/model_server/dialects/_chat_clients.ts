@@ -2,7 +2,8 @@
  * The other CLIs that speak Chat Completions to the scripted model server, besides opencode:
  * Kilo CLI 7.7.7 (OpenCode's tools and config, under `kilo/`) and GitHub Copilot CLI 1.0.102
  * (BYOK: `COPILOT_PROVIDER_BASE_URL`, its own tools `view`, `create`, `edit`, `bash`, `grep`,
- * `glob`, `web_fetch`). Copilot is recognised by the tools it offers (`view` and `create`).
+ * `glob`, `web_fetch`). Copilot is recognised by the tool it offers even to a read run (`view`,
+ * which no other Chat Completions client here names).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ export const COPILOT_KEY = "pitroom-scripted-copilot-key-0f3a";
 
 /** True when the offered tools are Copilot CLI's. */
 export function isCopilot(offered: readonly string[]): boolean {
-  return offered.includes("view") && offered.includes("create");
+  return offered.includes("view");
 }
 
 /** One call of a Copilot CLI tool: its name and arguments (paths absolute). */
