@@ -275,10 +275,14 @@ export function opencodeState(env: Record<string, string>, flavour: Flavour = OP
   const home = env.HOME;
   const xdg = (name: string, fallback: string) =>
     env[name] ?? (home === undefined ? undefined : `${home}/${fallback}`);
+  const state = xdg("XDG_STATE_HOME", ".local/state");
   return [
-    xdg("XDG_DATA_HOME", ".local/share"),
-    xdg("XDG_CACHE_HOME", ".cache"),
-    xdg("XDG_CONFIG_HOME", ".config"),
-    xdg("XDG_STATE_HOME", ".local/state"),
-  ].filter((dir): dir is string => dir !== undefined).map((dir) => `${dir}/${flavour.stateName}`);
+    ...[
+      xdg("XDG_DATA_HOME", ".local/share"),
+      xdg("XDG_CACHE_HOME", ".cache"),
+      xdg("XDG_CONFIG_HOME", ".config"),
+      state,
+    ].filter((dir): dir is string => dir !== undefined).map((dir) => `${dir}/${flavour.stateName}`),
+    ...(state === undefined ? [] : flavour.stateSiblings.map((name) => `${state}/${name}`)),
+  ];
 }

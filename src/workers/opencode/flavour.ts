@@ -22,6 +22,8 @@ export interface Flavour {
   quietEnv: Readonly<Record<string, string>>;
   /** Settings laid over the per-run config besides the agent and permissions. */
   runConfig: Readonly<Record<string, unknown>>;
+  /** Folders it keeps beside its own in the XDG state home (made writable in the sandbox). */
+  stateSiblings: readonly string[];
 }
 
 /** OpenCode (opencode-ai). */
@@ -40,6 +42,7 @@ export const OPENCODE: Flavour = {
     NO_COLOR: "1",
   },
   runConfig: {},
+  stateSiblings: [],
 };
 
 /**
@@ -71,4 +74,6 @@ export const KILO: Flavour = {
     NO_COLOR: "1",
   },
   runConfig: {},
+  // Its own sandbox's remembered choices, which it keeps next to `kilo/` and reads at every start.
+  stateSiblings: ["kilo-sandbox-policy", "kilo-sandbox-preference"],
 };

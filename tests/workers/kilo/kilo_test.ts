@@ -63,6 +63,8 @@ Deno.test("launchKilo() is OpenCode's launch under Kilo's names: stdin prompt, K
     "/home/u/.cache/kilo",
     "/home/u/.config/kilo",
     "/home/u/.local/state/kilo",
+    "/home/u/.local/state/kilo-sandbox-policy",
+    "/home/u/.local/state/kilo-sandbox-preference",
   ]);
   assert.deepEqual(launch.firstStart, {
     marker: "/home/u/.local/share/kilo/kilo.db",
