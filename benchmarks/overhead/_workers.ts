@@ -200,9 +200,15 @@ export async function benchWorker(
   };
 }
 
-/** What identifies a request to the model server, for comparing the two sides. */
+/**
+ * What identifies a request to the model server, for comparing the two sides. The clock lines
+ * CLIs add to the prompt (kilo's `Message time: ...`, copilot's `<current_datetime>`) differ by
+ * nature and are left out.
+ */
 function requestKey(entry: LogEntry): string {
-  const { dialect, model, scenario, turn, followup, tools, user, status, played } = entry;
+  const { dialect, model, scenario, turn, followup, tools, status, played } = entry;
+  const user = entry.user.replace(/^Message time: .*$/gm, "")
+    .replace(/<current_datetime>[^<]*<\/current_datetime>/g, "");
   return JSON.stringify({ dialect, model, scenario, turn, followup, tools, user, status, played });
 }
 

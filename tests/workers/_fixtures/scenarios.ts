@@ -561,7 +561,17 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
     model: (scenario) => `fake/${scenario}`,
     placeholders: { ...LOWER, repo: "/REPO", home: "/HOME", private: "/PRIVATE" },
     // OpenCode's runs, but for the one without logs and the unconfigured model (the same code).
-    fixtures: OPENCODE_RUNS.filter((f) => !f.name.startsWith("error_unconfigured")),
+    fixtures: [
+      ...OPENCODE_RUNS.filter((f) => !f.name.startsWith("error_unconfigured")),
+      {
+        // A follow-up in the same session (the e2e suite leaves it out for CI's budget).
+        name: "chat",
+        mode: "read",
+        scenario: "chat",
+        turns: [{ answer: "First answer." }],
+        followup: { name: "resume", turns: [{ answer: "Second answer." }] },
+      },
+    ],
     keptByHand: {},
   },
   copilot: {

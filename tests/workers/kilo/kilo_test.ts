@@ -108,6 +108,15 @@ Deno.test("the Kilo parser reports what the read and write profiles refused", as
   );
 });
 
+Deno.test("the Kilo parser keeps the session of a recorded follow-up", async () => {
+  const first = await recorded("chat");
+  const next = await recorded("resume");
+  assert.equal(next.outcome.class, "ok");
+  const ids = (events: WorkerEvent[]) => ofType(events, "worker.session").map((s) => s.sessionId);
+  assert.deepEqual(ids(next.events), ids(first.events));
+  assert.deepEqual(ofType(next.events, "worker.answer").map((a) => a.text), ["Second answer."]);
+});
+
 for (
   const [name, expected, wait] of [
     ["error_404", "model_not_found", undefined],
