@@ -122,7 +122,7 @@ Deno.test("pitroom doctor --json prints the checks and exits 3 when no worker is
   const { checks, next } = JSON.parse(result.stdout) as { checks: Check[]; next: string[] };
   assert.deepEqual(
     checks.filter((c) => c.check === "worker").map((c) => c.worker),
-    ["opencode", "codex", "claude", "gemini"],
+    ["opencode", "codex", "claude", "gemini", "kilo", "copilot", "crush"],
   );
   assert.equal(next[0], "npm i -g opencode-ai");
   assert.ok(checks.every((c) => c.section !== undefined));

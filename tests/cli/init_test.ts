@@ -51,7 +51,7 @@ Deno.test("proposeConfig() puts the free workers first (the worker, then the fal
   assert.deepEqual(proposeConfig(["copilot", "crush", "kilo"]), {
     worker: "kilo",
     fallback: ["copilot", "crush"],
-    tiers: { cheap: "kilo", standard: "copilot", review: "copilot", audit: "copilot" },
+    tiers: { cheap: "kilo", standard: "copilot", review: "kilo", audit: "copilot" },
     maxParallel: 20,
   });
   assert.deepEqual(proposeConfig(["opencode", "claude"]).tiers, {

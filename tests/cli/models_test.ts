@@ -126,7 +126,15 @@ Deno.test("collectModels() lists the real CLIs' models, the free workers first, 
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
   const settings = settingsOf({ costs: { "gpt-5.5": { input: 1.25, output: 10, cached: 0.125 } } });
   const workers = await collectModels(sys, settings, { backends: REAL_BACKENDS });
-  assert.deepEqual(workers.map((w) => w.worker), ["opencode", "gemini", "codex", "claude"]);
+  assert.deepEqual(workers.map((w) => w.worker), [
+    "opencode",
+    "gemini",
+    "kilo",
+    "codex",
+    "claude",
+    "copilot",
+    "crush",
+  ]);
   const codex = workers.find((w) => w.worker === "codex")!;
   assert.equal(codex.installed, true);
   assert.equal(codex.version, "0.169.0");
@@ -171,7 +179,15 @@ Deno.test("pitroom models --json prints one documented object per worker", async
   const result = await pitroom(["models", "--json"], { env: home.env(), cwd: home.root });
   assert.equal(result.code, 0, result.stderr);
   const workers = JSON.parse(result.stdout) as Record<string, unknown>[];
-  assert.deepEqual(workers.map((w) => w.worker), ["opencode", "gemini", "codex", "claude"]);
+  assert.deepEqual(workers.map((w) => w.worker), [
+    "opencode",
+    "gemini",
+    "kilo",
+    "codex",
+    "claude",
+    "copilot",
+    "crush",
+  ]);
   const opencode = workers[0]!.models as Record<string, unknown>[];
   assert.deepEqual(opencode.filter((m) => m.isDefault).map((m) => m.id), ["fake/ok"]);
   for (const w of workers) {
