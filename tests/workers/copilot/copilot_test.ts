@@ -9,6 +9,7 @@ import type { EventOf, WorkerEvent } from "../../../src/events/mod.ts";
 import { copilotBackend } from "../../../src/workers/copilot/mod.ts";
 import { copilotArgv, launchCopilot } from "../../../src/workers/copilot/argv.ts";
 import type { RunSpec } from "../../../src/workers/types.ts";
+import { parseVersion } from "../../../src/workers/_detect.ts";
 import { endFromNote } from "../_fixtures/note.ts";
 import { fuzzBackend, recordedStreams } from "../_fixtures/fuzz.ts";
 import { readAt } from "../../support/line_time.ts";
@@ -163,4 +164,14 @@ Deno.test("a stream garbled by Copilot's masking of a short secret becomes unkno
 Deno.test("the copilot parser and classifier make only valid events of bad input", async () => {
   const streams = await recordedStreams(TESTDATA);
   for (const seed of [1, 2, 3]) fuzzBackend(copilotBackend, { streams, seed });
+});
+
+Deno.test("parseVersion() reads copilot's version without the sentence's full stop", () => {
+  assert.equal(
+    parseVersion("GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.\n"),
+    "1.0.102",
+  );
+  assert.equal(parseVersion("0.61.0-nightly.3"), "0.61.0-nightly.3");
+  assert.equal(parseVersion("v1.2.3+build.7, ok"), "1.2.3+build.7");
+  assert.equal(parseVersion("kilo 7.7.7"), "7.7.7");
 });
