@@ -69,7 +69,8 @@ export function normaliser(
       .replaceAll(where.home, placeholders.home)
       .replaceAll(`127.0.0.1:${where.port}`, "127.0.0.1:PORT")
       .replace(
-        /\b(ses|msg|prt|call|toolu|msg_01|req)_[A-Za-z0-9_]+/g,
+        // Not after a dot: copilot's event types (`model.call_start`) are names, not ids.
+        /(?<!\.)\b(ses|msg|prt|call|toolu|msg_01|req)_[A-Za-z0-9_]+/g,
         (id, kind: string) => numbered(id, (n) => `${kind}_${String(n).padStart(4, "0")}`),
       )
       .replace(

@@ -34,6 +34,9 @@ const MODELS: Record<WorkerName, string> = {
   claude: "trivial",
   gemini: "trivial",
   qwen: "trivial",
+  kilo: "fake/trivial",
+  copilot: "trivial",
+  crush: "fake/trivial",
 };
 
 /** The run target: at most 5% slower, or at most 150 ms more. */
@@ -214,9 +217,15 @@ export async function benchWorker(
   };
 }
 
-/** What identifies a request to the model server, for comparing the two sides. */
+/**
+ * What identifies a request to the model server, for comparing the two sides. The clock lines
+ * CLIs add to the prompt (kilo's `Message time: ...`, copilot's `<current_datetime>`) differ by
+ * nature and are left out.
+ */
 function requestKey(entry: LogEntry): string {
-  const { dialect, model, scenario, turn, followup, tools, user, status, played } = entry;
+  const { dialect, model, scenario, turn, followup, tools, status, played } = entry;
+  const user = entry.user.replace(/^Message time: .*$/gm, "")
+    .replace(/<current_datetime>[^<]*<\/current_datetime>/g, "");
   return JSON.stringify({ dialect, model, scenario, turn, followup, tools, user, status, played });
 }
 

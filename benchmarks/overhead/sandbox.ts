@@ -43,6 +43,9 @@ const MODELS: Record<WorkerName, string> = {
   claude: "trivial",
   gemini: "trivial",
   qwen: "trivial",
+  kilo: "fake/trivial",
+  copilot: "trivial",
+  crush: "fake/trivial",
 };
 /** The target: at most 50 ms and at most 5% over the bare run. */
 export const SANDBOX_TARGET = { diffMs: 50, ratio: 1.05 } as const;

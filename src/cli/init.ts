@@ -1,6 +1,7 @@
 /**
  * `pitroom init`: proposes a starter config from the installed workers, free ones first (the first
- * of opencode, gemini, codex, claude, qwen as `worker`, the others as `fallback` in that order, tiers
+ * of opencode, gemini, kilo, then codex, claude, copilot, crush, qwen as `worker`, the others as
+ * `fallback` in that order, tiers
  * cheap/standard/capable for the ones installed, review and audit on another backend) and prints
  * it; writes it only with `--yes`, and replaces an existing config only with `--force`, keeping a
  * backup first.
@@ -18,8 +19,8 @@ import { exists } from "../sys/fs.ts";
 
 /** Each tier's workers, best first: the first installed one is proposed. */
 const TIER_WORKERS: Record<string, WorkerName[]> = {
-  cheap: ["opencode", "gemini", "qwen"],
-  standard: ["codex", "claude", "gemini", "qwen"],
+  cheap: ["opencode", "gemini", "kilo", "qwen"],
+  standard: ["codex", "claude", "gemini", "copilot", "qwen"],
   capable: ["claude", "codex"],
 };
 
@@ -51,7 +52,7 @@ export function proposeConfig(
   }
   // A review and an audit are worth most from another backend than the one that did the work.
   const other = (not: string | undefined) =>
-    ["claude", "codex", "gemini", "opencode", "qwen"].find((w) =>
+    ["claude", "codex", "gemini", "opencode", "copilot", "kilo", "crush", "qwen"].find((w) =>
       installed.includes(w as WorkerName) && w !== not
     );
   const reviewer = other(tiers.standard ?? first);

@@ -11,7 +11,10 @@ export const MODELS = defineCommand({
   summary: "list each installed worker's models, effort levels, your costs and usage",
   description: "The free workers (OpenCode, Gemini CLI) come first.",
   flags: MODELS_FLAGS,
-  args: [{ name: "WORKER", describe: "only this worker (opencode, codex, claude, gemini, qwen)" }],
+  args: [{
+    name: "WORKER",
+    describe: "only this worker (opencode, codex, claude, gemini, qwen, kilo, copilot, crush)",
+  }],
   examples: ["pitroom models", "pitroom models opencode --all", "pitroom models --json"],
   run: () => import("./models.ts").then((m) => m.modelsCommand),
 });

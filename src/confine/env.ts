@@ -54,6 +54,10 @@ const PROVIDER_PREFIXES: Record<WorkerName, readonly string[]> = {
   // Qwen Code's providers: OpenAI-compatible (any `modelProviders[].envKey`), Model Studio,
   // Anthropic and Gemini.
   qwen: ["QWEN_", "DASHSCOPE_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"],
+  kilo: ["KILO_"],
+  copilot: ["COPILOT_", "GH_TOKEN", "GITHUB_TOKEN"],
+  // Crush reads each provider's own variable (`$OPENAI_API_KEY` in its config): like opencode.
+  crush: ["CRUSH_"],
 };
 
 /** Options of `scrubEnv`. */
@@ -67,6 +71,9 @@ export interface ScrubOptions {
   keep?: readonly string[];
 }
 
+/** Workers that talk to whichever provider their model names, so keep every `*_API_KEY`. */
+const ANY_PROVIDER: ReadonlySet<WorkerName | null> = new Set(["opencode", "qwen", "kilo", "crush"]);
+
 function providerKeeps(
   env: Record<string, string>,
   options: ScrubOptions,
@@ -79,7 +86,7 @@ function providerKeeps(
   const keep = new Set(options.keep ?? []);
   return (name) =>
     keep.has(name) || prefixes.some((p) => name.startsWith(p)) ||
-    ((options.worker === "opencode" || options.worker === "qwen") && name.endsWith("_API_KEY"));
+    (ANY_PROVIDER.has(options.worker) && name.endsWith("_API_KEY"));
 }
 
 /**

@@ -17,9 +17,12 @@ export function findOnPath(binary: string, env: Record<string, string>): string 
   return null;
 }
 
-/** The first `x.y.z` version in a CLI's `--version` output, else null. */
+/**
+ * The first `x.y.z` version in a CLI's `--version` output (with its pre-release or build part),
+ * else null. Punctuation after it is not part of it: copilot prints "GitHub Copilot CLI 1.0.102.".
+ */
 export function parseVersion(text: string): string | null {
-  return /(\d+\.\d+\.\d+\S*)/.exec(text)?.[1] ?? null;
+  return /(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*[0-9A-Za-z])?)/.exec(text)?.[1] ?? null;
 }
 
 /**

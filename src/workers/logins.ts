@@ -1,7 +1,7 @@
 /**
  * Where each worker CLI keeps its login, and the cloud credentials its provider settings point
  * it to (checked in the pinned versions: opencode 1.18.33, codex 0.169.0, claude 2.1.328, gemini
- * 0.61.0, qwen 0.24.4). In the sandbox a worker sees its own and none of the others' (confine/sandboxing.ts).
+ * 0.61.0, qwen 0.24.4, kilo 7.7.7, copilot 1.0.102; crush from its source, as its binary cannot be had here). In the sandbox a worker sees its own and none of the others' (confine/sandboxing.ts).
  * Pure: paths worked out from the environment the worker starts from.
  */
 import { join } from "../sys/path.ts";
@@ -98,7 +98,28 @@ const LOGINS: Record<WorkerName, (env: Env) => string[]> = {
       })(),
       ["auth.json", "mcp-auth.json"],
     ),
+  // OpenCode's files under Kilo's name.
+  kilo: (env) =>
+    under(xdgDir(env, "XDG_DATA_HOME", ".local/share", "kilo"), [
+      "auth.json",
+      "mcp-auth.json",
+    ]),
+  // The GitHub login where no system keychain holds it (`config.json`, tokens in plain text).
+  copilot: (env) => under(copilotHome(env), ["config.json"]),
+  // The providers' keys its first-start set-up stores in its global data config.
+  crush: (env) => under(xdgDir(env, "XDG_DATA_HOME", ".local/share", "crush"), ["crush.json"]),
 };
+
+/** `$XDG_<name>/<folder>` or its default under HOME. */
+function xdgDir(env: Env, name: string, fallback: string, folder: string): string | undefined {
+  const dir = xdg(env, name, fallback);
+  return dir === undefined ? undefined : join(dir, folder);
+}
+
+/** Copilot CLI's folder: `COPILOT_HOME`, else `~/.copilot`. */
+function copilotHome(env: Env): string | undefined {
+  return env.COPILOT_HOME ?? (env.HOME === undefined ? undefined : join(env.HOME, ".copilot"));
+}
 
 /** The files (and folders) that hold `worker`'s login, for the environment it starts from. */
 export function loginPaths(worker: WorkerName, env: Env): string[] {
@@ -161,6 +182,24 @@ const CONFIGS: Record<WorkerName, (env: Env, cwd: string) => string[]> = {
     ...(env.HOME === undefined ? [] : [join(env.HOME, ".env")]),
     ...under(join(cwd, ".qwen"), ["settings.json", ".env"]),
     join(cwd, ".env"),
+  ],
+  kilo: (env, cwd) => [
+    ...under(xdgDir(env, "XDG_CONFIG_HOME", ".config", "kilo"), [
+      "kilo.json",
+      "kilo.jsonc",
+      "opencode.json",
+      "opencode.jsonc",
+      "config.json",
+    ]),
+    ...(env.KILO_CONFIG ? [env.KILO_CONFIG] : []),
+    ...under(cwd, ["kilo.json", "kilo.jsonc", "opencode.json", "opencode.jsonc"]),
+  ],
+  // Its custom provider's address is an environment variable (`COPILOT_PROVIDER_BASE_URL`).
+  copilot: () => [],
+  crush: (env, cwd) => [
+    ...under(xdgDir(env, "XDG_CONFIG_HOME", ".config", "crush"), ["crush.json"]),
+    ...under(xdgDir(env, "XDG_DATA_HOME", ".local/share", "crush"), ["crush.json"]),
+    ...under(cwd, ["crush.json", ".crush.json"]),
   ],
 };
 

@@ -4,12 +4,21 @@
  */
 
 /** Backend names. */
-export const WORKER_NAMES = ["opencode", "codex", "claude", "gemini", "qwen"] as const;
+export const WORKER_NAMES = [
+  "opencode",
+  "codex",
+  "claude",
+  "gemini",
+  "qwen",
+  "kilo",
+  "copilot",
+  "crush",
+] as const;
 /** A backend name. */
 export type WorkerName = typeof WORKER_NAMES[number];
 
-/** Workers with a free way to run: OpenCode's free models, Gemini CLI's free tier. */
-export const FREE_WORKERS: readonly WorkerName[] = ["opencode", "gemini"];
+/** Workers with a free way to run: OpenCode's free models, Gemini CLI's free tier, Kilo Gateway's free models. */
+export const FREE_WORKERS: readonly WorkerName[] = ["opencode", "gemini", "kilo"];
 
 /** `names` with the free workers first, each group in its given order (pure). */
 export function freeFirst<T extends string>(names: readonly T[]): T[] {

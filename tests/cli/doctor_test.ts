@@ -8,12 +8,12 @@ import { startModelServer } from "../support/model_server/fixture.ts";
 import { pitroom } from "../support/pitroom.ts";
 import { testSys } from "../support/sys.ts";
 import { BARE_PATH, REAL_BACKENDS, tempHome } from "./_setup.ts";
-import { WORKER_NAMES, type WorkerName } from "../../src/workers/types.ts";
+import { type Backend, WORKER_NAMES, type WorkerName } from "../../src/workers/types.ts";
 
-/** No worker installed. */
-const NO_BACKENDS = Object.fromEntries(WORKER_NAMES.map((n) => [n, undefined])) as Record<
+/** No backend at all: every worker not installed. */
+const NONE = Object.fromEntries(WORKER_NAMES.map((w) => [w, undefined])) as Record<
   WorkerName,
-  undefined
+  Backend | undefined
 >;
 
 function find(checks: Check[], check: string, worker?: string): Check {
@@ -56,7 +56,7 @@ Deno.test("runDoctor() warns about a version outside the tested range", async ()
     detect: () => Promise.resolve({ binary: "codex", version: "0.170.0" }),
   };
   const checks = await runDoctor(sys, {
-    backends: { ...NO_BACKENDS, codex: newer },
+    backends: { ...NONE, codex: newer },
   });
   assert.deepEqual(find(checks, "version", "codex"), {
     check: "version",
@@ -122,7 +122,7 @@ Deno.test("pitroom doctor --json prints the checks and exits 3 when no worker is
   const { checks, next } = JSON.parse(result.stdout) as { checks: Check[]; next: string[] };
   assert.deepEqual(
     checks.filter((c) => c.check === "worker").map((c) => c.worker),
-    ["opencode", "codex", "claude", "gemini", "qwen"],
+    ["opencode", "codex", "claude", "gemini", "qwen", "kilo", "copilot", "crush"],
   );
   assert.equal(next[0], "npm i -g opencode-ai");
   assert.ok(checks.every((c) => c.section !== undefined));
@@ -167,7 +167,7 @@ Deno.test("runDoctor() with probe runs opencode against the scripted model serve
 Deno.test("runDoctor() says which sandbox runs workers, warns without one, errors when required", async () => {
   await using home = await tempHome();
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
-  const none = NO_BACKENDS;
+  const none = NONE;
   await Deno.mkdir(join(home.root, ".ssh"), { recursive: true });
   await Deno.writeTextFile(join(home.root, ".netrc"), "machine x password y\n");
   const found = find(await runDoctor(sys, { backends: none }), "sandbox");

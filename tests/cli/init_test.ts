@@ -47,6 +47,13 @@ Deno.test("proposeConfig() puts the free workers first (the worker, then the fal
   });
   // Gemini CLI's free tier before the paid workers, even when opencode is missing.
   assert.deepEqual(proposeConfig(["codex", "claude", "gemini"]), GEMINI_FIRST);
+  // Kilo is a free worker (Kilo Gateway's free models): it leads paid Copilot and Crush.
+  assert.deepEqual(proposeConfig(["copilot", "crush", "kilo"]), {
+    worker: "kilo",
+    fallback: ["copilot", "crush"],
+    tiers: { cheap: "kilo", standard: "copilot", review: "kilo", audit: "copilot" },
+    maxParallel: 20,
+  });
   assert.deepEqual(proposeConfig(["opencode", "claude"]).tiers, {
     cheap: "opencode",
     standard: "claude",
@@ -84,8 +91,11 @@ Deno.test("initConfig() proposes from the real installed CLIs and writes nothing
   const sys = xdgSys(home);
   const report = await initConfig(sys, { backends: BACKENDS });
   assert.equal(report.path, join(home.root, "xdg", "pitroom", "config.json"));
-  // Qwen Code (installed, paid) comes after the free worker and the others.
-  assert.deepEqual(report.config, { ...GEMINI_FIRST, fallback: ["codex", "claude", "qwen"] });
+  // The pinned CLIs found there: the free ones (gemini, kilo) lead the chain; Qwen Code (paid) comes last.
+  assert.deepEqual(report.config, {
+    ...GEMINI_FIRST,
+    fallback: ["kilo", "codex", "claude", "copilot", "qwen"],
+  });
   assert.equal(report.written, false);
   await assert.rejects(Deno.stat(report.path), Deno.errors.NotFound);
 });

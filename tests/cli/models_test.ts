@@ -129,9 +129,12 @@ Deno.test("collectModels() lists the real CLIs' models, the free workers first, 
   assert.deepEqual(workers.map((w) => w.worker), [
     "opencode",
     "gemini",
+    "kilo",
     "codex",
     "claude",
     "qwen",
+    "copilot",
+    "crush",
   ]);
   // Qwen Code: its maintained list, with the efforts of its `model.reasoningEffort`.
   const qwen = workers.find((w) => w.worker === "qwen")!;
@@ -185,9 +188,12 @@ Deno.test("pitroom models --json prints one documented object per worker", async
   assert.deepEqual(workers.map((w) => w.worker), [
     "opencode",
     "gemini",
+    "kilo",
     "codex",
     "claude",
     "qwen",
+    "copilot",
+    "crush",
   ]);
   const opencode = workers[0]!.models as Record<string, unknown>[];
   assert.deepEqual(opencode.filter((m) => m.isDefault).map((m) => m.id), ["fake/ok"]);

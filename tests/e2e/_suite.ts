@@ -51,7 +51,24 @@ export interface BackendTable {
   silentDenials?: readonly DeniedAction[];
   /** The write-mode case of a call the CLI's own permission rules would ask the user about. */
   asks: AskCase;
+  /**
+   * The cases to run, where a CLI is too slow for all of them in CI's budget (each entry of the
+   * table says why); a case left out must be covered by the backend's own tests.
+   * @default every case
+   */
+  cases?: readonly SuiteCase[];
 }
+
+/** The cases of the suite, by name. */
+export type SuiteCase =
+  | "read"
+  | "edit"
+  | "isolate"
+  | "trespass"
+  | "ask"
+  | "failures"
+  | "fallback"
+  | "continue";
 
 /**
  * A tool call a CLI would stop and ask the user about (a headless run has nobody to answer), in a
@@ -150,231 +167,249 @@ function webPage(): { url: string; hits(): number } & AsyncDisposable {
 /** Registers the suite's cases for one backend. */
 export function workerSuite(b: BackendTable): void {
   const W = b.worker;
+  const runs = (name: SuiteCase) => b.cases?.includes(name) ?? true;
 
-  Deno.test(`${W}: a read run answers, counts its tool calls and changes nothing`, async () => {
-    await using w = await world({
-      "read-answer": {
-        turns: [
-          { say: "Looking.", grep: "answer" },
-          { read: "src/app.ts" },
-          { answer: "The answer is defined in src/app.ts:1 as 41." },
-        ],
-      },
+  if (runs("read")) {
+    Deno.test(`${W}: a read run answers, counts its tool calls and changes nothing`, async () => {
+      await using w = await world({
+        "read-answer": {
+          turns: [
+            { say: "Looking.", grep: "answer" },
+            { read: "src/app.ts" },
+            { answer: "The answer is defined in src/app.ts:1 as 41." },
+          ],
+        },
+      });
+      const { code, record, stderr } = await runJson(w, [
+        "-W",
+        W,
+        "-m",
+        b.model("read-answer"),
+        "Where is the answer defined?",
+      ]);
+      assert.equal(code, 0, stderr);
+      assert.equal(record.state, "done");
+      assert.equal(record.outcome, "ok");
+      assert.equal(record.mode, "read");
+      assert.deepEqual(record.attempts.map((a) => a.worker), [W]);
+      // Every worker runs in the sandbox (CI installs bubblewrap: scripts/install_toolchain.sh).
+      assert.equal(record.attempts[0]?.sandbox, "bwrap");
+      assert.equal(record.progress.tools, 2);
+      assert.equal(record.answer?.trim(), "The answer is defined in src/app.ts:1 as 41.");
+      const report = await w.run(["show", record.id]);
+      assert.equal(report.code, 0, report.stderr);
+      assert.match(report.stdout, new RegExp(`worker\\s+${W} \\(`));
+      assert.match(report.stdout, /\d+ steps?, 2 tool calls/);
+      assert.match(report.stdout, /The answer is defined in src\/app\.ts:1 as 41\./);
+      const calls = ofType(await events(w, record.id), "worker.tool_call");
+      assert.deepEqual(calls.map((c) => [c.kind, c.status]), [["search", "ok"], ["read", "ok"]]);
+      assert.equal((await git(w.repo, "status", "--porcelain")).trim(), "");
     });
-    const { code, record, stderr } = await runJson(w, [
-      "-W",
-      W,
-      "-m",
-      b.model("read-answer"),
-      "Where is the answer defined?",
-    ]);
-    assert.equal(code, 0, stderr);
-    assert.equal(record.state, "done");
-    assert.equal(record.outcome, "ok");
-    assert.equal(record.mode, "read");
-    assert.deepEqual(record.attempts.map((a) => a.worker), [W]);
-    // Every worker runs in the sandbox (CI installs bubblewrap: scripts/install_toolchain.sh).
-    assert.equal(record.attempts[0]?.sandbox, "bwrap");
-    assert.equal(record.progress.tools, 2);
-    assert.equal(record.answer?.trim(), "The answer is defined in src/app.ts:1 as 41.");
-    const report = await w.run(["show", record.id]);
-    assert.equal(report.code, 0, report.stderr);
-    assert.match(report.stdout, new RegExp(`worker\\s+${W} \\(`));
-    assert.match(report.stdout, /\d+ steps?, 2 tool calls/);
-    assert.match(report.stdout, /The answer is defined in src\/app\.ts:1 as 41\./);
-    const calls = ofType(await events(w, record.id), "worker.tool_call");
-    assert.deepEqual(calls.map((c) => [c.kind, c.status]), [["search", "ok"], ["read", "ok"]]);
-    assert.equal((await git(w.repo, "status", "--porcelain")).trim(), "");
-  });
+  }
 
-  Deno.test(`${W}: an in-place edit in a dirty tree reports exactly the worker's edit; revert undoes just that`, async () => {
-    await using w = await world({
-      edit: {
-        turns: [
-          { read: "src/app.ts" },
-          { edit: { path: "src/app.ts", old: "41", new: "42" } },
-          { answer: "Set the answer to 42." },
-        ],
-      },
+  if (runs("edit")) {
+    Deno.test(`${W}: an in-place edit in a dirty tree reports exactly the worker's edit; revert undoes just that`, async () => {
+      await using w = await world({
+        edit: {
+          turns: [
+            { read: "src/app.ts" },
+            { edit: { path: "src/app.ts", old: "41", new: "42" } },
+            { answer: "Set the answer to 42." },
+          ],
+        },
+      });
+      await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nmy own uncommitted note\n");
+      await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
+      const { code, record, stderr } = await runJson(w, [
+        "-w",
+        "-W",
+        W,
+        "-m",
+        b.model("edit"),
+        "Make the answer 42",
+      ]);
+      assert.equal(code, 0, stderr);
+      assert.equal(record.state, "done");
+      assert.equal(record.mode, "write");
+      assert.deepEqual(
+        record.changes?.files.map((f) => [f.path, f.status, f.added, f.removed]),
+        [["src/app.ts", "modified", 1, 1]],
+        await whatItDid(w, record),
+      );
+      assert.equal(await w.read("src/app.ts"), "export const answer = 42;\n");
+      const patch = await w.run(["show", record.id, "--patch"]);
+      assert.equal(patch.code, 0, patch.stderr);
+      const changed = patch.stdout.split("\n").filter((l) => /^[-+](?![-+])/.test(l));
+      assert.deepEqual(changed, ["-export const answer = 41;", "+export const answer = 42;"]);
+      assert.doesNotMatch(patch.stdout, /uncommitted note|untracked work|README|scratch/);
+
+      const reverted = await w.run(["revert", record.id]);
+      assert.equal(reverted.code, 0, reverted.stderr);
+      assert.equal(await w.read("src/app.ts"), APP);
+      assert.equal(await w.read("README.md"), "# app\n\nmy own uncommitted note\n");
+      assert.equal(await w.read("scratch.txt"), "untracked work\n");
     });
-    await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nmy own uncommitted note\n");
-    await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
-    const { code, record, stderr } = await runJson(w, [
-      "-w",
-      "-W",
-      W,
-      "-m",
-      b.model("edit"),
-      "Make the answer 42",
-    ]);
-    assert.equal(code, 0, stderr);
-    assert.equal(record.state, "done");
-    assert.equal(record.mode, "write");
-    assert.deepEqual(
-      record.changes?.files.map((f) => [f.path, f.status, f.added, f.removed]),
-      [["src/app.ts", "modified", 1, 1]],
-      await whatItDid(w, record),
-    );
-    assert.equal(await w.read("src/app.ts"), "export const answer = 42;\n");
-    const patch = await w.run(["show", record.id, "--patch"]);
-    assert.equal(patch.code, 0, patch.stderr);
-    const changed = patch.stdout.split("\n").filter((l) => /^[-+](?![-+])/.test(l));
-    assert.deepEqual(changed, ["-export const answer = 41;", "+export const answer = 42;"]);
-    assert.doesNotMatch(patch.stdout, /uncommitted note|untracked work|README|scratch/);
+  }
 
-    const reverted = await w.run(["revert", record.id]);
-    assert.equal(reverted.code, 0, reverted.stderr);
-    assert.equal(await w.read("src/app.ts"), APP);
-    assert.equal(await w.read("README.md"), "# app\n\nmy own uncommitted note\n");
-    assert.equal(await w.read("scratch.txt"), "untracked work\n");
-  });
-
-  Deno.test(`${W}: an isolate run edits a private copy of the dirty tree; apply brings exactly its patch`, async () => {
-    await using w = await world({
-      isolated: {
-        turns: [
-          { read: "src/app.ts" },
-          { edit: { path: "src/app.ts", old: "41", new: "43" } },
-          { answer: "Set the answer to 43 in the copy." },
-        ],
-      },
+  if (runs("isolate")) {
+    Deno.test(`${W}: an isolate run edits a private copy of the dirty tree; apply brings exactly its patch`, async () => {
+      await using w = await world({
+        isolated: {
+          turns: [
+            { read: "src/app.ts" },
+            { edit: { path: "src/app.ts", old: "41", new: "43" } },
+            { answer: "Set the answer to 43 in the copy." },
+          ],
+        },
+      });
+      await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nmy own uncommitted note\n");
+      await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
+      const index = await Deno.readFile(join(w.repo, ".git", "index"));
+      const { code, record, stderr } = await runJson(w, [
+        "-i",
+        "-W",
+        W,
+        "-m",
+        b.model("isolated"),
+        "Make the answer 43",
+      ]);
+      assert.equal(code, 0, stderr);
+      assert.equal(record.mode, "isolate");
+      assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status]), [
+        ["src/app.ts", "modified"],
+      ]);
+      // The user's tree is untouched until apply; the copy saw their uncommitted work.
+      assert.equal(await w.read("src/app.ts"), APP);
+      const copy = record.isolation!.copyRoot;
+      assert.equal(
+        await Deno.readTextFile(join(copy, "README.md")),
+        "# app\n\nmy own uncommitted note\n",
+      );
+      assert.equal(
+        await Deno.readTextFile(join(copy, "src/app.ts")),
+        "export const answer = 43;\n",
+      );
+      const applied = await w.run(["apply", record.id, "--json"]);
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.deepEqual(parseJson<{ applied: string[] }>(applied.stdout, "apply --json").applied, [
+        "src/app.ts",
+      ]);
+      assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
+      assert.equal(await w.read("README.md"), "# app\n\nmy own uncommitted note\n");
+      assert.equal(await w.read("scratch.txt"), "untracked work\n");
+      assert.deepEqual(await Deno.readFile(join(w.repo, ".git", "index")), index);
+      assert.equal((await git(w.repo, "worktree", "list")).trim().split("\n").length, 1);
+      const discarded = await w.run(["discard", record.id]);
+      assert.equal(discarded.code, 0, discarded.stderr);
+      assert.equal(await Deno.stat(copy).catch(() => null), null);
     });
-    await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nmy own uncommitted note\n");
-    await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
-    const index = await Deno.readFile(join(w.repo, ".git", "index"));
-    const { code, record, stderr } = await runJson(w, [
-      "-i",
-      "-W",
-      W,
-      "-m",
-      b.model("isolated"),
-      "Make the answer 43",
-    ]);
-    assert.equal(code, 0, stderr);
-    assert.equal(record.mode, "isolate");
-    assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status]), [
-      ["src/app.ts", "modified"],
-    ]);
-    // The user's tree is untouched until apply; the copy saw their uncommitted work.
-    assert.equal(await w.read("src/app.ts"), APP);
-    const copy = record.isolation!.copyRoot;
-    assert.equal(
-      await Deno.readTextFile(join(copy, "README.md")),
-      "# app\n\nmy own uncommitted note\n",
-    );
-    assert.equal(await Deno.readTextFile(join(copy, "src/app.ts")), "export const answer = 43;\n");
-    const applied = await w.run(["apply", record.id, "--json"]);
-    assert.equal(applied.code, 0, applied.stderr);
-    assert.deepEqual(parseJson<{ applied: string[] }>(applied.stdout, "apply --json").applied, [
-      "src/app.ts",
-    ]);
-    assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
-    assert.equal(await w.read("README.md"), "# app\n\nmy own uncommitted note\n");
-    assert.equal(await w.read("scratch.txt"), "untracked work\n");
-    assert.deepEqual(await Deno.readFile(join(w.repo, ".git", "index")), index);
-    assert.equal((await git(w.repo, "worktree", "list")).trim().split("\n").length, 1);
-    const discarded = await w.run(["discard", record.id]);
-    assert.equal(discarded.code, 0, discarded.stderr);
-    assert.equal(await Deno.stat(copy).catch(() => null), null);
-  });
+  }
 
-  Deno.test(`${W}: a read run's edit, shell write and web fetch are refused or undone`, async () => {
-    await using page = webPage();
-    await using w = await world({
-      trespass: {
-        turns: [
-          { edit: { path: "src/app.ts", old: "41", new: "0" } },
-          { shell: "echo x > f.txt" },
-          { web: page.url },
-          { answer: "I could not change anything." },
-        ],
-      },
+  if (runs("trespass")) {
+    Deno.test(`${W}: a read run's edit, shell write and web fetch are refused or undone`, async () => {
+      await using page = webPage();
+      await using w = await world({
+        trespass: {
+          turns: [
+            { edit: { path: "src/app.ts", old: "41", new: "0" } },
+            { shell: "echo x > f.txt" },
+            { web: page.url },
+            { answer: "I could not change anything." },
+          ],
+        },
+      });
+      await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nuser edit\n");
+      const before = await git(w.repo, "status", "--porcelain");
+      const { code, record, stderr } = await runJson(w, [
+        "-W",
+        W,
+        "-m",
+        b.model("trespass"),
+        "Look at src/app.ts",
+      ]);
+      assert.ok(code === 0 || code === 5, `exit ${code}: ${stderr} ${record.message}`);
+      assert.equal(await git(w.repo, "status", "--porcelain"), before);
+      assert.equal(await w.read("src/app.ts"), APP);
+      assert.equal(await w.read("README.md"), "# app\n\nuser edit\n");
+      await assert.rejects(Deno.stat(join(w.repo, "f.txt")), Deno.errors.NotFound);
+      assert.equal(page.hits(), 0, "the web fetch reached the page");
+      if (code === 5) {
+        assert.equal(record.outcome, "read_only_violation");
+        assert.equal(record.changes?.reverted, true);
+      }
+
+      const list = await events(w, record.id);
+      const refused = ofType(list, "worker.tool_call").filter((c) => c.status !== "ok");
+      const denied = ofType(list, "worker.denied").map((d) => d.tool);
+      // Each action's refusal: a tool call of its kind that did not succeed, or a denial naming
+      // the CLI's tool for it (the tool names of all four CLIs).
+      const seen: Record<DeniedAction, () => boolean> = {
+        edit: () =>
+          refused.some((c) => c.kind === "edit") ||
+          denied.some((t) => /^(edit|Edit|replace|apply_patch)$/.test(t)),
+        shell: () => refused.some((c) => c.kind === "shell" && c.target.includes("f.txt")),
+        web: () =>
+          refused.some((c) => c.kind === "web" || c.target.includes(page.url)) ||
+          denied.some((t) => /^(webfetch|WebFetch|web_fetch|web_search)$/.test(t)),
+      };
+      const silent = new Set(b.silentDenials ?? []);
+      for (const action of ["edit", "shell", "web"] as const) {
+        if (silent.has(action)) continue;
+        // A shell write that got through is the engine's to catch: exit 5 and undone (above).
+        if (action === "shell" && code === 5) continue;
+        assert.ok(
+          seen[action](),
+          `no refusal of the ${action} in the events: ${
+            JSON.stringify(list.filter((e) => e.type.startsWith("worker.")))
+          }`,
+        );
+      }
     });
-    await Deno.writeTextFile(join(w.repo, "README.md"), "# app\n\nuser edit\n");
-    const before = await git(w.repo, "status", "--porcelain");
-    const { code, record, stderr } = await runJson(w, [
-      "-W",
-      W,
-      "-m",
-      b.model("trespass"),
-      "Look at src/app.ts",
-    ]);
-    assert.ok(code === 0 || code === 5, `exit ${code}: ${stderr} ${record.message}`);
-    assert.equal(await git(w.repo, "status", "--porcelain"), before);
-    assert.equal(await w.read("src/app.ts"), APP);
-    assert.equal(await w.read("README.md"), "# app\n\nuser edit\n");
-    await assert.rejects(Deno.stat(join(w.repo, "f.txt")), Deno.errors.NotFound);
-    assert.equal(page.hits(), 0, "the web fetch reached the page");
-    if (code === 5) {
-      assert.equal(record.outcome, "read_only_violation");
-      assert.equal(record.changes?.reverted, true);
-    }
+  }
 
-    const list = await events(w, record.id);
-    const refused = ofType(list, "worker.tool_call").filter((c) => c.status !== "ok");
-    const denied = ofType(list, "worker.denied").map((d) => d.tool);
-    // Each action's refusal: a tool call of its kind that did not succeed, or a denial naming
-    // the CLI's tool for it (the tool names of all four CLIs).
-    const seen: Record<DeniedAction, () => boolean> = {
-      edit: () =>
-        refused.some((c) => c.kind === "edit") ||
-        denied.some((t) => /^(edit|Edit|replace|apply_patch)$/.test(t)),
-      shell: () => refused.some((c) => c.kind === "shell" && c.target.includes("f.txt")),
-      web: () =>
-        refused.some((c) => c.kind === "web" || c.target.includes(page.url)) ||
-        denied.some((t) => /^(webfetch|WebFetch|web_fetch|web_search)$/.test(t)),
-    };
-    const silent = new Set(b.silentDenials ?? []);
-    for (const action of ["edit", "shell", "web"] as const) {
-      if (silent.has(action)) continue;
-      // A shell write that got through is the engine's to catch: exit 5 and undone (above).
-      if (action === "shell" && code === 5) continue;
+  if (runs("ask")) {
+    Deno.test(`${W}: a call the CLI would ask the user about is denied at once; the run goes on to its answer`, async () => {
+      await using outside = await tempDir("pitroom-e2e-outside-");
+      await using w = await world({
+        asking: { turns: [b.asks.turn(outside.path), { answer: "Nothing was changed." }] },
+      });
+      await b.asks.userConfig?.(w.env);
+      const before = await git(w.repo, "status", "--porcelain");
+      const { code, record, stderr } = await runJson(w, [
+        "-w",
+        "-W",
+        W,
+        "-m",
+        b.model("asking"),
+        "Link the app",
+      ]);
+      // Not a timeout, and not a run cut short without its answer: the CLI went on by itself.
+      assert.equal(code, 0, `${stderr} ${record.message}`);
+      assert.equal(record.outcome, "ok");
+      assert.equal(record.answer?.trim(), "Nothing was changed.");
+      assert.equal(await git(w.repo, "status", "--porcelain"), before);
+      assert.deepEqual(await Array.fromAsync(Deno.readDir(outside.path)), []);
+      const list = await events(w, record.id);
+      const refusals = [
+        ...ofType(list, "worker.tool_call").filter((c) => c.status === "denied").map((c) =>
+          c.error ?? ""
+        ),
+        ...ofType(list, "worker.denied").map((d) => d.message),
+      ];
       assert.ok(
-        seen[action](),
-        `no refusal of the ${action} in the events: ${
+        refusals.some((text) => b.asks.message?.test(text) ?? true),
+        `no denial${b.asks.message ? ` saying ${b.asks.message}` : ""} in the events: ${
           JSON.stringify(list.filter((e) => e.type.startsWith("worker.")))
         }`,
       );
-    }
-  });
-
-  Deno.test(`${W}: a call the CLI would ask the user about is denied at once; the run goes on to its answer`, async () => {
-    await using outside = await tempDir("pitroom-e2e-outside-");
-    await using w = await world({
-      asking: { turns: [b.asks.turn(outside.path), { answer: "Nothing was changed." }] },
     });
-    await b.asks.userConfig?.(w.env);
-    const before = await git(w.repo, "status", "--porcelain");
-    const { code, record, stderr } = await runJson(w, [
-      "-w",
-      "-W",
-      W,
-      "-m",
-      b.model("asking"),
-      "Link the app",
-    ]);
-    // Not a timeout, and not a run cut short without its answer: the CLI went on by itself.
-    assert.equal(code, 0, `${stderr} ${record.message}`);
-    assert.equal(record.outcome, "ok");
-    assert.equal(record.answer?.trim(), "Nothing was changed.");
-    assert.equal(await git(w.repo, "status", "--porcelain"), before);
-    assert.deepEqual(await Array.fromAsync(Deno.readDir(outside.path)), []);
-    const list = await events(w, record.id);
-    const refusals = [
-      ...ofType(list, "worker.tool_call").filter((c) => c.status === "denied").map((c) =>
-        c.error ?? ""
-      ),
-      ...ofType(list, "worker.denied").map((d) => d.message),
-    ];
-    assert.ok(
-      refusals.some((text) => b.asks.message?.test(text) ?? true),
-      `no denial${b.asks.message ? ` saying ${b.asks.message}` : ""} in the events: ${
-        JSON.stringify(list.filter((e) => e.type.startsWith("worker.")))
-      }`,
-    );
-  });
+  }
 
-  for (const failure of FAILURES.filter((f) => b.failures?.includes(f.kind) ?? true)) {
+  for (
+    const failure of runs("failures")
+      ? FAILURES.filter((f) => b.failures?.includes(f.kind) ?? true)
+      : []
+  ) {
     Deno.test(`${W}: ${failure.kind === "auth" ? "an" : "a"} ${failure.kind} error ends the run with exit 1 as ${failure.outcome}`, async () => {
       const error = b.errors?.[failure.kind] ?? { kind: failure.kind };
       await using w = await world({ failing: { turns: [{ error }] } });
@@ -407,48 +442,52 @@ export function workerSuite(b: BackendTable): void {
     });
   }
 
-  Deno.test(`${W}: a target whose model is missing falls back to the next one, which answers`, async () => {
-    await using w = await world({ good: { turns: [{ answer: "The second target answered." }] } });
-    const missing = b.model("missing");
-    const good = b.model("good");
-    const { code, record, stderr } = await runJson(w, [
-      "-W",
-      `${W}:${missing},${W}:${good}`,
-      "Anything",
-    ]);
-    assert.equal(code, 0, `${stderr} ${record.message}`);
-    assert.equal(record.state, "done");
-    assert.deepEqual(record.attempts.map((a) => [a.worker, a.model, a.outcome]), [
-      [W, missing, "model_not_found"],
-      [W, good, "ok"],
-    ]);
-    assert.equal(record.answer?.trim(), "The second target answered.");
-    const fallbacks = ofType(await events(w, record.id), "run.fallback");
-    assert.deepEqual(
-      fallbacks.map((f) => [f.from, f.to, f.reason]),
-      [[`${W} (${missing})`, `${W} (${good})`, "model_not_found"]],
-    );
-  });
-
-  Deno.test(`${W}: run --continue follows up in the same worker session`, async () => {
-    await using w = await world({
-      chat: {
-        turns: [{ answer: "First answer." }],
-        followup: [{ answer: "Follow-up answer." }],
-      },
+  if (runs("fallback")) {
+    Deno.test(`${W}: a target whose model is missing falls back to the next one, which answers`, async () => {
+      await using w = await world({ good: { turns: [{ answer: "The second target answered." }] } });
+      const missing = b.model("missing");
+      const good = b.model("good");
+      const { code, record, stderr } = await runJson(w, [
+        "-W",
+        `${W}:${missing},${W}:${good}`,
+        "Anything",
+      ]);
+      assert.equal(code, 0, `${stderr} ${record.message}`);
+      assert.equal(record.state, "done");
+      assert.deepEqual(record.attempts.map((a) => [a.worker, a.model, a.outcome]), [
+        [W, missing, "model_not_found"],
+        [W, good, "ok"],
+      ]);
+      assert.equal(record.answer?.trim(), "The second target answered.");
+      const fallbacks = ofType(await events(w, record.id), "run.fallback");
+      assert.deepEqual(
+        fallbacks.map((f) => [f.from, f.to, f.reason]),
+        [[`${W} (${missing})`, `${W} (${good})`, "model_not_found"]],
+      );
     });
-    const first = await runJson(w, ["-W", W, "-m", b.model("chat"), "First question"]);
-    assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.record.answer?.trim(), "First answer.");
-    const session = first.record.attempts[0]?.sessionId;
-    assert.ok(session, "the first run recorded its worker session");
+  }
 
-    const next = await runJson(w, ["--continue", first.record.id, "next"]);
-    assert.equal(next.code, 0, `${next.stderr} ${next.record.message}`);
-    assert.equal(next.record.answer?.trim(), "Follow-up answer.");
-    assert.deepEqual(next.record.attempts.map((a) => a.worker), [W]);
-    assert.equal(next.record.continues?.run, first.record.id);
-    assert.equal(next.record.continues?.sessionId, session);
-    assert.equal(next.record.attempts[0]?.sessionId, session);
-  });
+  if (runs("continue")) {
+    Deno.test(`${W}: run --continue follows up in the same worker session`, async () => {
+      await using w = await world({
+        chat: {
+          turns: [{ answer: "First answer." }],
+          followup: [{ answer: "Follow-up answer." }],
+        },
+      });
+      const first = await runJson(w, ["-W", W, "-m", b.model("chat"), "First question"]);
+      assert.equal(first.code, 0, first.stderr);
+      assert.equal(first.record.answer?.trim(), "First answer.");
+      const session = first.record.attempts[0]?.sessionId;
+      assert.ok(session, "the first run recorded its worker session");
+
+      const next = await runJson(w, ["--continue", first.record.id, "next"]);
+      assert.equal(next.code, 0, `${next.stderr} ${next.record.message}`);
+      assert.equal(next.record.answer?.trim(), "Follow-up answer.");
+      assert.deepEqual(next.record.attempts.map((a) => a.worker), [W]);
+      assert.equal(next.record.continues?.run, first.record.id);
+      assert.equal(next.record.continues?.sessionId, session);
+      assert.equal(next.record.attempts[0]?.sessionId, session);
+    });
+  }
 }

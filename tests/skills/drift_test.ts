@@ -335,6 +335,9 @@ const WORKER_DOCS: Record<WorkerName, { name: string; pkg: string }> = {
   claude: { name: "Claude Code", pkg: "@anthropic-ai/claude-code" },
   gemini: { name: "Gemini CLI", pkg: "@google/gemini-cli" },
   qwen: { name: "Qwen Code", pkg: "@qwen-code/qwen-code" },
+  kilo: { name: "Kilo", pkg: "@kilocode/cli" },
+  copilot: { name: "Copilot", pkg: "@github/copilot" },
+  crush: { name: "Crush", pkg: "@charmland/crush" },
 };
 
 /**

@@ -22,6 +22,9 @@ export const INSTALL_HINTS: Readonly<Record<WorkerName, string>> = {
   claude: "npm i -g @anthropic-ai/claude-code",
   gemini: "npm i -g @google/gemini-cli",
   qwen: "npm i -g @qwen-code/qwen-code",
+  kilo: "npm i -g @kilocode/cli",
+  copilot: "npm i -g @github/copilot",
+  crush: "npm i -g @charmland/crush",
 };
 
 /** What Pitroom found out about one worker. */

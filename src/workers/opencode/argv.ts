@@ -11,6 +11,7 @@
  * run with exit 0 and no answer.
  */
 import { MODES } from "../modes.ts";
+import { type Flavour, OPENCODE } from "./flavour.ts";
 import type { Launch, Mode, RunSpec } from "../types.ts";
 import {
   DENIED_PROGRAMS,
@@ -150,9 +151,13 @@ export function permissionProfile(mode: Mode, options: { web: boolean }): Permis
 }
 
 /** Per-run settings laid over the user's config: the agent of this mode, quiet, no sharing. */
-export function runConfig(spec: Pick<RunSpec, "mode" | "web">): Record<string, unknown> {
+export function runConfig(
+  spec: Pick<RunSpec, "mode" | "web">,
+  flavour: Flavour = OPENCODE,
+): Record<string, unknown> {
   const permission = permissionProfile(spec.mode, { web: spec.web });
   return {
+    ...flavour.runConfig,
     agent: {
       [agentName(spec.mode)]: {
         mode: "primary",
@@ -202,20 +207,16 @@ function inlineConfig(raw: string | undefined): Record<string, unknown> {
 }
 
 /** Environment settings that keep OpenCode quiet and off the network. */
-export const QUIET_ENV: Readonly<Record<string, string>> = {
-  OPENCODE_DISABLE_MODELS_FETCH: "1",
-  OPENCODE_DISABLE_AUTOUPDATE: "1",
-  OPENCODE_DISABLE_SHARE: "1",
-  OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-  OPENCODE_DISABLE_TERMINAL_TITLE: "1",
-  NO_COLOR: "1",
-};
+export const QUIET_ENV: Readonly<Record<string, string>> = OPENCODE.quietEnv;
 
 /** The argv of one attempt (the prompt is never in it). */
-export function opencodeArgv(spec: Pick<RunSpec, "mode" | "model" | "effort" | "sessionId">) {
+export function opencodeArgv(
+  spec: Pick<RunSpec, "mode" | "model" | "effort" | "sessionId">,
+  flavour: Flavour = OPENCODE,
+) {
   // WARN-level logs on stderr carry the real cause of what the stream calls "Unexpected server
   // error" (an unknown model, a bad config).
-  const argv = ["opencode", "run", "--format", "json", "--print-logs", "--log-level", "WARN"];
+  const argv = [flavour.binary, "run", "--format", "json", "--print-logs", "--log-level", "WARN"];
   if (spec.model) argv.push("-m", spec.model);
   if (spec.effort) argv.push("--variant", spec.effort);
   if (spec.sessionId) argv.push("--session", spec.sessionId);
@@ -225,45 +226,63 @@ export function opencodeArgv(spec: Pick<RunSpec, "mode" | "model" | "effort" | "
 
 /** Describes the launch of one OpenCode attempt. */
 export function launchOpencode(spec: RunSpec): Launch {
+  return launchFlavour(spec, OPENCODE);
+}
+
+/** Describes the launch of one attempt of an OpenCode-derived CLI. */
+export function launchFlavour(spec: RunSpec, flavour: Flavour): Launch {
   const base = spec.baseEnv;
-  const config = mergeConfig(inlineConfig(base.OPENCODE_CONFIG_CONTENT), runConfig(spec));
+  const prefix = flavour.envPrefix;
+  const config = mergeConfig(
+    inlineConfig(base[`${prefix}_CONFIG_CONTENT`]),
+    runConfig(spec, flavour),
+  );
   const path = [...(spec.pathPrefix ?? []), ...(base.PATH ? [base.PATH] : [])].join(":");
   return {
-    argv: opencodeArgv(spec),
+    argv: opencodeArgv(spec, flavour),
     env: {
       ...base,
-      ...QUIET_ENV,
+      ...flavour.quietEnv,
       ...(path ? { PATH: path } : {}),
       // `run` takes its project directory from PWD before the process cwd.
       PWD: spec.cwd,
-      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-      OPENCODE_PERMISSION: JSON.stringify(config.permission),
+      [`${prefix}_CONFIG_CONTENT`]: JSON.stringify(config),
+      [`${prefix}_PERMISSION`]: JSON.stringify(config.permission),
     },
     cwd: spec.cwd,
     files: [],
     stdin: spec.prompt,
-    state: opencodeState(base),
-    ...firstStartOf(base),
+    state: opencodeState(base, flavour),
+    ...firstStartOf(base, flavour),
   };
 }
 
-/** OpenCode's database appears on its first start: until it exists, `opencode models` runs first. */
-function firstStartOf(env: Record<string, string>): Pick<Launch, "firstStart"> {
+/** The database appears on the first start: until it exists, `<binary> models` runs first. */
+function firstStartOf(env: Record<string, string>, flavour: Flavour): Pick<Launch, "firstStart"> {
   const data = env.XDG_DATA_HOME ??
     (env.HOME === undefined ? undefined : `${env.HOME}/.local/share`);
   if (data === undefined) return {};
-  return { firstStart: { marker: `${data}/opencode/opencode.db`, argv: ["opencode", "models"] } };
+  return {
+    firstStart: {
+      marker: `${data}/${flavour.stateName}/${flavour.database}`,
+      argv: [flavour.binary, "models"],
+    },
+  };
 }
 
-/** OpenCode's own folders: `opencode/` in the XDG data, cache, config and state homes. */
-export function opencodeState(env: Record<string, string>): string[] {
+/** The CLI's own folders: `opencode/` (or the flavour's) in the XDG data, cache, config and state homes. */
+export function opencodeState(env: Record<string, string>, flavour: Flavour = OPENCODE): string[] {
   const home = env.HOME;
   const xdg = (name: string, fallback: string) =>
     env[name] ?? (home === undefined ? undefined : `${home}/${fallback}`);
+  const state = xdg("XDG_STATE_HOME", ".local/state");
   return [
-    xdg("XDG_DATA_HOME", ".local/share"),
-    xdg("XDG_CACHE_HOME", ".cache"),
-    xdg("XDG_CONFIG_HOME", ".config"),
-    xdg("XDG_STATE_HOME", ".local/state"),
-  ].filter((dir): dir is string => dir !== undefined).map((dir) => `${dir}/opencode`);
+    ...[
+      xdg("XDG_DATA_HOME", ".local/share"),
+      xdg("XDG_CACHE_HOME", ".cache"),
+      xdg("XDG_CONFIG_HOME", ".config"),
+      state,
+    ].filter((dir): dir is string => dir !== undefined).map((dir) => `${dir}/${flavour.stateName}`),
+    ...(state === undefined ? [] : flavour.stateSiblings.map((name) => `${state}/${name}`)),
+  ];
 }

@@ -13,6 +13,7 @@ import type { EventOf, WorkerEvent } from "../../events/mod.ts";
 import type { Outcome, ProcessEnd } from "../types.ts";
 import { failureLine } from "../_stderr.ts";
 import { retryAfterFromText } from "./parse.ts";
+import { type Flavour, OPENCODE } from "./flavour.ts";
 
 const QUOTA =
   /exceeded your current quota|insufficient_quota|quota exceeded|exhausted your (?:daily )?quota|credit balance is too low|free usage exceeded|usage limit reached|requests per day|\bRPD\b/i;
@@ -27,7 +28,7 @@ const NOT_FOUND =
 /** A denial of an `ask` that `opencode run` rejected (stream or stderr wording). */
 const ASK_REJECTED = /^permission asked and auto-rejected|user rejected permission/i;
 
-function fromError(error: EventOf<"worker.error">): Outcome {
+function fromError(error: EventOf<"worker.error">, label: string): Outcome {
   const text = `${error.name ?? ""} ${error.message}`;
   const wait = error.retryAfterMs ?? retryAfterFromText(error.message);
   const hint = wait === undefined ? {} : { retryAfterMs: wait };
@@ -35,7 +36,7 @@ function fromError(error: EventOf<"worker.error">): Outcome {
     ? error.message
     : `${error.message} (HTTP ${error.status})`;
   if (error.name === "AgentMissing") {
-    return { class: "failed", message: `OpenCode did not load Pitroom's agent: ${error.message}` };
+    return { class: "failed", message: `${label} did not load Pitroom's agent: ${error.message}` };
   }
   if (error.status === 404 || NOT_FOUND.test(text)) return { class: "model_not_found", message };
   if (error.status === 401 || error.status === 403 || AUTH.test(text)) {
@@ -52,8 +53,18 @@ function fromError(error: EventOf<"worker.error">): Outcome {
 
 /** Classifies an ended OpenCode attempt. */
 export function classifyOpencode(end: ProcessEnd, events: readonly WorkerEvent[]): Outcome {
+  return classifyFlavour(end, events, OPENCODE);
+}
+
+/** Classifies an ended attempt of an OpenCode-derived CLI. */
+export function classifyFlavour(
+  end: ProcessEnd,
+  events: readonly WorkerEvent[],
+  flavour: Flavour,
+): Outcome {
+  const label = flavour.label;
   if (end.stopped) return { class: "stopped", message: "Stopped" };
-  if (end.timedOut) return { class: "timeout", message: "OpenCode did not finish in time" };
+  if (end.timedOut) return { class: "timeout", message: `${label} did not finish in time` };
   const answered = events.some((e) => e.type === "worker.answer");
   const errors = events.filter((e): e is EventOf<"worker.error"> => e.type === "worker.error");
   if (end.code === 0 && answered && !errors.some((e) => e.name === "AgentMissing")) {
@@ -65,11 +76,11 @@ export function classifyOpencode(end: ProcessEnd, events: readonly WorkerEvent[]
   if (error?.name === "UnknownError" && !stepped) {
     return {
       class: "model_not_found",
-      message: `OpenCode could not use the model: it failed before its first step with ` +
+      message: `${label} could not use the model: it failed before its first step with ` +
         `"${error.message}" (an unknown model or provider)`,
     };
   }
-  if (error !== undefined) return fromError(error);
+  if (error !== undefined) return fromError(error, label);
   if (end.code !== 0) {
     const detail = failureLine(end.stderr);
     const how = end.code === null
@@ -77,7 +88,7 @@ export function classifyOpencode(end: ProcessEnd, events: readonly WorkerEvent[]
       : `exited with code ${end.code}`;
     return {
       class: "failed",
-      message: detail === "" ? `OpenCode ${how}` : `OpenCode ${how}: ${detail}`,
+      message: detail === "" ? `${label} ${how}` : `${label} ${how}: ${detail}`,
     };
   }
   const rejected = events.find((e): e is EventOf<"worker.denied"> =>
@@ -86,8 +97,8 @@ export function classifyOpencode(end: ProcessEnd, events: readonly WorkerEvent[]
   if (rejected !== undefined) {
     return {
       class: "failed",
-      message: `OpenCode ended without an answer after auto-rejecting a "${rejected.tool}" ask`,
+      message: `${label} ended without an answer after auto-rejecting a "${rejected.tool}" ask`,
     };
   }
-  return { class: "failed", message: "OpenCode ended without an answer" };
+  return { class: "failed", message: `${label} ended without an answer` };
 }

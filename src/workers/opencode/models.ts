@@ -5,7 +5,7 @@
  */
 import type { Runner } from "../../sys/mod.ts";
 import type { ModelInfo } from "../types.ts";
-import { QUIET_ENV } from "./argv.ts";
+import { type Flavour, OPENCODE } from "./flavour.ts";
 
 const ID_LINE = /^[A-Za-z0-9][\w.@-]*\/\S+$/;
 
@@ -59,9 +59,10 @@ export function parseOpencodeModels(text: string): ModelInfo[] {
 export async function opencodeModels(
   runner: Runner,
   env: Record<string, string>,
+  flavour: Flavour = OPENCODE,
 ): Promise<ModelInfo[]> {
-  const out = await runner.run(["opencode", "models", "--verbose"], {
-    env: { ...env, ...QUIET_ENV },
+  const out = await runner.run([flavour.binary, "models", "--verbose"], {
+    env: { ...env, ...flavour.quietEnv },
     stdin: { kind: "null" },
   });
   return out.code === 0 ? parseOpencodeModels(out.stdout) : [];

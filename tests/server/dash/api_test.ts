@@ -292,7 +292,15 @@ Deno.test("GET /api/stats, /api/savings and /api/summary: the figures of the run
 Deno.test("GET /api/models and /api/health", async () => {
   await using w = await dashWorld({ health: { instance: "i-1", pid: 42 } });
   const models = await json<ModelsResponse>(await w.get("/api/models"));
-  assert.deepEqual(models.map((m) => m.worker), ["opencode", "gemini", "codex", "claude"]);
+  assert.deepEqual(models.map((m) => m.worker), [
+    "opencode",
+    "gemini",
+    "kilo",
+    "codex",
+    "claude",
+    "copilot",
+    "crush",
+  ]);
   const health = await json<HealthResponse>(await w.get("/api/health"));
   assert.deepEqual(health, { service: "pitroom-dash", instance: "i-1", pid: 42 });
 });

@@ -117,94 +117,107 @@ const ERRORS_GEMINI: Fixture[] = [
 export const QUOTA_RESET =
   "You exceeded your current quota for requests per day; the quota will reset at 00:00 UTC.";
 
+/**
+ * Copilot's environment as the engine hands it over: no other provider's key (the engine scrubs
+ * them). Copilot masks the value of every secret-looking variable in all it prints, and the
+ * prepared home's short ones ("x") would garble its stream.
+ */
+export const COPILOT_ENV: Environment = {
+  why: "the engine hands Copilot no other provider's key; Copilot masks their values in its output",
+  unset: ["ANTHROPIC_API_KEY", "GEMINI_API_KEY", "FAKE_API_KEY"],
+};
+
+/** The runs every OpenCode-derived CLI (opencode, kilo) is recorded on. */
+const OPENCODE_RUNS: Fixture[] = [
+  {
+    name: "read_answer",
+    mode: "read",
+    scenario: "read_answer",
+    turns: [
+      { say: "Looking.", read: "notes.txt" },
+      { grep: "hello" },
+      { answer: "notes.txt says hello world.", usage: { input: 100, output: 20, cached: 40 } },
+    ],
+  },
+  {
+    name: "edit",
+    mode: "write",
+    scenario: "edit",
+    turns: [
+      { edit: { path: "notes.txt", old: "world", new: "there" } },
+      { answer: "Changed notes.txt:1." },
+    ],
+  },
+  {
+    name: "denied_edit",
+    mode: "read",
+    scenario: "denied_edit",
+    turns: [
+      { edit: { path: "notes.txt", old: "world", new: "there" } },
+      { shell: "echo pwned > pwned.txt" },
+      { web: "http://127.0.0.1:9/page" },
+      { answer: "I could not change anything." },
+    ],
+  },
+  {
+    name: "write_denied_commit",
+    mode: "write",
+    scenario: "write_denied_commit",
+    turns: [
+      { shell: "git commit -am sneaky" },
+      { web: "http://127.0.0.1:9/page" },
+      { answer: "Not committed." },
+    ],
+  },
+  {
+    name: "error_404",
+    mode: "read",
+    scenario: "error_404",
+    turns: [{ error: { status: 404, kind: "model_not_found" } }],
+  },
+  {
+    name: "error_429",
+    mode: "read",
+    scenario: "error_429",
+    turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }],
+  },
+  {
+    name: "error_quota",
+    mode: "read",
+    scenario: "error_quota",
+    turns: [{ error: { status: 429, kind: "quota_daily", retry_after_s: 1 } }],
+  },
+  {
+    name: "error_unconfigured_model",
+    mode: "read",
+    scenario: "error_unconfigured_model",
+    turns: [{ answer: "unused" }],
+    model: "fake/not-in-config",
+  },
+  {
+    // What the stream alone says of an unknown model (no `--print-logs` stderr log line).
+    name: "error_unconfigured_model_no_logs",
+    mode: "read",
+    scenario: "error_unconfigured_model_no_logs",
+    turns: [{ answer: "unused" }],
+    model: "fake/not-in-config",
+    withoutArgs: ["--print-logs", "--log-level", "WARN"],
+  },
+  {
+    name: "error_401",
+    mode: "read",
+    scenario: "error_401",
+    turns: [{ error: { status: 401, kind: "auth" } }],
+  },
+];
+
 /** Every backend's recordings. */
 export const FIXTURES: Record<WorkerName, BackendFixtures> = {
   opencode: {
     files: { "notes.txt": "hello world\n" },
     model: (scenario) => `fake/${scenario}`,
     placeholders: { ...LOWER, repo: "/REPO", home: "/HOME", private: "/PRIVATE" },
-    fixtures: [
-      {
-        name: "read_answer",
-        mode: "read",
-        scenario: "read_answer",
-        turns: [
-          { say: "Looking.", read: "notes.txt" },
-          { grep: "hello" },
-          { answer: "notes.txt says hello world.", usage: { input: 100, output: 20, cached: 40 } },
-        ],
-      },
-      {
-        name: "edit",
-        mode: "write",
-        scenario: "edit",
-        turns: [
-          { edit: { path: "notes.txt", old: "world", new: "there" } },
-          { answer: "Changed notes.txt:1." },
-        ],
-      },
-      {
-        name: "denied_edit",
-        mode: "read",
-        scenario: "denied_edit",
-        turns: [
-          { edit: { path: "notes.txt", old: "world", new: "there" } },
-          { shell: "echo pwned > pwned.txt" },
-          { web: "http://127.0.0.1:9/page" },
-          { answer: "I could not change anything." },
-        ],
-      },
-      {
-        name: "write_denied_commit",
-        mode: "write",
-        scenario: "write_denied_commit",
-        turns: [
-          { shell: "git commit -am sneaky" },
-          { web: "http://127.0.0.1:9/page" },
-          { answer: "Not committed." },
-        ],
-      },
-      {
-        name: "error_404",
-        mode: "read",
-        scenario: "error_404",
-        turns: [{ error: { status: 404, kind: "model_not_found" } }],
-      },
-      {
-        name: "error_429",
-        mode: "read",
-        scenario: "error_429",
-        turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }],
-      },
-      {
-        name: "error_quota",
-        mode: "read",
-        scenario: "error_quota",
-        turns: [{ error: { status: 429, kind: "quota_daily", retry_after_s: 1 } }],
-      },
-      {
-        name: "error_unconfigured_model",
-        mode: "read",
-        scenario: "error_unconfigured_model",
-        turns: [{ answer: "unused" }],
-        model: "fake/not-in-config",
-      },
-      {
-        // What the stream alone says of an unknown model (no `--print-logs` stderr log line).
-        name: "error_unconfigured_model_no_logs",
-        mode: "read",
-        scenario: "error_unconfigured_model_no_logs",
-        turns: [{ answer: "unused" }],
-        model: "fake/not-in-config",
-        withoutArgs: ["--print-logs", "--log-level", "WARN"],
-      },
-      {
-        name: "error_401",
-        mode: "read",
-        scenario: "error_401",
-        turns: [{ error: { status: 401, kind: "auth" } }],
-      },
-    ],
+    fixtures: [...OPENCODE_RUNS],
     keptByHand: {
       "ask_rejected": "an `ask` rule on the default agent, which Pitroom's profiles never set, " +
         "so the backend's launch cannot make it",
@@ -665,5 +678,97 @@ export const FIXTURES: Record<WorkerName, BackendFixtures> = {
       },
     ],
     keptByHand: {},
+  },
+  kilo: {
+    files: { "notes.txt": "hello world\n" },
+    model: (scenario) => `fake/${scenario}`,
+    placeholders: { ...LOWER, repo: "/REPO", home: "/HOME", private: "/PRIVATE" },
+    // OpenCode's runs, but for the one without logs and the unconfigured model (the same code).
+    fixtures: [
+      ...OPENCODE_RUNS.filter((f) => !f.name.startsWith("error_unconfigured")),
+      {
+        // A follow-up in the same session (the e2e suite leaves it out for CI's budget).
+        name: "chat",
+        mode: "read",
+        scenario: "chat",
+        turns: [{ answer: "First answer." }],
+        followup: { name: "resume", turns: [{ answer: "Second answer." }] },
+      },
+    ],
+    keptByHand: {},
+  },
+  copilot: {
+    files: { "notes.txt": "hello world\n" },
+    model: (scenario) => scenario,
+    placeholders: LOWER,
+    fixtures: [
+      {
+        name: "read_answer",
+        mode: "read",
+        environment: COPILOT_ENV,
+        scenario: "read_answer",
+        turns: [
+          { say: "Looking.", read: "notes.txt" },
+          { grep: "hello" },
+          { answer: "notes.txt says hello world." },
+        ],
+        followup: { name: "resume", turns: [{ answer: "Still hello world." }] },
+      },
+      {
+        name: "edit",
+        mode: "write",
+        environment: COPILOT_ENV,
+        scenario: "edit",
+        turns: [
+          { edit: { path: "notes.txt", old: "world", new: "there" } },
+          { shell: "git commit -am sneaky" },
+          { answer: "Changed notes.txt:1." },
+        ],
+      },
+      {
+        name: "denied_edit",
+        mode: "read",
+        environment: COPILOT_ENV,
+        scenario: "denied_edit",
+        turns: [
+          { edit: { path: "notes.txt", old: "world", new: "there" } },
+          { shell: "echo pwned > pwned.txt" },
+          { answer: "I could not change anything." },
+        ],
+      },
+      { name: "error_404", mode: "read", scenario: "nosuch", environment: COPILOT_ENV },
+      {
+        name: "error_429",
+        mode: "read",
+        environment: COPILOT_ENV,
+        scenario: "error_429",
+        turns: [{ error: { status: 429, kind: "rate_limit", retry_after_s: 1 } }],
+      },
+      {
+        name: "error_quota",
+        mode: "read",
+        environment: COPILOT_ENV,
+        scenario: "error_quota",
+        turns: [{ error: { status: 429, kind: "quota", retry_after_s: 1 } }],
+      },
+      {
+        name: "error_401",
+        mode: "read",
+        environment: COPILOT_ENV,
+        scenario: "error_401",
+        turns: [{ error: { status: 401, kind: "auth" } }],
+      },
+    ],
+    keptByHand: {},
+  },
+  crush: {
+    files: {},
+    model: (scenario) => `fake/${scenario}`,
+    placeholders: LOWER,
+    // Crush's binary cannot be fetched here: its streams are written by hand.
+    fixtures: [],
+    keptByHand: {
+      "*": "written from Crush's source (`crush run` output), as its binary cannot be fetched here",
+    },
   },
 };

@@ -5,6 +5,7 @@ import type { HistoryHit, HistoryResponse, RunCard as Shape } from "../api/types
 import { duration, snippetParts, stamp, when } from "../model/format.ts";
 import { useStore } from "../store.ts";
 import { RunCard } from "./run_card.tsx";
+import { WORKER_NAMES } from "../../../src/workers/names.ts";
 
 const EMPTY: HistoryQuery = { text: "", state: "", model: "", worker: "", period: "", page: 0 };
 
@@ -112,9 +113,13 @@ export function HistoryView(
         <input
           aria-label="Worker"
           placeholder="Worker"
+          list="pitroom-workers"
           value={query.worker}
           onChange={(e) => set({ worker: e.currentTarget.value.trim() })}
         />
+        <datalist id="pitroom-workers">
+          {WORKER_NAMES.map((name) => <option key={name} value={name} />)}
+        </datalist>
         <input
           aria-label="Model"
           placeholder="Model"

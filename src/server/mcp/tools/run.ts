@@ -17,7 +17,7 @@ export const runTool = defineTool({
   name: "pitroom_run",
   title: "Run a task on a worker",
   description: [
-    "Give a task to a cheaper worker agent (opencode, codex, claude, gemini, qwen) that works in the",
+    "Give a task to a cheaper worker agent (opencode, codex, claude, gemini, qwen, kilo, copilot, crush) that works in the",
     "background and answer with its brief: the answer, the files it changed, next steps, its",
     "receipt (the whole report: pitroom_show with full).",
     "mode: read (default, nothing may change), write (edit in place, exactly revertable), isolate",

@@ -20,6 +20,7 @@ import type {
 import { workerDirs } from "../worker_home.ts";
 import { openaiError } from "./_openai_error.ts";
 import { isQwen, QWEN_CWD_LINE, qwenCall, qwenSettings } from "./_qwen.ts";
+import { chatClientsEnv, copilotCall, isCopilot } from "./_chat_clients.ts";
 
 /** The model every opencode config lists besides the scenario names. */
 export const DEFAULT_MODEL = "scripted";
@@ -42,13 +43,14 @@ function contentText(content: unknown): string {
 }
 
 /**
- * The working directory opencode states in its system prompt (`Working directory: /abs`), or
- * Qwen Code in its first user message.
+ * The working directory the CLI states: opencode and kilo in their system prompt (`Working
+ * directory: /abs`), copilot there too (`* Current working directory: /abs`), Qwen Code in its
+ * first user message.
  */
 export function statedCwd(messages: Message[]): string | null {
   for (const message of messages) {
     const line = message.role === "system"
-      ? /^\s*Working directory:\s*(\S.*?)\s*$/m
+      ? /^[\s*]*(?:Current working|Working) directory:\s*(\S.*?)\s*$/m
       : message.role === "user"
       ? QWEN_CWD_LINE
       : null;
@@ -105,6 +107,7 @@ export function chatCall(action: Action, cwd: string | null, offered: string[]):
   const abs = (path: string) => (cwd === null || isAbsolute(path) ? path : resolve(cwd, path));
   if (isQwen(offered)) return qwenCall(action, abs, offered);
   if ("tool" in action) return { name: action.tool.name, args: action.tool.input };
+  if (isCopilot(offered)) return copilotCall(action, abs);
   if ("read" in action) return { name: "read", args: { filePath: abs(action.read) } };
   if ("list" in action) {
     return offered.includes("list")
@@ -251,6 +254,7 @@ export const chatDialect: Dialect = {
       OPENCODE_DISABLE_MODELS_FETCH: "1",
       OPENCODE_DISABLE_AUTOUPDATE: "1",
       OPENCODE_DISABLE_SHARE: "1",
+      ...await chatClientsEnv(home, baseUrl, config),
     };
   },
 };
