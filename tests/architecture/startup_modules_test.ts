@@ -90,8 +90,10 @@ Deno.test("a foreground run's path loads no npm package: the door checks its req
   const npm = [...new Set([...loaded].flatMap((s) => graph.modules.get(s)?.npmPackage ?? []))];
   assert.deepEqual(npm, [], "a foreground run loads npm packages");
   const files = [...loaded].filter((s) => s.startsWith("file:"));
-  // Measured 2026-12-05: 233 (zod's 65 modules gone from the path).
-  assert.ok(files.length <= 245, `a foreground run loads ${files.length} project modules`);
+  // Measured 2026-12-05: 233 (zod's 65 modules gone from the path); 267 once the registry held
+  // five more backends (qwen, kilo, copilot, crush and the ACP worker), the launcher seam and the
+  // shared snapshot. The next cut: backends loaded by name, not all with the registry.
+  assert.ok(files.length <= 275, `a foreground run loads ${files.length} project modules`);
 });
 
 Deno.test("the graph reader sees what a command loads lazily", async () => {

@@ -91,10 +91,10 @@ Deno.test("initConfig() proposes from the real installed CLIs and writes nothing
   const sys = xdgSys(home);
   const report = await initConfig(sys, { backends: BACKENDS });
   assert.equal(report.path, join(home.root, "xdg", "pitroom", "config.json"));
-  // The pinned CLIs found there: the free ones (gemini, kilo) lead the chain; Qwen Code (paid) comes last.
+  // The pinned CLIs found there: the free ones (gemini, kilo) lead the chain, the paid ones follow in the order of the worker list.
   assert.deepEqual(report.config, {
     ...GEMINI_FIRST,
-    fallback: ["kilo", "codex", "claude", "copilot", "qwen"],
+    fallback: ["kilo", "codex", "claude", "qwen", "copilot"],
   });
   assert.equal(report.written, false);
   await assert.rejects(Deno.stat(report.path), Deno.errors.NotFound);
