@@ -1,32 +1,9 @@
-/**
- * Reads a recorded gemini stream (`testdata/NAME.jsonl`) and its note (`NAME.txt`: the command,
- * the exit code and the stderr the CLI printed) for the parser and classifier tests.
- */
+/** Gemini CLI's recorded streams (`testdata/`) for the parser and classifier tests. */
 import { join } from "node:path";
-import type { WorkerEvent } from "../../../src/events/mod.ts";
 import { geminiBackend } from "../../../src/workers/gemini/mod.ts";
-import type { ProcessEnd } from "../../../src/workers/types.ts";
-import { endFromNote } from "../_fixtures/note.ts";
-import { readAt } from "../../support/line_time.ts";
+import { recordings } from "../_fixtures/recorded.ts";
 
-const TESTDATA = join(import.meta.dirname ?? ".", "testdata");
-
-/** A recorded attempt: its stdout lines, parsed events and how the process ended. */
-export interface Recorded {
-  lines: string[];
-  events: WorkerEvent[];
-  end: ProcessEnd;
-}
-
-/** The time every parsed event of a recording gets. */
-export const TIME = 1_700_000_000_000;
+export { type Recorded, TIME } from "../_fixtures/recorded.ts";
 
 /** Loads and parses recording `name` with a fresh parse state. */
-export async function recorded(name: string): Promise<Recorded> {
-  const text = await Deno.readTextFile(join(TESTDATA, `${name}.jsonl`));
-  const note = await Deno.readTextFile(join(TESTDATA, `${name}.txt`));
-  const lines = text.split("\n").filter((line) => line.trim() !== "");
-  const state = geminiBackend.newState();
-  const events = lines.flatMap((line) => geminiBackend.parse(line, state, readAt(TIME)));
-  return { lines, events, end: endFromNote(note, name).end };
-}
+export const recorded = recordings(geminiBackend, join(import.meta.dirname ?? ".", "testdata"));
