@@ -27,6 +27,7 @@ import { moduleCacheEnv, pitroomArgv } from "../../tests/support/pitroom.ts";
 import { tempDir, tempRepo } from "../../tests/support/temp.ts";
 import { checked, interleave, round1, type Series, series, timeProcess } from "./_measure.ts";
 import { RUN_TARGET } from "./_workers.ts";
+import { checkFigures } from "../_figures.ts";
 
 const SCENARIO = { turns: [{ answer: "The answer is 42.", usage: { input: 1200, output: 8 } }] };
 const ANSWER = "The answer is 42.";
@@ -188,7 +189,19 @@ if (import.meta.main) {
     }
     results.push(await benchAgent(worker, command, Number(values.runs), log));
   }
-  const doc = { schemaVersion: 1, date: new Date().toISOString(), load: Deno.loadavg(), results };
+  // A NaN or infinite figure fails the benchmark (exit 2) before anything is printed or kept.
+  let doc;
+  try {
+    doc = checkFigures({
+      schemaVersion: 1,
+      date: new Date().toISOString(),
+      load: Deno.loadavg(),
+      results,
+    });
+  } catch (error) {
+    console.error(`bench acp: ${error instanceof Error ? error.message : String(error)}`);
+    Deno.exit(2);
+  }
   await Deno.writeTextFile(values.out, JSON.stringify(doc, null, 2) + "\n");
   if (values.json) console.log(JSON.stringify(doc, null, 2));
   else {
