@@ -298,6 +298,7 @@ Deno.test("GET /api/models and /api/health", async () => {
     "kilo",
     "codex",
     "claude",
+    "qwen",
     "copilot",
     "crush",
   ]);
