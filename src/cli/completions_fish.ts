@@ -38,7 +38,8 @@ function commandLines(cmd: CompletionCommand): string[] {
     ...cmd.flags.map((f) => flagLine(cmd.name, f)),
   ];
   if (cmd.args.kind !== "free") {
-    lines.push(`complete -c pitroom -n '__pitroom_using ${cmd.name}' ${values(cmd.args)}`);
+    // Not while a flag is being typed: fish would start pitroom for the run ids at each flag's tab.
+    lines.push(`complete -c pitroom -n '__pitroom_argument ${cmd.name}' ${values(cmd.args)}`);
   }
   return lines;
 }
@@ -54,6 +55,10 @@ export function fishScript(commands: CompletionCommand[]): string {
     "function __pitroom_using",
     "    set -l words (commandline -opc)",
     '    test (count $words) -ge 2; and test "$words[2]" = $argv[1]',
+    "end",
+    "function __pitroom_argument",
+    "    set -l token (commandline -ct)",
+    "    __pitroom_using $argv[1]; and not string match -q -- '-*' \"$token\"",
     "end",
     "function __pitroom_dynamic",
     "    set -l words (commandline -opc)",

@@ -291,3 +291,30 @@ Deno.test("the scripts pass the shells' own syntax checks and shellcheck", async
   const sc = await new Deno.Command("shellcheck", { args: ["-s", "bash", file] }).output();
   assert.equal(sc.code, 0, new TextDecoder().decode(sc.stdout));
 });
+
+Deno.test("fish starts pitroom for run ids only when an argument is typed, never at a flag", async () => {
+  await using dir = await tempDir();
+  const script = join(dir.path, "pitroom.fish");
+  await Deno.writeTextFile(script, completionScript("fish"));
+  const log = join(dir.path, "calls");
+  await Deno.writeTextFile(
+    join(dir.path, "pitroom"),
+    `#!/bin/sh\necho "$*" >> ${q(log)}\necho ${RUN_A}\n`,
+    { mode: 0o755 },
+  );
+  const lines = ["pitroom apply --js", "pitroom wait -", "pitroom apply "];
+  const out = await new Deno.Command("fish", {
+    args: [
+      "--no-config",
+      "-c",
+      [`source ${q(script)}`, ...lines.map((l) => `complete -C ${q(l)}; echo '<end>'`)].join("\n"),
+    ],
+    env: { PATH: `${dir.path}:/usr/bin:/bin` },
+    stdout: "piped",
+  }).output();
+  const got = split(new TextDecoder().decode(out.stdout));
+  assert.ok(got[0]!.some((c) => c.startsWith("--json")), got[0]!.join(","));
+  assert.ok(got[2]!.some((c) => c.startsWith(RUN_A)), got[2]!.join(","));
+  // One start in all: the argument's, not the two flags'.
+  assert.deepEqual((await Deno.readTextFile(log)).trim().split("\n"), ["__complete runs"]);
+});

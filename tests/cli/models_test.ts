@@ -182,7 +182,12 @@ Deno.test("collectModels() lists a worker that is not installed with its install
 Deno.test("pitroom models --json prints one documented object per worker", async () => {
   await using home = await tempHome();
   await home.writeConfig({ models: { opencode: "fake/ok" } });
-  const result = await pitroom(["models", "--json"], { env: home.env(), cwd: home.root });
+  // No worker CLI on PATH: the real CLIs' lists are the test above's; this one is the JSON's shape
+  // through the real command, without starting eight CLIs again.
+  const result = await pitroom(["models", "--json"], {
+    env: home.env({ PATH: BARE_PATH }),
+    cwd: home.root,
+  });
   assert.equal(result.code, 0, result.stderr);
   const workers = JSON.parse(result.stdout) as Record<string, unknown>[];
   assert.deepEqual(workers.map((w) => w.worker), [
@@ -195,6 +200,7 @@ Deno.test("pitroom models --json prints one documented object per worker", async
     "copilot",
     "crush",
   ]);
+  assert.deepEqual(workers.map((w) => w.installed), workers.map(() => false));
   const opencode = workers[0]!.models as Record<string, unknown>[];
   assert.deepEqual(opencode.filter((m) => m.isDefault).map((m) => m.id), ["fake/ok"]);
   for (const w of workers) {
