@@ -4,7 +4,9 @@
  * in the sandbox. Gemini CLI 0.61.0 (`gemini --acp`) asks permission for edits and commands, which
  * Pitroom answers by the run's mode, and reports its tokens in `_meta.quota`; OpenCode 1.18.33
  * (`opencode acp`) asks nothing (its own permissions allow all: the sandbox confines it), resumes
- * sessions and reports `usage`. The scenario is named by the `[[scenario:NAME]]` marker in the task.
+ * sessions and reports `usage`; Qwen Code 0.24.4 (`qwen --acp`) answers a read run (one case: a
+ * qwen start costs seconds of CPU). The scenario is named by the `[[scenario:NAME]]` marker in the
+ * task.
  */
 import assert from "node:assert/strict";
 import type { PitroomEvent } from "../../src/events/mod.ts";
@@ -16,6 +18,7 @@ const CONFIG = {
   workers: {
     gem: { acp: ["gemini", "--acp"] },
     oc: { acp: ["opencode", "acp"] },
+    qw: { acp: ["qwen", "--acp"] },
   },
 };
 
@@ -106,6 +109,21 @@ Deno.test("gemini --acp in a read run: the edit and the command it asks for are 
     calls(list).join(),
   );
   assert.ok(list.some((e) => e.type === "worker.denied"), "a refusal is reported");
+  assert.equal((await git(w.repo, "status", "--porcelain")).trim(), "");
+});
+
+Deno.test("qwen --acp as a worker: a read run's answer, in the sandbox", async () => {
+  await using w = await world({
+    look: {
+      turns: [{ read: "src/app.ts" }, { answer: "The answer is 41 (src/app.ts:1)." }],
+    },
+  }, { config: CONFIG });
+  const { code, record, stderr } = await runJson(w, ["-W", "qw", "[[scenario:look]] What is it?"]);
+  assert.equal(code, 0, stderr + JSON.stringify(record));
+  assert.equal(record.outcome, "ok");
+  assert.equal(record.attempts[0]?.sandbox, "bwrap");
+  assert.equal(record.answer?.trim(), "The answer is 41 (src/app.ts:1).");
+  assert.deepEqual(calls(await events(w, record.id)), ["read ok"]);
   assert.equal((await git(w.repo, "status", "--porcelain")).trim(), "");
 });
 

@@ -8,6 +8,11 @@ import { workerSuite } from "./_suite.ts";
 workerSuite({
   worker: "claude",
   model: (name) => name,
+  // Each failure class is a real claude run once, in tests/workers/claude/e2e_test.ts (the CLI's
+  // output classified), and on its recorded stream (classify_test.ts); what the program does with
+  // each class (exit 1, the record, the cooldown) is the same for every backend and runs through
+  // the program in workers_opencode_test.ts. The fallback case drives model_not_found here.
+  failures: [],
   asks: {
     // claude never lets `acceptEdits` write to a protected path such as `.claude/` without asking;
     // the user's settings ask about every edit and command too.

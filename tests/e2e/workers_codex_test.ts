@@ -8,6 +8,11 @@ import { workerSuite } from "./_suite.ts";
 workerSuite({
   worker: "codex",
   model: (name) => `fake/${name}`,
+  // Each failure class is a real codex run once, in tests/workers/codex/e2e_test.ts (the CLI's
+  // output classified), and on its recorded stream (classify_test.ts); what the program does with
+  // each class (exit 1, the record, the cooldown) is the same for every backend and runs through
+  // the program in workers_opencode_test.ts. The fallback case drives model_not_found here.
+  failures: [],
   // In the read-only sandbox a shell write fails with "Read-only file system" and the model gets
   // that as the tool's output, but codex 0.169.0 mostly emits no `command_execution` item and no
   // stderr line for it (an item shows up now and then, by a race inside codex): nothing a parser

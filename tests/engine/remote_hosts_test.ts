@@ -82,6 +82,22 @@ Deno.test("returned files: only plain paths inside the copy, never through a lin
     assert.throws(() => returnedOf({ t: "file", p: path, m: "100644" }, new Uint8Array()));
   }
   assert.throws(() => returnedOf({ t: "file", p: "a", m: "040000" }), /bad mode/);
+  // A name that is not UTF-8 (as vcs/ reads it: each such byte a lone surrogate) or a link to a
+  // target that is not: refused naming it, never written under a changed name.
+  for (const t of ["file", "gone"]) {
+    assert.throws(
+      () => returnedOf({ t, p: "dir/bad\udce9.txt", m: "100644" }, new Uint8Array()),
+      /the worker made "dir\/bad\\xe9\.txt", a name that is not UTF-8/,
+    );
+  }
+  assert.throws(
+    () => returnedOf({ t: "file", p: "l", m: "120000" }, new Uint8Array([0x62, 0xe9])),
+    /the link "l" to a target that is not UTF-8/,
+  );
+  assert.equal(
+    returnedOf({ t: "file", p: "l", m: "120000" }, new Uint8Array([0x62])).mode,
+    "120000",
+  );
   await using copy = await tempDir();
   await using outside = await tempDir();
   await Deno.writeTextFile(join(outside.path, "victim"), "keep\n");

@@ -8,6 +8,7 @@
  */
 import { dirname, join } from "../../sys/path.ts";
 import { lstatOrNull } from "../../sys/fs.ts";
+import { representable } from "../../vcs/lossless.ts";
 
 /** A file as it came back: its new bytes and mode, or null for one removed. */
 export interface Returned {
@@ -33,16 +34,41 @@ export function badReturnedPath(path: string): string | null {
   return null;
 }
 
-/** Checks a received file; returns it typed, or throws naming what is wrong. */
+/** A name as the user reads it: each byte that is not UTF-8 as `\xNN`. */
+function shown(name: string): string {
+  return name.replace(/[\uDC80-\uDCFF]/g, (c) => `\\x${(c.charCodeAt(0) - 0xdc00).toString(16)}`);
+}
+
+/**
+ * Checks a received file; returns it typed, or throws naming what is wrong. A name or a link
+ * target that is not UTF-8 is refused (Deno cannot give such a name to the file system here, and
+ * writing a changed name would mangle the worker's work).
+ */
 export function returnedOf(msg: Record<string, unknown>, bytes?: Uint8Array): Returned {
   const path = msg.p;
   if (typeof path !== "string") throw new Error("a returned file without a path");
   const bad = badReturnedPath(path);
   if (bad !== null) throw new Error(`the host returned a bad path: ${bad}`);
+  if (!representable(path)) {
+    throw new Error(
+      `the worker made "${
+        shown(path)
+      }", a name that is not UTF-8, which cannot be written into the copy here`,
+    );
+  }
   if (msg.t === "gone") return { path, mode: null };
   const mode = msg.m;
   if (mode !== "100644" && mode !== "100755" && mode !== "120000") {
     throw new Error(`the host returned "${path}" with a bad mode`);
+  }
+  if (mode === "120000") {
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      throw new Error(
+        `the worker made the link "${path}" to a target that is not UTF-8, which cannot be written into the copy here`,
+      );
+    }
   }
   return { path, mode, bytes: bytes ?? new Uint8Array(0) };
 }

@@ -9,7 +9,7 @@
 import type { HeldSys } from "../../store/state.ts";
 import { dirname, join } from "../../sys/path.ts";
 import { lstatOrNull } from "../../sys/fs.ts";
-import { git } from "../../vcs/git.ts";
+import { git, gitBytes } from "../../vcs/git.ts";
 import { copyRepo, makeCopy } from "../../vcs/copy.ts";
 import type { RepoInfo } from "../../vcs/repo.ts";
 import { snapshot } from "../../vcs/snapshot.ts";
@@ -149,14 +149,18 @@ async function takeBundle(
   }
 }
 
-/** One changed path of `git diff-tree -r -z`: its new mode (null: removed). */
-function parseDiffTree(out: string): { path: string; mode: string | null }[] {
+/** One changed path of `git diff-tree -r -z`: its new mode and blob (mode null: removed). */
+function parseDiffTree(out: string): { path: string; mode: string | null; id: string }[] {
   const parts = out.split("\0");
-  const changes: { path: string; mode: string | null }[] = [];
+  const changes: { path: string; mode: string | null; id: string }[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const meta = parts[i]!.replace(/^:/, "").split(" ");
     const status = meta[4] ?? "";
-    changes.push({ path: parts[i + 1]!, mode: status.startsWith("D") ? null : meta[1]! });
+    changes.push({
+      path: parts[i + 1]!,
+      mode: status.startsWith("D") ? null : meta[1]!,
+      id: meta[3]!,
+    });
   }
   return changes;
 }
@@ -249,13 +253,14 @@ export async function serveLaunch(
         w === realRoot || realRoot.startsWith(`${w}/`) || w.startsWith(`${realRoot}/`)
       );
     const after = await snapshot(sys, copy, { ...store, base: before });
+    const gitEnv = {
+      GIT_DIR: copy.gitDir,
+      GIT_OBJECT_DIRECTORY: store.objectsDir,
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: copy.objectsDir,
+    };
     const diff = await git(sys, ["diff-tree", "-r", "-z", "--no-renames", job.tree, after.tree], {
       cwd: root,
-      env: {
-        GIT_DIR: copy.gitDir,
-        GIT_OBJECT_DIRECTORY: store.objectsDir,
-        GIT_ALTERNATE_OBJECT_DIRECTORIES: copy.objectsDir,
-      },
+      env: gitEnv,
     });
     const changes = parseDiffTree(diff.stdout);
     await writer.send({
@@ -267,20 +272,19 @@ export async function serveLaunch(
       copyWritable: writable,
       files: changes.length,
     });
+    // The bytes are the snapshot's blobs (the file's bytes as on disk, a link's target): read by
+    // their ids, so a name that is not UTF-8 (which Deno cannot open) goes back as it is.
     for (const change of changes) {
-      const at = join(root, change.path);
       if (change.mode === null) {
         await writer.send({ t: "gone", p: change.path });
-      } else if (change.mode === "120000") {
-        const target = await Deno.readLink(at);
-        await writer.send(
-          { t: "file", p: change.path, m: "120000" },
-          new TextEncoder().encode(target),
-        );
-      } else {
-        const mode = change.mode === "100755" ? "100755" : "100644";
-        await writer.send({ t: "file", p: change.path, m: mode }, await Deno.readFile(at));
+        continue;
       }
+      const bytes = await gitBytes(sys, ["cat-file", "blob", change.id], {
+        cwd: root,
+        env: gitEnv,
+      });
+      const mode = change.mode === "120000" || change.mode === "100755" ? change.mode : "100644";
+      await writer.send({ t: "file", p: change.path, m: mode }, bytes);
     }
     await writer.send({ t: "done", files: changes.length });
     await listening.catch(() => undefined);

@@ -185,7 +185,16 @@ async function runOverSsh(
         throw new HostError(`Host "${host.name}" could not run the worker: ${String(msg.message)}`);
       } else if (msg.t === "end") end = msg;
       else if (msg.t === "file" || msg.t === "gone") {
-        const file = returnedOf(msg, frame.bytes);
+        let file: Returned;
+        try {
+          file = returnedOf(msg, frame.bytes);
+        } catch (error) {
+          throw new HostError(
+            `Host "${host.name}" sent back what cannot be taken (${
+              error instanceof Error ? error.message : String(error)
+            }); nothing was written into the copy`,
+          );
+        }
         bytes += file.bytes?.length ?? 0;
         if (bytes > MAX_RETURNED_BYTES) throw new HostError("the host sent back too much");
         files.push(file);

@@ -8,7 +8,11 @@ import { WORKER_NAMES } from "../../workers/names.ts";
 import type { Check } from "./doctor.ts";
 import { type ContainerHost, hostConfig, remoteDir, sshArgv, type SshHost } from "../core/hosts.ts";
 
-/** The shell line that reports what the host has: one `name<TAB>first line` each. */
+/**
+ * The shell line that reports what the host has: one `name<TAB>first line` each. The tools are
+ * asked at once (each a node program taking a second or more to start), their lines in any order;
+ * each is one short write, so lines never mix.
+ */
 export function probeLine(host: SshHost): string {
   const env = Object.entries(host.env).map(([k, v]) => `${k}='${v.replace(/'/g, `'\\''`)}'`);
   const tools = [
@@ -22,7 +26,7 @@ export function probeLine(host: SshHost): string {
   );
   return `mkdir -p ${remoteDir(host.dir)} && cd ${remoteDir(host.dir)} && export ${
     env.length ? env.join(" ") : "PITROOM_PROBE=1"
-  }; ${each.join("; ")}`;
+  }; ${each.map((line) => `${line} &`).join(" ")} wait`;
 }
 
 function parseProbe(out: string): Map<string, string> {

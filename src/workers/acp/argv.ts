@@ -2,8 +2,9 @@
  * The launch of an ACP worker: the configured command as it is (the agent's own flags and model
  * included), in the worker's tree, with the guard first on PATH; stdin is the conversation
  * (talk.ts), never a prompt in argv. Where the command's program is a built-in worker CLI
- * (`gemini --acp`, `opencode acp`), that CLI's own state folders are writable in the sandbox, as
- * for its built-in backend; any other agent's are not, unless listed in `sandbox.writable`.
+ * (`gemini --acp`, `opencode acp`, `qwen --acp`, `kilo acp`, `copilot --acp`), that CLI's own state
+ * folders are writable in the sandbox, as for its built-in backend (its login and settings are
+ * borrowed); any other agent's are not, unless listed in `sandbox.writable`.
  */
 import { basename, delimiter } from "../../sys/path.ts";
 import { lookup } from "../_json.ts";
@@ -11,16 +12,24 @@ import { claudeState } from "../claude/argv.ts";
 import { codexState } from "../codex/argv.ts";
 import { geminiState } from "../gemini/argv.ts";
 import { opencodeState } from "../opencode/argv.ts";
+import { KILO } from "../opencode/flavour.ts";
+import { qwenState } from "../qwen/argv.ts";
+import { copilotState } from "../copilot/argv.ts";
+import { crushState } from "../crush/argv.ts";
 import { WORKER_NAMES, type WorkerName } from "../names.ts";
 import type { Launch, RunSpec } from "../types.ts";
 import { AcpTalk } from "./talk.ts";
 
-/** The state folders of each built-in CLI, for an ACP command that runs one. */
-const STATE: Readonly<Partial<Record<WorkerName, (env: Record<string, string>) => string[]>>> = {
+/** The state folders of each built-in CLI (every one: the type holds it), for an ACP command that runs one. */
+const STATE: Readonly<Record<WorkerName, (env: Record<string, string>) => string[]>> = {
   claude: claudeState,
   codex: codexState,
   gemini: geminiState,
   opencode: opencodeState,
+  qwen: qwenState,
+  kilo: (env) => opencodeState(env, KILO),
+  copilot: copilotState,
+  crush: crushState,
 };
 
 /** The built-in CLI an ACP command runs (by its program's name), or null. */

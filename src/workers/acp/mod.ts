@@ -36,6 +36,12 @@ export const ACP_TESTED: Readonly<Record<string, TestedVersions>> = {
     max: "1.18.33",
     relies: "its `acp` mode (session resume, model config option, `usage`)",
   },
+  qwen: {
+    pinned: "0.24.4",
+    min: "0.24.4",
+    max: "0.24.4",
+    relies: "its `--acp` mode (a read run's answer; it reports no usage)",
+  },
 };
 
 /** The stand-in for an agent no suite ran: no version is claimed. */

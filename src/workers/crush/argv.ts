@@ -30,6 +30,14 @@ export function crushDataHome(env: Record<string, string>): string | undefined {
   return data === undefined ? undefined : `${data}/crush/pitroom`;
 }
 
+/** Crush's own folders: its config (`~/.config/crush`, the providers and keys) and data homes. */
+export function crushState(env: Record<string, string>): string[] {
+  const xdg = (name: string, fallback: string) =>
+    env[name] ?? (env.HOME === undefined ? undefined : `${env.HOME}/${fallback}`);
+  return [xdg("XDG_CONFIG_HOME", ".config"), xdg("XDG_DATA_HOME", ".local/share")]
+    .filter((dir): dir is string => dir !== undefined).map((dir) => `${dir}/crush`);
+}
+
 /** The argv of one attempt (the prompt is never in it). */
 export function crushArgv(
   spec: Pick<RunSpec, "model" | "sessionId" | "privateDir" | "baseEnv">,

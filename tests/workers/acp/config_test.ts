@@ -7,6 +7,9 @@ import { resolveSettings } from "../../../src/engine/core/settings.ts";
 import { parseChain, resolveChain } from "../../../src/engine/core/chain.ts";
 import { readAcpWorkers } from "../../../src/workers/acp/config.ts";
 import { cliOf } from "../../../src/workers/acp/mod.ts";
+import { acpLaunch } from "../../../src/workers/acp/argv.ts";
+import { WORKER_NAMES } from "../../../src/workers/names.ts";
+import type { RunSpec } from "../../../src/workers/types.ts";
 import { backendOf } from "../../../src/workers/lookup.ts";
 
 Deno.test("readAcpWorkers() keeps good entries and warns about each bad one", () => {
@@ -82,4 +85,36 @@ Deno.test("backendOf() finds built-in and configured workers; an ACP command run
   assert.equal(backendOf("toString", workers), undefined);
   assert.equal(cliOf(["opencode", "acp"]), "opencode");
   assert.equal(cliOf(["npx", "gemini"]), null);
+});
+
+Deno.test("an ACP command running any built-in CLI borrows that CLI's own folders (qwen, kilo, copilot, crush too)", () => {
+  const spec: RunSpec = {
+    mode: "read",
+    prompt: "Where is the parser?",
+    cwd: "/repo",
+    privateDir: "/private",
+    web: false,
+    baseEnv: { PATH: "/usr/bin", HOME: "/home/u" },
+  };
+  const state = (command: string[]) => acpLaunch("agent", command, spec).state;
+  assert.deepEqual(state(["qwen", "--acp"]), ["/home/u/.qwen"]);
+  assert.deepEqual(state(["/opt/bin/kilo", "acp"]), [
+    "/home/u/.local/share/kilo",
+    "/home/u/.cache/kilo",
+    "/home/u/.config/kilo",
+    "/home/u/.local/state/kilo",
+    "/home/u/.local/state/kilo-sandbox-policy",
+    "/home/u/.local/state/kilo-sandbox-preference",
+  ]);
+  assert.deepEqual(state(["copilot", "--acp"]), ["/home/u/.copilot", "/home/u/.cache/copilot"]);
+  assert.deepEqual(state(["crush"]), ["/home/u/.config/crush", "/home/u/.local/share/crush"]);
+  // Every built-in CLI has its folders listed; an agent of its own has none.
+  for (const cli of WORKER_NAMES) assert.ok(state([cli])!.length > 0, cli);
+  assert.equal(state(["my-agent", "--acp"]), undefined);
+  // Its environment moves them as it moves the CLI's own.
+  const moved = acpLaunch("agent", ["qwen", "--acp"], {
+    ...spec,
+    baseEnv: { ...spec.baseEnv, QWEN_HOME: "/q" },
+  });
+  assert.deepEqual(moved.state, ["/q"]);
 });
