@@ -49,6 +49,18 @@ function ok(r: { code: number; stderr: string }, what: string): void {
   if (r.code !== 0) throw new Error(`${what} failed (${r.code}): ${r.stderr}`);
 }
 
+/**
+ * The proportional set size of `pid` (/proc/PID/smaps_rollup): each resident page divided by the
+ * number of processes that map it, so the deno binary's pages are shared with every other deno
+ * process on the machine (the other engineers' tests too), not only with the host, watch and wait.
+ */
+async function pssKb(pid: number): Promise<number> {
+  const rollup = await Deno.readTextFile(`/proc/${pid}/smaps_rollup`).catch(() => "");
+  const kb = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1]);
+  if (!(kb > 0)) throw new NoFigure(`no PSS for process ${pid}`);
+  return kb;
+}
+
 async function rssKb(pid: number): Promise<number> {
   const ps = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", String(pid)] }).output();
   const kb = Number(new TextDecoder().decode(ps.stdout).trim());
@@ -177,7 +189,14 @@ function follower(w: CrewWorld, args: string[]): Deno.ChildProcess {
 }
 
 async function memory(): Promise<
-  { hostKb: number; watchKb: number; waitKb: number; singleKb: number; distinctKb: number | null }
+  {
+    hostKb: number;
+    watchKb: number;
+    waitKb: number;
+    singleKb: number;
+    pssKb: number;
+    distinctKb: number | null;
+  }
 > {
   await using w = await crewWorld({ maxParallel: 30 });
   const never = join(w.dir, "never");
@@ -215,10 +234,12 @@ async function memory(): Promise<
   const hostKb = await rssKb(host);
   const watchKb = await rssKb(watch.pid);
   const waitKb = await rssKb(wait.pid);
-  const distinctKb = await distinctPagesKb([host, watch.pid, wait.pid]);
+  const pids = [host, watch.pid, wait.pid];
+  const pss = (await Promise.all(pids.map(pssKb))).reduce((a, b) => a + b, 0);
+  const distinctKb = await distinctPagesKb(pids);
   await Deno.writeTextFile(never, "");
   await Promise.all([watch.output(), wait.output()]);
-  return { hostKb, watchKb, waitKb, singleKb, distinctKb };
+  return { hostKb, watchKb, waitKb, singleKb, pssKb: pss, distinctKb };
 }
 
 const only = args.values.only;
@@ -260,18 +281,23 @@ if (only === undefined || only === "b") {
 if (only === undefined || only === "c") {
   const c = checkFigures(await memory());
   const total = c.hostKb + c.watchKb + c.waitKb;
+  // The target is checked on the pages counted once (what the three processes hold in RAM
+  // together); without root to count them, on the RSS sum, which counts the deno binary's pages
+  // three times (README.md says why).
+  const checked = c.distinctKb ?? total;
   const distinct = c.distinctKb === null
-    ? "(pages counted once: needs root)"
-    : `; the same pages counted once (the deno binary's shared by all three): ${
-      mb(c.distinctKb)
-    } MB`;
+    ? "pages counted once: needs root"
+    : `pages counted once ${mb(c.distinctKb)} MB`;
   console.log(
-    `(c) ${M} runs in flight, RSS: host ${mb(c.hostKb)} MB + watch ${mb(c.watchKb)} MB + wait ${
-      mb(c.waitKb)
-    } MB = ${mb(total)} MB${distinct} (target <= ${MEMORY_TARGET_MB} MB); ` +
-      `one process per run would be ${M} x ${mb(c.singleKb)} MB = ${mb(M * c.singleKb)} MB`,
+    `(c) ${M} runs in flight: ${distinct}; RSS host ${mb(c.hostKb)} + watch ${
+      mb(c.watchKb)
+    } + wait ${mb(c.waitKb)} = ${mb(total)} MB; PSS ${
+      mb(c.pssKb)
+    } MB (target <= ${MEMORY_TARGET_MB} MB, on the ${
+      c.distinctKb === null ? "RSS sum" : "pages counted once"
+    }); one process per run would be ${M} x ${mb(c.singleKb)} MB = ${mb(M * c.singleKb)} MB`,
   );
-  if (total / 1024 > MEMORY_TARGET_MB) missed.push("(c)");
+  if (checked / 1024 > MEMORY_TARGET_MB) missed.push("(c)");
 }
 if (missed.length > 0) {
   console.error(`targets missed: ${missed.join(", ")}`);

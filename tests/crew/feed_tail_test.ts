@@ -62,3 +62,41 @@ Deno.test("EventTail reports each event's end offset, and a tail from that offse
   assert.deepEqual((await resumed.read()).map((e) => e.type), ["run.lost"]);
   resumed.close();
 });
+
+/** The buffers `Deno.FsFile.read` was handed while `fn` ran. */
+async function readBuffers(fn: () => Promise<void>): Promise<ArrayBufferLike[]> {
+  const seen: ArrayBufferLike[] = [];
+  const read = Deno.FsFile.prototype.read;
+  Deno.FsFile.prototype.read = function (this: Deno.FsFile, p: Uint8Array) {
+    seen.push(p.buffer);
+    return read.call(this, p);
+  };
+  try {
+    await fn();
+  } finally {
+    Deno.FsFile.prototype.read = read;
+  }
+  return seen;
+}
+
+Deno.test("the feed's readers read every time into one buffer of their own (a new 64 KB one per read grew a follower by 15 MB)", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "events.jsonl");
+  const tail = new EventTail(path);
+  // A line longer than a read's buffer comes whole, over several reads into the same buffer.
+  const long = line("worker.text", 1, { text: "é".repeat(40_000) });
+  const buffers = await readBuffers(async () => {
+    for (let i = 0; i < 20; i++) {
+      await Deno.writeTextFile(path, line("run.queued", i, { run: "r", position: i }), {
+        append: true,
+      });
+      assert.equal((await tail.read()).length, 1);
+    }
+    await Deno.writeTextFile(path, long, { append: true });
+    const [text] = await tail.read();
+    assert.equal(text?.type === "worker.text" && text.text.length, 40_000);
+  });
+  tail.close();
+  assert.ok(buffers.length > 21, `${buffers.length} reads`);
+  assert.equal(new Set(buffers).size, 1, "one buffer for every read of the tail");
+});

@@ -178,3 +178,32 @@ Deno.test("the change journal: a torn line is skipped, a new file loses no line,
   assert.deepEqual(runs(await resumed.read()), [id(30)]);
   resumed.close();
 });
+
+Deno.test("the change journal's reader reads every time into one buffer of its own", async () => {
+  await using dir = await tempDir();
+  const paths = statePaths(dir.path);
+  const tail = new ChangeTail(paths);
+  await tail.open();
+  // The reads of the reader, not of the writer.
+  let reading = false;
+  const seen: ArrayBufferLike[] = [];
+  const read = Deno.FsFile.prototype.read;
+  Deno.FsFile.prototype.read = function (this: Deno.FsFile, p: Uint8Array) {
+    if (reading) seen.push(p.buffer);
+    return read.call(this, p);
+  };
+  try {
+    for (let i = 0; i < 10; i++) {
+      const run = `20260101-000000-${i.toString(16).padStart(4, "0")}`;
+      await appendChange(paths, change(run, 1_000 + i));
+      reading = true;
+      assert.equal((await tail.read()).length, 1);
+      reading = false;
+    }
+  } finally {
+    Deno.FsFile.prototype.read = read;
+    tail.close();
+  }
+  assert.ok(seen.length >= 10, `${seen.length} reads`);
+  assert.equal(new Set(seen).size, 1, "one buffer for every read of the journal");
+});

@@ -15,7 +15,8 @@ import { openOrNull } from "../../sys/fs.ts";
 /** One change of a finished run. */
 export type Change = EventOf<"run.changed">;
 
-const CHUNK = 64 * 1024;
+/** The bytes one read takes, into the reader's own buffer (feed_tail.ts says why). */
+const CHUNK = 16 * 1024;
 
 /** The journal, read from where the last read stopped. */
 export class ChangeTail {
@@ -25,6 +26,7 @@ export class ChangeTail {
   #file: Deno.FsFile | null = null;
   #partial = "";
   #decoder = new TextDecoder();
+  #scratch = new Uint8Array(CHUNK);
 
   constructor(paths: StatePaths) {
     this.#paths = paths;
@@ -98,7 +100,7 @@ export class ChangeTail {
     const file = await openOrNull(journalFile(this.#paths, n));
     if (file === null) return [];
     try {
-      return changesOf(new TextDecoder().decode(await readToEnd(file)).split("\n"));
+      return changesOf(new TextDecoder().decode(await readToEnd(file, this.#scratch)).split("\n"));
     } finally {
       file.close();
     }
@@ -107,7 +109,7 @@ export class ChangeTail {
   /** The whole lines appended to the file held since the last drain. */
   async #drain(): Promise<Change[]> {
     if (this.#file === null) return [];
-    const bytes = await readToEnd(this.#file);
+    const bytes = await readToEnd(this.#file, this.#scratch);
     if (bytes.length === 0) return [];
     const lines = (this.#partial + this.#decoder.decode(bytes, { stream: true })).split("\n");
     this.#partial = lines.pop() ?? "";
@@ -115,16 +117,17 @@ export class ChangeTail {
   }
 }
 
-async function readToEnd(file: Deno.FsFile): Promise<Uint8Array> {
+/** The rest of `file`, read through `scratch` (only the bytes read are kept). */
+async function readToEnd(file: Deno.FsFile, scratch: Uint8Array): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const buffer = new Uint8Array(CHUNK);
-    const n = await file.read(buffer);
+    const n = await file.read(scratch);
     if (n === null) break;
-    parts.push(buffer.subarray(0, n));
+    parts.push(scratch.slice(0, n));
     size += n;
   }
+  if (parts.length === 1) return parts[0]!;
   const all = new Uint8Array(size);
   let at = 0;
   for (const part of parts) {

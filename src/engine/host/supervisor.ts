@@ -16,6 +16,26 @@ import { watchUntil } from "../core/watch.ts";
 /** The hidden command the host runs. */
 const SUPERVISE_COMMAND = "__supervise";
 
+/**
+ * V8 flags of the host, before any the starter's environment gives (a later flag wins): a young
+ * generation of 2 MB semi-spaces instead of up to 16. The host folds the lines of 30 workers at
+ * once and V8 grows its young generation with that churn and keeps it: 26 MB of heap for 14 used,
+ * 91 MB RSS with 30 runs in flight; with this, 17 MB of heap and 83 MB (benchmarks/crew, part
+ * c). `DENO_V8_FLAGS` reaches a compiled binary as it does `deno run`; the host's workers get
+ * their starter's environment, not the host's.
+ */
+const HOST_V8_FLAGS = "--max-semi-space-size=2";
+
+/** The host's environment: the starter's, with the host's V8 flags first. */
+export function hostEnv(env: Record<string, string>, stateDir: string): Record<string, string> {
+  const given = env.DENO_V8_FLAGS;
+  return {
+    ...env,
+    DENO_V8_FLAGS: given ? `${HOST_V8_FLAGS},${given}` : HOST_V8_FLAGS,
+    PITROOM_STATE_DIR: stateDir,
+  };
+}
+
 /** How often a starter starts a host again when the one it started left before taking its runs. */
 const HOST_START_TRIES = 4;
 
@@ -24,7 +44,7 @@ async function ensureHost(sys: HeldSys, paths: StatePaths): Promise<ChildHandle 
   if (await isLocked(paths.host.lock)) return null;
   const child = sys.runner.spawn([...sys.selfCommand(), SUPERVISE_COMMAND], {
     cwd: sys.stateDir,
-    env: { ...sys.env.toObject(), PITROOM_STATE_DIR: sys.stateDir },
+    env: hostEnv(sys.env.toObject(), sys.stateDir),
     stdin: { kind: "null" },
     stdout: "null",
     stderr: "null",
