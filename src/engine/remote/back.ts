@@ -6,8 +6,12 @@
  * only as a plain relative path inside the copy: never `..`, absolute, into `.git`, or through a
  * link (a host is not trusted to stay inside).
  */
+import type { HeldSys } from "../../store/state.ts";
 import { dirname, join } from "../../sys/path.ts";
 import { lstatOrNull } from "../../sys/fs.ts";
+import { git } from "../../vcs/git.ts";
+import type { RepoInfo } from "../../vcs/repo.ts";
+import { type Snapshot, snapshot, type SnapshotOptions } from "../../vcs/snapshot.ts";
 
 /** A file as it came back: its new bytes and mode, or null for one removed. */
 export interface Returned {
@@ -105,4 +109,59 @@ async function throughLink(root: string, rel: string): Promise<boolean> {
     if (stat.isSymlink || !stat.isDirectory) return true;
   }
   return false;
+}
+
+/** A path the worker changed in a copy, with its new mode (null: removed). */
+export interface Changed {
+  path: string;
+  mode: string | null;
+}
+
+/** One changed path of `git diff-tree -r -z`: its new mode (null: removed). */
+function parseDiffTree(out: string): Changed[] {
+  const parts = out.split("\0");
+  const changes: Changed[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const meta = parts[i]!.replace(/^:/, "").split(" ");
+    const status = meta[4] ?? "";
+    changes.push({ path: parts[i + 1]!, mode: status.startsWith("D") ? null : meta[1]! });
+  }
+  return changes;
+}
+
+/**
+ * The paths the worker changed in `copy` since `options.base` (a snapshot of the copy after the
+ * worker, in `options.objectsDir`, compared with the base's tree).
+ */
+export async function changedPaths(
+  sys: HeldSys,
+  copy: RepoInfo,
+  options: SnapshotOptions & { base: Snapshot },
+): Promise<Changed[]> {
+  const after = await snapshot(sys, copy, options);
+  const diff = await git(
+    sys,
+    ["diff-tree", "-r", "-z", "--no-renames", options.base.tree, after.tree],
+    {
+      cwd: copy.root,
+      env: {
+        GIT_DIR: copy.gitDir,
+        GIT_OBJECT_DIRECTORY: options.objectsDir,
+        GIT_ALTERNATE_OBJECT_DIRECTORIES: copy.objectsDir,
+      },
+    },
+  );
+  return parseDiffTree(diff.stdout);
+}
+
+/** A changed path of the copy at `root` as it goes back: its bytes as on disk and its mode. */
+export async function readReturned(root: string, change: Changed): Promise<Returned> {
+  const at = join(root, change.path);
+  if (change.mode === null) return { path: change.path, mode: null };
+  if (change.mode === "120000") {
+    const target = await Deno.readLink(at);
+    return { path: change.path, mode: "120000", bytes: new TextEncoder().encode(target) };
+  }
+  const mode = change.mode === "100755" ? "100755" : "100644";
+  return { path: change.path, mode, bytes: await Deno.readFile(at) };
 }

@@ -12,7 +12,6 @@ import { lstatOrNull } from "../../sys/fs.ts";
 import { git } from "../../vcs/git.ts";
 import { copyRepo, makeCopy } from "../../vcs/copy.ts";
 import type { RepoInfo } from "../../vcs/repo.ts";
-import { snapshot } from "../../vcs/snapshot.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import { WORKER_NAMES, type WorkerName } from "../../workers/names.ts";
 import { MODE_NAMES } from "../../workers/modes.ts";
@@ -20,7 +19,7 @@ import type { Mode } from "../../workers/names.ts";
 import { sandboxSettingOf } from "../../confine/sandboxing.ts";
 import { localLauncher } from "../run/launcher.ts";
 import { FrameReader, FrameWriter } from "./frames.ts";
-import { badReturnedPath } from "./back.ts";
+import { badReturnedPath, changedPaths, readReturned } from "./back.ts";
 
 /** The job a host gets (the first message). */
 export interface RemoteJob {
@@ -149,18 +148,6 @@ async function takeBundle(
   }
 }
 
-/** One changed path of `git diff-tree -r -z`: its new mode (null: removed). */
-function parseDiffTree(out: string): { path: string; mode: string | null }[] {
-  const parts = out.split("\0");
-  const changes: { path: string; mode: string | null }[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const meta = parts[i]!.replace(/^:/, "").split(" ");
-    const status = meta[4] ?? "";
-    changes.push({ path: parts[i + 1]!, mode: status.startsWith("D") ? null : meta[1]! });
-  }
-  return changes;
-}
-
 /** Serves one launch over `input`/`output`; resolves with the exit code. */
 export async function serveLaunch(
   sys: HeldSys,
@@ -248,16 +235,7 @@ export async function serveLaunch(
       : launched.writable.some((w) =>
         w === realRoot || realRoot.startsWith(`${w}/`) || w.startsWith(`${realRoot}/`)
       );
-    const after = await snapshot(sys, copy, { ...store, base: before });
-    const diff = await git(sys, ["diff-tree", "-r", "-z", "--no-renames", job.tree, after.tree], {
-      cwd: root,
-      env: {
-        GIT_DIR: copy.gitDir,
-        GIT_OBJECT_DIRECTORY: store.objectsDir,
-        GIT_ALTERNATE_OBJECT_DIRECTORIES: copy.objectsDir,
-      },
-    });
-    const changes = parseDiffTree(diff.stdout);
+    const changes = await changedPaths(sys, copy, { ...store, base: before });
     await writer.send({
       t: "end",
       end: launched.end,
@@ -268,19 +246,9 @@ export async function serveLaunch(
       files: changes.length,
     });
     for (const change of changes) {
-      const at = join(root, change.path);
-      if (change.mode === null) {
-        await writer.send({ t: "gone", p: change.path });
-      } else if (change.mode === "120000") {
-        const target = await Deno.readLink(at);
-        await writer.send(
-          { t: "file", p: change.path, m: "120000" },
-          new TextEncoder().encode(target),
-        );
-      } else {
-        const mode = change.mode === "100755" ? "100755" : "100644";
-        await writer.send({ t: "file", p: change.path, m: mode }, await Deno.readFile(at));
-      }
+      const file = await readReturned(root, change);
+      if (file.mode === null) await writer.send({ t: "gone", p: file.path });
+      else await writer.send({ t: "file", p: file.path, m: file.mode }, file.bytes);
     }
     await writer.send({ t: "done", files: changes.length });
     await listening.catch(() => undefined);
