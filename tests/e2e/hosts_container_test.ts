@@ -73,10 +73,12 @@ async function ensureImage(bin: string, dir: string): Promise<void> {
   for (const d of ["dev", "etc", "proc", "root", "run", "sys", "tmp", "usr", "work"]) {
     await Deno.mkdir(join(root, d), { recursive: true });
   }
-  for (const [link, target] of [["bin", "usr/bin"], ["lib", "usr/lib"], ["lib64", "usr/lib64"], [
-    "sbin",
-    "usr/sbin",
-  ]]) await Deno.symlink(target!, join(root, link!));
+  for (
+    const [link, target] of [["bin", "usr/bin"], ["lib", "usr/lib"], ["lib64", "usr/lib64"], [
+      "sbin",
+      "usr/sbin",
+    ]]
+  ) await Deno.symlink(target!, join(root, link!));
   const tar = await new Deno.Command("tar", { args: ["-C", root, "-c", "."], stdout: "piped" })
     .output();
   const imported = await podman(bin, ["import", "-", IMAGE], tar.stdout);
@@ -123,9 +125,10 @@ async function containerWorld(scenarios: Record<string, unknown>) {
 }
 
 Deno.test({
-  name: "hosts: an isolate run in a podman pod edits its copy; the patch comes back and applies",
+  name:
+    "hosts: an isolate run in a podman pod: its patch comes back and applies; a killed container leaves the run lost",
   ignore: IGNORE !== false,
-  async fn() {
+  async fn(t) {
     await using c = await containerWorld({
       boxed: {
         turns: [
@@ -135,90 +138,89 @@ Deno.test({
           { answer: "Set the answer to 43 in the container." },
         ],
       },
-    });
-    const { w } = c;
-    await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
-    const out = await w.run([
-      "run",
-      "--json",
-      "-i",
-      "-H",
-      "pod",
-      "-W",
-      "codex",
-      "-m",
-      "fake/boxed",
-      "Make the answer 43",
-    ], { env: c.env });
-    assert.equal(out.code, 0, out.stderr + out.stdout);
-    const record = JSON.parse(out.stdout) as RunRecord;
-    assert.equal(record.host, "pod");
-    assert.equal(record.attempts[0]?.sandbox, "container");
-    assert.equal(record.state, "done");
-    assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status]).sort(), [
-      ["README.md", "deleted"],
-      ["added.txt", "added"],
-      ["src/app.ts", "modified"],
-    ]);
-    const events = await w.run(["show", record.id, "--events"]);
-    assert.match(events.stdout, /worker\.tool_call/);
-    // The container's copy sat at the local copy's path: no path of its own shows.
-    assert.doesNotMatch(events.stdout, /\/box\b|box-objects/);
-    assert.equal(await w.read("src/app.ts"), APP);
-    const applied = await w.run(["apply", record.id, "--allow-delete"]);
-    assert.equal(applied.code, 0, applied.stderr);
-    assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
-    assert.equal(await w.read("added.txt"), "new file\n");
-    assert.equal(await w.read("scratch.txt"), "untracked work\n");
-    assert.deepEqual(await leftovers(c.bin, record.id), []);
-  },
-});
-
-Deno.test({
-  name: "hosts: a container killed mid-run leaves the run lost, the copy untouched, no pod left",
-  ignore: IGNORE !== false,
-  async fn() {
-    await using c = await containerWorld({
       stuck: {
         turns: [
-          { edit: { path: "src/app.ts", old: "41", new: "99" } },
+          // Run after the first step's patch was applied: the tree holds 43 then.
+          { edit: { path: "src/app.ts", old: "43", new: "99" } },
           { hang: true },
         ],
       },
     });
     const { w } = c;
-    const started = await w.run([
-      "run",
-      "--bg",
-      "-i",
-      "-H",
-      "pod",
-      "-W",
-      "codex",
-      "-m",
-      "fake/stuck",
-      "Change the answer",
-    ], { env: c.env });
-    assert.equal(started.code, 0, started.stderr);
-    const id = started.stdout.trim().split(/\s+/)[0]!;
-    await waitFor(async () => {
-      const r = await w.record(id).catch(() => null);
-      return (r?.progress.tools ?? 0) > 0;
-    }, { timeoutMs: 30_000, what: "the container's worker to report its edit" });
-    const pod = `pitroom-${id.toLowerCase()}-1`;
-    const killed = await podman(c.bin, ["kill", `${pod}-worker`]);
-    assert.equal(killed.code, 0, killed.stderr);
-    await waitFor(async () => (await w.record(id)).state !== "running", {
-      timeoutMs: 30_000,
-      what: "the run to end",
+    await t.step("edits, additions and deletions come back and apply", async () => {
+      await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
+      const out = await w.run([
+        "run",
+        "--json",
+        "-i",
+        "-H",
+        "pod",
+        "-W",
+        "codex",
+        "-m",
+        "fake/boxed",
+        "Make the answer 43",
+      ], { env: c.env });
+      assert.equal(out.code, 0, out.stderr + out.stdout);
+      const record = JSON.parse(out.stdout) as RunRecord;
+      assert.equal(record.host, "pod");
+      assert.equal(record.attempts[0]?.sandbox, "container");
+      assert.equal(record.state, "done");
+      assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status]).sort(), [
+        ["README.md", "deleted"],
+        ["added.txt", "added"],
+        ["src/app.ts", "modified"],
+      ]);
+      const events = await w.run(["show", record.id, "--events"]);
+      assert.match(events.stdout, /worker\.tool_call/);
+      // The container's copy sat at the local copy's path: no path of its own shows.
+      assert.doesNotMatch(events.stdout, /\/box\b|box-objects/);
+      assert.equal(await w.read("src/app.ts"), APP);
+      const applied = await w.run(["apply", record.id, "--allow-delete"]);
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
+      assert.equal(await w.read("added.txt"), "new file\n");
+      assert.equal(await w.read("scratch.txt"), "untracked work\n");
+      assert.equal(await w.read("README.md").catch(() => "gone"), "gone");
+      assert.deepEqual(await leftovers(c.bin, record.id), []);
     });
-    const record = await w.record(id);
-    assert.equal(record.state, "lost");
-    assert.match(record.message ?? "", /container of host "pod" was killed while the worker ran/);
-    assert.deepEqual(record.changes?.files ?? [], []);
-    assert.equal(await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")), APP);
-    const events = await w.run(["show", id, "--events"]);
-    assert.match(events.stdout, /worker\.tool_call/);
-    assert.deepEqual(await leftovers(c.bin, id), []);
+    await t.step("a container killed mid-run: lost, the copy untouched, no pod left", async () => {
+      const started = await w.run([
+        "run",
+        "--bg",
+        "-i",
+        "-H",
+        "pod",
+        "-W",
+        "codex",
+        "-m",
+        "fake/stuck",
+        "Change the answer",
+      ], { env: c.env });
+      assert.equal(started.code, 0, started.stderr);
+      const id = started.stdout.trim().split(/\s+/)[0]!;
+      await waitFor(async () => {
+        const r = await w.record(id).catch(() => null);
+        return (r?.progress.tools ?? 0) > 0;
+      }, { timeoutMs: 60_000, what: "the container's worker to report its edit" });
+      const killed = await podman(c.bin, ["kill", `pitroom-${id.toLowerCase()}-1-worker`]);
+      assert.equal(killed.code, 0, killed.stderr);
+      await waitFor(async () => (await w.record(id)).state !== "running", {
+        timeoutMs: 60_000,
+        what: "the run to end",
+      });
+      const record = await w.record(id);
+      assert.equal(record.state, "lost");
+      assert.match(record.message ?? "", /container of host "pod" was killed while the worker ran/);
+      assert.deepEqual(record.changes?.files ?? [], []);
+      // The worker's edit in its container never reached the copy.
+      assert.equal(
+        await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
+        "export const answer = 43;\n",
+      );
+      const events = await w.run(["show", id, "--events"]);
+      assert.match(events.stdout, /worker\.tool_call/);
+      assert.deepEqual(await leftovers(c.bin, id), []);
+    });
   },
 });

@@ -203,7 +203,9 @@ async function runInContainer(
     await writeReturned(copy.root, files);
     return {
       sandbox: "container",
-      notes: [`The worker ran in a ${host.engine} container (${host.image}) on host "${host.name}"`],
+      notes: [
+        `The worker ran in a ${host.engine} container (${host.image}) on host "${host.name}"`,
+      ],
       writable: [await Deno.realPath(copy.root)],
       end: {
         code: followed.code,
@@ -265,6 +267,8 @@ async function follow(
     stopContainer();
   }, () => {});
   const times = { clock: sys.clock, start };
+  // Asked at once (each engine call costs a second or more): it answers when the container ends.
+  const waiting = engineCall(sys, host, ["wait", worker]);
   try {
     await Promise.all([
       readLines(child.stdout, (line, at) => shell.onStdoutLine(line, at), times),
@@ -280,7 +284,7 @@ async function follow(
     await timer;
     shell.stop?.removeEventListener("abort", onStop);
   }
-  const waited = await engineCall(sys, host, ["wait", worker]);
+  const waited = await waiting;
   const code = Number(waited.stdout.trim());
   if (waited.code !== 0 || !Number.isInteger(code)) {
     return {
