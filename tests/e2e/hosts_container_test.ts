@@ -109,6 +109,8 @@ async function containerWorld(scenarios: Record<string, unknown>) {
             network: "host",
           },
         },
+        // An image podman does not have (and no registry to pull it from).
+        bare: { container: { image: "localhost/pitroom-missing:none", mounts: ["/usr"] } },
       },
     },
   });
@@ -135,6 +137,8 @@ Deno.test({
           { read: "src/app.ts" },
           { edit: { path: "src/app.ts", old: "41", new: "43" } },
           { shell: "printf 'new file\\n' > added.txt && rm README.md" },
+          // A secret-looking file reads empty; out of the copy lands in the pod's own root only.
+          { shell: "cat .env > leaked.txt 2>/dev/null; printf x > ../../escaped.txt; true" },
           { answer: "Set the answer to 43 in the container." },
         ],
       },
@@ -149,6 +153,7 @@ Deno.test({
     const { w } = c;
     await t.step("edits, additions and deletions come back and apply", async () => {
       await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
+      await Deno.writeTextFile(join(w.repo, ".env"), "TOKEN=hunter2\n");
       const out = await w.run([
         "run",
         "--json",
@@ -169,6 +174,7 @@ Deno.test({
       assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status]).sort(), [
         ["README.md", "deleted"],
         ["added.txt", "added"],
+        ["leaked.txt", "added"],
         ["src/app.ts", "modified"],
       ]);
       const events = await w.run(["show", record.id, "--events"]);
@@ -182,7 +188,27 @@ Deno.test({
       assert.equal(await w.read("added.txt"), "new file\n");
       assert.equal(await w.read("scratch.txt"), "untracked work\n");
       assert.equal(await w.read("README.md").catch(() => "gone"), "gone");
+      // The copy holds the secret (as any isolate run's): the container saw it covered.
+      assert.equal(
+        await Deno.readTextFile(join(record.isolation!.copyRoot, ".env")),
+        "TOKEN=hunter2\n",
+      );
+      assert.equal(await w.read("leaked.txt"), "");
+      assert.equal(await w.read(".env"), "TOKEN=hunter2\n");
+      for (const up of ["..", "../.."]) {
+        const at = join(record.isolation!.copyRoot, up, "escaped.txt");
+        assert.equal(await Deno.stat(at).then(() => "there", () => "not there"), "not there");
+      }
       assert.deepEqual(await leftovers(c.bin, record.id), []);
+    });
+    await t.step("an image that is not there: refused in one line, no pod left", async () => {
+      const out = await w.run(["run", "-i", "-H", "bare", "-W", "codex", "-m", "fake/boxed", "x"], {
+        env: c.env,
+      });
+      assert.equal(out.code, 3, out.stderr);
+      assert.match(out.stderr, /Host "bare" \(podman localhost\/pitroom-missing:none\) cannot run/);
+      const pods = await podman(c.bin, ["pod", "ps", "-a", "--format", "{{.Name}}"]);
+      assert.doesNotMatch(pods.stdout, /pitroom-.*-1\b/);
     });
     await t.step("a container killed mid-run: lost, the copy untouched, no pod left", async () => {
       const started = await w.run([
