@@ -18,6 +18,8 @@ import { workerEnv } from "../../confine/env.ts";
 import type { Launched, Launcher, LaunchJob } from "../run/launcher.ts";
 import { killGroup, type ShellOptions, writeLaunchFiles } from "../run/process.ts";
 import { readLines } from "../run/lines.ts";
+import { ensureFirstStart } from "../run/first_start.ts";
+import { startAlone, type StartGate } from "../run/start_alone.ts";
 import type { ContainerHost } from "../core/hosts.ts";
 import { podManifest, podName } from "./manifest.ts";
 import { changedPaths, MAX_RETURNED_BYTES, readReturned, writeReturned } from "./back.ts";
@@ -82,6 +84,9 @@ export async function describeLaunch(sys: HeldSys, job: LaunchJob): Promise<Laun
   });
   await writeLaunchFiles(launch);
   for (const dir of launch.state ?? []) await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  // The CLI's state folders are this machine's, mounted: its first start is done here as for a
+  // local run (the same CLI when `mounts` bring it; a failure is the run's to report).
+  await ensureFirstStart(sys, launch);
   return launch;
 }
 
@@ -143,6 +148,7 @@ async function runInContainer(
   const file = join(job.privateDir, "pod.json");
   const start = sys.clock.now();
   let played = false;
+  let gate: StartGate | null = null;
   try {
     const { box, borrowed } = await makeBox(sys, copy, boxDir, store);
     const promptFile = launch.stdin === null ? null : join(job.privateDir, "prompt.txt");
@@ -163,6 +169,9 @@ async function runInContainer(
       hidden: { files: (job.secrets ?? []).filter((s) => s.startsWith(`${copy.root}/`)), empty },
     });
     await Deno.writeTextFile(file, JSON.stringify(manifest, null, 2) + "\n");
+    // Launches that must start one at a time (codex's helper folder in its shared home) wait for
+    // the one before to print its first line, as here.
+    gate = await startAlone(sys, launch.startAlone);
     const play = await engineCall(sys, host, ["kube", "play", file]);
     played = true;
     if (play.code !== 0) {
@@ -174,7 +183,7 @@ async function runInContainer(
         { hint: "pitroom doctor" },
       );
     }
-    const followed = await follow(sys, host, worker, shell, start);
+    const followed = await follow(sys, host, worker, shell, start, gate);
     if (followed.lost !== undefined) {
       return {
         sandbox: "container",
@@ -216,6 +225,7 @@ async function runInContainer(
       },
     };
   } finally {
+    gate?.release();
     if (played) await engineCall(sys, host, ["pod", "rm", "-f", "--ignore", pod]);
     for (const dir of [boxDir, store.objectsDir, store.scratchDir, file]) {
       await Deno.remove(dir, { recursive: true }).catch(() => undefined);
@@ -242,6 +252,7 @@ async function follow(
   worker: string,
   shell: ShellOptions,
   start: number,
+  gate: StartGate,
 ): Promise<Followed> {
   const child = sys.runner.spawn([host.engine, "logs", "-f", worker], {
     env: sys.env.toObject(),
@@ -271,7 +282,10 @@ async function follow(
   const waiting = engineCall(sys, host, ["wait", worker]);
   try {
     await Promise.all([
-      readLines(child.stdout, (line, at) => shell.onStdoutLine(line, at), times),
+      readLines(child.stdout, (line, at) => {
+        gate.release();
+        shell.onStdoutLine(line, at);
+      }, times),
       readLines(child.stderr, (line, at) => {
         stderr = (stderr + line + "\n").slice(-64 * 1024);
         shell.onStderrLine?.(line, at);
@@ -279,6 +293,7 @@ async function follow(
       child.status,
     ]);
   } finally {
+    gate.release();
     killGroup(sys, child.pid, "SIGKILL");
     ended.abort();
     await timer;
