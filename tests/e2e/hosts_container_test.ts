@@ -88,8 +88,11 @@ async function ensureImage(bin: string, dir: string): Promise<void> {
 /** The pods and containers of Pitroom's runs that podman still lists. */
 async function leftovers(bin: string, run: string): Promise<string[]> {
   const name = `pitroom-${run.toLowerCase()}`;
-  const pods = await podman(bin, ["pod", "ps", "-a", "--format", "{{.Name}}"]);
+  const pods = await podman(bin, ["pod", "ps", "--format", "{{.Name}}"]);
   const ctrs = await podman(bin, ["ps", "-a", "--format", "{{.Names}}"]);
+  // A listing that failed would list nothing: it must have answered.
+  assert.equal(pods.code, 0, pods.stderr);
+  assert.equal(ctrs.code, 0, ctrs.stderr);
   return `${pods.stdout}\n${ctrs.stdout}`.split("\n").filter((n) => n.includes(name));
 }
 
@@ -207,7 +210,8 @@ Deno.test({
       });
       assert.equal(out.code, 3, out.stderr);
       assert.match(out.stderr, /Host "bare" \(podman localhost\/pitroom-missing:none\) cannot run/);
-      const pods = await podman(c.bin, ["pod", "ps", "-a", "--format", "{{.Name}}"]);
+      const pods = await podman(c.bin, ["pod", "ps", "--format", "{{.Name}}"]);
+      assert.equal(pods.code, 0, pods.stderr);
       assert.doesNotMatch(pods.stdout, /pitroom-.*-1\b/);
     });
     await t.step("a container killed mid-run: lost, the copy untouched, no pod left", async () => {
