@@ -128,3 +128,17 @@ Deno.test("the MCP stdio front, which answers a client's discover probe, loads n
   const files = modules.filter((m) => m.specifier.startsWith("file:"));
   assert.ok(files.length <= 4, files.map((m) => m.specifier.slice(ROOT.length + 7)).join(", "));
 });
+
+Deno.test("the Kubernetes client is loaded by a cluster host's run only: not even a podman host's", () => {
+  // A run with a host loads remote/mod.ts (lazily, through the features' hooks); it loads the
+  // cluster launcher only for a kubernetes host, and the client only from there.
+  const remote = fileUrl("src/engine/remote/mod.ts");
+  const onHostPath = staticClosure(graph, [remote]);
+  const npm = [...new Set([...onHostPath].flatMap((s) => graph.modules.get(s)?.npmPackage ?? []))];
+  assert.deepEqual(npm, [], "a host's run path loads npm packages");
+  const cluster = fileUrl("src/engine/remote/cluster.ts");
+  assert.ok(!onHostPath.has(cluster), "the cluster launcher is on every host run's path");
+  assert.ok(lazyImports(graph, remote).includes(cluster));
+  const client = lazyImports(graph, cluster).flatMap((s) => graph.modules.get(s)?.npmPackage ?? []);
+  assert.ok(client.some((p) => p.startsWith("@kubernetes/client-node@")), client.join(", "));
+});

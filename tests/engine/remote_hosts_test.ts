@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { hostConfig, serveCommand, sshArgv } from "../../src/engine/core/hosts.ts";
 import { FrameReader, FrameWriter } from "../../src/engine/remote/frames.ts";
 import { badReturnedPath, returnedOf, writeReturned } from "../../src/engine/remote/back.ts";
-import { exampleManifest } from "../../src/engine/remote/manifest.ts";
+import { exampleManifest, podManifest, podName } from "../../src/engine/remote/manifest.ts";
+import { jobManifest } from "../../src/engine/remote/cluster.ts";
 import { tempDir } from "../support/temp.ts";
 
 Deno.test("a host entry is checked: each bad key is refused in one line naming it", () => {
@@ -166,4 +167,88 @@ Deno.test("frames read the same whatever the chunks: one byte at a time, or many
     assert.equal((await reader.next())?.msg.t, "c");
     assert.equal(await reader.next(), null);
   }
+});
+
+Deno.test("a container run's pod: its box at the copy's path, stores read-only, secrets covered", () => {
+  const host = hostConfig({ pod: { container: { image: "w:1", mounts: ["/usr"] } } }, "pod");
+  assert.equal(host.kind, "container");
+  if (host.kind !== "container") return;
+  const pod = podManifest(host, {
+    name: podName("20261205-1200-ab", 2),
+    launch: { argv: ["codex", "exec", "-"], env: { A: "1" }, cwd: "/s/copies/R", state: ["/h"] },
+    promptFile: "/s/runs/R/p/prompt.txt",
+    writable: [{ from: "/s/runs/R/p/box", at: "/s/copies/R" }, "/s/runs/R/p"],
+    readOnly: ["/repo/.git/objects", "/usr"],
+    hidden: { files: ["/s/copies/R/.env"], empty: "/s/runs/R/p/empty" },
+  }) as { metadata: { name: string }; spec: Record<string, never> };
+  assert.equal(pod.metadata.name, "pitroom-20261205-1200-ab-2");
+  const spec = pod.spec as unknown as {
+    volumes: { name: string; hostPath: { path: string; type: string } }[];
+    containers: {
+      volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
+      env: { name: string; value: string }[];
+      command: string[];
+    }[];
+  };
+  const at = (path: string) => {
+    const m = spec.containers[0]!.volumeMounts.find((v) => v.mountPath === path)!;
+    return { ...m, from: spec.volumes.find((v) => v.name === m.name)!.hostPath };
+  };
+  // The box is mounted where the local copy is: the worker's paths are the local ones.
+  assert.deepEqual(at("/s/copies/R").from, { path: "/s/runs/R/p/box", type: "Directory" });
+  assert.equal(at("/s/copies/R").readOnly, undefined);
+  assert.equal(at("/h").readOnly, undefined);
+  assert.equal(at("/repo/.git/objects").readOnly, true);
+  assert.equal(at("/usr").readOnly, true);
+  assert.deepEqual(at("/s/copies/R/.env").from, { path: "/s/runs/R/p/empty", type: "File" });
+  assert.equal(at("/s/copies/R/.env").readOnly, true);
+  // /usr named twice is mounted once.
+  assert.equal(spec.containers[0]!.volumeMounts.filter((v) => v.mountPath === "/usr").length, 1);
+  assert.deepEqual(spec.containers[0]!.command.slice(-3), ["codex", "exec", "-"]);
+  assert.ok(spec.containers[0]!.env.some((e) => e.name === "PITROOM_PROMPT"));
+});
+
+Deno.test("a cluster host's Job: the pod's spec with emptyDir folders and no host paths", () => {
+  const host = hostConfig({
+    k: { container: { image: "w:1", engine: "kubernetes", namespace: "ci", mounts: ["/usr"] } },
+  }, "k");
+  assert.equal(host.kind === "container" && host.engine, "kubernetes");
+  assert.equal(host.kind === "container" && host.namespace, "ci");
+  if (host.kind !== "container") return;
+  const pod = podManifest({ ...host, mounts: [] }, {
+    name: "pitroom-r-1",
+    launch: { argv: ["codex", "exec"], env: {}, cwd: "/c" },
+    promptFile: "/p/prompt.txt",
+    writable: ["/p"],
+  });
+  const job = jobManifest(pod, { root: "/c", privateDir: "/p", deadlineS: 100 }) as {
+    kind: string;
+    spec: {
+      backoffLimit: number;
+      template: {
+        spec: Record<string, unknown> & { volumes: unknown[]; containers: { command: string[] }[] };
+      };
+    };
+  };
+  assert.equal(job.kind, "Job");
+  assert.equal(job.spec.backoffLimit, 0);
+  const spec = job.spec.template.spec;
+  assert.equal(spec.restartPolicy, "Never");
+  assert.equal(spec.hostNetwork, undefined);
+  assert.doesNotMatch(JSON.stringify(spec), /hostPath/);
+  assert.deepEqual(spec.volumes, [{ name: "copy", emptyDir: {} }, {
+    name: "private",
+    emptyDir: {},
+  }]);
+  const c = spec.containers[0]!;
+  assert.deepEqual(c.command.slice(-2), ["codex", "exec"]);
+  assert.match(c.command[2]!, /\.shipped.*\.exit.*\.fetched/);
+  assert.throws(
+    () => hostConfig({ k: { container: { image: "w", engine: "k8s" } } }, "k"),
+    /"container.engine" should be "podman", "docker" or "kubernetes"/,
+  );
+  assert.throws(
+    () => hostConfig({ k: { container: { image: "w", namespace: "Bad_NS" } } }, "k"),
+    /"container.namespace"/,
+  );
 });

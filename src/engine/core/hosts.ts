@@ -32,7 +32,10 @@ export interface ContainerHost {
   kind: "container";
   name: string;
   image: string;
-  engine: "podman" | "docker";
+  /** `podman` (`kube play` here), or `kubernetes` (a Job on the current kubeconfig's cluster). */
+  engine: "podman" | "docker" | "kubernetes";
+  /** The cluster's namespace (`kubernetes` only). */
+  namespace?: string;
   /** Folders of this machine mounted read-only at the same path (the worker CLIs, /usr). */
   mounts: string[];
   /** `host` (the default): the machine's network; `none`: loopback only. */
@@ -146,8 +149,15 @@ function containerHost(name: string, raw: Record<string, unknown>): ContainerHos
     throw bad(name, '"container.image" should be an image name');
   }
   const engine = spec.engine ?? "podman";
-  if (engine !== "podman" && engine !== "docker") {
-    throw bad(name, '"container.engine" should be "podman" or "docker"');
+  if (engine !== "podman" && engine !== "docker" && engine !== "kubernetes") {
+    throw bad(name, '"container.engine" should be "podman", "docker" or "kubernetes"');
+  }
+  const namespace = spec.namespace;
+  if (
+    namespace !== undefined &&
+    (typeof namespace !== "string" || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(namespace))
+  ) {
+    throw bad(name, '"container.namespace" should be a namespace name');
   }
   const network = spec.network ?? "host";
   if (network !== "host" && network !== "none") {
@@ -162,6 +172,7 @@ function containerHost(name: string, raw: Record<string, unknown>): ContainerHos
     name,
     image: spec.image,
     engine,
+    ...(namespace === undefined ? {} : { namespace: namespace as string }),
     mounts,
     network,
     env: envOf(name, spec.env ?? raw.env),

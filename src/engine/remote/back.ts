@@ -6,9 +6,13 @@
  * only as a plain relative path inside the copy: never `..`, absolute, into `.git`, or through a
  * link (a host is not trusted to stay inside).
  */
+import type { HeldSys } from "../../store/state.ts";
 import { dirname, join } from "../../sys/path.ts";
 import { lstatOrNull } from "../../sys/fs.ts";
 import { representable } from "../../vcs/lossless.ts";
+import { git, gitBytes } from "../../vcs/git.ts";
+import type { RepoInfo } from "../../vcs/repo.ts";
+import { type Snapshot, snapshot, type SnapshotOptions } from "../../vcs/snapshot.ts";
 
 /** A file as it came back: its new bytes and mode, or null for one removed. */
 export interface Returned {
@@ -131,4 +135,74 @@ async function throughLink(root: string, rel: string): Promise<boolean> {
     if (stat.isSymlink || !stat.isDirectory) return true;
   }
   return false;
+}
+
+/** A path the worker changed in a copy, with its new mode (null: removed). */
+export interface Changed {
+  path: string;
+  mode: string | null;
+  /** The snapshot's blob: the file's bytes as on disk, or a link's target. */
+  id: string;
+}
+
+/** One changed path of `git diff-tree -r -z`: its new mode (null: removed). */
+function parseDiffTree(out: string): Changed[] {
+  const parts = out.split("\0");
+  const changes: Changed[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const meta = parts[i]!.replace(/^:/, "").split(" ");
+    const status = meta[4] ?? "";
+    changes.push({
+      path: parts[i + 1]!,
+      mode: status.startsWith("D") ? null : meta[1]!,
+      id: meta[3]!,
+    });
+  }
+  return changes;
+}
+
+/**
+ * The paths the worker changed in `copy` since `options.base` (a snapshot of the copy after the
+ * worker, in `options.objectsDir`, compared with the base's tree).
+ */
+export async function changedPaths(
+  sys: HeldSys,
+  copy: RepoInfo,
+  options: SnapshotOptions & { base: Snapshot },
+): Promise<Changed[]> {
+  const after = await snapshot(sys, copy, options);
+  const diff = await git(
+    sys,
+    ["diff-tree", "-r", "-z", "--no-renames", options.base.tree, after.tree],
+    { cwd: copy.root, env: snapshotEnv(copy, options.objectsDir) },
+  );
+  return parseDiffTree(diff.stdout);
+}
+
+function snapshotEnv(copy: RepoInfo, objectsDir: string): Record<string, string> {
+  return {
+    GIT_DIR: copy.gitDir,
+    GIT_OBJECT_DIRECTORY: objectsDir,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: copy.objectsDir,
+  };
+}
+
+/**
+ * A changed path of `copy` as it goes back: the snapshot's blob read by its id (the file's bytes as
+ * on disk, a link's target), so a name that is not UTF-8, which Deno cannot open, goes back as it
+ * is and is judged by the side that writes it.
+ */
+export async function readReturned(
+  sys: HeldSys,
+  copy: RepoInfo,
+  objectsDir: string,
+  change: Changed,
+): Promise<Returned> {
+  if (change.mode === null) return { path: change.path, mode: null };
+  const bytes = await gitBytes(sys, ["cat-file", "blob", change.id], {
+    cwd: copy.root,
+    env: snapshotEnv(copy, objectsDir),
+  });
+  const mode = change.mode === "120000" || change.mode === "100755" ? change.mode : "100644";
+  return { path: change.path, mode, bytes };
 }

@@ -1,8 +1,8 @@
 /**
  * A container host's worker as a Kubernetes Pod manifest: the image, the launch's argv with the
- * prompt read from a file, its environment and folder, the copy and the attempt's private folder
- * mounted read-write at their own paths (so every path of the launch holds inside), the host's
- * `mounts` read-only, no restarts. `podman kube play` runs it here; the same spec is a Job's pod
+ * prompt read from a file, its environment and folder, the container's copy and the attempt's
+ * private folder mounted read-write at the local copy's and folder's paths (so every path of the
+ * launch holds inside), the host's `mounts` and the copy's object stores read-only, no restarts. `podman kube play` runs it here; the same spec is a Job's pod
  * template on a cluster (docs/hosts.md). JSON is YAML, so the manifest is written as JSON.
  */
 import type { Launch } from "../../workers/types.ts";
@@ -16,8 +16,15 @@ export interface PodInput {
   launch: Pick<Launch, "argv" | "env" | "cwd" | "state">;
   /** The file the prompt is read from (null: stdin closed). */
   promptFile: string | null;
-  /** Folders mounted read-write at their own paths (the copy, the private folder). */
-  writable: string[];
+  /**
+   * Folders mounted read-write: a path of this machine at the same path, or `from` at `at` (the
+   * container's own copy at the local copy's path, so no path of the launch changes).
+   */
+  writable: (string | { from: string; at: string })[];
+  /** More folders mounted read-only at their own paths (the copy's object stores, the guard). */
+  readOnly?: string[];
+  /** Files covered with the (empty) file `empty`, read-only: the secret-looking files. */
+  hidden?: { files: string[]; empty: string };
 }
 
 /** A pod name from a run id and attempt. */
@@ -27,15 +34,28 @@ export function podName(run: string, attempt: number): string {
 
 /** The Pod manifest (pure). */
 export function podManifest(host: ContainerHost, input: PodInput): Record<string, unknown> {
-  const rw = [...new Set([...input.writable, ...(input.launch.state ?? [])])];
-  const ro = host.mounts.filter((m) => !rw.includes(m));
+  const rw = new Map<string, string>();
+  for (const w of [...input.writable, ...(input.launch.state ?? [])]) {
+    const { from, at } = typeof w === "string" ? { from: w, at: w } : w;
+    if (!rw.has(at)) rw.set(at, from);
+  }
+  const ro = [...new Set([...host.mounts, ...(input.readOnly ?? [])])].filter((m) => !rw.has(m));
+  const binds = [...rw].map(([at, from]) => ({ at, from, readOnly: false }))
+    .concat(ro.map((path) => ({ at: path, from: path, readOnly: true })));
+  const covered = input.hidden?.files ?? [];
   const volumes = [
-    ...rw.map((path, i) => ({ name: `rw-${i}`, hostPath: { path, type: "Directory" } })),
-    ...ro.map((path, i) => ({ name: `ro-${i}`, hostPath: { path, type: "Directory" } })),
+    ...binds.map((b, i) => ({ name: `v${i}`, hostPath: { path: b.from, type: "Directory" } })),
+    ...(covered.length === 0
+      ? []
+      : [{ name: "hidden", hostPath: { path: input.hidden!.empty, type: "File" } }]),
   ];
   const mounts = [
-    ...rw.map((path, i) => ({ name: `rw-${i}`, mountPath: path })),
-    ...ro.map((path, i) => ({ name: `ro-${i}`, mountPath: path, readOnly: true })),
+    ...binds.map((b, i) => ({
+      name: `v${i}`,
+      mountPath: b.at,
+      ...(b.readOnly ? { readOnly: true } : {}),
+    })),
+    ...covered.map((path) => ({ name: "hidden", mountPath: path, readOnly: true })),
   ];
   const feed = input.promptFile === null ? 'exec "$@" </dev/null' : 'exec "$@" <"$PITROOM_PROMPT"';
   const env = {
@@ -79,7 +99,8 @@ export function exampleManifest(hosts: unknown, name: string): Promise<string> {
       cwd: "/COPY",
     },
     promptFile: "/PRIVATE/prompt.txt",
-    writable: ["/COPY", "/PRIVATE"],
+    writable: [{ from: "/PRIVATE/box", at: "/COPY" }, "/PRIVATE"],
+    readOnly: ["/REPO/.git/objects"],
   });
   return Promise.resolve(JSON.stringify(manifest, null, 2) + "\n");
 }

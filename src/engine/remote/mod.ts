@@ -14,17 +14,9 @@ import type { Workspace } from "../tree/workspace.ts";
 import type { Launcher } from "../run/launcher.ts";
 import { hostConfig } from "../core/hosts.ts";
 import { sshLauncher } from "./ssh_launcher.ts";
+import { containerLauncher } from "./container.ts";
 
 export { type HostConfig, hostConfig } from "../core/hosts.ts";
-
-/** Container hosts print their manifest, and run nothing yet (docs/hosts.md says what ran). */
-export function containerRefusal(name: string): RefusedError {
-  return new RefusedError(
-    "host_container",
-    `Host "${name}" is a container host: running workers in containers is not implemented yet`,
-    { hint: `pitroom host manifest ${name}` },
-  );
-}
 
 /** The launcher of a run with a host (its host as the config described it when it was made). */
 export async function launcherFor(
@@ -55,5 +47,9 @@ export async function launcherFor(
     attempt: () => ++attempt,
   };
   if (host.kind === "ssh") return sshLauncher(host, copy);
-  throw containerRefusal(name);
+  const boxed = { ...copy, before: workspace.before };
+  if (host.engine === "kubernetes") {
+    return (await import("./cluster.ts")).clusterLauncher(host, boxed);
+  }
+  return containerLauncher(host, boxed);
 }

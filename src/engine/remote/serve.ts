@@ -9,10 +9,9 @@
 import type { HeldSys } from "../../store/state.ts";
 import { dirname, join } from "../../sys/path.ts";
 import { lstatOrNull } from "../../sys/fs.ts";
-import { git, gitBytes } from "../../vcs/git.ts";
+import { git } from "../../vcs/git.ts";
 import { copyRepo, makeCopy } from "../../vcs/copy.ts";
 import type { RepoInfo } from "../../vcs/repo.ts";
-import { snapshot } from "../../vcs/snapshot.ts";
 import { BACKENDS } from "../../workers/registry.ts";
 import { WORKER_NAMES, type WorkerName } from "../../workers/names.ts";
 import { MODE_NAMES } from "../../workers/modes.ts";
@@ -20,7 +19,7 @@ import type { Mode } from "../../workers/names.ts";
 import { sandboxSettingOf } from "../../confine/sandboxing.ts";
 import { localLauncher } from "../run/launcher.ts";
 import { FrameReader, FrameWriter } from "./frames.ts";
-import { badReturnedPath } from "./back.ts";
+import { badReturnedPath, changedPaths, readReturned } from "./back.ts";
 
 /** The job a host gets (the first message). */
 export interface RemoteJob {
@@ -149,22 +148,6 @@ async function takeBundle(
   }
 }
 
-/** One changed path of `git diff-tree -r -z`: its new mode and blob (mode null: removed). */
-function parseDiffTree(out: string): { path: string; mode: string | null; id: string }[] {
-  const parts = out.split("\0");
-  const changes: { path: string; mode: string | null; id: string }[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const meta = parts[i]!.replace(/^:/, "").split(" ");
-    const status = meta[4] ?? "";
-    changes.push({
-      path: parts[i + 1]!,
-      mode: status.startsWith("D") ? null : meta[1]!,
-      id: meta[3]!,
-    });
-  }
-  return changes;
-}
-
 /** Serves one launch over `input`/`output`; resolves with the exit code. */
 export async function serveLaunch(
   sys: HeldSys,
@@ -252,17 +235,7 @@ export async function serveLaunch(
       : launched.writable.some((w) =>
         w === realRoot || realRoot.startsWith(`${w}/`) || w.startsWith(`${realRoot}/`)
       );
-    const after = await snapshot(sys, copy, { ...store, base: before });
-    const gitEnv = {
-      GIT_DIR: copy.gitDir,
-      GIT_OBJECT_DIRECTORY: store.objectsDir,
-      GIT_ALTERNATE_OBJECT_DIRECTORIES: copy.objectsDir,
-    };
-    const diff = await git(sys, ["diff-tree", "-r", "-z", "--no-renames", job.tree, after.tree], {
-      cwd: root,
-      env: gitEnv,
-    });
-    const changes = parseDiffTree(diff.stdout);
+    const changes = await changedPaths(sys, copy, { ...store, base: before });
     await writer.send({
       t: "end",
       end: launched.end,
@@ -275,16 +248,9 @@ export async function serveLaunch(
     // The bytes are the snapshot's blobs (the file's bytes as on disk, a link's target): read by
     // their ids, so a name that is not UTF-8 (which Deno cannot open) goes back as it is.
     for (const change of changes) {
-      if (change.mode === null) {
-        await writer.send({ t: "gone", p: change.path });
-        continue;
-      }
-      const bytes = await gitBytes(sys, ["cat-file", "blob", change.id], {
-        cwd: root,
-        env: gitEnv,
-      });
-      const mode = change.mode === "120000" || change.mode === "100755" ? change.mode : "100644";
-      await writer.send({ t: "file", p: change.path, m: mode }, bytes);
+      const file = await readReturned(sys, copy, store.objectsDir, change);
+      if (file.mode === null) await writer.send({ t: "gone", p: file.path });
+      else await writer.send({ t: "file", p: file.path, m: file.mode }, file.bytes);
     }
     await writer.send({ t: "done", files: changes.length });
     await listening.catch(() => undefined);

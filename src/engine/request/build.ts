@@ -122,13 +122,7 @@ async function newRunFrom(
     }
     // A bad or unknown host is refused now, in one line.
     const { hostConfig } = await import("../core/hosts.ts");
-    if (hostConfig(loaded.loaded.config.hosts, request.host).kind === "container") {
-      throw new RefusedError(
-        "host_container",
-        `Host "${request.host}" is a container host: running workers in containers is not implemented yet`,
-        { hint: `pitroom host manifest ${request.host}` },
-      );
-    }
+    hostConfig(loaded.loaded.config.hosts, request.host);
   }
   if (request.allowLinks === true && !facts.usesCopy) {
     throw new UsageError("`allowLinks` is for isolate runs (`mode: isolate`)");

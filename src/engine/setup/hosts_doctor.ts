@@ -99,26 +99,76 @@ async function sshChecks(sys: HeldSys, host: SshHost): Promise<Check[]> {
 
 async function containerChecks(sys: HeldSys, host: ContainerHost): Promise<Check[]> {
   const check = `host ${host.name}`;
-  const out = await sys.runner.run([host.engine, "image", "exists", host.image], {
+  if (host.engine === "kubernetes") {
+    // The cluster path is written, not tested here (docs/hosts.md): only its kubeconfig is looked at.
+    const env = sys.env.toObject();
+    const file = env.KUBECONFIG?.split(":")[0] ?? (env.HOME ? `${env.HOME}/.kube/config` : "");
+    const found = file !== "" && await Deno.stat(file).then(() => true, () => false);
+    return [{
+      check,
+      section: "hosts",
+      status: found ? "warn" : "error",
+      message: found
+        ? `a Kubernetes Job host (kubeconfig ${file}): this path is untested, its image must hold git and the worker CLI`
+        : "a Kubernetes Job host with no kubeconfig (KUBECONFIG or ~/.kube/config)",
+    }];
+  }
+  if (host.engine === "docker") {
+    return [{
+      check,
+      section: "hosts",
+      status: "error",
+      message: 'docker has no `kube play`: container hosts run with "engine": "podman"',
+    }];
+  }
+  const env = sys.env.toObject();
+  const version = await sys.runner.run([host.engine, "--version"], {
+    env,
     stdin: { kind: "null" },
   }).catch(() => null);
-  if (out === null) {
+  if (version === null || version.code !== 0) {
     return [{
       check,
       section: "hosts",
       status: "error",
       message: `${host.engine} is not installed here`,
+      hint: "apt-get install podman",
     }];
   }
-  return [{
-    check,
-    section: "hosts",
-    status: out.code === 0 ? "ok" : "error",
-    message: out.code === 0
-      ? `${host.engine} has the image ${host.image}`
-      : `${host.engine} has no image ${host.image}`,
-    ...(out.code === 0 ? {} : { hint: `${host.engine} pull ${host.image}` }),
-  }];
+  const out = await sys.runner.run([host.engine, "image", "exists", host.image], {
+    env,
+    stdin: { kind: "null" },
+  }).catch(() => ({ code: 125, stdout: "", stderr: "" }));
+  const missing = host.mounts.filter((m) => {
+    try {
+      return !Deno.statSync(m).isDirectory;
+    } catch {
+      return true;
+    }
+  });
+  return [
+    {
+      check,
+      section: "hosts",
+      status: "ok",
+      message: version.stdout.trim().split("\n")[0]!,
+    },
+    {
+      check: `${check} image`,
+      section: "hosts",
+      status: out.code === 0 ? "ok" : "error",
+      message: out.code === 0
+        ? `${host.engine} has the image ${host.image}`
+        : `${host.engine} has no image ${host.image}`,
+      ...(out.code === 0 ? {} : { hint: `${host.engine} pull ${host.image}` }),
+    },
+    ...(missing.length === 0 ? [] : [{
+      check: `${check} mounts`,
+      section: "hosts" as const,
+      status: "error" as const,
+      message: `"container.mounts" names folders this machine lacks: ${missing.join(", ")}`,
+    }]),
+  ];
 }
 
 /** The checks of every configured host. */

@@ -1,0 +1,256 @@
+/**
+ * An isolate run on a container host, end to end, against the real podman: the worker (the real
+ * codex CLI, talking to the scripted model server over the host's loopback) runs in a pod started
+ * with `podman kube play` from Pitroom's manifest, its events come from the container's log, the
+ * files it changed come back into the copy and the patch applies with `pitroom apply`. A
+ * container killed mid-run leaves the run lost with what arrived and the copy untouched; no pod,
+ * container or volume of the runs is left.
+ *
+ * This machine's podman needs three work-arounds a normal machine does not (docs/hosts.md): a
+ * containers.conf without default ulimits, podman run in its own mount namespace with the cgroup
+ * v1 `unified` mount gone and cgroupfs, and the image imported from a tiny local rootfs (no
+ * registry is reachable) with the host's /usr and /etc mounted read-only into the pod. They live
+ * in a `podman` wrapper put first on the PATH Pitroom runs with.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { REPO_ROOT } from "../support/pitroom.ts";
+import { tempDir, waitFor } from "../support/temp.ts";
+import { world } from "./_world.ts";
+import type { RunRecord } from "../../src/store/record.ts";
+
+const APP = "export const answer = 41;\n";
+const IMAGE = "localhost/pitroom-base:test";
+const PODMAN = ["/usr/bin/podman", "/usr/local/bin/podman"].find((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+const IGNORE = PODMAN === undefined
+  ? (Deno.env.get("CI") ? false : "podman is not installed")
+  : false;
+if (typeof IGNORE === "string") console.log(`hosts_container_test: skipped: ${IGNORE}`);
+
+/** A `podman` on PATH with this machine's work-arounds (see the head of this file). */
+async function podmanWrapper(dir: string): Promise<string> {
+  const conf = join(dir, "containers.conf");
+  await Deno.writeTextFile(conf, "[containers]\ndefault_ulimits = []\n");
+  const bin = join(dir, "bin");
+  await Deno.mkdir(bin);
+  const script = [
+    "#!/bin/sh",
+    `export CONTAINERS_CONF=${conf}`,
+    `exec unshare -m sh -c 'umount /sys/fs/cgroup/unified 2>/dev/null; exec ${PODMAN} --cgroup-manager=cgroupfs "$@"' podman "$@"`,
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(join(bin, "podman"), script, { mode: 0o755 });
+  return bin;
+}
+
+async function podman(bin: string, args: string[], stdin?: Uint8Array) {
+  const child = new Deno.Command(join(bin, "podman"), {
+    args,
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(stdin);
+    await w.close();
+  }
+  const out = await child.output();
+  const text = new TextDecoder().decode(out.stdout);
+  return { code: out.code, stdout: text, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+/** The image: a rootfs of empty folders and usr-merged links, imported once. */
+async function ensureImage(bin: string, dir: string): Promise<void> {
+  if ((await podman(bin, ["image", "exists", IMAGE])).code === 0) return;
+  const root = join(dir, "rootfs");
+  for (const d of ["dev", "etc", "proc", "root", "run", "sys", "tmp", "usr", "work"]) {
+    await Deno.mkdir(join(root, d), { recursive: true });
+  }
+  for (
+    const [link, target] of [["bin", "usr/bin"], ["lib", "usr/lib"], ["lib64", "usr/lib64"], [
+      "sbin",
+      "usr/sbin",
+    ]]
+  ) await Deno.symlink(target!, join(root, link!));
+  const tar = await new Deno.Command("tar", { args: ["-C", root, "-c", "."], stdout: "piped" })
+    .output();
+  const imported = await podman(bin, ["import", "-", IMAGE], tar.stdout);
+  assert.equal(imported.code, 0, imported.stderr);
+}
+
+/** The pods and containers of Pitroom's runs that podman still lists. */
+async function leftovers(bin: string, run: string): Promise<string[]> {
+  const name = `pitroom-${run.toLowerCase()}`;
+  const pods = await podman(bin, ["pod", "ps", "--format", "{{.Name}}"]);
+  const ctrs = await podman(bin, ["ps", "-a", "--format", "{{.Names}}"]);
+  // A listing that failed would list nothing: it must have answered.
+  assert.equal(pods.code, 0, pods.stderr);
+  assert.equal(ctrs.code, 0, ctrs.stderr);
+  return `${pods.stdout}\n${ctrs.stdout}`.split("\n").filter((n) => n.includes(name));
+}
+
+async function containerWorld(scenarios: Record<string, unknown>) {
+  const dir = await tempDir("pitroom-podman-");
+  const bin = await podmanWrapper(dir.path);
+  await ensureImage(bin, dir.path);
+  const w = await world(scenarios, {
+    config: {
+      hosts: {
+        pod: {
+          container: {
+            image: IMAGE,
+            engine: "podman",
+            // The worker CLIs and node come from this machine.
+            mounts: ["/usr", "/etc", join(REPO_ROOT, ".tools")],
+            network: "host",
+          },
+        },
+        // An image podman does not have (and no registry to pull it from).
+        bare: { container: { image: "localhost/pitroom-missing:none", mounts: ["/usr"] } },
+      },
+    },
+  });
+  const env = { PATH: `${bin}:${w.env.PATH}` };
+  return {
+    w,
+    bin,
+    env,
+    async [Symbol.asyncDispose]() {
+      await w[Symbol.asyncDispose]();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+Deno.test({
+  name:
+    "hosts: an isolate run in a podman pod: its patch comes back and applies; a killed container leaves the run lost",
+  ignore: IGNORE !== false,
+  async fn(t) {
+    await using c = await containerWorld({
+      boxed: {
+        turns: [
+          { read: "src/app.ts" },
+          { edit: { path: "src/app.ts", old: "41", new: "43" } },
+          { shell: "printf 'new file\\n' > added.txt && rm README.md" },
+          // A secret-looking file reads empty; out of the copy lands in the pod's own root only.
+          { shell: "cat .env > leaked.txt 2>/dev/null; printf x > ../../escaped.txt; true" },
+          { answer: "Set the answer to 43 in the container." },
+        ],
+      },
+      stuck: {
+        turns: [
+          // Run after the first step's patch was applied: the tree holds 43 then.
+          { edit: { path: "src/app.ts", old: "43", new: "99" } },
+          { hang: true },
+        ],
+      },
+    });
+    const { w } = c;
+    await t.step("edits, additions and deletions come back and apply", async () => {
+      await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
+      await Deno.writeTextFile(join(w.repo, ".env"), "TOKEN=hunter2\n");
+      const out = await w.run([
+        "run",
+        "--json",
+        "-i",
+        "-H",
+        "pod",
+        "-W",
+        "codex",
+        "-m",
+        "fake/boxed",
+        "Make the answer 43",
+      ], { env: c.env });
+      assert.equal(out.code, 0, out.stderr + out.stdout);
+      const record = JSON.parse(out.stdout) as RunRecord;
+      assert.equal(record.host, "pod");
+      assert.equal(record.attempts[0]?.sandbox, "container");
+      assert.equal(record.state, "done");
+      assert.deepEqual(record.changes?.files.map((f) => [f.path, f.status]).sort(), [
+        ["README.md", "deleted"],
+        ["added.txt", "added"],
+        ["leaked.txt", "added"],
+        ["src/app.ts", "modified"],
+      ]);
+      const events = await w.run(["show", record.id, "--events"]);
+      assert.match(events.stdout, /worker\.tool_call/);
+      // The container's copy sat at the local copy's path: no path of its own shows.
+      assert.doesNotMatch(events.stdout, /\/box\b|box-objects/);
+      assert.equal(await w.read("src/app.ts"), APP);
+      const applied = await w.run(["apply", record.id, "--allow-delete"]);
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
+      assert.equal(await w.read("added.txt"), "new file\n");
+      assert.equal(await w.read("scratch.txt"), "untracked work\n");
+      assert.equal(await w.read("README.md").catch(() => "gone"), "gone");
+      // The copy holds the secret (as any isolate run's): the container saw it covered.
+      assert.equal(
+        await Deno.readTextFile(join(record.isolation!.copyRoot, ".env")),
+        "TOKEN=hunter2\n",
+      );
+      assert.equal(await w.read("leaked.txt"), "");
+      assert.equal(await w.read(".env"), "TOKEN=hunter2\n");
+      for (const up of ["..", "../.."]) {
+        const at = join(record.isolation!.copyRoot, up, "escaped.txt");
+        assert.equal(await Deno.stat(at).then(() => "there", () => "not there"), "not there");
+      }
+      assert.deepEqual(await leftovers(c.bin, record.id), []);
+    });
+    await t.step("an image that is not there: refused in one line, no pod left", async () => {
+      const out = await w.run(["run", "-i", "-H", "bare", "-W", "codex", "-m", "fake/boxed", "x"], {
+        env: c.env,
+      });
+      assert.equal(out.code, 3, out.stderr);
+      assert.match(out.stderr, /Host "bare" \(podman localhost\/pitroom-missing:none\) cannot run/);
+      const pods = await podman(c.bin, ["pod", "ps", "--format", "{{.Name}}"]);
+      assert.equal(pods.code, 0, pods.stderr);
+      assert.doesNotMatch(pods.stdout, /pitroom-.*-1\b/);
+    });
+    await t.step("a container killed mid-run: lost, the copy untouched, no pod left", async () => {
+      const started = await w.run([
+        "run",
+        "--bg",
+        "-i",
+        "-H",
+        "pod",
+        "-W",
+        "codex",
+        "-m",
+        "fake/stuck",
+        "Change the answer",
+      ], { env: c.env });
+      assert.equal(started.code, 0, started.stderr);
+      const id = started.stdout.trim().split(/\s+/)[0]!;
+      await waitFor(async () => {
+        const r = await w.record(id).catch(() => null);
+        return (r?.progress.tools ?? 0) > 0;
+      }, { timeoutMs: 60_000, what: "the container's worker to report its edit" });
+      const killed = await podman(c.bin, ["kill", `pitroom-${id.toLowerCase()}-1-worker`]);
+      assert.equal(killed.code, 0, killed.stderr);
+      await waitFor(async () => (await w.record(id)).state !== "running", {
+        timeoutMs: 60_000,
+        what: "the run to end",
+      });
+      const record = await w.record(id);
+      assert.equal(record.state, "lost");
+      assert.match(record.message ?? "", /container of host "pod" was killed while the worker ran/);
+      assert.deepEqual(record.changes?.files ?? [], []);
+      // The worker's edit in its container never reached the copy.
+      assert.equal(
+        await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
+        "export const answer = 43;\n",
+      );
+      const events = await w.run(["show", id, "--events"]);
+      assert.match(events.stdout, /worker\.tool_call/);
+      assert.deepEqual(await leftovers(c.bin, id), []);
+    });
+  },
+});
