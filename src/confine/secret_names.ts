@@ -22,6 +22,9 @@ const SECRET_NAMES = [
 
 const SECRET_DIRS = /^(\.ssh|\.aws|\.gnupg|\.docker|secrets?)$/;
 
+/** The rules above as text: what a list of hidden files kept between runs was found by. */
+export const SECRET_RULES: string = [...SECRET_NAMES, SECRET_DIRS].map(String).join("\n");
+
 /**
  * The names above as one expression per set of flags (each matches where one of its patterns
  * does): a tree's 30,000 names are each tested twice instead of eleven times.

@@ -12,9 +12,15 @@ export function isAbsolute(path: string): boolean {
   return path.startsWith("/");
 }
 
+/** What `normalize` changes: a repeated slash, a `.` or `..` part, a trailing slash. */
+const ODD = /\/\/|(?:^|\/)\.\.?(?:\/|$)|.\/$/;
+
 /** Collapses `.`, `..` and repeated slashes; keeps a leading slash. */
 export function normalize(path: string): string {
   if (path === "") return ".";
+  // Most paths are normal already (a repeated slash, a `.` or `..` part or a trailing slash
+  // are what changes): a tree's thousands of joins skip the split.
+  if (!ODD.test(path)) return path;
   const absolute = isAbsolute(path);
   const out: string[] = [];
   for (const part of path.split("/")) {

@@ -8,7 +8,8 @@
  * file that is gone is a change. `restoreIgnored` writes kept files back byte for byte and
  * removes new ones; a change to a file too large to keep is reported, not undone.
  */
-import { join } from "../sys/path.ts";
+import { dirname, join } from "../sys/path.ts";
+import { RACY_MS } from "./quick_memo.ts";
 import { lstatOrNull } from "../sys/fs.ts";
 import type { GitSys } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
@@ -84,8 +85,14 @@ async function walkIgnored(
 export async function recordIgnored(
   sys: GitSys,
   repo: RepoInfo,
-  options: StoreOptions & { ignored: readonly string[]; keep: boolean },
+  options: StoreOptions & {
+    ignored: readonly string[];
+    keep: boolean;
+    /** The clock the memo of kept files reads (tests move it on). @default Date.now */
+    memoClock?: () => number;
+  },
 ): Promise<IgnoredRecord> {
+  const readAt = (options.memoClock ?? Date.now)();
   const walked = await walkIgnored(repo.root, options.ignored);
   const record: IgnoredRecord = {
     schemaVersion: 1,
@@ -104,10 +111,94 @@ export async function recordIgnored(
     }
   }
   if (toKeep.length > 0) {
-    const ids = await hashRaw(sys, repo, { ...options, paths: toKeep, write: true });
+    // The files kept by an earlier run and unchanged since (by their stat, settled) are not
+    // hashed again: their blobs are in the store already.
+    const memo = await readKeptMemo(options.objectsDir, repo.root);
+    const ids = new Map<string, string>();
+    const rest: string[] = [];
+    for (const path of toKeep) {
+      const id = memo === null
+        ? null
+        : keptBlob(memo, path, record.files[path]!, options.objectsDir);
+      if (id === null) rest.push(path);
+      else ids.set(path, id);
+    }
+    if (rest.length > 0) {
+      for (const [path, id] of await hashRaw(sys, repo, { ...options, paths: rest, write: true })) {
+        ids.set(path, id);
+      }
+    }
     for (const path of toKeep) record.files[path]!.push(ids.get(path) ?? "");
+    if (rest.length > 0 || memo === null) {
+      await writeKeptMemo(options.objectsDir, repo.root, readAt, record, toKeep);
+    }
   }
   return record;
+}
+
+/** The ignored files kept by the last run that kept any, by path: their stat and blob. */
+interface KeptMemo {
+  version: 1;
+  root: string;
+  /** When their stat was read (before they were hashed). */
+  at: number;
+  files: Record<string, Stat>;
+}
+
+function keptMemoPath(objectsDir: string): string {
+  return join(dirname(objectsDir), "ignored-memo.json");
+}
+
+async function readKeptMemo(objectsDir: string, root: string): Promise<KeptMemo | null> {
+  try {
+    const memo = JSON.parse(await Deno.readTextFile(keptMemoPath(objectsDir))) as KeptMemo;
+    return memo.version === 1 && memo.root === root && typeof memo.files === "object" ? memo : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The blob the memo kept for `path`, when its stat is the one now (and it had settled when it
+ * was read, see vcs/quick_memo.ts) and the blob is still in the store; else null.
+ */
+function keptBlob(memo: KeptMemo, path: string, now: Stat, objectsDir: string): string | null {
+  const kept = memo.files[path];
+  if (kept === undefined || typeof kept[5] !== "string" || !/^[0-9a-f]{40}$/.test(kept[5])) {
+    return null;
+  }
+  for (let i = 0; i < 5; i++) if (kept[i] !== now[i]) return null;
+  if (kept[1] >= memo.at - RACY_MS || kept[2] >= memo.at - RACY_MS) return null;
+  try {
+    Deno.statSync(join(objectsDir, kept[5].slice(0, 2), kept[5].slice(2)));
+    return kept[5];
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps the settled files of `record` among `kept` as the memo; a failure only costs speed. */
+async function writeKeptMemo(
+  objectsDir: string,
+  root: string,
+  at: number,
+  record: IgnoredRecord,
+  kept: readonly string[],
+): Promise<void> {
+  const files: Record<string, Stat> = {};
+  for (const path of kept) {
+    const stat = record.files[path]!;
+    if (stat[5] && stat[1] < at - RACY_MS && stat[2] < at - RACY_MS) files[path] = stat;
+  }
+  const path = keptMemoPath(objectsDir);
+  const draft = `${path}.${crypto.randomUUID()}`;
+  try {
+    const memo: KeptMemo = { version: 1, root, at, files };
+    await Deno.writeTextFile(draft, JSON.stringify(memo), { mode: 0o600 });
+    await Deno.rename(draft, path);
+  } catch {
+    await Deno.remove(draft).catch(() => undefined);
+  }
 }
 
 /** Compares the ignored files now with `record`. */

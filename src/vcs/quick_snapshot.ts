@@ -26,6 +26,15 @@ import { type ParsedIndex, parseIndex } from "./index_file.ts";
 import { filesOfIndex, rememberFiles } from "./tree_files.ts";
 import { representable } from "./lossless.ts";
 import {
+  indexChecksum,
+  memoHolds,
+  type QuickMemo,
+  readMemo,
+  settled,
+  statOf,
+  writeMemo,
+} from "./quick_memo.ts";
+import {
   type ConversionConfig,
   convertsOutsideTree,
   hashRaw,
@@ -242,6 +251,8 @@ export interface QuickOptions extends StoreOptions {
    * (on demand) from this one's seed as `indexFile` is (shared_snapshot.ts).
    */
   alsoKeep?: () => readonly string[];
+  /** The clock the memo's check of settled files reads (quick_memo.ts). @default Date.now */
+  memoClock?: () => number;
 }
 
 /**
@@ -274,56 +285,55 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
     "--ignore-submodules=none",
   ], call);
   status.catch(() => undefined);
-  const loading = objectCodec();
-  loading.catch(() => undefined);
   const bytes = await Deno.readFile(options.seed);
-  if (indexMayNameAttributes(bytes) === true) not("an attributes file");
+  const sum = indexChecksum(bytes, repo.objectFormat === "sha256" ? 32 : 20);
+  const memo = await readMemo(options.objectsDir, repo.root, sum);
+  // The hash (node's crypto, slow to load) loads beside git's walk, unless the memo may spare it.
+  let loading: Promise<ObjectCodec> | null = null;
+  const codecNow = () => {
+    if (loading === null) {
+      loading = objectCodec();
+      loading.catch(() => undefined);
+    }
+    return loading;
+  };
+  if (memo === null) codecNow();
+  // The memo was kept for these very index bytes: they passed the index's checks then.
+  if (memo === null && indexMayNameAttributes(bytes) === true) not("an attributes file");
   // What else this snapshot needs starts once the walk is under way.
   const reading = options.config();
   options.beside();
   const config = await reading;
   if (!config.plain || config.sparse) not("settings that are not plain");
   if (await convertsOutsideTree(sys, repo, config)) not("conversions");
-  const index = parseIndex(bytes);
-  if (index.unsupported !== null) not(index.unsupported);
-  if (index.mode.includes(0o160000)) not("a submodule");
-  if (index.version === 4 && holdsAttributes(index)) not("an attributes file");
+  let parsed: ParsedIndex | null = null;
+  const indexNow = () => parsed ??= parseIndex(bytes);
+  if (memo === null) {
+    const index = indexNow();
+    if (index.unsupported !== null) not(index.unsupported);
+    if (index.mode.includes(0o160000)) not("a submodule");
+    if (index.version === 4 && holdsAttributes(index)) not("an attributes file");
+  }
   const said = parseStatusV2((await status).stdout);
   said.ignored.sort();
   options.ignoredKnown?.([...said.ignored]);
   for (const path of said.untracked) {
     if (path === ".gitattributes" || path.endsWith("/.gitattributes")) not("an attributes file");
   }
-  const modes = said.untracked.map((path) => untrackedMode(repo.root, path));
-  const hashing = [...said.changed].filter(([, mode]) => mode !== null).map(([path]) => path);
-  const codec = await loading;
-  const writer = new LooseWriter(options, codec);
-  const ids = await hashFiles(sys, repo, { ...options, writer, codec }, [
-    ...hashing,
-    ...said.untracked,
-  ]);
-  const changes = new Map<string, FileState>();
-  for (const [path, mode] of said.changed) {
-    changes.set(path, mode === null ? null : { mode, id: ids.get(path)! });
-  }
-  said.untracked.forEach((path, i) => changes.set(path, { mode: modes[i]!, id: ids.get(path)! }));
-  for (const state of changes.values()) {
-    if (state !== null && !/^[0-9a-f]{40}$/.test(state.id)) not("a file that could not be hashed");
-  }
-  const built = buildTrees(index, changes, codec);
-  for (const gone of built.gone) {
-    // The full path lists a folder left with no tracked file among the bare ones.
-    if (!representable(gone) || (await lstatOrNull(join(repo.root, gone)))?.isDirectory) {
-      not("a folder whose files are all gone");
-    }
-  }
-  writeTrees(writer, built);
+  const reused = memo !== null && memoHolds(memo, said, [options.objectsDir, repo.objectsDir]);
+  const made = reused ? fromMemo(memo) : await build(sys, repo, options, {
+    said,
+    index: indexNow(),
+    codec: codecNow(),
+    checksum: sum,
+  });
+  const { changes, root, folders } = made;
   // The tree's file list, for whoever asks next (a run's secret-looking files): no `ls-tree`.
   const removed = new Set([...said.changed].filter(([, mode]) => mode === null).map(([p]) => p));
-  rememberFiles(built.root, () => filesOfIndex(index, removed, said.untracked));
+  rememberFiles(root, () => filesOfIndex(indexNow(), removed, said.untracked));
   const facts = {
     root: repo.root,
-    tracked: built.folders,
+    tracked: folders,
     untracked: said.untracked,
     ignored: said.ignored,
   };
@@ -351,16 +361,101 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
         repo,
         { ...options, indexFile: other, seed, keepOnDemand: true },
         changes,
-        built.root,
+        root,
       );
     });
-    const keeping = keepIndex(sys, repo, options, changes, built.root);
+    const keeping = keepIndex(sys, repo, options, changes, root);
     if (options.keepOnDemand !== true) {
       const written = keeping.settle();
       if (options.keepInBackground !== true) await written;
     }
   }
-  return { tree: built.root, bareDirs: bare, ignored: said.ignored };
+  return { tree: root, bareDirs: bare, ignored: said.ignored };
+}
+
+/** The files' new states, the tree and its folders: built, or the memo's. */
+interface Made {
+  changes: Map<string, FileState>;
+  root: string;
+  folders: Map<string, string[]>;
+}
+
+function fromMemo(memo: QuickMemo): Made {
+  const changes = new Map<string, FileState>();
+  for (const file of [...memo.changed, ...memo.untracked]) {
+    changes.set(file.path, file.mode === null ? null : { mode: file.mode, id: file.id! });
+  }
+  return { changes, root: memo.tree, folders: new Map(memo.folders) };
+}
+
+/**
+ * Hashes the changed and new files and builds the tree over `index`; keeps the memo when every
+ * file hashed was settled (quick_memo.ts).
+ */
+async function build(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: QuickOptions,
+  given: {
+    said: StatusSaid;
+    index: ParsedIndex;
+    codec: Promise<ObjectCodec>;
+    checksum: string | null;
+  },
+): Promise<Made> {
+  const { said, index } = given;
+  const modes = said.untracked.map((path) => untrackedMode(repo.root, path));
+  const hashing = [...said.changed].filter(([, mode]) => mode !== null).map(([path]) => path);
+  // Each file's stat before it is read: what the memo trusts it by next time.
+  const readAt = (options.memoClock ?? Date.now)();
+  const stats = new Map([...hashing, ...said.untracked].map((p) => [p, statOf(repo.root, p)]));
+  const codec = await given.codec;
+  const writer = new LooseWriter(options, codec);
+  const ids = await hashFiles(sys, repo, { ...options, writer, codec }, [
+    ...hashing,
+    ...said.untracked,
+  ]);
+  const changes = new Map<string, FileState>();
+  for (const [path, mode] of said.changed) {
+    changes.set(path, mode === null ? null : { mode, id: ids.get(path)! });
+  }
+  said.untracked.forEach((path, i) => changes.set(path, { mode: modes[i]!, id: ids.get(path)! }));
+  for (const state of changes.values()) {
+    if (state !== null && !/^[0-9a-f]{40}$/.test(state.id)) not("a file that could not be hashed");
+  }
+  const built = buildTrees(index, changes, codec);
+  for (const gone of built.gone) {
+    // The full path lists a folder left with no tracked file among the bare ones.
+    if (!representable(gone) || (await lstatOrNull(join(repo.root, gone)))?.isDirectory) {
+      not("a folder whose files are all gone");
+    }
+  }
+  writeTrees(writer, built);
+  const all = [...stats.values()];
+  if (
+    given.checksum !== null && built.gone.length === 0 &&
+    all.every((stat) => stat !== null && settled(stat, readAt))
+  ) {
+    const file = (path: string) => {
+      const state = changes.get(path)!;
+      return {
+        path,
+        mode: state?.mode ?? null,
+        id: state?.id ?? null,
+        stat: stats.get(path) ?? null,
+      };
+    };
+    await writeMemo(options.objectsDir, {
+      version: 1,
+      root: repo.root,
+      index: given.checksum,
+      changed: [...said.changed.keys()].map(file),
+      untracked: said.untracked.map(file),
+      tree: built.root,
+      folders: [...built.folders],
+    });
+  }
+  return { changes, root: built.root, folders: built.folders };
 }
 
 /**

@@ -112,6 +112,12 @@ export interface SnapshotOptions extends StoreOptions {
    * others may join. `now` is the clock `asked` was read from.
    */
   share?: { asked: number; now: () => number };
+  /**
+   * The clock the quick path's memo reads to tell a file changed long enough before it was read
+   * for its stat data to vouch for its bytes next time (vcs/quick_memo.ts); tests move it on.
+   * @default Date.now
+   */
+  memoClock?: () => number;
 }
 
 /** Copies the user's index (keeping its mtime) to `target`; false when there is none. */

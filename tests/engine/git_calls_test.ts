@@ -75,7 +75,10 @@ const BEFORE = [
 const AFTER = ["update-index -z", "write-tree", "add -A", "write-tree"];
 const SNAPSHOTS = [...BEFORE, ...AFTER].sort();
 // A read run keeps its ignored files; in the sandbox, where it can write none of its tree, its
-// tree is not snapshotted again after it (nor its kept index written).
+// tree is not snapshotted again after it (nor its kept index written). (A later run of a tree
+// whose files changed more than a few seconds before skips the hashing of both snapshot and
+// ignored files through their memos, tests/vcs/quick_memo_test.ts and ignored_memo_test.ts;
+// the files here were all just written, so every run here hashes them.)
 const KEEP_IGNORED = "hash-object --no-filters";
 const SANDBOXED_READ = [...BEFORE, KEEP_IGNORED].sort();
 // A write run also watches its tree: HEAD's folders (`ls-tree`) before the snapshot, the

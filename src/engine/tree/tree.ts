@@ -10,6 +10,8 @@ import * as vcs from "../../vcs/mod.ts";
 import * as viewMod from "../../vcs/view.ts";
 import { dirname, join } from "../../sys/path.ts";
 import { TreeWatch } from "./tree_watch.ts";
+import { hiddenFiles } from "./hidden_files.ts";
+import type { SecretPatterns } from "../../confine/secrets.ts";
 
 /** How many read views of a repository are kept for reuse. */
 const VIEWS_KEPT = 4;
@@ -62,6 +64,11 @@ export interface TrackedTree {
   openCopy(dest: string): TrackedTree;
   /** Every file path of a snapshot's tree. */
   files(at: TreeSnapshot): Promise<string[]>;
+  /**
+   * The files of a snapshot's tree that look like secrets or `patterns` hide, kept between runs
+   * by the tree's id (hidden_files.ts).
+   */
+  hiddenFiles(at: TreeSnapshot, patterns: SecretPatterns): Promise<string[]>;
   /**
    * Opens the shared, write-protected read view of `at` without `drop` (made when missing),
    * as a tracked tree with a `release()` to call when the run is done with it.
@@ -207,6 +214,13 @@ function tracked(
       return tracked(sys, copy, key, store);
     },
     files: (at) => viewMod.treeFiles(sys, repo, store, at.tree),
+    hiddenFiles: (at, patterns) =>
+      hiddenFiles(
+        join(dirname(store.objectsDir), "hidden-memo.json"),
+        at.tree,
+        patterns,
+        () => viewMod.treeFiles(sys, repo, store, at.tree),
+      ),
     async view(at, drop) {
       const viewsDir = join(dirname(store.objectsDir), "views");
       const view = await viewMod.openView(sys, repo, { ...store, viewsDir, snapshot: at, drop });

@@ -160,7 +160,7 @@ async function prepareOnly(
       index: runPaths.index,
       ...(versions === undefined ? {} : { versions }),
     };
-    const [files] = await Promise.all([tree.files(before), widened]);
+    const [files] = await Promise.all([tree.hiddenFiles(before, hiding.patterns), widened]);
     const secrets = findSecrets(files, before.ignored, hiding.patterns);
     if (!MODES[record.mode].edits) {
       if (hiding.hidden) return { ...plain, secrets: absolute(tree.root, secrets) };
@@ -225,7 +225,7 @@ async function copySecrets(
   hiding: Awaited<ReturnType<typeof secretHiding>>,
 ): Promise<{ secrets?: string[] }> {
   const copyRoot = record.isolation!.copyRoot;
-  const secrets = findSecrets(await tree.files(before), [], hiding.patterns);
+  const secrets = findSecrets(await tree.hiddenFiles(before, hiding.patterns), [], hiding.patterns);
   if (!secrets.any) return {};
   if (hiding.hidden && !hiding.allowed) {
     return { secrets: absolute(copyRoot, secrets) };
