@@ -31,3 +31,19 @@ Deno.test("a feed closed during its first pass leaves no start-up grace timer wa
   await late.close();
   assert.equal(clock.pending, 0, "a timer outlived the close");
 });
+
+Deno.test("a second close waits for the first's end: no caller is told closed while the feed works", async () => {
+  await using state = await tempDir("pitroom-state-");
+  const clock = new FakeClock();
+  const sys = testSys({ stateDir: state.path, clock });
+  const paths = statePaths(state.path);
+  const queued = await placeLiveRun(paths, { cwd: state.path, now: clock.now() });
+  // Closed twice at once, during the first pass (an MCP session's close asks again from within
+  // itself): the second must not end before the first, whose work is still reading the state.
+  const feed = subscribe(sys, { runs: [queued.id] }, () => undefined);
+  let first = false;
+  const closing = feed.close().then(() => (first = true));
+  await feed.close();
+  assert.ok(first, "the second close ended while the first was still closing");
+  await closing;
+});

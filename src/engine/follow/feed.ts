@@ -152,6 +152,7 @@ class Feed implements Subscription {
   #sweepTimer: Timer | undefined;
   #working: Promise<void> | null = null;
   #closed = false;
+  #closing: Promise<void> | undefined;
   #replaying = true;
   #ended = Promise.withResolvers<void>();
   #failed: unknown = undefined;
@@ -514,8 +515,17 @@ class Feed implements Subscription {
     this.#ended.reject(error);
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * A close after the first waits for the first's end (it never returns while work runs); only
+   * the first throws what the feed failed with.
+   */
+  close(): Promise<void> {
+    if (this.#closing !== undefined) return this.#closing.catch(() => undefined);
+    this.#closing = this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     this.#sweepTimer?.cancel();
     for (const f of this.#runs.values()) f.grace?.cancel();

@@ -97,14 +97,20 @@ export function createMcpServer(
     follow: create.follow ?? true,
     subscribe: era === "legacy",
   });
-  let closed: Promise<void> | undefined;
-  const close = () =>
-    closed ??= (async () => {
+  // Memoized before it starts: `server.close()` calls `onclose` (below) at once, which asks for
+  // the close again; a second close must wait for this one, never run beside it and end first.
+  let closed: PromiseWithResolvers<void> | undefined;
+  const close = () => {
+    if (closed !== undefined) return closed.promise.catch(() => undefined);
+    closed = Promise.withResolvers<void>();
+    (async () => {
       if (server.isConnected()) await server.close();
       // The calls end with the session (their waits are aborted): let them finish first.
       await Promise.allSettled([...inflight]);
       await endFeeds();
-    })();
+    })().then(closed.resolve, closed.reject);
+    return closed.promise;
+  };
   const previous = server.server.onclose;
   server.server.onclose = () => {
     previous?.();
