@@ -24,7 +24,11 @@ export const FEATURE_HOOKS: RunHooks = {
   recordReview,
   rememberAnswer,
   afterRun,
-  afterLost: (sys, lost) => lost.auditOf === undefined ? Promise.resolve() : afterRun(sys, lost),
+  afterLost: async (sys, lost) => {
+    // Loaded only for a lost run with a host: what it left running there goes.
+    if (lost.host !== undefined) await (await import("./remote/mod.ts")).afterLost(sys, lost);
+    if (lost.auditOf !== undefined) await afterRun(sys, lost);
+  },
   notifyEnded,
   // Loaded only by a run with a host.
   launcherFor: (sys, record, workspace) =>

@@ -252,5 +252,46 @@ Deno.test({
       assert.match(events.stdout, /worker\.tool_call/);
       assert.deepEqual(await leftovers(c.bin, id), []);
     });
+    await t.step(
+      "its supervisor killed -9 mid-run: lost, and the read that finds it removes its pod",
+      async () => {
+        const started = await w.run([
+          "run",
+          "--bg",
+          "-i",
+          "-H",
+          "pod",
+          "-W",
+          "codex",
+          "-m",
+          "fake/stuck",
+          "Change the answer",
+        ], { env: c.env });
+        assert.equal(started.code, 0, started.stderr);
+        const id = started.stdout.trim().split(/\s+/)[0]!;
+        await waitFor(async () => {
+          const r = await w.record(id).catch(() => null);
+          return (r?.progress.tools ?? 0) > 0;
+        }, { timeoutMs: 60_000, what: "the container's worker to report its edit" });
+        const supervisor = (await w.record(id)).supervisorPid!;
+        Deno.kill(supervisor, "SIGKILL");
+        await waitFor(() => {
+          try {
+            Deno.kill(supervisor, "SIGCONT");
+            return false;
+          } catch {
+            return true;
+          }
+        }, { timeoutMs: 10_000, what: "the supervisor to die" });
+        assert.notDeepEqual(await leftovers(c.bin, id), [], "the pod outlived its supervisor");
+        const status = await w.run(["status", id, "--json"], { env: c.env });
+        assert.equal(JSON.parse(status.stdout)[0].state, "lost");
+        assert.deepEqual(await leftovers(c.bin, id), []);
+        assert.equal(
+          await Deno.readTextFile(join((await w.record(id)).isolation!.copyRoot, "src/app.ts")),
+          "export const answer = 43;\n",
+        );
+      },
+    );
   },
 });

@@ -14,7 +14,8 @@ import type { Workspace } from "../tree/workspace.ts";
 import type { Launcher } from "../run/launcher.ts";
 import { hostConfig } from "../core/hosts.ts";
 import { sshLauncher } from "./ssh_launcher.ts";
-import { containerLauncher } from "./container.ts";
+import { containerLauncher, engineCall } from "./container.ts";
+import { podName } from "./manifest.ts";
 
 export { type HostConfig, hostConfig } from "../core/hosts.ts";
 
@@ -52,4 +53,27 @@ export async function launcherFor(
     return (await import("./cluster.ts")).clusterLauncher(host, boxed);
   }
   return containerLauncher(host, boxed);
+}
+
+/**
+ * What a lost run left on its host, removed by the sweep that marked it lost: a podman host's pods
+ * of the run, whose supervisor was killed before its own teardown (the pod would run on, its
+ * worker with it). An SSH host removes its folder itself when the channel closes; a cluster's
+ * Job ends at its deadline.
+ */
+export async function afterLost(sys: HeldSys, record: RunRecord): Promise<void> {
+  const name = record.host;
+  if (name === undefined || record.settings?.host === undefined) return;
+  let host;
+  try {
+    host = hostConfig({ [name]: record.settings.host }, name);
+  } catch {
+    return;
+  }
+  if (host.kind !== "container" || host.engine !== "podman") return;
+  // An attempt's pod is named by its number, from 1 (launcherFor's counter).
+  for (let attempt = 1; attempt <= Math.max(1, record.attempts.length); attempt++) {
+    await engineCall(sys, host, ["pod", "rm", "-f", "--ignore", podName(record.id, attempt)])
+      .catch(() => undefined);
+  }
 }
