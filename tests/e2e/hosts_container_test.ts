@@ -154,6 +154,20 @@ Deno.test({
       },
     });
     const { w } = c;
+    /** A background run whose worker edits in its container, then hangs: its id, once it edited. */
+    const startStuck = async () => {
+      const started = await w.run(
+        ["run", "--bg", "-i", "-H", "pod", "-W", "codex", "-m", "fake/stuck", "Change the answer"],
+        { env: c.env },
+      );
+      assert.equal(started.code, 0, started.stderr);
+      const id = started.stdout.trim().split(/\s+/)[0]!;
+      await waitFor(async () => {
+        const r = await w.record(id).catch(() => null);
+        return (r?.progress.tools ?? 0) > 0;
+      }, { timeoutMs: 60_000, what: "the container's worker to report its edit" });
+      return id;
+    };
     await t.step("edits, additions and deletions come back and apply", async () => {
       await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
       await Deno.writeTextFile(join(w.repo, ".env"), "TOKEN=hunter2\n");
@@ -215,24 +229,7 @@ Deno.test({
       assert.doesNotMatch(pods.stdout, /pitroom-.*-1\b/);
     });
     await t.step("a container killed mid-run: lost, the copy untouched, no pod left", async () => {
-      const started = await w.run([
-        "run",
-        "--bg",
-        "-i",
-        "-H",
-        "pod",
-        "-W",
-        "codex",
-        "-m",
-        "fake/stuck",
-        "Change the answer",
-      ], { env: c.env });
-      assert.equal(started.code, 0, started.stderr);
-      const id = started.stdout.trim().split(/\s+/)[0]!;
-      await waitFor(async () => {
-        const r = await w.record(id).catch(() => null);
-        return (r?.progress.tools ?? 0) > 0;
-      }, { timeoutMs: 60_000, what: "the container's worker to report its edit" });
+      const id = await startStuck();
       const killed = await podman(c.bin, ["kill", `pitroom-${id.toLowerCase()}-1-worker`]);
       assert.equal(killed.code, 0, killed.stderr);
       await waitFor(async () => (await w.record(id)).state !== "running", {
@@ -255,24 +252,7 @@ Deno.test({
     await t.step(
       "its supervisor killed -9 mid-run: lost, and the read that finds it removes its pod",
       async () => {
-        const started = await w.run([
-          "run",
-          "--bg",
-          "-i",
-          "-H",
-          "pod",
-          "-W",
-          "codex",
-          "-m",
-          "fake/stuck",
-          "Change the answer",
-        ], { env: c.env });
-        assert.equal(started.code, 0, started.stderr);
-        const id = started.stdout.trim().split(/\s+/)[0]!;
-        await waitFor(async () => {
-          const r = await w.record(id).catch(() => null);
-          return (r?.progress.tools ?? 0) > 0;
-        }, { timeoutMs: 60_000, what: "the container's worker to report its edit" });
+        const id = await startStuck();
         const supervisor = (await w.record(id)).supervisorPid!;
         Deno.kill(supervisor, "SIGKILL");
         await waitFor(() => {
