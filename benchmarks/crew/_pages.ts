@@ -2,9 +2,11 @@
  * The memory a group of processes takes together: their resident pages counted once each (a page
  * of the deno binary that the host, a `watch` and a `wait` all map is one page of RAM, where the
  * sum of their RSS counts it three times). Read from /proc/PID/maps and /proc/PID/pagemap, whose
- * page-frame numbers only root can see; without them it prints `null`.
+ * page-frame numbers only root can see; without them it prints `null`. It prints the sum of their
+ * proportional set sizes too (/proc/PID/smaps_rollup), `null` when one cannot be read: Deno lets
+ * only a script run with `-A` read those files (-P=pitroom gets NotCapable), hence this script.
  *
- *   deno run -A benchmarks/crew/_pages.ts PID...   -> {"distinctKb": N} or {"distinctKb": null}
+ *   deno run -A benchmarks/crew/_pages.ts PID...   -> {"distinctKb": N | null, "pssKb": N | null}
  */
 const PAGE = 4096;
 
@@ -42,7 +44,19 @@ async function frames(pid: string, into: Set<bigint>): Promise<boolean> {
   return seen;
 }
 
+/** The proportional set size of `pid` in kB: each resident page divided by its mappers. */
+async function pss(pid: string): Promise<number | null> {
+  const rollup = await Deno.readTextFile(`/proc/${pid}/smaps_rollup`).catch(() => "");
+  const kb = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1]);
+  return kb > 0 ? kb : null;
+}
+
 const all = new Set<bigint>();
 let visible = true;
-for (const pid of Deno.args) visible = (await frames(pid, all)) && visible;
-console.log(JSON.stringify({ distinctKb: visible ? all.size * (PAGE / 1024) : null }));
+let pssKb: number | null = 0;
+for (const pid of Deno.args) {
+  visible = (await frames(pid, all)) && visible;
+  const kb = await pss(pid);
+  pssKb = kb === null || pssKb === null ? null : pssKb + kb;
+}
+console.log(JSON.stringify({ distinctKb: visible ? all.size * (PAGE / 1024) : null, pssKb }));

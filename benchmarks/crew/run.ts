@@ -49,18 +49,6 @@ function ok(r: { code: number; stderr: string }, what: string): void {
   if (r.code !== 0) throw new Error(`${what} failed (${r.code}): ${r.stderr}`);
 }
 
-/**
- * The proportional set size of `pid` (/proc/PID/smaps_rollup): each resident page divided by the
- * number of processes that map it, so the deno binary's pages are shared with every other deno
- * process on the machine (the other engineers' tests too), not only with the host, watch and wait.
- */
-async function pssKb(pid: number): Promise<number> {
-  const rollup = await Deno.readTextFile(`/proc/${pid}/smaps_rollup`).catch(() => "");
-  const kb = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1]);
-  if (!(kb > 0)) throw new NoFigure(`no PSS for process ${pid}`);
-  return kb;
-}
-
 async function rssKb(pid: number): Promise<number> {
   const ps = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", String(pid)] }).output();
   const kb = Number(new TextDecoder().decode(ps.stdout).trim());
@@ -71,9 +59,11 @@ async function rssKb(pid: number): Promise<number> {
 
 /**
  * The resident pages of `pids` counted once each (_pages.ts, which needs root to see page frames;
- * null without them).
+ * null without them), and the sum of their proportional set sizes (each resident page divided by
+ * the number of processes that map it, so the deno binary's pages are shared with every other deno
+ * process on the machine, the other engineers' tests too, not only with the host, watch and wait).
  */
-async function distinctPagesKb(pids: number[]): Promise<number | null> {
+async function pagesOf(pids: number[]): Promise<{ distinctKb: number | null; pssKb: number }> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -85,8 +75,12 @@ async function distinctPagesKb(pids: number[]): Promise<number | null> {
     stdout: "piped",
   }).output();
   if (!out.success) throw new NoFigure(`no page count for processes ${pids.join(", ")}`);
-  return (JSON.parse(new TextDecoder().decode(out.stdout)) as { distinctKb: number | null })
-    .distinctKb;
+  const pages = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    distinctKb: number | null;
+    pssKb: number | null;
+  };
+  if (pages.pssKb === null) throw new NoFigure(`no PSS for processes ${pids.join(", ")}`);
+  return { distinctKb: pages.distinctKb, pssKb: pages.pssKb };
 }
 
 /**
@@ -111,15 +105,29 @@ async function wallClock(): Promise<{ one: number; crew: number; repo: string }>
 async function wallClockIn(repo: string): Promise<{ one: number; crew: number }> {
   await using w = await crewWorld({ maxParallel: 30 }, { work: repo });
   const step = [{ sleepMs: L }, { answer: "done" }];
-  let t = performance.now();
-  ok(await w.run(["crew", "-g", "one", task("one", step)]), "crew of one");
-  ok(await w.run(["wait", "-g", "one", "--timeout", "120"]), "wait one");
-  const one = performance.now() - t;
+  const single = async (group: string): Promise<number> => {
+    const t = performance.now();
+    ok(await w.run(["crew", "-g", group, task(group, step)]), `crew of one (${group})`);
+    ok(await w.run(["wait", "-g", group, "--timeout", "120"]), `wait ${group}`);
+    return performance.now() - t;
+  };
+  // The world's first run pays for what every later one finds done (the state dir's folders and
+  // history, the host's start, the tree's memos): a warm-up run, not measured. One run is then
+  // timed before the crew and once after it, and their mean is the baseline (the load drifts).
+  await single("warm");
+  const before = await single("one-before");
   const tasks = Array.from({ length: N }, (_, i) => task(`t${i}`, step));
-  t = performance.now();
+  const t = performance.now();
   ok(await w.run(["crew", "-g", "many", ...tasks]), "crew");
   ok(await w.run(["wait", "-g", "many", "--timeout", "300"]), "wait");
-  return { one, crew: performance.now() - t };
+  const crew = performance.now() - t;
+  const after = await single("one-after");
+  console.error(
+    `(a) one run before the crew ${(before / 1000).toFixed(2)}s, after ${
+      (after / 1000).toFixed(2)
+    }s`,
+  );
+  return { one: (before + after) / 2, crew };
 }
 
 async function latency(): Promise<number[]> {
@@ -223,23 +231,25 @@ async function memory(): Promise<
   // The followers are the real program (they start no worker, so they need no fake backend).
   const watch = follower(w, ["watch", "-g", "mem", "--json"]);
   const wait = follower(w, ["wait", "-g", "mem", "--timeout", "300"]);
-  const host = Number((await Deno.readTextFile(join(w.stateDir, "host", "pid"))).trim());
-  // All runs in flight: every worker has started.
-  for (;;) {
-    const st = await w.run(["status", "-g", "mem", "--json"]);
-    const records = JSON.parse(st.stdout) as Array<{ progress: { tools: number } }>;
-    if (records.filter((r) => r.progress.tools > 0).length >= Math.min(M, 30)) break;
-    await new Promise((r) => setTimeout(r, 200));
+  try {
+    const host = Number((await Deno.readTextFile(join(w.stateDir, "host", "pid"))).trim());
+    // All runs in flight: every worker has started.
+    for (;;) {
+      const st = await w.run(["status", "-g", "mem", "--json"]);
+      const records = JSON.parse(st.stdout) as Array<{ progress: { tools: number } }>;
+      if (records.filter((r) => r.progress.tools > 0).length >= Math.min(M, 30)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const hostKb = await rssKb(host);
+    const watchKb = await rssKb(watch.pid);
+    const waitKb = await rssKb(wait.pid);
+    const { pssKb, distinctKb } = await pagesOf([host, watch.pid, wait.pid]);
+    return { hostKb, watchKb, waitKb, singleKb, pssKb, distinctKb };
+  } finally {
+    // Whatever happened, the workers answer, so the runs end and the host leaves when idle.
+    await Deno.writeTextFile(never, "");
+    await Promise.all([watch.output(), wait.output()]);
   }
-  const hostKb = await rssKb(host);
-  const watchKb = await rssKb(watch.pid);
-  const waitKb = await rssKb(wait.pid);
-  const pids = [host, watch.pid, wait.pid];
-  const pss = (await Promise.all(pids.map(pssKb))).reduce((a, b) => a + b, 0);
-  const distinctKb = await distinctPagesKb(pids);
-  await Deno.writeTextFile(never, "");
-  await Promise.all([watch.output(), wait.output()]);
-  return { hostKb, watchKb, waitKb, singleKb, pssKb: pss, distinctKb };
 }
 
 const only = args.values.only;
