@@ -93,6 +93,39 @@ export async function isLocked(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * `isLocked` without leaving the event loop: for scans that probe many small files in a row (the
+ * slot queue counts up to 30 slots and every ticket on each change), where each asynchronous open,
+ * lock and close is a round trip through the runtime's thread pool and a crew's scans queued
+ * behind one another (a crew of 10 took its slots 40 ms apart on a quiet 2-core machine).
+ */
+export function isLockedNow(path: string): boolean {
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(path, { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+  try {
+    if (file.tryLockSync(false)) {
+      file.unlockSync();
+      return false;
+    }
+    return true;
+  } finally {
+    file.close();
+  }
+}
+
+/** `tryLock` without leaving the event loop (see `isLockedNow`); the folder must exist. */
+export function tryLockNow(path: string): HeldLock | null {
+  const file = Deno.openSync(path, { read: true, write: true, create: true, mode: 0o600 });
+  if (file.tryLockSync(true)) return held(path, file);
+  file.close();
+  return null;
+}
+
 /** Takes the lock at `path` exclusively, waiting as long as somebody else holds it. */
 export async function lock(path: string): Promise<HeldLock> {
   const file = await open(path);

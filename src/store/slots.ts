@@ -15,7 +15,7 @@
  */
 import { join } from "../sys/path.ts";
 import type { StatePaths } from "./paths.ts";
-import { createLocked, type HeldLock, isLocked, tryLock } from "./locks.ts";
+import { createLocked, type HeldLock, isLockedNow, tryLockNow } from "./locks.ts";
 import type { Clock, Timer } from "../sys/mod.ts";
 
 /** The hard ceiling on parallel workers. */
@@ -89,29 +89,29 @@ async function ensureDirs(paths: StatePaths): Promise<void> {
  * Locks one free file among `<prefix>0 .. <prefix>(max-1)`. A read-only probe comes first, so
  * busy slots are never opened for writing (which would wake every watcher for nothing).
  */
-async function lockFree(dir: string, prefix: string, max: number): Promise<Taken | null> {
+function lockFree(dir: string, prefix: string, max: number): Taken | null {
   for (let index = 0; index < max; index++) {
     const path = join(dir, `${prefix}${index}`);
-    if (heldHere.has(path) || await isLocked(path)) continue;
+    if (heldHere.has(path) || isLockedNow(path)) continue;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const lock = await tryLock(path);
+      const lock = tryLockNow(path);
       if (lock !== null) {
         heldHere.add(path);
         return { index, locks: [lock] };
       }
       // A probe from another process holds a shared lock for an instant: look again.
-      if (await isLocked(path)) break;
+      if (isLockedNow(path)) break;
     }
   }
   return null;
 }
 
-async function tryTakeSlot(paths: StatePaths, options: AcquireOptions): Promise<Taken | null> {
-  const slot = await lockFree(paths.slots, "", clampMax(options.maxParallel));
+function tryTakeSlot(paths: StatePaths, options: AcquireOptions): Taken | null {
+  const slot = lockFree(paths.slots, "", clampMax(options.maxParallel));
   if (slot === null) return null;
   const limit = limitOf(options);
   if (limit === null) return slot;
-  const limited = await lockFree(paths.slots, `${limit.key}.`, limit.max);
+  const limited = lockFree(paths.slots, `${limit.key}.`, limit.max);
   if (limited === null) {
     releaseAll(slot.locks);
     return null;
@@ -126,11 +126,11 @@ function releaseAll(locks: HeldLock[]): void {
   }
 }
 
-async function countHeld(dir: string, prefix: string, max: number): Promise<number> {
+function countHeld(dir: string, prefix: string, max: number): number {
   let held = 0;
   for (let index = 0; index < max; index++) {
     const path = join(dir, `${prefix}${index}`);
-    if (heldHere.has(path) || await isLocked(path)) held++;
+    if (heldHere.has(path) || isLockedNow(path)) held++;
   }
   return held;
 }
@@ -139,9 +139,9 @@ async function countHeld(dir: string, prefix: string, max: number): Promise<numb
 async function liveTickets(paths: StatePaths, own: ReadonlySet<string>): Promise<string[]> {
   const names: string[] = [];
   try {
-    for await (const entry of Deno.readDir(paths.queue)) {
+    for (const entry of Deno.readDirSync(paths.queue)) {
       if (!entry.isFile || entry.name.startsWith(".")) continue;
-      if (own.has(entry.name) || await isLocked(join(paths.queue, entry.name))) {
+      if (own.has(entry.name) || isLockedNow(join(paths.queue, entry.name))) {
         names.push(entry.name);
       } else await Deno.remove(join(paths.queue, entry.name)).catch(() => undefined);
     }
@@ -227,11 +227,11 @@ class LocalQueue {
     const own = new Set(this.#waiters.map((w) => w.ticket));
     const tickets = await liveTickets(this.#paths, own);
     let free = clampMax(head.options.maxParallel) -
-      await countHeld(this.#paths.slots, "", clampMax(head.options.maxParallel));
+      countHeld(this.#paths.slots, "", clampMax(head.options.maxParallel));
     const limits = head.options.limits ?? {};
     const limitFree = new Map<string, number>();
     for (const [key, max] of Object.entries(limits)) {
-      limitFree.set(key, max - await countHeld(this.#paths.slots, `${key}.`, max));
+      limitFree.set(key, max - countHeld(this.#paths.slots, `${key}.`, max));
     }
     const byTicket = new Map(this.#waiters.map((w) => [w.ticket, w]));
     const turn: Waiter[] = [];
@@ -258,13 +258,17 @@ class LocalQueue {
       waiter.reported = true;
       waiter.options.onQueued?.(position + 1);
     }
+    // Every waiter whose turn it is gets its slot in this one pass (no await between them), and
+    // their tickets go together after.
+    const served: Waiter[] = [];
     for (const waiter of turn) {
       if (!this.#waiters.includes(waiter)) continue;
-      const taken = await tryTakeSlot(this.#paths, waiter.options);
+      const taken = tryTakeSlot(this.#paths, waiter.options);
       if (taken === null) break;
-      await this.remove(waiter);
+      served.push(waiter);
       waiter.resolve(this.#held(taken));
     }
+    await Promise.all(served.map((waiter) => this.remove(waiter)));
   }
 
   #held(taken: Taken): Slot {
@@ -292,8 +296,8 @@ function localQueue(paths: StatePaths): LocalQueue {
 }
 
 /** Number of slots held right now. */
-export async function busySlots(paths: StatePaths, max = MAX_PARALLEL_CEILING): Promise<number> {
-  return await countHeld(paths.slots, "", max);
+export function busySlots(paths: StatePaths, max = MAX_PARALLEL_CEILING): Promise<number> {
+  return Promise.resolve(countHeld(paths.slots, "", max));
 }
 
 /** Number of live queue tickets right now. */
