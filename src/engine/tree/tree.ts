@@ -79,9 +79,14 @@ export interface TrackedTree {
   ): Promise<TrackedTree & { release(): void; tree: string }>;
   /**
    * Records the stat of the ignored files `ignored` (a snapshot's; kept, when `keep`, to be
-   * undone later) and returns the check to run after the worker.
+   * undone later) and returns the check to run after the worker. With `share`, runs asked for
+   * before a walk began join it (the read runs of a crew: vcs/ignored.ts).
    */
-  watchIgnored(ignored: readonly string[], keep: boolean): Promise<IgnoredWatch>;
+  watchIgnored(
+    ignored: readonly string[],
+    keep: boolean,
+    share?: { asked: number; now(): number },
+  ): Promise<IgnoredWatch>;
   /** Applies `before`..`after` (a copy's work) to this tree, checked first. */
   apply(
     before: TreeSnapshot,
@@ -158,12 +163,34 @@ export async function inRepo(sys: Pick<HeldSys, "runner" | "env">, dir: string):
 }
 
 /** Opens the repository containing `dir`, or null when it is not in one. */
+/**
+ * The repository questions in flight, by folder: the runs of a crew handed to the host together
+ * asked git the same question ten times at once, and the git processes held back the first run's
+ * snapshot (trackTree took 100-250 ms each instead of 17). A call joins the question under way for
+ * its folder (and git variables); none is kept once answered.
+ */
+const repoQuestions = new Map<string, Promise<vcs.RepoInfo | null>>();
+
+function repoOf(
+  sys: Pick<HeldSys, "runner" | "env" | "randomHex" | "clock">,
+  dir: string,
+): Promise<vcs.RepoInfo | null> {
+  // The starter's GIT_* variables (GIT_DIR, say) change the answer: they are part of the question.
+  const gitEnv = Object.entries(sys.env.toObject()).filter(([name]) => name.startsWith("GIT_"));
+  const key = JSON.stringify([dir, gitEnv.sort()]);
+  const asking = repoQuestions.get(key);
+  if (asking !== undefined) return asking;
+  const answer = vcs.findRepo(sys, dir).finally(() => repoQuestions.delete(key));
+  repoQuestions.set(key, answer);
+  return answer;
+}
+
 export async function trackTree(
   sys: Pick<HeldSys, "runner" | "env" | "randomHex" | "clock">,
   paths: StatePaths,
   dir: string,
 ): Promise<TrackedTree | null> {
-  const repo = await vcs.findRepo(sys, dir);
+  const repo = await repoOf(sys, dir);
   if (repo === null) return null;
   const key = await vcs.repoKey(repo.root);
   return tracked(sys, repo, key, { objectsDir: paths.repo(key).objects });
@@ -231,8 +258,13 @@ function tracked(
     openCopy(dest) {
       return tracked(sys, vcs.copyRepo(dest, repo.objectFormat), key, store);
     },
-    async watchIgnored(ignored, keep) {
-      const record = await vcs.recordIgnored(sys, repo, { ...store, ignored, keep });
+    async watchIgnored(ignored, keep, share) {
+      const record = await vcs.recordIgnored(sys, repo, {
+        ...store,
+        ignored,
+        keep,
+        ...(share === undefined ? {} : { share }),
+      });
       return {
         changes: () => vcs.ignoredChanges(sys, repo, { ...store, record }),
         restore: (changes) =>

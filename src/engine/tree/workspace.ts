@@ -74,7 +74,11 @@ export async function prepareWorkspace(
         started.watching = ignored;
         started.watch = (async () => {
           await earlier?.catch(() => undefined);
-          return await tree.watchIgnored(ignored, !MODES[record.mode].keepsChanges);
+          // The read runs of a crew share the walk, as they share the snapshot.
+          const share = record.isolation === undefined && !MODES[record.mode].keepsChanges
+            ? { asked: record.createdAt, now: () => sys.clock.now() }
+            : undefined;
+          return await tree.watchIgnored(ignored, !MODES[record.mode].keepsChanges, share);
         })();
         started.watch.catch(() => undefined);
       },
