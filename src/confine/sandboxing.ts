@@ -19,6 +19,7 @@ import { RefusedError } from "../sys/errors.ts";
 import { lstatOrNull } from "../sys/fs.ts";
 import { join } from "../sys/path.ts";
 import { HOME_CREDENTIALS } from "./secret_names.ts";
+import { realOrNullNow } from "./sandbox/paths.ts";
 import {
   checkedSandboxSetting,
   detectNetwork,
@@ -206,8 +207,9 @@ async function readAll(paths: readonly string[]): Promise<string[]> {
   return texts.filter((t): t is string => t !== null);
 }
 
-async function realOrSelf(path: string): Promise<string> {
-  return await Deno.realPath(path).catch(() => path);
+function realOrSelf(path: string): Promise<string> {
+  // Answered at once, as the sandbox's other path questions (confine/sandbox/paths.ts).
+  return Promise.resolve(realOrNullNow(path) ?? path);
 }
 
 /**

@@ -16,6 +16,16 @@ export async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
   }
 }
 
+/** `lstatOrNull` without leaving the event loop (see confine/sandbox/paths.ts). */
+export function lstatOrNullSync(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    if (missing(error)) return null;
+    throw error;
+  }
+}
+
 /** True when something (a file, a directory, a link) is at `path`. */
 /** The file at `path` opened for reading, or null when there is none. */
 export async function openOrNull(path: string): Promise<Deno.FsFile | null> {

@@ -18,10 +18,10 @@
  *   `/tmp`.
  */
 import { dirname, isAbsolute, join } from "../../sys/path.ts";
-import { lstatOrNull } from "../../sys/fs.ts";
+import { lstatOrNullSync, statOrNullSync } from "../../sys/fs.ts";
 import { MODES } from "../../workers/modes.ts";
 import type { Mode } from "../../workers/types.ts";
-import { depth, holds, isKernelPath, realOrNull } from "./paths.ts";
+import { depth, holds, isKernelPath, realOrNull, realOrNullNow } from "./paths.ts";
 import { shownInTmp } from "./tmp.ts";
 
 /** The folders of one sandboxed launch. */
@@ -88,11 +88,16 @@ export function expandHome(path: string, home: string | undefined): string {
 }
 
 /** The nearest folder at or above `dir` holding a `.git`, and that `.git`; else `dir`. */
-export async function treeRoot(dir: string): Promise<{ root: string; git: string | null }> {
+export function treeRoot(dir: string): Promise<{ root: string; git: string | null }> {
+  return Promise.resolve(treeRootNow(dir));
+}
+
+/** `treeRoot`, answered at once (see paths.ts: the planning's questions are synchronous). */
+function treeRootNow(dir: string): { root: string; git: string | null } {
   let at = dir;
   while (true) {
     const git = join(at, ".git");
-    if (await lstatOrNull(git) !== null) return { root: at, git };
+    if (lstatOrNullSync(git) !== null) return { root: at, git };
     const up = dirname(at);
     if (up === at) return { root: dir, git: null };
     at = up;
@@ -102,7 +107,7 @@ export async function treeRoot(dir: string): Promise<{ root: string; git: string
 /** The git dirs a repository's `.git` names: a worktree's `gitdir:`, and alternates' owners. */
 async function namedGitDirs(git: string): Promise<string[]> {
   const out: string[] = [];
-  const info = await lstatOrNull(git);
+  const info = lstatOrNullSync(git);
   let dir = git;
   if (info?.isFile) {
     const text = await Deno.readTextFile(git);
@@ -144,23 +149,23 @@ function safeWritable(real: string, home: string | null): boolean {
 }
 
 /** What to hide, split into folders and files, after the `show` paths took theirs out. */
-async function hiddenPaths(
+function hiddenPaths(
   hide: readonly string[],
   show: readonly string[],
   home: string | null,
-): Promise<{ hidden: string[]; masked: string[] }> {
+): { hidden: string[]; masked: string[] } {
   const hidden: string[] = [];
   const masked: string[] = [];
-  // Most listed credentials do not exist: looked up side by side, a missing one in one call.
-  const found = await Promise.all(hide.map(async (path) => {
+  // Most listed credentials do not exist: a missing one is one call.
+  const found = hide.map((path) => {
     if (!isAbsolute(path) || isKernelPath(path)) return null;
-    const real = await realOrNull(path);
+    const real = realOrNullNow(path);
     if (real === null || real === "/" || isKernelPath(real)) return null;
     if (home !== null && holds(real, home)) return null;
     if (show.some((s) => holds(s, real))) return null;
-    const info = await Deno.stat(real).catch(() => null);
+    const info = statOrNullSync(real);
     return info === null ? null : { real, dir: info.isDirectory };
-  }));
+  });
   for (const f of found) {
     if (f === null) continue;
     const list = f.dir ? hidden : masked;
@@ -188,7 +193,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   if (MODES[input.mode].edits) add(writable, root);
   for (const path of input.state) {
     if (isKernelPath(path)) continue;
-    if (await lstatOrNull(path) === null) await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+    if (lstatOrNullSync(path) === null) await Deno.mkdir(path, { recursive: true, mode: 0o700 });
     addSafe(await realOrNull(path));
   }
   const cache = input.env.XDG_CACHE_HOME ?? (home === undefined ? undefined : join(home, ".cache"));
@@ -210,7 +215,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   }
   const show: string[] = [];
   for (const path of input.show ?? []) add(show, await realOrNull(path));
-  const { hidden, masked } = await hiddenPaths(input.hide ?? [], show, realHome);
+  const { hidden, masked } = hiddenPaths(input.hide ?? [], show, realHome);
   // A read run's tree inside a hidden folder (a read view in the state dir) is shown again.
   if (!MODES[input.mode].edits && hidden.some((h) => holds(h, root))) add(readOnly, root);
   for (const path of show) if (hidden.some((h) => holds(h, path))) add(readOnly, path);

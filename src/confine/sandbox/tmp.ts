@@ -8,7 +8,7 @@
  * way to it, lies there (a PATH entry linked into `/tmp`, `~/bin/opencode` -> `/tmp/...`).
  */
 import { dirname, isAbsolute, join } from "../../sys/path.ts";
-import { lstatOrNull } from "../../sys/fs.ts";
+import { lstatOrNullSync } from "../../sys/fs.ts";
 import { findOnPath } from "../../workers/_detect.ts";
 import { realOrNull } from "./paths.ts";
 
@@ -53,7 +53,7 @@ async function tmpHops(path: string): Promise<string[]> {
   for (let hop = 0; hop < 40; hop++) {
     // The folder holding a link in /tmp (the link itself resolves to where it leads).
     if (topOf(at) !== null) out.push(dirname(at));
-    const info = await lstatOrNull(at);
+    const info = lstatOrNullSync(at);
     if (info === null || !info.isSymlink) break;
     const target = await Deno.readLink(at);
     at = isAbsolute(target) ? target : join(dirname(at), target);
