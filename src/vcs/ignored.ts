@@ -10,7 +10,7 @@
  */
 import { dirname, join } from "../sys/path.ts";
 import { RACY_MS } from "./quick_memo.ts";
-import { lstatOrNull } from "../sys/fs.ts";
+import { lstatOrNull, lstatOrNullSync } from "../sys/fs.ts";
 import type { GitSys } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
 import type { StoreOptions } from "./store.ts";
@@ -53,26 +53,39 @@ function statOf(info: Deno.FileInfo): Stat {
   ];
 }
 
-/** Every regular file or symlink under the ignored `entries` (relative paths), with stats. */
+/** Entries looked at between two yields to the event loop in `walkIgnored`. */
+const WALK_SLICE = 500;
+
+/**
+ * Every regular file or symlink under the ignored `entries` (relative paths), with stats. The
+ * walk asks synchronously, yielding to the event loop every `WALK_SLICE` entries: an asynchronous
+ * stat is a round trip through the runtime's thread pool, and a read run's 500 ignored files took
+ * ~60 ms that way after git status, where a synchronous stat is a few microseconds.
+ */
 async function walkIgnored(
   root: string,
   entries: readonly string[],
 ): Promise<{ files: Map<string, Deno.FileInfo>; truncated: boolean }> {
   const files = new Map<string, Deno.FileInfo>();
   const pending = [...entries];
-  while (pending.length > 0) {
+  let looked = 0;
+  for (let next = 0; next < pending.length; next++) {
     if (files.size >= WATCH_MAX) return { files, truncated: true };
-    const entry = pending.shift()!;
+    if (++looked % WALK_SLICE === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    const entry = pending[next]!;
     const rel = entry.endsWith("/") ? entry.slice(0, -1) : entry;
-    const info = await lstatOrNull(join(root, rel));
+    const info = lstatOrNullSync(join(root, rel));
     if (info === null) continue;
     if (info.isDirectory) {
       try {
-        for await (const child of Deno.readDir(join(root, rel))) {
+        for (const child of Deno.readDirSync(join(root, rel))) {
           pending.push(`${rel}/${child.name}${child.isDirectory ? "/" : ""}`);
         }
       } catch (error) {
-        if (!(error instanceof Deno.errors.PermissionDenied)) throw error;
+        if (
+          !(error instanceof Deno.errors.PermissionDenied) &&
+          !(error instanceof Deno.errors.NotFound) && !(error instanceof Deno.errors.NotADirectory)
+        ) throw error;
       }
     } else if (info.isFile || info.isSymlink) {
       files.set(rel, info);

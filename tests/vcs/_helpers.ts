@@ -101,3 +101,25 @@ export async function put(root: string, path: string, content: string | Uint8Arr
   if (typeof content === "string") await Deno.writeTextFile(abs, content);
   else await Deno.writeFile(abs, content);
 }
+
+/**
+ * A repository whose `.gitignore` ignores `*.log` and `build/` (committed), with the ignored files
+ * `a.log` and `build/x.txt` written: the ignored-files tests' world. `git` runs git in it.
+ */
+export async function ignoredFilesRepo(dir: string): Promise<{
+  home: string;
+  root: string;
+  git: (...args: string[]) => Promise<string>;
+}> {
+  const home = join(dir, "home");
+  const root = join(dir, "repo");
+  for (const path of [home, root]) await Deno.mkdir(path);
+  const git = (...args: string[]) => sh(home, root, ...args);
+  await git("init", "-q", "-b", "main");
+  await put(root, ".gitignore", "*.log\nbuild/\n");
+  await git("add", "-A");
+  await git("commit", "-q", "-m", "base");
+  await put(root, "a.log", "one\n");
+  await put(root, "build/x.txt", "two\n");
+  return { home, root, git };
+}

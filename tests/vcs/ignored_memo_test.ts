@@ -10,20 +10,11 @@ import { recordIgnored } from "../../src/vcs/ignored.ts";
 import { RACY_MS } from "../../src/vcs/quick_memo.ts";
 import type { Runner } from "../../src/sys/mod.ts";
 import type { GitSys } from "../../src/vcs/git.ts";
-import { put, sh, tempDir, testSys } from "./_helpers.ts";
+import { ignoredFilesRepo, put, tempDir, testSys } from "./_helpers.ts";
 
 Deno.test("ignored files kept: an unchanged file's blob is remembered, a changed one hashed again", async () => {
   await using tmp = await tempDir();
-  const home = join(tmp.path, "home");
-  const root = join(tmp.path, "repo");
-  for (const dir of [home, root]) await Deno.mkdir(dir);
-  const git = (...args: string[]) => sh(home, root, ...args);
-  await git("init", "-q", "-b", "main");
-  await put(root, ".gitignore", "*.log\nbuild/\n");
-  await git("add", "-A");
-  await git("commit", "-q", "-m", "base");
-  await put(root, "a.log", "one\n");
-  await put(root, "build/x.txt", "two\n");
+  const { home, root, git } = await ignoredFilesRepo(tmp.path);
   await put(root, "build/deep/y.txt", "three\n");
   const hashed: string[][] = [];
   const base = testSys(home);

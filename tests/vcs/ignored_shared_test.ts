@@ -8,20 +8,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { findRepo } from "../../src/vcs/mod.ts";
 import { recordIgnored } from "../../src/vcs/ignored.ts";
-import { put, sh, tempDir, testSys } from "./_helpers.ts";
+import { ignoredFilesRepo, put, tempDir, testSys } from "./_helpers.ts";
 
 Deno.test("ignored files: runs asked for before a walk began share it; later ones walk again", async () => {
   await using tmp = await tempDir();
-  const home = join(tmp.path, "home");
-  const root = join(tmp.path, "repo");
-  for (const dir of [home, root]) await Deno.mkdir(dir);
-  const git = (...args: string[]) => sh(home, root, ...args);
-  await git("init", "-q", "-b", "main");
-  await put(root, ".gitignore", "*.log\nbuild/\n");
-  await git("add", "-A");
-  await git("commit", "-q", "-m", "base");
-  await put(root, "a.log", "one\n");
-  await put(root, "build/x.txt", "two\n");
+  const { home, root } = await ignoredFilesRepo(tmp.path);
   const sys = testSys(home);
   const repo = (await findRepo(sys, root))!;
   const objectsDir = join(tmp.path, "state", "objects");
