@@ -2,14 +2,15 @@
  * The crew benchmark, with scripted workers (tests/crew/_fake_pitroom.ts: the real CLI and host,
  * every worker a `sh` script):
  *   (a) wall clock of N workers of latency L as one crew, against one such run measured here
- *       (sequential estimate = N x one run): the ratio sequential / parallel;
+ *       (medians of `--rounds` interleaved rounds; sequential estimate = N x one run): the ratio
+ *       sequential / parallel, and the crew over one run;
  *   (b) latency from a worker's event (the time Pitroom stamped on it) to the matching
  *       `watch --json` line read from the watch's stdout: p50 and p95;
  *   (c) Pitroom's own memory with 30 runs in flight: RSS of the host plus a `watch` and a
  *       `wait` following the crew (workers excluded), against 30 single-run processes.
  *
  *   deno run -P=pitroom benchmarks/crew/run.ts [--n 20] [--latency 5] [--memory-runs 30]
- *                                              [--repo DIR] [--only a|b|c]
+ *                                              [--repo DIR] [--rounds 3] [--only a|b|c]
  *
  * (a) runs in a git repository (the 31,000-file tree of benchmarks/tree/, kept in `--repo DIR`),
  * so each read run snapshots it as a user's would.
@@ -30,12 +31,14 @@ const args = parseArgs({
     latency: { type: "string", default: "5" },
     "memory-runs": { type: "string", default: "30" },
     repo: { type: "string" },
+    rounds: { type: "string", default: "3" },
     only: { type: "string" },
   },
 });
 const N = Number(args.values.n);
 const L = Number(args.values.latency) * 1000;
 const M = Number(args.values["memory-runs"]);
+const ROUNDS = Number(args.values.rounds);
 
 /** The targets: (a) at least 18x; (b) p50 at most 100 ms; (c) at most 150 MB (issue 25). */
 const SPEEDUP_TARGET = 18;
@@ -105,29 +108,32 @@ async function wallClock(): Promise<{ one: number; crew: number; repo: string }>
 async function wallClockIn(repo: string): Promise<{ one: number; crew: number }> {
   await using w = await crewWorld({ maxParallel: 30 }, { work: repo });
   const step = [{ sleepMs: L }, { answer: "done" }];
-  const single = async (group: string): Promise<number> => {
+  const timed = async (group: string, n: number): Promise<number> => {
+    const tasks = Array.from({ length: n }, (_, i) => task(`${group}-${i}`, step));
     const t = performance.now();
-    ok(await w.run(["crew", "-g", group, task(group, step)]), `crew of one (${group})`);
-    ok(await w.run(["wait", "-g", group, "--timeout", "120"]), `wait ${group}`);
+    ok(await w.run(["crew", "-g", group, ...tasks]), `crew ${group}`);
+    ok(await w.run(["wait", "-g", group, "--timeout", "300"]), `wait ${group}`);
     return performance.now() - t;
   };
   // The world's first run pays for what every later one finds done (the state dir's folders and
-  // history, the host's start, the tree's memos): a warm-up run, not measured. One run is then
-  // timed before the crew and once after it, and their mean is the baseline (the load drifts).
-  await single("warm");
-  const before = await single("one-before");
-  const tasks = Array.from({ length: N }, (_, i) => task(`t${i}`, step));
-  const t = performance.now();
-  ok(await w.run(["crew", "-g", "many", ...tasks]), "crew");
-  ok(await w.run(["wait", "-g", "many", "--timeout", "300"]), "wait");
-  const crew = performance.now() - t;
-  const after = await single("one-after");
-  console.error(
-    `(a) one run before the crew ${(before / 1000).toFixed(2)}s, after ${
-      (after / 1000).toFixed(2)
-    }s`,
-  );
-  return { one: (before + after) / 2, crew };
+  // history, the tree's memos): a warm-up run, not measured. Then rounds of one run and one crew,
+  // interleaved (the load of a shared machine drifts), and the medians of each.
+  await timed("warm", 1);
+  const ones: number[] = [];
+  const crews: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    ones.push(await timed(`one${round}`, 1));
+    crews.push(await timed(`crew${round}`, N));
+    console.error(
+      `(a) round ${round + 1}/${ROUNDS}: one run ${(ones[round]! / 1000).toFixed(2)}s, crew ${
+        (crews[round]! / 1000).toFixed(2)
+      }s`,
+    );
+  }
+  return {
+    one: quantile(ones, 0.5, "(a) one run"),
+    crew: quantile(crews, 0.5, "(a) crew"),
+  };
 }
 
 async function latency(): Promise<number[]> {
