@@ -291,6 +291,19 @@ async function viewIntact(
   return false;
 }
 
+/**
+ * `Promise.all` that waits for every one to end (none is left running behind a failure) and then
+ * throws the first failure, in the order given.
+ */
+async function allEnded<T extends readonly unknown[]>(
+  values: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const ended = await Promise.allSettled(values);
+  const failed = ended.find((result) => result.status === "rejected");
+  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+  return ended.map((result) => (result as PromiseFulfilledResult<unknown>).value) as never;
+}
+
 function afterSnapshot(work: TrackedTree, before: Changes["before"], index: string) {
   // Only the tree is used: HEAD is not read again.
   return work.snapshot({ base: before, indexFile: index, readHead: false });
@@ -323,15 +336,24 @@ export async function collectWorkspace(
   }
   const { before, work } = prepared;
   const runPaths = sys.state.paths.run(record.id);
-  await prepared.versions?.close();
-  const viewChanged = prepared.view !== undefined &&
-    !(await viewIntact(sys, record, prepared.view, before));
-  const after = (await afterSnapshot(work, before, prepared.index)).tree;
-  const moved = MODES[record.mode].editsInPlace && record.isolation === undefined
-    ? await work.moved(before, runPaths.userIndex)
-    : undefined;
+  // Five looks at the tree after the worker that need nothing of one another, side by side (a
+  // write run on 31,000 files spent ~45 ms of its ~205 after its snapshot on the other four):
+  // the watch's last versions, the read view, the snapshot, where HEAD and the index stand, the
+  // ignored files. All end before anything is decided; the first failure is the one reported.
+  const [, viewChanged, after, moved, ignoredViolation] = await allEnded(
+    [
+      prepared.versions?.close(),
+      prepared.view === undefined
+        ? false
+        : viewIntact(sys, record, prepared.view, before).then((intact) => !intact),
+      afterSnapshot(work, before, prepared.index).then((snapshot) => snapshot.tree),
+      MODES[record.mode].editsInPlace && record.isolation === undefined
+        ? work.moved(before, runPaths.userIndex)
+        : undefined,
+      checkIgnored(record, prepared.ignored),
+    ] as const,
+  );
   await removeIfThere(runPaths.userIndex);
-  const ignoredViolation = await checkIgnored(record, prepared.ignored);
   if (after === before.tree && ignoredViolation !== null) {
     return { ...last, outcome: "read_only_violation", message: ignoredViolation };
   }
