@@ -100,19 +100,21 @@ export async function alternatesOf(root: string): Promise<string[]> {
 }
 
 /**
- * The box: a second copy of the run's copy at `dest`, borrowing the copy's objects and the
- * stores the copy borrows, so its git works where only those stores are mounted.
+ * The box: a second copy of the run's copy at `dest`, at the copy's state `state` (as the attempt
+ * starts: `CopyState.stateAt`), borrowing the copy's objects and the stores the copy borrows, so
+ * its git works where only those stores are mounted.
  */
 export async function makeBox(
   sys: HeldSys,
   copy: ContainerCopy,
-  dest: string,
-  store: { objectsDir: string; scratchDir: string },
+  state: Snapshot,
+  options: { dest: string; objectsDir: string; scratchDir: string },
 ) {
+  const { dest, ...store } = options;
   const box = await makeCopy(sys, copyRepo(copy.root, copy.objectFormat), {
     ...store,
     dest,
-    snapshot: copy.before,
+    snapshot: state,
   });
   const borrowed = await alternatesOf(copy.root);
   const lines = [join(copy.root, ".git", "objects"), ...borrowed, store.objectsDir];
@@ -150,7 +152,9 @@ async function runInContainer(
   let played = false;
   let gate: StartGate | null = null;
   try {
-    const { box, borrowed } = await makeBox(sys, copy, boxDir, store);
+    // The box holds the copy as it stands: a follow-up's worker sees the run before's work.
+    const state = await copy.stateAt(attempt);
+    const { box, borrowed } = await makeBox(sys, copy, state, { ...store, dest: boxDir });
     const promptFile = launch.stdin === null ? null : join(job.privateDir, "prompt.txt");
     if (promptFile !== null) await Deno.writeTextFile(promptFile, launch.stdin!, { mode: 0o600 });
     // Secret-looking files are covered with an empty file, as the sandbox hides them here.
@@ -193,7 +197,7 @@ async function runInContainer(
       };
     }
     // The worker ended: what it changed in the box goes into the copy, all or nothing.
-    const changes = await changedPaths(sys, box, { ...store, base: copy.before });
+    const changes = await changedPaths(sys, box, { ...store, base: state });
     const files = [];
     let bytes = 0;
     for (const change of changes) {
