@@ -19,6 +19,7 @@ import type { Launched, Launcher, LaunchJob } from "../run/launcher.ts";
 import { killGroup, type ShellOptions, writeLaunchFiles } from "../run/process.ts";
 import { readLines } from "../run/lines.ts";
 import { ensureFirstStart } from "../run/first_start.ts";
+import { timingMark } from "../../sys/timing.ts";
 import { startAlone, type StartGate } from "../run/start_alone.ts";
 import type { ContainerHost } from "../core/hosts.ts";
 import { podManifest, podName } from "./manifest.ts";
@@ -139,6 +140,7 @@ async function runInContainer(
 ): Promise<Launched> {
   refuseForContainer(host, job);
   const launch = await describeLaunch(sys, job);
+  timingMark(sys, "pod-described");
   const attempt = copy.attempt();
   const pod = podName(job.runId, attempt);
   const worker = `${pod}-worker`;
@@ -155,6 +157,7 @@ async function runInContainer(
     // The box holds the copy as it stands: a follow-up's worker sees the run before's work.
     const state = await copy.stateAt(attempt);
     const { box, borrowed } = await makeBox(sys, copy, state, { ...store, dest: boxDir });
+    timingMark(sys, "pod-box-made");
     const promptFile = launch.stdin === null ? null : join(job.privateDir, "prompt.txt");
     if (promptFile !== null) await Deno.writeTextFile(promptFile, launch.stdin!, { mode: 0o600 });
     // Secret-looking files are covered with an empty file, as the sandbox hides them here.
@@ -178,6 +181,7 @@ async function runInContainer(
     gate = await startAlone(sys, launch.startAlone);
     const play = await engineCall(sys, host, ["kube", "play", file]);
     played = true;
+    timingMark(sys, "pod-played");
     if (play.code !== 0) {
       throw new RefusedError(
         "host_unreachable",
@@ -196,6 +200,7 @@ async function runInContainer(
         end: { ...lostEnd(followed.lost, followed.stderr), stopped: followed.stopped },
       };
     }
+    timingMark(sys, "pod-worker-ended");
     // The worker ended: what it changed in the box goes into the copy, all or nothing.
     const changes = await changedPaths(sys, box, { ...store, base: state });
     const files = [];
@@ -214,6 +219,7 @@ async function runInContainer(
       files.push(returned);
     }
     await writeReturned(copy.root, files);
+    timingMark(sys, "pod-changes-back");
     return {
       sandbox: "container",
       notes: [
@@ -231,9 +237,11 @@ async function runInContainer(
   } finally {
     gate?.release();
     if (played) await engineCall(sys, host, ["pod", "rm", "-f", "--ignore", pod]);
+    timingMark(sys, "pod-removed");
     for (const dir of [boxDir, store.objectsDir, store.scratchDir, file]) {
       await Deno.remove(dir, { recursive: true }).catch(() => undefined);
     }
+    timingMark(sys, "pod-box-removed");
   }
 }
 
