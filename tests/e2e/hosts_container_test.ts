@@ -3,7 +3,9 @@
  * codex CLI, talking to the scripted model server over the host's loopback) runs in a pod started
  * with `podman kube play` from Pitroom's manifest, its events come from the container's log, the
  * files it changed come back into the copy and the patch applies with `pitroom apply`. A
- * container killed mid-run leaves the run lost with what arrived and the copy untouched; no pod,
+ * container killed mid-run leaves the run lost with what arrived and the copy untouched; a
+ * follow-up (`--continue`) and a fallback's next attempt find the work before them in their pod;
+ * `pitroom stop` ends a run stopped; two runs at once each get their own pod and patch; no pod,
  * container or volume of the runs is left.
  *
  * This machine's podman needs three work-arounds a normal machine does not (docs/hosts.md): a
@@ -150,6 +152,11 @@ Deno.test({
         turns: [{ shell: "printf 'one\\n' > first.txt" }, { answer: "First." }],
         followup: [{ shell: "cat first.txt > second.txt" }, { answer: "Second." }],
       },
+      // A fallback's worker must see what the attempt before it left in the copy.
+      fellover: {
+        turns: [{ shell: "printf 'half\\n' > half.txt" }, { error: { status: 401, kind: "auth" } }],
+      },
+      pickup: { turns: [{ shell: "cat half.txt > whole.txt" }, { answer: "Picked up." }] },
       // Two runs of one crew at once, each writing its own file.
       crewa: { turns: [{ shell: "printf 'a\\n' > a.txt" }, { answer: "Wrote a." }] },
       crewb: { turns: [{ shell: "printf 'b\\n' > b.txt" }, { answer: "Wrote b." }] },
@@ -319,6 +326,36 @@ Deno.test({
         assert.deepEqual(record.changes?.files.map((f) => f.path).sort(), [
           "first.txt",
           "second.txt",
+        ]);
+        assert.deepEqual(await leftovers(c.bin, record.id), []);
+        await w.run(["discard", record.id]);
+      },
+    );
+    await t.step(
+      "a fallback in a container run: the next attempt's pod sees the attempt before's work",
+      async () => {
+        const out = await w.run([
+          "run",
+          "--json",
+          "-i",
+          "-H",
+          "pod",
+          "-W",
+          "codex:fake/fellover,codex:fake/pickup",
+          "Finish it",
+        ], { env: c.env });
+        assert.equal(out.code, 0, out.stderr + out.stdout);
+        const record = JSON.parse(out.stdout) as RunRecord;
+        assert.equal(record.state, "done", record.message);
+        assert.deepEqual(record.attempts.map((a) => [a.model, a.outcome, a.sandbox]), [
+          ["fake/fellover", "auth", "container"],
+          ["fake/pickup", "ok", "container"],
+        ]);
+        const copy = record.isolation!.copyRoot;
+        assert.equal(await Deno.readTextFile(join(copy, "whole.txt")), "half\n");
+        assert.deepEqual(record.changes?.files.map((f) => f.path).sort(), [
+          "half.txt",
+          "whole.txt",
         ]);
         assert.deepEqual(await leftovers(c.bin, record.id), []);
         await w.run(["discard", record.id]);
