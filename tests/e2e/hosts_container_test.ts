@@ -44,6 +44,10 @@ async function podmanWrapper(dir: string): Promise<string> {
   const script = [
     "#!/bin/sh",
     `export CONTAINERS_CONF=${conf}`,
+    // A test makes the engine refuse to stop a container while this file is there.
+    `[ "$1" = stop ] && [ -e ${
+      join(dir, "fail-stop")
+    } ] && { echo "Error: stop refused" >&2; exit 125; }`,
     `exec unshare -m sh -c 'umount /sys/fs/cgroup/unified 2>/dev/null; exec ${PODMAN} --cgroup-manager=cgroupfs "$@"' podman "$@"`,
     "",
   ].join("\n");
@@ -124,6 +128,7 @@ async function containerWorld(scenarios: Record<string, unknown>) {
     w,
     bin,
     env,
+    dir: dir.path,
     async [Symbol.asyncDispose]() {
       await w[Symbol.asyncDispose]();
       await dir[Symbol.asyncDispose]();
@@ -389,6 +394,29 @@ Deno.test({
         }).output()).stdout;
         assert.deepEqual(after, status);
         assert.deepEqual(await leftovers(c.bin, id), []);
+      },
+    );
+    await t.step(
+      "pitroom stop where podman refuses to stop the container: its pod is removed, the run ends stopped",
+      async () => {
+        const refuse = join(c.dir, "fail-stop");
+        await Deno.writeTextFile(refuse, "");
+        try {
+          const id = await startStuck();
+          const stopped = await w.run(["stop", id], { env: c.env });
+          assert.equal(stopped.code, 0, stopped.stderr);
+          const record = await w.record(id);
+          assert.equal(record.state, "problem");
+          assert.equal(record.outcome, "stopped", record.message);
+          assert.equal(
+            await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
+            "export const answer = 99;\n",
+          );
+          assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
+          assert.deepEqual(await leftovers(c.bin, id), []);
+        } finally {
+          await Deno.remove(refuse);
+        }
       },
     );
     await t.step(

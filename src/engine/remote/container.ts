@@ -191,7 +191,7 @@ async function runInContainer(
         { hint: "pitroom doctor" },
       );
     }
-    const followed = await follow(sys, host, worker, shell, start, gate);
+    const followed = await follow(sys, host, { pod, worker }, shell, { start, gate });
     if (followed.lost !== undefined) {
       return {
         sandbox: "container",
@@ -256,16 +256,18 @@ interface Followed {
 
 /**
  * Follows the container's log to its end (`logs -f`), each line to the shell; stop and the
- * timeout stop the container. Then reads how it ended.
+ * timeout stop the container, and where the engine refuses that, remove its pod (the worker
+ * must end either way). Then reads how it ended.
  */
 async function follow(
   sys: HeldSys,
   host: ContainerHost,
-  worker: string,
+  names: { pod: string; worker: string },
   shell: ShellOptions,
-  start: number,
-  gate: StartGate,
+  at: { start: number; gate: StartGate },
 ): Promise<Followed> {
+  const { pod, worker } = names;
+  const { start, gate } = at;
   const child = sys.runner.spawn([host.engine, "logs", "-f", worker], {
     env: sys.env.toObject(),
     stdin: { kind: "null" },
@@ -276,8 +278,17 @@ async function follow(
   let stopped = false;
   let timedOut = false;
   const ended = new AbortController();
+  // Set once the pod was removed here because the engine would not stop its container.
+  let removed = false;
+  let stopping: Promise<void> | null = null;
   const stopContainer = () => {
-    engineCall(sys, host, ["stop", "-t", String(STOP_GRACE_S), worker]).catch(() => undefined);
+    stopping ??= (async () => {
+      const asked = await engineCall(sys, host, ["stop", "-t", String(STOP_GRACE_S), worker])
+        .catch(() => null);
+      if (asked !== null && asked.code === 0) return;
+      removed = true;
+      await engineCall(sys, host, ["pod", "rm", "-f", "--ignore", pod]).catch(() => undefined);
+    })();
   };
   const onStop = () => {
     stopped = true;
@@ -312,7 +323,12 @@ async function follow(
     shell.stop?.removeEventListener("abort", onStop);
   }
   const waited = await waiting;
+  await stopping;
   const code = Number(waited.stdout.trim());
+  // Removed here to stop it: what the worker did until then is in the box, as for a stop.
+  if (removed && (waited.code !== 0 || !Number.isInteger(code))) {
+    return { code: null, stopped, timedOut, stderr };
+  }
   if (waited.code !== 0 || !Number.isInteger(code)) {
     return {
       code: null,
