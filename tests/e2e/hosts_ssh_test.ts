@@ -74,6 +74,8 @@ Deno.test({
           { shell: "printf x > ../../escaped.txt" },
           { answer: "Set the answer to 43 on the host." },
         ],
+        // The follow-up's worker must find the file the run before made.
+        followup: [{ shell: "cat added.txt > again.txt" }, { answer: "Copied it." }],
       },
     };
     await using probe = await world(scenarios);
@@ -124,6 +126,15 @@ Deno.test({
     assert.deepEqual(runs, []);
     const ls = await w.run(["ls"]);
     assert.match(ls.stdout, /box/);
+    // A follow-up runs on the same host, in a copy there made from the local copy as it stands.
+    const next = await runJson(w, ["--continue", record.id, "Copy the new file"]);
+    assert.equal(next.code, 0, `${next.stderr}\n${await sshd.log()}`);
+    assert.equal(next.record?.state, "done", next.record?.message);
+    assert.equal(next.record?.host, "box");
+    assert.equal(next.record?.answer?.trim(), "Copied it.");
+    const copy = next.record!.isolation!.copyRoot;
+    assert.equal(await Deno.readTextFile(join(copy, "again.txt")), "new file\n");
+    assert.equal(await Deno.readTextFile(join(copy, "src/app.ts")), "export const answer = 43;\n");
   },
 });
 

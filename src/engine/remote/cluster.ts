@@ -121,7 +121,8 @@ async function runAsJob(
   const namespace = host.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ??
     "default";
   const launch = await describeLaunch(sys, job);
-  const name = podName(job.runId, copy.attempt());
+  const attempt = copy.attempt();
+  const name = podName(job.runId, attempt);
   const boxDir = join(job.privateDir, "box");
   const store = {
     objectsDir: join(job.privateDir, "box-objects"),
@@ -130,7 +131,8 @@ async function runAsJob(
   const start = sys.clock.now();
   let created = false;
   try {
-    const { box } = await makeBox(sys, copy, boxDir, store);
+    const state = await copy.stateAt(attempt);
+    const { box } = await makeBox(sys, copy, state, { ...store, dest: boxDir });
     // The pod has none of this machine's object stores: the box's history is packed into it.
     await git(sys, ["repack", "-a", "-d", "-q"], { cwd: box.root, env: { GIT_DIR: box.gitDir } });
     await Deno.remove(join(box.objectsDir, "info", "alternates")).catch(() => undefined);
@@ -241,7 +243,7 @@ async function runAsJob(
     await run(["tar", "-c", "-C", copy.root, "--exclude=./.git", "."], null, unpack.stdin!);
     await unpack.status;
     await run(["touch", `${job.privateDir}/.fetched`], null, null);
-    const changes = await changedPaths(sys, box, { ...store, base: copy.before });
+    const changes = await changedPaths(sys, box, { ...store, base: state });
     const returned = [];
     for (const change of changes) {
       returned.push(await readReturned(sys, box, store.objectsDir, change));

@@ -19,6 +19,7 @@ import type { Launched, Launcher, LaunchJob } from "../run/launcher.ts";
 import { killGroup, type ShellOptions, writeLaunchFiles } from "../run/process.ts";
 import { readLines } from "../run/lines.ts";
 import { ensureFirstStart } from "../run/first_start.ts";
+import { timingMark } from "../../sys/timing.ts";
 import { startAlone, type StartGate } from "../run/start_alone.ts";
 import type { ContainerHost } from "../core/hosts.ts";
 import { podManifest, podName } from "./manifest.ts";
@@ -100,19 +101,21 @@ export async function alternatesOf(root: string): Promise<string[]> {
 }
 
 /**
- * The box: a second copy of the run's copy at `dest`, borrowing the copy's objects and the
- * stores the copy borrows, so its git works where only those stores are mounted.
+ * The box: a second copy of the run's copy at `dest`, at the copy's state `state` (as the attempt
+ * starts: `CopyState.stateAt`), borrowing the copy's objects and the stores the copy borrows, so
+ * its git works where only those stores are mounted.
  */
 export async function makeBox(
   sys: HeldSys,
   copy: ContainerCopy,
-  dest: string,
-  store: { objectsDir: string; scratchDir: string },
+  state: Snapshot,
+  options: { dest: string; objectsDir: string; scratchDir: string },
 ) {
+  const { dest, ...store } = options;
   const box = await makeCopy(sys, copyRepo(copy.root, copy.objectFormat), {
     ...store,
     dest,
-    snapshot: copy.before,
+    snapshot: state,
   });
   const borrowed = await alternatesOf(copy.root);
   const lines = [join(copy.root, ".git", "objects"), ...borrowed, store.objectsDir];
@@ -137,6 +140,7 @@ async function runInContainer(
 ): Promise<Launched> {
   refuseForContainer(host, job);
   const launch = await describeLaunch(sys, job);
+  timingMark(sys, "pod-described");
   const attempt = copy.attempt();
   const pod = podName(job.runId, attempt);
   const worker = `${pod}-worker`;
@@ -150,7 +154,10 @@ async function runInContainer(
   let played = false;
   let gate: StartGate | null = null;
   try {
-    const { box, borrowed } = await makeBox(sys, copy, boxDir, store);
+    // The box holds the copy as it stands: a follow-up's worker sees the run before's work.
+    const state = await copy.stateAt(attempt);
+    const { box, borrowed } = await makeBox(sys, copy, state, { ...store, dest: boxDir });
+    timingMark(sys, "pod-box-made");
     const promptFile = launch.stdin === null ? null : join(job.privateDir, "prompt.txt");
     if (promptFile !== null) await Deno.writeTextFile(promptFile, launch.stdin!, { mode: 0o600 });
     // Secret-looking files are covered with an empty file, as the sandbox hides them here.
@@ -174,6 +181,7 @@ async function runInContainer(
     gate = await startAlone(sys, launch.startAlone);
     const play = await engineCall(sys, host, ["kube", "play", file]);
     played = true;
+    timingMark(sys, "pod-played");
     if (play.code !== 0) {
       throw new RefusedError(
         "host_unreachable",
@@ -183,7 +191,7 @@ async function runInContainer(
         { hint: "pitroom doctor" },
       );
     }
-    const followed = await follow(sys, host, worker, shell, start, gate);
+    const followed = await follow(sys, host, { pod, worker }, shell, { start, gate });
     if (followed.lost !== undefined) {
       return {
         sandbox: "container",
@@ -192,8 +200,9 @@ async function runInContainer(
         end: { ...lostEnd(followed.lost, followed.stderr), stopped: followed.stopped },
       };
     }
+    timingMark(sys, "pod-worker-ended");
     // The worker ended: what it changed in the box goes into the copy, all or nothing.
-    const changes = await changedPaths(sys, box, { ...store, base: copy.before });
+    const changes = await changedPaths(sys, box, { ...store, base: state });
     const files = [];
     let bytes = 0;
     for (const change of changes) {
@@ -210,6 +219,7 @@ async function runInContainer(
       files.push(returned);
     }
     await writeReturned(copy.root, files);
+    timingMark(sys, "pod-changes-back");
     return {
       sandbox: "container",
       notes: [
@@ -227,9 +237,11 @@ async function runInContainer(
   } finally {
     gate?.release();
     if (played) await engineCall(sys, host, ["pod", "rm", "-f", "--ignore", pod]);
+    timingMark(sys, "pod-removed");
     for (const dir of [boxDir, store.objectsDir, store.scratchDir, file]) {
       await Deno.remove(dir, { recursive: true }).catch(() => undefined);
     }
+    timingMark(sys, "pod-box-removed");
   }
 }
 
@@ -244,16 +256,18 @@ interface Followed {
 
 /**
  * Follows the container's log to its end (`logs -f`), each line to the shell; stop and the
- * timeout stop the container. Then reads how it ended.
+ * timeout stop the container, and where the engine refuses that, remove its pod (the worker
+ * must end either way). Then reads how it ended.
  */
 async function follow(
   sys: HeldSys,
   host: ContainerHost,
-  worker: string,
+  names: { pod: string; worker: string },
   shell: ShellOptions,
-  start: number,
-  gate: StartGate,
+  at: { start: number; gate: StartGate },
 ): Promise<Followed> {
+  const { pod, worker } = names;
+  const { start, gate } = at;
   const child = sys.runner.spawn([host.engine, "logs", "-f", worker], {
     env: sys.env.toObject(),
     stdin: { kind: "null" },
@@ -264,8 +278,17 @@ async function follow(
   let stopped = false;
   let timedOut = false;
   const ended = new AbortController();
+  // Set once the pod was removed here because the engine would not stop its container.
+  let removed = false;
+  let stopping: Promise<void> | null = null;
   const stopContainer = () => {
-    engineCall(sys, host, ["stop", "-t", String(STOP_GRACE_S), worker]).catch(() => undefined);
+    stopping ??= (async () => {
+      const asked = await engineCall(sys, host, ["stop", "-t", String(STOP_GRACE_S), worker])
+        .catch(() => null);
+      if (asked !== null && asked.code === 0) return;
+      removed = true;
+      await engineCall(sys, host, ["pod", "rm", "-f", "--ignore", pod]).catch(() => undefined);
+    })();
   };
   const onStop = () => {
     stopped = true;
@@ -300,7 +323,12 @@ async function follow(
     shell.stop?.removeEventListener("abort", onStop);
   }
   const waited = await waiting;
+  await stopping;
   const code = Number(waited.stdout.trim());
+  // Removed here to stop it: what the worker did until then is in the box, as for a stop.
+  if (removed && (waited.code !== 0 || !Number.isInteger(code))) {
+    return { code: null, stopped, timedOut, stderr };
+  }
   if (waited.code !== 0 || !Number.isInteger(code)) {
     return {
       code: null,

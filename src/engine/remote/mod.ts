@@ -36,6 +36,15 @@ export async function launcherFor(
   const root = workspace.work.root;
   const exclude = await Deno.readTextFile(join(root, ".git", "info", "exclude")).catch(() => "");
   let attempt = 0;
+  const before = workspace.before;
+  // A new run's copy was just made at `before`; a follow-up's holds the work of the run it
+  // follows, and a later attempt's what the attempts before did: their state is read as it stands.
+  const fresh = record.continues === undefined;
+  const stateAt = async (n: number) =>
+    n === 1 && fresh ? before : {
+      ...before,
+      tree: (await workspace.work.snapshot({ base: before, readHead: false })).tree,
+    };
   const copy = {
     root,
     tree: workspace.before.tree,
@@ -46,9 +55,10 @@ export async function launcherFor(
     sandbox: record.settings?.sandbox ?? null,
     allowLinks: record.allowLinks === true,
     attempt: () => ++attempt,
+    stateAt,
   };
   if (host.kind === "ssh") return sshLauncher(host, copy);
-  const boxed = { ...copy, before: workspace.before };
+  const boxed = { ...copy, before };
   if (host.engine === "kubernetes") {
     return (await import("./cluster.ts")).clusterLauncher(host, boxed);
   }

@@ -10,6 +10,7 @@ import type { HeldSys } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
 import { RefusedError } from "../../sys/errors.ts";
 import type { LineTime, ProcessEnd, WorkerName } from "../../workers/types.ts";
+import type { Snapshot } from "../../vcs/snapshot.ts";
 import type { Launched, Launcher, LaunchJob } from "../run/launcher.ts";
 import type { ShellOptions } from "../run/process.ts";
 import { killGroup } from "../run/process.ts";
@@ -22,6 +23,7 @@ import type { RemoteJob } from "./serve.ts";
 /** What the launcher knows of the run's copy. */
 export interface CopyState {
   root: string;
+  /** The state the copy was made at (a later attempt's may differ: `stateAt`). */
   tree: string;
   head: string | null;
   objectFormat: "sha1" | "sha256";
@@ -33,6 +35,13 @@ export interface CopyState {
   sandbox: unknown;
   allowLinks: boolean;
   attempt: () => number;
+  /**
+   * The copy's state as attempt `attempt` starts, what the host's copy is made from: the state
+   * it was made at for a new run's first attempt, else a snapshot of it as it stands (a
+   * follow-up's copy holds the work of the run it follows, a later attempt's the work of the
+   * attempts before).
+   */
+  stateAt: (attempt: number) => Promise<Snapshot>;
 }
 
 /** Time past the run's timeout the host has to end the worker and answer before it is cut off. */
@@ -80,7 +89,9 @@ async function runOverSsh(
   const start = sys.clock.now();
   const rel = inside(copy.root, job.cwd);
   if (rel === null) throw new Error(`"${job.cwd}" is not inside the copy`);
-  const commit = await stateCommit(sys, copy.root, copy);
+  const attempt = copy.attempt();
+  const state = await copy.stateAt(attempt);
+  const commit = await stateCommit(sys, copy.root, { tree: state.tree, head: copy.head });
   const child = sys.runner.spawn(sshArgv(host, serveCommand(host)), {
     cwd: job.privateDir,
     env: sshEnv(sys),
@@ -114,10 +125,10 @@ async function runOverSsh(
     t: "job",
     v: 1,
     run: job.runId,
-    attempt: copy.attempt(),
+    attempt,
     repo: copy.repo,
     commit,
-    tree: copy.tree,
+    tree: state.tree,
     head: copy.head,
     objectFormat: copy.objectFormat,
     exclude: copy.exclude,
