@@ -105,23 +105,23 @@ function treeRootNow(dir: string): { root: string; git: string | null } {
 }
 
 /** The git dirs a repository's `.git` names: a worktree's `gitdir:`, and alternates' owners. */
-async function namedGitDirs(git: string): Promise<string[]> {
+function namedGitDirs(git: string): string[] {
   const out: string[] = [];
   const info = lstatOrNullSync(git);
   let dir = git;
   if (info?.isFile) {
-    const text = await Deno.readTextFile(git);
+    const text = Deno.readTextFileSync(git);
     const named = /^gitdir:\s*(.+)$/m.exec(text)?.[1]?.trim();
     if (named === undefined) return out;
     dir = isAbsolute(named) ? named : join(dirname(git), named);
     out.push(dir);
-    const common = await readOrNull(join(dir, "commondir"));
+    const common = readOrNull(join(dir, "commondir"));
     if (common !== null) {
       const c = common.trim();
       out.push(isAbsolute(c) ? c : join(dir, c));
     }
   }
-  const alternates = await readOrNull(join(dir, "objects", "info", "alternates"));
+  const alternates = readOrNull(join(dir, "objects", "info", "alternates"));
   for (const line of (alternates ?? "").split("\n").map((l) => l.trim())) {
     if (line === "" || line.startsWith("#") || !isAbsolute(line)) continue;
     // `<git dir>/objects` of the user's repository: its whole `.git`; Pitroom's own store
@@ -131,9 +131,9 @@ async function namedGitDirs(git: string): Promise<string[]> {
   return out;
 }
 
-async function readOrNull(path: string): Promise<string | null> {
+function readOrNull(path: string): string | null {
   try {
-    return await Deno.readTextFile(path);
+    return Deno.readTextFileSync(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
       return null;
@@ -177,8 +177,9 @@ function hiddenPaths(
 /** Works out the sandbox's folders, making the private temp folder and the CLI's state folders. */
 export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const tmp = join(input.privateDir, "tmp");
-  await Deno.mkdir(tmp, { recursive: true, mode: 0o700 });
-  const cwd = await Deno.realPath(input.cwd);
+  // Its questions and folders synchronously, as paths.ts says why.
+  Deno.mkdirSync(tmp, { recursive: true, mode: 0o700 });
+  const cwd = Deno.realPathSync(input.cwd);
   const { root, git } = await treeRoot(cwd);
   const writable: string[] = [];
   const readOnly: string[] = [];
@@ -193,21 +194,21 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   if (MODES[input.mode].edits) add(writable, root);
   for (const path of input.state) {
     if (isKernelPath(path)) continue;
-    if (lstatOrNullSync(path) === null) await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+    if (lstatOrNullSync(path) === null) Deno.mkdirSync(path, { recursive: true, mode: 0o700 });
     addSafe(await realOrNull(path));
   }
   const cache = input.env.XDG_CACHE_HOME ?? (home === undefined ? undefined : join(home, ".cache"));
   const realCache = cache === undefined || isKernelPath(cache) ? null : await realOrNull(cache);
   addSafe(realCache);
   for (const path of input.extra) addSafe(await realOrNull(expandHome(path, home)));
-  const privateDir = await Deno.realPath(input.privateDir);
+  const privateDir = Deno.realPathSync(input.privateDir);
   add(writable, privateDir);
   // The user's repository a copy or a view borrows from: its `.git` read-only, its work tree
   // shown (a `--link` folder of a copy points into it).
   const repos: string[] = [];
   if (git !== null) {
     add(readOnly, git);
-    for (const named of await namedGitDirs(git)) {
+    for (const named of namedGitDirs(git)) {
       const real = await realOrNull(named);
       add(readOnly, real);
       if (real !== null && real.endsWith("/.git")) repos.push(dirname(real));
@@ -238,7 +239,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     hidden,
     masked,
     empty,
-    tmp: await Deno.realPath(tmp),
+    tmp: Deno.realPathSync(tmp),
     ...(realCache === null || !writable.includes(realCache) ? {} : { cache: realCache }),
   };
 }

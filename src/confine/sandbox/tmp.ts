@@ -55,7 +55,7 @@ async function tmpHops(path: string): Promise<string[]> {
     if (topOf(at) !== null) out.push(dirname(at));
     const info = lstatOrNullSync(at);
     if (info === null || !info.isSymlink) break;
-    const target = await Deno.readLink(at);
+    const target = Deno.readLinkSync(at);
     at = isAbsolute(target) ? target : join(dirname(at), target);
   }
   const real = await realOrNull(path);
@@ -64,12 +64,12 @@ async function tmpHops(path: string): Promise<string[]> {
 }
 
 /** The interpreter a script's `#!` line names (`env X` looked up on PATH), or null. */
-async function interpreterOf(real: string, path: string): Promise<string | null> {
+function interpreterOf(real: string, path: string): string | null {
   let head: string;
   try {
-    using file = await Deno.open(real);
+    using file = Deno.openSync(real);
     const buffer = new Uint8Array(256);
-    const n = await file.read(buffer);
+    const n = file.readSync(buffer);
     head = new TextDecoder().decode(buffer.subarray(0, n ?? 0));
   } catch (error) {
     if (
@@ -116,7 +116,7 @@ async function linkedIntoTmp(
     if (found !== null) {
       out.push(...await tmpHops(found));
       const real = await realOrNull(found);
-      const interpreter = real === null ? null : await interpreterOf(real, path);
+      const interpreter = real === null ? null : interpreterOf(real, path);
       if (interpreter !== null) out.push(...await tmpHops(interpreter));
     }
   }
