@@ -162,7 +162,6 @@ export async function inRepo(sys: Pick<HeldSys, "runner" | "env">, dir: string):
   return (await vcs.findRepo(sys, dir)) !== null;
 }
 
-/** Opens the repository containing `dir`, or null when it is not in one. */
 /**
  * The repository questions in flight, by folder: the runs of a crew handed to the host together
  * asked git the same question ten times at once, and the git processes held back the first run's
@@ -185,6 +184,7 @@ function repoOf(
   return answer;
 }
 
+/** Opens the repository containing `dir`, or null when it is not in one. */
 export async function trackTree(
   sys: Pick<HeldSys, "runner" | "env" | "randomHex" | "clock">,
   paths: StatePaths,
