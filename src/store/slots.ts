@@ -258,17 +258,24 @@ class LocalQueue {
       waiter.reported = true;
       waiter.options.onQueued?.(position + 1);
     }
-    // Every waiter whose turn it is gets its slot in this one pass (no await between them), and
-    // their tickets go together after.
-    const served: Waiter[] = [];
+    // Every waiter whose turn it is gets its slot in this one pass (no await between them); their
+    // tickets go together, and only then are they told (a waiter told has no ticket left, and the
+    // last one's watch is closed).
+    const served: Array<[Waiter, Taken]> = [];
     for (const waiter of turn) {
       if (!this.#waiters.includes(waiter)) continue;
       const taken = tryTakeSlot(this.#paths, waiter.options);
       if (taken === null) break;
-      served.push(waiter);
-      waiter.resolve(this.#held(taken));
+      served.push([waiter, taken]);
     }
-    await Promise.all(served.map((waiter) => this.remove(waiter)));
+    await Promise.all(served.map(([waiter]) => this.remove(waiter)));
+    for (const [waiter, taken] of served) {
+      // Given up meanwhile (its ticket's removal awaited): the slot goes back, not leaked.
+      if (waiter.options.signal?.aborted) {
+        releaseAll(taken.locks);
+        this.#again = true;
+      } else waiter.resolve(this.#held(taken));
+    }
   }
 
   #held(taken: Taken): Slot {
