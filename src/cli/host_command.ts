@@ -6,7 +6,8 @@ export const HOST = defineCommand({
   summary: "print a container host's Kubernetes manifest (manifest NAME)",
   description: [
     "`pitroom host manifest NAME` prints the Pod manifest a container host of the config runs",
-    "a worker with (`podman kube play` runs it here; the same spec runs as a Job on a cluster).",
+    "a worker with (`podman kube play` runs it here, docker its container with `docker run`;",
+    "the same spec runs as a Job on a cluster).",
     "`pitroom host serve` is what Pitroom starts on an SSH host to run a worker there: it",
     "speaks Pitroom's own protocol on stdin and stdout and is not for people.",
   ].join("\n"),

@@ -16,13 +16,17 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO_ROOT } from "../support/pitroom.ts";
-import { tempDir, waitFor } from "../support/temp.ts";
-import { world } from "./_world.ts";
+import { waitFor } from "../support/temp.ts";
 import type { RunRecord } from "../../src/store/record.ts";
+import {
+  APP,
+  containerWorld,
+  engine,
+  gitStatus,
+  startStuck as startStuckOn,
+  waitGone,
+} from "./_containers.ts";
 
-const APP = "export const answer = 41;\n";
-const IMAGE = "localhost/pitroom-base:test";
 const PODMAN = ["/usr/bin/podman", "/usr/local/bin/podman"].find((p) => {
   try {
     return Deno.statSync(p).isFile;
@@ -55,85 +59,15 @@ async function podmanWrapper(dir: string): Promise<string> {
   return bin;
 }
 
-async function podman(bin: string, args: string[], stdin?: Uint8Array) {
-  const child = new Deno.Command(join(bin, "podman"), {
-    args,
-    stdin: stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (stdin !== undefined) {
-    const w = child.stdin.getWriter();
-    await w.write(stdin);
-    await w.close();
-  }
-  const out = await child.output();
-  const text = new TextDecoder().decode(out.stdout);
-  return { code: out.code, stdout: text, stderr: new TextDecoder().decode(out.stderr) };
-}
-
-/** The image: a rootfs of empty folders and usr-merged links, imported once. */
-async function ensureImage(bin: string, dir: string): Promise<void> {
-  if ((await podman(bin, ["image", "exists", IMAGE])).code === 0) return;
-  const root = join(dir, "rootfs");
-  for (const d of ["dev", "etc", "proc", "root", "run", "sys", "tmp", "usr", "work"]) {
-    await Deno.mkdir(join(root, d), { recursive: true });
-  }
-  for (
-    const [link, target] of [["bin", "usr/bin"], ["lib", "usr/lib"], ["lib64", "usr/lib64"], [
-      "sbin",
-      "usr/sbin",
-    ]]
-  ) await Deno.symlink(target!, join(root, link!));
-  const tar = await new Deno.Command("tar", { args: ["-C", root, "-c", "."], stdout: "piped" })
-    .output();
-  const imported = await podman(bin, ["import", "-", IMAGE], tar.stdout);
-  assert.equal(imported.code, 0, imported.stderr);
-}
-
 /** The pods and containers of Pitroom's runs that podman still lists. */
-async function leftovers(bin: string, run: string): Promise<string[]> {
+async function leftovers(program: string, run: string): Promise<string[]> {
   const name = `pitroom-${run.toLowerCase()}`;
-  const pods = await podman(bin, ["pod", "ps", "--format", "{{.Name}}"]);
-  const ctrs = await podman(bin, ["ps", "-a", "--format", "{{.Names}}"]);
+  const pods = await engine(program, ["pod", "ps", "--format", "{{.Name}}"]);
+  const ctrs = await engine(program, ["ps", "-a", "--format", "{{.Names}}"]);
   // A listing that failed would list nothing: it must have answered.
   assert.equal(pods.code, 0, pods.stderr);
   assert.equal(ctrs.code, 0, ctrs.stderr);
   return `${pods.stdout}\n${ctrs.stdout}`.split("\n").filter((n) => n.includes(name));
-}
-
-async function containerWorld(scenarios: Record<string, unknown>) {
-  const dir = await tempDir("pitroom-podman-");
-  const bin = await podmanWrapper(dir.path);
-  await ensureImage(bin, dir.path);
-  const w = await world(scenarios, {
-    config: {
-      hosts: {
-        pod: {
-          container: {
-            image: IMAGE,
-            engine: "podman",
-            // The worker CLIs and node come from this machine.
-            mounts: ["/usr", "/etc", join(REPO_ROOT, ".tools")],
-            network: "host",
-          },
-        },
-        // An image podman does not have (and no registry to pull it from).
-        bare: { container: { image: "localhost/pitroom-missing:none", mounts: ["/usr"] } },
-      },
-    },
-  });
-  const env = { PATH: `${bin}:${w.env.PATH}` };
-  return {
-    w,
-    bin,
-    env,
-    dir: dir.path,
-    async [Symbol.asyncDispose]() {
-      await w[Symbol.asyncDispose]();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
 }
 
 Deno.test({
@@ -172,22 +106,18 @@ Deno.test({
           { hang: true },
         ],
       },
+    }, {
+      engine: "podman",
+      host: "pod",
+      setup: podmanWrapper,
+      hosts: {
+        // An image podman does not have (and no registry to pull it from).
+        bare: { container: { image: "localhost/pitroom-missing:none", mounts: ["/usr"] } },
+      },
     });
     const { w } = c;
     /** A background run whose worker edits in its container, then hangs: its id, once it edited. */
-    const startStuck = async () => {
-      const started = await w.run(
-        ["run", "--bg", "-i", "-H", "pod", "-W", "codex", "-m", "fake/stuck", "Change the answer"],
-        { env: c.env },
-      );
-      assert.equal(started.code, 0, started.stderr);
-      const id = started.stdout.trim().split(/\s+/)[0]!;
-      await waitFor(async () => {
-        const r = await w.record(id).catch(() => null);
-        return (r?.progress.tools ?? 0) > 0;
-      }, { timeoutMs: 60_000, what: "the container's worker to report its edit" });
-      return id;
-    };
+    const startStuck = () => startStuckOn(c, "pod");
     await t.step("edits, additions and deletions come back and apply", async () => {
       await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
       await Deno.writeTextFile(join(w.repo, ".env"), "TOKEN=hunter2\n");
@@ -236,7 +166,7 @@ Deno.test({
         const at = join(record.isolation!.copyRoot, up, "escaped.txt");
         assert.equal(await Deno.stat(at).then(() => "there", () => "not there"), "not there");
       }
-      assert.deepEqual(await leftovers(c.bin, record.id), []);
+      assert.deepEqual(await leftovers(c.program, record.id), []);
     });
     await t.step("an image that is not there: refused in one line, no pod left", async () => {
       const out = await w.run(["run", "-i", "-H", "bare", "-W", "codex", "-m", "fake/boxed", "x"], {
@@ -244,13 +174,13 @@ Deno.test({
       });
       assert.equal(out.code, 3, out.stderr);
       assert.match(out.stderr, /Host "bare" \(podman localhost\/pitroom-missing:none\) cannot run/);
-      const pods = await podman(c.bin, ["pod", "ps", "--format", "{{.Name}}"]);
+      const pods = await engine(c.program, ["pod", "ps", "--format", "{{.Name}}"]);
       assert.equal(pods.code, 0, pods.stderr);
       assert.doesNotMatch(pods.stdout, /pitroom-.*-1\b/);
     });
     await t.step("a container killed mid-run: lost, the copy untouched, no pod left", async () => {
       const id = await startStuck();
-      const killed = await podman(c.bin, ["kill", `pitroom-${id.toLowerCase()}-1-worker`]);
+      const killed = await engine(c.program, ["kill", `pitroom-${id.toLowerCase()}-1-worker`]);
       assert.equal(killed.code, 0, killed.stderr);
       await waitFor(async () => (await w.record(id)).state !== "running", {
         timeoutMs: 60_000,
@@ -267,7 +197,7 @@ Deno.test({
       );
       const events = await w.run(["show", id, "--events"]);
       assert.match(events.stdout, /worker\.tool_call/);
-      assert.deepEqual(await leftovers(c.bin, id), []);
+      assert.deepEqual(await leftovers(c.program, id), []);
     });
     await t.step(
       "its supervisor killed -9 mid-run: lost, and the read that finds it removes its pod",
@@ -275,18 +205,11 @@ Deno.test({
         const id = await startStuck();
         const supervisor = (await w.record(id)).supervisorPid!;
         Deno.kill(supervisor, "SIGKILL");
-        await waitFor(() => {
-          try {
-            Deno.kill(supervisor, "SIGCONT");
-            return false;
-          } catch {
-            return true;
-          }
-        }, { timeoutMs: 10_000, what: "the supervisor to die" });
-        assert.notDeepEqual(await leftovers(c.bin, id), [], "the pod outlived its supervisor");
+        await waitGone(supervisor);
+        assert.notDeepEqual(await leftovers(c.program, id), [], "the pod outlived its supervisor");
         const status = await w.run(["status", id, "--json"], { env: c.env });
         assert.equal(JSON.parse(status.stdout)[0].state, "lost");
-        assert.deepEqual(await leftovers(c.bin, id), []);
+        assert.deepEqual(await leftovers(c.program, id), []);
         assert.equal(
           await Deno.readTextFile(join((await w.record(id)).isolation!.copyRoot, "src/app.ts")),
           "export const answer = 43;\n",
@@ -332,7 +255,7 @@ Deno.test({
           "first.txt",
           "second.txt",
         ]);
-        assert.deepEqual(await leftovers(c.bin, record.id), []);
+        assert.deepEqual(await leftovers(c.program, record.id), []);
         await w.run(["discard", record.id]);
       },
     );
@@ -362,18 +285,14 @@ Deno.test({
           "half.txt",
           "whole.txt",
         ]);
-        assert.deepEqual(await leftovers(c.bin, record.id), []);
+        assert.deepEqual(await leftovers(c.program, record.id), []);
         await w.run(["discard", record.id]);
       },
     );
     await t.step(
       "pitroom stop: the run ends stopped (its outcome), its pod goes, the tree is untouched",
       async () => {
-        const status = (await new Deno.Command("git", {
-          args: ["status", "--porcelain"],
-          cwd: w.repo,
-          stdout: "piped",
-        }).output()).stdout;
+        const status = await gitStatus(w.repo);
         const id = await startStuck();
         const stopped = await w.run(["stop", id], { env: c.env });
         assert.equal(stopped.code, 0, stopped.stderr);
@@ -387,13 +306,9 @@ Deno.test({
           "export const answer = 99;\n",
         );
         assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
-        const after = (await new Deno.Command("git", {
-          args: ["status", "--porcelain"],
-          cwd: w.repo,
-          stdout: "piped",
-        }).output()).stdout;
+        const after = await gitStatus(w.repo);
         assert.deepEqual(after, status);
-        assert.deepEqual(await leftovers(c.bin, id), []);
+        assert.deepEqual(await leftovers(c.program, id), []);
       },
     );
     await t.step(
@@ -413,7 +328,7 @@ Deno.test({
             "export const answer = 99;\n",
           );
           assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
-          assert.deepEqual(await leftovers(c.bin, id), []);
+          assert.deepEqual(await leftovers(c.program, id), []);
         } finally {
           await Deno.remove(refuse);
         }
@@ -452,7 +367,7 @@ Deno.test({
           const patch = await w.run(["show", id, "--patch"]);
           assert.equal(patch.code, 0, patch.stderr);
           assert.match(patch.stdout, files[0] === "a.txt" ? /^\+a$/m : /^\+b$/m);
-          assert.deepEqual(await leftovers(c.bin, id), []);
+          assert.deepEqual(await leftovers(c.program, id), []);
         }
         assert.deepEqual(seen.sort(), ["a.txt", "b.txt"]);
       },

@@ -10,6 +10,7 @@ import { FrameReader, FrameWriter } from "../../src/engine/remote/frames.ts";
 import { badReturnedPath, returnedOf, writeReturned } from "../../src/engine/remote/back.ts";
 import { exampleManifest, podManifest, podName } from "../../src/engine/remote/manifest.ts";
 import { jobManifest } from "../../src/engine/remote/cluster.ts";
+import { dockerRun, engineReason } from "../../src/engine/remote/engines.ts";
 import { tempDir } from "../support/temp.ts";
 
 Deno.test("a host entry is checked: each bad key is refused in one line naming it", () => {
@@ -180,7 +181,7 @@ Deno.test("a container run's pod: its box at the copy's path, stores read-only, 
     writable: [{ from: "/s/runs/R/p/box", at: "/s/copies/R" }, "/s/runs/R/p"],
     readOnly: ["/repo/.git/objects", "/usr"],
     hidden: { files: ["/s/copies/R/.env"], empty: "/s/runs/R/p/empty" },
-  }) as { metadata: { name: string }; spec: Record<string, never> };
+  });
   assert.equal(pod.metadata.name, "pitroom-20261205-1200-ab-2");
   const spec = pod.spec as unknown as {
     volumes: { name: string; hostPath: { path: string; type: string } }[];
@@ -251,4 +252,96 @@ Deno.test("a cluster host's Job: the pod's spec with emptyDir folders and no hos
     () => hostConfig({ k: { container: { image: "w", namespace: "Bad_NS" } } }, "k"),
     /"container.namespace"/,
   );
+});
+
+Deno.test("a docker host runs the pod's container: mounts, env file, network, labels, command", () => {
+  const host = hostConfig(
+    { d: { container: { image: "w:1", engine: "docker", mounts: ["/usr"], env: { K: "v" } } } },
+    "d",
+  );
+  assert.equal(host.kind, "container");
+  if (host.kind !== "container") return;
+  const manifest = podManifest(host, {
+    name: podName("R", 1),
+    launch: {
+      argv: ["codex", "exec", "-"],
+      env: { A: "1=2", LINES: "one\ntwo" },
+      cwd: "/s/copies/R",
+    },
+    promptFile: "/p/prompt.txt",
+    writable: [{ from: "/p/box", at: "/s/copies/R" }, "/p, odd"],
+    readOnly: ["/repo/.git/objects"],
+    hidden: { files: ["/s/copies/R/.env"], empty: "/p/empty" },
+  });
+  const call = dockerRun(manifest, {
+    file: "/p/pod.json",
+    names: { pod: "pitroom-r-1", worker: "pitroom-r-1-worker" },
+    labels: { "pitroom.run": "R" },
+    envFile: "/p/pod.env",
+    user: "1000:1000",
+  });
+  const flags = (name: string) => call.args.flatMap((a, i) => call.args[i - 1] === name ? [a] : []);
+  assert.deepEqual(call.args.slice(0, 4), ["run", "-d", "--name", "pitroom-r-1-worker"]);
+  assert.deepEqual(flags("--label"), ["app=pitroom-worker", "pitroom.run=R"]);
+  assert.deepEqual(flags("--network"), ["host"]);
+  assert.deepEqual(flags("--user"), ["1000:1000"]);
+  // The worker CLI's own sandbox makes a user namespace, which docker's default seccomp refuses.
+  assert.deepEqual(flags("--security-opt"), ["seccomp=unconfined"]);
+  assert.deepEqual(flags("--workdir"), ["/s/copies/R"]);
+  assert.deepEqual(flags("--mount"), [
+    "type=bind,source=/p/box,target=/s/copies/R",
+    'type=bind,"source=/p, odd","target=/p, odd"',
+    "type=bind,source=/usr,target=/usr,readonly",
+    "type=bind,source=/repo/.git/objects,target=/repo/.git/objects,readonly",
+    "type=bind,source=/p/empty,target=/s/copies/R/.env,readonly",
+  ]);
+  // No value on the command line: single lines in the env file, others through the client.
+  assert.ok(!call.args.some((a) => a.includes("1=2") || a.includes("one\ntwo")));
+  assert.deepEqual(flags("--env-file"), ["/p/pod.env"]);
+  assert.deepEqual(call.file, {
+    path: "/p/pod.env",
+    text: "K=v\nA=1=2\nPITROOM_PROMPT=/p/prompt.txt\n",
+  });
+  assert.deepEqual(flags("--env"), ["LINES"]);
+  assert.deepEqual(call.env, { LINES: "one\ntwo" });
+  // The manifest's command: its first word the entrypoint, the rest after the image.
+  const image = call.args.indexOf("w:1");
+  assert.equal(call.args[image - 2], "--entrypoint");
+  assert.equal(call.args[image - 1], "/bin/sh");
+  assert.deepEqual(call.args.slice(image + 1, image + 2), ["-c"]);
+  assert.deepEqual(call.args.slice(-3), ["codex", "exec", "-"]);
+  // A host without the machine's network gets none.
+  const none = dockerRun(
+    podManifest({ ...host, network: "none" }, {
+      name: "p",
+      launch: { argv: ["x"], env: {}, cwd: "/c" },
+      promptFile: null,
+      writable: ["/c"],
+    }),
+    {
+      file: "f",
+      names: { pod: "p", worker: "p-worker" },
+      labels: {},
+      envFile: "e",
+      user: "0:0",
+    },
+  );
+  assert.deepEqual(
+    none.args.slice(none.args.indexOf("--network"), none.args.indexOf("--network") + 2),
+    [
+      "--network",
+      "none",
+    ],
+  );
+});
+
+Deno.test("engineReason() skips docker's closing \"See '... --help'\" line", () => {
+  assert.equal(
+    engineReason(
+      "docker: Error response from daemon: No such image: x.\nSee 'docker run --help'.\n",
+    ),
+    "docker: Error response from daemon: No such image: x.",
+  );
+  assert.equal(engineReason("Error: no pod\n"), "Error: no pod");
+  assert.equal(engineReason(""), "");
 });

@@ -32,7 +32,10 @@ export interface ContainerHost {
   kind: "container";
   name: string;
   image: string;
-  /** `podman` (`kube play` here), or `kubernetes` (a Job on the current kubeconfig's cluster). */
+  /**
+   * `podman` (`kube play` here), `docker` (the manifest's container with `docker run` here), or
+   * `kubernetes` (a Job on the current kubeconfig's cluster).
+   */
   engine: "podman" | "docker" | "kubernetes";
   /** The cluster's namespace (`kubernetes` only). */
   namespace?: string;

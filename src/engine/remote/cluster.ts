@@ -111,7 +111,7 @@ async function runAsJob(
   job: LaunchJob,
   shell: ShellOptions,
 ): Promise<Launched> {
-  refuseForContainer(host, job);
+  refuseForContainer(job);
   const k8s = await kubernetesClient(host);
   const { Readable, Writable } = await import("node:stream");
   const kc = new k8s.KubeConfig();

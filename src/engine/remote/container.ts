@@ -1,12 +1,14 @@
 /**
- * The container launcher: an isolate run's worker in an OCI container, started with
- * `podman kube play` from the Pod manifest of manifest.ts. The launch is described here as the
- * local launcher describes it (this machine's environment and guard); the container's own copy
- * (the box: a second copy of the run's copy, in the attempt's folder) is mounted at the local
- * copy's path, so every path the worker sees and writes is the local one. Its lines come from
- * the container's log as they are written. When it ends, the files it changed in the box are
+ * The container launcher: an isolate run's worker in an OCI container, started from the Pod
+ * manifest of manifest.ts by the host's engine (`podman kube play`, or `docker run` of the
+ * manifest's container: engines.ts holds the commands the two differ in). The launch is described
+ * here as the local launcher describes it (this machine's environment and guard); the container's
+ * own copy (the box: a second copy of the run's copy, in the attempt's folder) is mounted at the
+ * local copy's path, so every path the worker sees and writes is the local one. Its lines come
+ * from the container's log as they are written. When it ends, the files it changed in the box are
  * written into the run's copy only once all were read (back.ts); a container that dies or is
- * removed under it ends the attempt lost and the copy is left as it was. The pod goes either way.
+ * removed under it ends the attempt lost and the copy is left as it was. The pod (docker: the
+ * container) goes either way.
  */
 import type { HeldSys } from "../../store/state.ts";
 import { join } from "../../sys/path.ts";
@@ -23,6 +25,13 @@ import { timingMark } from "../../sys/timing.ts";
 import { startAlone, type StartGate } from "../run/start_alone.ts";
 import type { ContainerHost } from "../core/hosts.ts";
 import { podManifest, podName } from "./manifest.ts";
+import {
+  type ContainerEngine,
+  engineCall,
+  engineOf,
+  engineReason,
+  type PodNames,
+} from "./engines.ts";
 import { changedPaths, MAX_RETURNED_BYTES, readReturned, writeReturned } from "./back.ts";
 import type { CopyState } from "./ssh_launcher.ts";
 
@@ -40,27 +49,12 @@ export function containerLauncher(host: ContainerHost, copy: ContainerCopy): Lau
   return { run: (sys, job, shell) => runInContainer(sys, host, copy, job, shell) };
 }
 
-/** The command line of the host's engine (`podman ...`), run with Pitroom's environment. */
-export function engineCall(sys: HeldSys, host: ContainerHost, args: string[]) {
-  return sys.runner.run([host.engine, ...args], { env: sys.env.toObject() });
-}
-
-function lastLine(text: string): string {
-  return text.trim().split("\n").at(-1) ?? "";
-}
-
 /** Refuses what a container host cannot run, before anything is made. */
-export function refuseForContainer(host: ContainerHost, job: LaunchJob): void {
+export function refuseForContainer(job: LaunchJob): void {
   if (job.backend.cli !== undefined) {
     throw new RefusedError(
       "host_worker",
       `Worker "${job.backend.name}" is an ACP worker of this machine's config: hosts run the built-in workers only`,
-    );
-  }
-  if (host.engine === "docker") {
-    throw new RefusedError(
-      "host_engine",
-      `Host "${host.name}": docker has no \`kube play\`; give "engine": "podman" (or "kubernetes" for a cluster)`,
     );
   }
 }
@@ -138,18 +132,20 @@ async function runInContainer(
   job: LaunchJob,
   shell: ShellOptions,
 ): Promise<Launched> {
-  refuseForContainer(host, job);
+  refuseForContainer(job);
+  const engine = engineOf(host);
   const launch = await describeLaunch(sys, job);
   timingMark(sys, "pod-described");
   const attempt = copy.attempt();
   const pod = podName(job.runId, attempt);
-  const worker = `${pod}-worker`;
+  const names = { pod, worker: `${pod}-worker` };
   const boxDir = join(job.privateDir, "box");
   const store = {
     objectsDir: join(job.privateDir, "box-objects"),
     scratchDir: join(job.privateDir, "box-tmp"),
   };
   const file = join(job.privateDir, "pod.json");
+  const envFile = join(job.privateDir, "pod.env");
   const start = sys.clock.now();
   let played = false;
   let gate: StartGate | null = null;
@@ -179,19 +175,30 @@ async function runInContainer(
     // Launches that must start one at a time (codex's helper folder in its shared home) wait for
     // the one before to print its first line, as here.
     gate = await startAlone(sys, launch.startAlone);
-    const play = await engineCall(sys, host, ["kube", "play", file]);
+    const call = engine.start(manifest, {
+      file,
+      names,
+      labels: { "pitroom.run": job.runId, "pitroom.attempt": String(attempt) },
+      envFile,
+      user: `${Deno.uid() ?? 0}:${Deno.gid() ?? 0}`,
+    });
+    if (call.file !== undefined) {
+      await Deno.writeTextFile(call.file.path, call.file.text, { mode: 0o600 });
+    }
+    // A start that fails may still leave a created container: it is removed either way.
     played = true;
+    const play = await engineCall(sys, host, call.args, call.env);
     timingMark(sys, "pod-played");
     if (play.code !== 0) {
       throw new RefusedError(
         "host_unreachable",
         `Host "${host.name}" (${host.engine} ${host.image}) cannot run the worker: ${
-          lastLine(play.stderr) || `kube play exited ${play.code}`
+          engineReason(play.stderr) || `${engine.program} ${call.args[0]} exited ${play.code}`
         }`,
         { hint: "pitroom doctor" },
       );
     }
-    const followed = await follow(sys, host, { pod, worker }, shell, { start, gate });
+    const followed = await follow(sys, host, names, shell, { start, gate });
     if (followed.lost !== undefined) {
       return {
         sandbox: "container",
@@ -236,9 +243,9 @@ async function runInContainer(
     };
   } finally {
     gate?.release();
-    if (played) await engineCall(sys, host, ["pod", "rm", "-f", "--ignore", pod]);
+    if (played) await engineCall(sys, host, engine.remove(names)).catch(() => undefined);
     timingMark(sys, "pod-removed");
-    for (const dir of [boxDir, store.objectsDir, store.scratchDir, file]) {
+    for (const dir of [boxDir, store.objectsDir, store.scratchDir, file, envFile]) {
       await Deno.remove(dir, { recursive: true }).catch(() => undefined);
     }
     timingMark(sys, "pod-box-removed");
@@ -256,19 +263,20 @@ interface Followed {
 
 /**
  * Follows the container's log to its end (`logs -f`), each line to the shell; stop and the
- * timeout stop the container, and where the engine refuses that, remove its pod (the worker
- * must end either way). Then reads how it ended.
+ * timeout stop the container, and where the engine refuses that, remove its pod or container
+ * (the worker must end either way). Then reads how it ended.
  */
 async function follow(
   sys: HeldSys,
   host: ContainerHost,
-  names: { pod: string; worker: string },
+  names: PodNames,
   shell: ShellOptions,
   at: { start: number; gate: StartGate },
 ): Promise<Followed> {
-  const { pod, worker } = names;
+  const engine: ContainerEngine = engineOf(host);
+  const { worker } = names;
   const { start, gate } = at;
-  const child = sys.runner.spawn([host.engine, "logs", "-f", worker], {
+  const child = sys.runner.spawn([engine.program, ...engine.logs(worker)], {
     env: sys.env.toObject(),
     stdin: { kind: "null" },
     detached: true,
@@ -283,11 +291,11 @@ async function follow(
   let stopping: Promise<void> | null = null;
   const stopContainer = () => {
     stopping ??= (async () => {
-      const asked = await engineCall(sys, host, ["stop", "-t", String(STOP_GRACE_S), worker])
+      const asked = await engineCall(sys, host, engine.stop(worker, STOP_GRACE_S))
         .catch(() => null);
       if (asked !== null && asked.code === 0) return;
       removed = true;
-      await engineCall(sys, host, ["pod", "rm", "-f", "--ignore", pod]).catch(() => undefined);
+      await engineCall(sys, host, engine.remove(names)).catch(() => undefined);
     })();
   };
   const onStop = () => {
@@ -302,7 +310,7 @@ async function follow(
   }, () => {});
   const times = { clock: sys.clock, start };
   // Asked at once (each engine call costs a second or more): it answers when the container ends.
-  const waiting = engineCall(sys, host, ["wait", worker]);
+  const waiting = engineCall(sys, host, engine.wait(worker));
   try {
     await Promise.all([
       readLines(child.stdout, (line, at) => {
@@ -336,7 +344,7 @@ async function follow(
       timedOut,
       stderr,
       lost: `The container of host "${host.name}" went away while the worker ran${
-        lastLine(waited.stderr) ? `: ${lastLine(waited.stderr)}` : ""
+        engineReason(waited.stderr) ? `: ${engineReason(waited.stderr)}` : ""
       }`,
     };
   }

@@ -1,9 +1,9 @@
 /**
  * Runs on other machines: the config's hosts (hosts.ts) and the launcher a run with a host uses
- * (an SSH host: ssh_launcher.ts; a container: container.ts). Only isolate runs go to a host: the
- * engine makes the private copy here as for any isolate run and takes its snapshot and patch
- * here after the worker, so the record, the events, the receipt, the fallback, the caps and the
- * answer's checks are the same whichever launcher ran the worker.
+ * (an SSH host: ssh_launcher.ts; a container: container.ts, its engine's commands engines.ts).
+ * Only isolate runs go to a host: the engine makes the private copy here as for any isolate run
+ * and takes its snapshot and patch here after the worker, so the record, the events, the receipt,
+ * the fallback, the caps and the answer's checks are the same whichever launcher ran the worker.
  */
 import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
@@ -14,7 +14,8 @@ import type { Workspace } from "../tree/workspace.ts";
 import type { Launcher } from "../run/launcher.ts";
 import { hostConfig } from "../core/hosts.ts";
 import { sshLauncher } from "./ssh_launcher.ts";
-import { containerLauncher, engineCall } from "./container.ts";
+import { containerLauncher } from "./container.ts";
+import { engineCall, engineOf } from "./engines.ts";
 import { podName } from "./manifest.ts";
 
 export { type HostConfig, hostConfig } from "../core/hosts.ts";
@@ -67,9 +68,10 @@ export async function launcherFor(
 
 /**
  * What a lost run left on its host, removed by the sweep that marked it lost: a podman host's pods
- * of the run, whose supervisor was killed before its own teardown (the pod would run on, its
- * worker with it). An SSH host removes its folder itself when the channel closes; a cluster's
- * Job ends at its deadline.
+ * of the run (found by name), a docker host's containers (found by their `pitroom.run` label),
+ * whose supervisor was killed before its own teardown (the container would run on, its worker
+ * with it). An SSH host removes its folder itself when the channel closes; a cluster's Job ends
+ * at its deadline.
  */
 export async function afterLost(sys: HeldSys, record: RunRecord): Promise<void> {
   const name = record.host;
@@ -80,10 +82,21 @@ export async function afterLost(sys: HeldSys, record: RunRecord): Promise<void> 
   } catch {
     return;
   }
-  if (host.kind !== "container" || host.engine !== "podman") return;
+  if (host.kind !== "container" || host.engine === "kubernetes") return;
+  const engine = engineOf(host);
+  const list = engine.listRun(record.id);
+  if (list !== null) {
+    const listed = await engineCall(sys, host, list).catch(() => null);
+    const ids = listed?.code === 0 ? listed.stdout.split("\n").filter((l) => l.trim() !== "") : [];
+    if (listed?.code === 0) {
+      if (ids.length > 0) await engineCall(sys, host, engine.removeListed(ids)).catch(() => null);
+      return;
+    }
+  }
   // An attempt's pod is named by its number, from 1 (launcherFor's counter).
   for (let attempt = 1; attempt <= Math.max(1, record.attempts.length); attempt++) {
-    await engineCall(sys, host, ["pod", "rm", "-f", "--ignore", podName(record.id, attempt)])
+    const pod = podName(record.id, attempt);
+    await engineCall(sys, host, engine.remove({ pod, worker: `${pod}-worker` }))
       .catch(() => undefined);
   }
 }

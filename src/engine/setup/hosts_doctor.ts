@@ -7,6 +7,7 @@ import type { HeldSys } from "../../store/state.ts";
 import { WORKER_NAMES } from "../../workers/names.ts";
 import type { Check } from "./doctor.ts";
 import { type ContainerHost, hostConfig, remoteDir, sshArgv, type SshHost } from "../core/hosts.ts";
+import { engineOf, engineReason } from "../remote/engines.ts";
 
 /**
  * The shell line that reports what the host has: one `name<TAB>first line` each. The tools are
@@ -113,32 +114,38 @@ async function containerChecks(sys: HeldSys, host: ContainerHost): Promise<Check
         : "a Kubernetes Job host with no kubeconfig (KUBECONFIG or ~/.kube/config)",
     }];
   }
-  if (host.engine === "docker") {
-    return [{
-      check,
-      section: "hosts",
-      status: "error",
-      message: 'docker has no `kube play`: container hosts run with "engine": "podman"',
-    }];
-  }
+  const engine = engineOf(host);
   const env = sys.env.toObject();
-  const version = await sys.runner.run([host.engine, "--version"], {
-    env,
-    stdin: { kind: "null" },
-  }).catch(() => null);
-  if (version === null || version.code !== 0) {
+  const ask = (args: string[]) =>
+    sys.runner.run([engine.program, ...args], { env, stdin: { kind: "null" } }).catch((error) => ({
+      code: 127,
+      stdout: "",
+      stderr: error instanceof Error ? error.message : String(error),
+    }));
+  const version = await ask(["--version"]);
+  if (version.code !== 0) {
     return [{
       check,
       section: "hosts",
       status: "error",
-      message: `${host.engine} is not installed here`,
-      hint: "apt-get install podman",
+      message: `${engine.program} is not installed here`,
+      hint: engine.install,
     }];
   }
-  const out = await sys.runner.run([host.engine, "image", "exists", host.image], {
-    env,
-    stdin: { kind: "null" },
-  }).catch(() => ({ code: 125, stdout: "", stderr: "" }));
+  // A daemon that does not answer (docker's) fails every run: said once, in one line.
+  const reached = engine.reach === null ? null : await ask(engine.reach.args);
+  if (reached !== null && reached.code !== 0) {
+    return [{
+      check,
+      section: "hosts",
+      status: "error",
+      message: `the ${engine.program} daemon cannot be reached: ${
+        engineReason(reached.stderr) || `${engine.program} info exited ${reached.code}`
+      }`,
+      hint: engine.reach!.hint,
+    }];
+  }
+  const out = await ask(engine.hasImage(host.image));
   const missing = host.mounts.filter((m) => {
     try {
       return !Deno.statSync(m).isDirectory;
@@ -151,16 +158,17 @@ async function containerChecks(sys: HeldSys, host: ContainerHost): Promise<Check
       check,
       section: "hosts",
       status: "ok",
-      message: version.stdout.trim().split("\n")[0]!,
+      message: version.stdout.trim().split("\n")[0]! +
+        (reached === null ? "" : ` (daemon ${reached.stdout.trim()} reached)`),
     },
     {
       check: `${check} image`,
       section: "hosts",
       status: out.code === 0 ? "ok" : "error",
       message: out.code === 0
-        ? `${host.engine} has the image ${host.image}`
-        : `${host.engine} has no image ${host.image}`,
-      ...(out.code === 0 ? {} : { hint: `${host.engine} pull ${host.image}` }),
+        ? `${engine.program} has the image ${host.image}`
+        : `${engine.program} has no image ${host.image}`,
+      ...(out.code === 0 ? {} : { hint: `${engine.program} pull ${host.image}` }),
     },
     ...(missing.length === 0 ? [] : [{
       check: `${check} mounts`,

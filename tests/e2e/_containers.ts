@@ -1,0 +1,160 @@
+/**
+ * What the container hosts' end-to-end tests share (hosts_container_test.ts for podman,
+ * hosts_docker_test.ts for docker): the tiny image (a rootfs of empty folders and usr-merged
+ * links, imported once; this machine's /usr and /etc are mounted read-only into the container,
+ * as no registry is reachable), a world whose config has a container host on that image with the
+ * worker CLIs mounted, and a background run whose worker edits then hangs.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { REPO_ROOT } from "../support/pitroom.ts";
+import { tempDir, waitFor } from "../support/temp.ts";
+import { type World, world } from "./_world.ts";
+
+/** The file the worlds' repo starts with. */
+export const APP = "export const answer = 41;\n";
+
+/** The tiny image both engines import. */
+export const IMAGE = "localhost/pitroom-base:test";
+
+/** What an engine's command printed. */
+export interface EngineOut {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs an engine's program (`podman`, a wrapper of it, `docker`) with `args`. */
+export async function engine(
+  program: string,
+  args: string[],
+  options: { stdin?: Uint8Array; env?: Record<string, string> } = {},
+): Promise<EngineOut> {
+  const child = new Deno.Command(program, {
+    args,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+    ...(options.env === undefined ? {} : { env: options.env }),
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(options.stdin);
+    await w.close();
+  }
+  const out = await child.output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+/** Imports the image into the engine once (`import -` of a tarred rootfs made in `dir`). */
+export async function ensureImage(program: string, dir: string): Promise<void> {
+  if ((await engine(program, ["image", "inspect", IMAGE])).code === 0) return;
+  const root = join(dir, "rootfs");
+  for (const d of ["dev", "etc", "proc", "root", "run", "sys", "tmp", "usr", "work"]) {
+    await Deno.mkdir(join(root, d), { recursive: true });
+  }
+  const links = [["bin", "usr/bin"], ["lib", "usr/lib"], ["lib64", "usr/lib64"], [
+    "sbin",
+    "usr/sbin",
+  ]];
+  for (const [link, target] of links) await Deno.symlink(target!, join(root, link!));
+  const tar = await new Deno.Command("tar", { args: ["-C", root, "-c", "."], stdout: "piped" })
+    .output();
+  const imported = await engine(program, ["import", "-", IMAGE], { stdin: tar.stdout });
+  assert.equal(imported.code, 0, imported.stderr);
+}
+
+/** A world with a container host `host` on the tiny image, and the engine it runs on. */
+export interface ContainerWorld extends AsyncDisposable {
+  w: World;
+  /** The engine's program the test calls (podman's wrapper, or `docker`). */
+  program: string;
+  /** Laid over the world's environment for every `pitroom` call (the wrapper's PATH). */
+  env: Record<string, string>;
+  /** A temp folder of the test's own. */
+  dir: string;
+}
+
+/** Starts a world whose host `host` runs on `engine`, after `setup` (which may give a PATH folder). */
+export async function containerWorld(
+  scenarios: Record<string, unknown>,
+  options: {
+    engine: "podman" | "docker";
+    host: string;
+    /** Prepares the engine in the test's folder: a folder for the PATH holding it, or null. */
+    setup?: (dir: string) => Promise<string | null>;
+    /** More hosts of the config. */
+    hosts?: Record<string, unknown>;
+  },
+): Promise<ContainerWorld> {
+  const dir = await tempDir(`pitroom-${options.engine}-`);
+  const bin = await options.setup?.(dir.path) ?? null;
+  const program = bin === null ? options.engine : join(bin, options.engine);
+  await ensureImage(program, dir.path);
+  const w = await world(scenarios, {
+    config: {
+      hosts: {
+        [options.host]: {
+          container: {
+            image: IMAGE,
+            engine: options.engine,
+            // The worker CLIs and node come from this machine.
+            mounts: ["/usr", "/etc", join(REPO_ROOT, ".tools")],
+            network: "host",
+          },
+        },
+        ...options.hosts,
+      },
+    },
+  });
+  return {
+    w,
+    program,
+    env: bin === null ? {} : { PATH: `${bin}:${w.env.PATH}` },
+    dir: dir.path,
+    async [Symbol.asyncDispose]() {
+      await w[Symbol.asyncDispose]();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/**
+ * Starts a background run of scenario `stuck` on the host, whose worker edits then hangs: its
+ * id, once the edit was reported.
+ */
+export async function startStuck(c: ContainerWorld, host: string): Promise<string> {
+  const started = await c.w.run(
+    ["run", "--bg", "-i", "-H", host, "-W", "codex", "-m", "fake/stuck", "Change the answer"],
+    { env: c.env },
+  );
+  assert.equal(started.code, 0, started.stderr);
+  const id = started.stdout.trim().split(/\s+/)[0]!;
+  await waitFor(async () => {
+    const r = await c.w.record(id).catch(() => null);
+    return (r?.progress.tools ?? 0) > 0;
+  }, { timeoutMs: 60_000, what: "the container's worker to report its edit" });
+  return id;
+}
+
+/** `git status --porcelain` of a repo, as bytes. */
+export async function gitStatus(repo: string): Promise<Uint8Array> {
+  return (await new Deno.Command("git", {
+    args: ["status", "--porcelain"],
+    cwd: repo,
+    stdout: "piped",
+  }).output()).stdout;
+}
+
+/** Waits for a process to be gone (SIGCONT answering no such process). */
+export async function waitGone(pid: number): Promise<void> {
+  await waitFor(() => {
+    try {
+      Deno.kill(pid, "SIGCONT");
+      return false;
+    } catch {
+      return true;
+    }
+  }, { timeoutMs: 10_000, what: `process ${pid} to die` });
+}
