@@ -17,6 +17,40 @@ export const APP = "export const answer = 41;\n";
 /** The tiny image both engines import. */
 export const IMAGE = "localhost/pitroom-base:test";
 
+/** The podman binary, or null when podman is not installed. */
+export const PODMAN = ["/usr/bin/podman", "/usr/local/bin/podman"].find((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+}) ?? null;
+
+/**
+ * Writes a `podman` into `dir/bin` with this machine's work-arounds (docs/hosts.md: a
+ * containers.conf without default ulimits; podman in its own mount namespace with the cgroup v1
+ * `unified` mount gone, and cgroupfs) and returns that folder, to be put first on PATH. While the
+ * file `dir/fail-stop` is there, `podman stop` is refused (a test's engine that will not stop).
+ */
+export async function podmanWrapper(dir: string): Promise<string> {
+  if (PODMAN === null) throw new Error("podman is not installed");
+  const conf = join(dir, "containers.conf");
+  await Deno.writeTextFile(conf, "[containers]\ndefault_ulimits = []\n");
+  const bin = join(dir, "bin");
+  await Deno.mkdir(bin);
+  const script = [
+    "#!/bin/sh",
+    `export CONTAINERS_CONF=${conf}`,
+    `[ "$1" = stop ] && [ -e ${
+      join(dir, "fail-stop")
+    } ] && { echo "Error: stop refused" >&2; exit 125; }`,
+    `exec unshare -m sh -c 'umount /sys/fs/cgroup/unified 2>/dev/null; exec ${PODMAN} --cgroup-manager=cgroupfs "$@"' podman "$@"`,
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(join(bin, "podman"), script, { mode: 0o755 });
+  return bin;
+}
+
 /** What an engine's command printed. */
 export interface EngineOut {
   code: number;

@@ -23,41 +23,14 @@ import {
   containerWorld,
   engine,
   gitStatus,
+  PODMAN,
+  podmanWrapper,
   startStuck as startStuckOn,
   waitGone,
 } from "./_containers.ts";
 
-const PODMAN = ["/usr/bin/podman", "/usr/local/bin/podman"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-});
-const IGNORE = PODMAN === undefined
-  ? (Deno.env.get("CI") ? false : "podman is not installed")
-  : false;
+const IGNORE = PODMAN === null ? (Deno.env.get("CI") ? false : "podman is not installed") : false;
 if (typeof IGNORE === "string") console.log(`hosts_container_test: skipped: ${IGNORE}`);
-
-/** A `podman` on PATH with this machine's work-arounds (see the head of this file). */
-async function podmanWrapper(dir: string): Promise<string> {
-  const conf = join(dir, "containers.conf");
-  await Deno.writeTextFile(conf, "[containers]\ndefault_ulimits = []\n");
-  const bin = join(dir, "bin");
-  await Deno.mkdir(bin);
-  const script = [
-    "#!/bin/sh",
-    `export CONTAINERS_CONF=${conf}`,
-    // A test makes the engine refuse to stop a container while this file is there.
-    `[ "$1" = stop ] && [ -e ${
-      join(dir, "fail-stop")
-    } ] && { echo "Error: stop refused" >&2; exit 125; }`,
-    `exec unshare -m sh -c 'umount /sys/fs/cgroup/unified 2>/dev/null; exec ${PODMAN} --cgroup-manager=cgroupfs "$@"' podman "$@"`,
-    "",
-  ].join("\n");
-  await Deno.writeTextFile(join(bin, "podman"), script, { mode: 0o755 });
-  return bin;
-}
 
 /** The pods and containers of Pitroom's runs that podman still lists. */
 async function leftovers(program: string, run: string): Promise<string[]> {
