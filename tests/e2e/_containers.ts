@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { REPO_ROOT } from "../support/pitroom.ts";
 import { tempDir, waitFor } from "../support/temp.ts";
 import { type World, world } from "./_world.ts";
+import type { RunRecord } from "../../src/store/record.ts";
 
 /** The file the worlds' repo starts with. */
 export const APP = "export const answer = 41;\n";
@@ -191,4 +192,53 @@ export async function waitGone(pid: number): Promise<void> {
       return true;
     }
   }, { timeoutMs: 10_000, what: `process ${pid} to die` });
+}
+
+/**
+ * Stops the stuck run `id` (startStuck's) with `pitroom stop` and checks how it ended, on either
+ * engine: stopped (its outcome), the worker's edit until then in the copy, the user's tree as it
+ * was. The caller checks that nothing of the run is left.
+ */
+export async function stopStuck(c: ContainerWorld, id: string): Promise<RunRecord> {
+  const { w } = c;
+  const stopped = await w.run(["stop", id], { env: c.env });
+  assert.equal(stopped.code, 0, stopped.stderr);
+  const record = await w.record(id);
+  assert.equal(record.state, "problem");
+  assert.equal(record.outcome, "stopped", record.message);
+  assert.equal(record.attempts[0]?.sandbox, "container");
+  assert.equal(
+    await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
+    "export const answer = 99;\n",
+  );
+  assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
+  return record;
+}
+
+/**
+ * Waits for the stuck run `id`, whose container was killed, to end, and checks it is lost with
+ * the copy untouched: the worker's edit in its container never reached it.
+ */
+export async function lostWithCopyUntouched(
+  c: ContainerWorld,
+  id: string,
+  host: string,
+): Promise<RunRecord> {
+  const { w } = c;
+  await waitFor(async () => (await w.record(id)).state !== "running", {
+    timeoutMs: 60_000,
+    what: "the run to end",
+  });
+  const record = await w.record(id);
+  assert.equal(record.state, "lost");
+  assert.match(
+    record.message ?? "",
+    new RegExp(`container of host "${host}" was killed while the worker ran`),
+  );
+  assert.deepEqual(record.changes?.files ?? [], []);
+  assert.equal(
+    await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
+    "export const answer = 43;\n",
+  );
+  return record;
 }

@@ -16,16 +16,17 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { waitFor } from "../support/temp.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 import {
   APP,
   containerWorld,
   engine,
   gitStatus,
+  lostWithCopyUntouched,
   PODMAN,
   podmanWrapper,
   startStuck as startStuckOn,
+  stopStuck,
   waitGone,
 } from "./_containers.ts";
 
@@ -155,19 +156,7 @@ Deno.test({
       const id = await startStuck();
       const killed = await engine(c.program, ["kill", `pitroom-${id.toLowerCase()}-1-worker`]);
       assert.equal(killed.code, 0, killed.stderr);
-      await waitFor(async () => (await w.record(id)).state !== "running", {
-        timeoutMs: 60_000,
-        what: "the run to end",
-      });
-      const record = await w.record(id);
-      assert.equal(record.state, "lost");
-      assert.match(record.message ?? "", /container of host "pod" was killed while the worker ran/);
-      assert.deepEqual(record.changes?.files ?? [], []);
-      // The worker's edit in its container never reached the copy.
-      assert.equal(
-        await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
-        "export const answer = 43;\n",
-      );
+      await lostWithCopyUntouched(c, id, "pod");
       const events = await w.run(["show", id, "--events"]);
       assert.match(events.stdout, /worker\.tool_call/);
       assert.deepEqual(await leftovers(c.program, id), []);
@@ -267,20 +256,9 @@ Deno.test({
       async () => {
         const status = await gitStatus(w.repo);
         const id = await startStuck();
-        const stopped = await w.run(["stop", id], { env: c.env });
-        assert.equal(stopped.code, 0, stopped.stderr);
-        const record = await w.record(id);
-        assert.equal(record.state, "problem");
-        assert.equal(record.outcome, "stopped", record.message);
-        assert.equal(record.attempts[0]?.sandbox, "container");
         // What the worker changed until it was stopped came back into the copy, not the tree.
-        assert.equal(
-          await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
-          "export const answer = 99;\n",
-        );
-        assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
-        const after = await gitStatus(w.repo);
-        assert.deepEqual(after, status);
+        await stopStuck(c, id);
+        assert.deepEqual(await gitStatus(w.repo), status);
         assert.deepEqual(await leftovers(c.program, id), []);
       },
     );
@@ -291,16 +269,7 @@ Deno.test({
         await Deno.writeTextFile(refuse, "");
         try {
           const id = await startStuck();
-          const stopped = await w.run(["stop", id], { env: c.env });
-          assert.equal(stopped.code, 0, stopped.stderr);
-          const record = await w.record(id);
-          assert.equal(record.state, "problem");
-          assert.equal(record.outcome, "stopped", record.message);
-          assert.equal(
-            await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
-            "export const answer = 99;\n",
-          );
-          assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
+          await stopStuck(c, id);
           assert.deepEqual(await leftovers(c.program, id), []);
         } finally {
           await Deno.remove(refuse);

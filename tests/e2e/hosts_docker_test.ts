@@ -17,8 +17,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { RunRecord } from "../../src/store/record.ts";
-import { waitFor } from "../support/temp.ts";
-import { APP, containerWorld, engine, gitStatus, startStuck, waitGone } from "./_containers.ts";
+import {
+  APP,
+  containerWorld,
+  engine,
+  gitStatus,
+  lostWithCopyUntouched,
+  startStuck,
+  stopStuck,
+  waitGone,
+} from "./_containers.ts";
 
 const reached = await engine("docker", ["info", "--format", "{{.ServerVersion}}"]).catch(() =>
   null
@@ -171,18 +179,8 @@ Deno.test({
         const status = await gitStatus(w.repo);
         const id = await startStuck(c, "box");
         assert.notDeepEqual(await leftovers(id), [], "no container runs the worker");
-        const stopped = await w.run(["stop", id], { env: c.env });
-        assert.equal(stopped.code, 0, stopped.stderr);
-        const record = await w.record(id);
-        assert.equal(record.state, "problem");
-        assert.equal(record.outcome, "stopped", record.message);
-        assert.equal(record.attempts[0]?.sandbox, "container");
         // What the worker changed until it was stopped came back into the copy, not the tree.
-        assert.equal(
-          await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
-          "export const answer = 99;\n",
-        );
-        assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
+        await stopStuck(c, id);
         assert.deepEqual(await gitStatus(w.repo), status);
         assert.deepEqual(await leftovers(id), []);
       },
@@ -191,19 +189,7 @@ Deno.test({
       const id = await startStuck(c, "box");
       const killed = await engine("docker", ["kill", `pitroom-${id.toLowerCase()}-1-worker`]);
       assert.equal(killed.code, 0, killed.stderr);
-      await waitFor(async () => (await w.record(id)).state !== "running", {
-        timeoutMs: 60_000,
-        what: "the run to end",
-      });
-      const record = await w.record(id);
-      assert.equal(record.state, "lost");
-      assert.match(record.message ?? "", /container of host "box" was killed while the worker ran/);
-      assert.deepEqual(record.changes?.files ?? [], []);
-      // The worker's edit in its container never reached the copy.
-      assert.equal(
-        await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
-        "export const answer = 43;\n",
-      );
+      await lostWithCopyUntouched(c, id, "box");
       assert.deepEqual(await leftovers(id), []);
     });
     await t.step(
@@ -213,17 +199,8 @@ Deno.test({
         await Deno.writeTextFile(refuse, "");
         try {
           const id = await startStuck(c, "box");
-          const stopped = await w.run(["stop", id], { env: c.env });
-          assert.equal(stopped.code, 0, stopped.stderr);
-          const record = await w.record(id);
-          assert.equal(record.state, "problem");
-          assert.equal(record.outcome, "stopped", record.message);
+          await stopStuck(c, id);
           assert.ok(await Deno.stat(join(c.dir, "stop-refused")), "docker was not asked to stop");
-          assert.equal(
-            await Deno.readTextFile(join(record.isolation!.copyRoot, "src/app.ts")),
-            "export const answer = 99;\n",
-          );
-          assert.equal(await w.read("src/app.ts"), "export const answer = 43;\n");
           assert.deepEqual(await leftovers(id), []);
         } finally {
           await Deno.remove(refuse);
