@@ -9,10 +9,11 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startModelServer } from "../../tests/support/model_server/fixture.ts";
 import { pitroom, REPO_ROOT } from "../../tests/support/pitroom.ts";
-import { tempDir, tempRepo } from "../../tests/support/temp.ts";
+import { tempDir } from "../../tests/support/temp.ts";
 import { benchEnv, DEFAULT_SHAPE, ensureRepo } from "../tree/_generate.ts";
 import { checkFigures, median } from "../_figures.ts";
 import { ensureImage, IMAGE, pitroomPods, podmanWrapper } from "./_podman.ts";
+import { hostCrew } from "./_crew.ts";
 
 const args = parseArgs({
   args: Deno.args,
@@ -101,53 +102,17 @@ if (!args.values["skip-startup"]) {
 }
 
 // (b) A crew of container runs followed by one host process: pods at once, events/s, memory.
-await using small = await tempRepo({ "README.md": "# app\n", "src/a.ts": "export {};\n" });
-const started = performance.now();
-const crew = await pitroom([
-  "crew",
-  "-i",
-  "-H",
-  "pod",
-  "-W",
-  "codex",
-  "-m",
-  "fake/busy",
-  "-g",
-  "bench",
-  ...Array.from({ length: CREW }, (_, i) => `task ${i}`),
-], { env, cwd: small.path });
-if (crew.code !== 0) throw new Error(`crew failed: ${crew.stderr}`);
-// The host process's memory (ps every 200 ms) and the crew's pods (podman, one call at a time:
-// each costs about a second of CPU) while it follows the crew.
-let peakKb = 0;
+// The crew's pods are counted beside it (podman, one call at a time: each costs about a second of
+// CPU).
 let peakPods = 0;
-const pidFile = join(env.PITROOM_STATE_DIR, "host", "pid");
-let sampling = true;
-const memory = (async () => {
-  while (sampling) {
-    const pid = (await Deno.readTextFile(pidFile).catch(() => "")).trim();
-    if (pid !== "") {
-      const ps = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", pid] }).output();
-      peakKb = Math.max(peakKb, Number(new TextDecoder().decode(ps.stdout).trim()) || 0);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-})();
-const pods = (async () => {
-  while (sampling) peakPods = Math.max(peakPods, (await pitroomPods(bin)).length);
-})();
-const waited = await pitroom(["wait", "-g", "bench", "--json"], { env, cwd: small.path });
-sampling = false;
-await memory;
-await pods;
-const wall = performance.now() - started;
-const ls = await pitroom(["ls", "-g", "bench", "--json"], { env, cwd: small.path });
-const runs = JSON.parse(ls.stdout) as { id: string; state: string }[];
-let events = 0;
-for (const r of runs) {
-  const out = await pitroom(["show", r.id, "--events"], { env, cwd: small.path });
-  events += out.stdout.split("\n").filter((l) => l.trim() !== "").length;
-}
+const crew = await hostCrew({
+  host: "pod",
+  count: CREW,
+  env,
+  alongside: async (following) => {
+    while (following()) peakPods = Math.max(peakPods, (await pitroomPods(bin)).length);
+  },
+});
 const left = await pitroomPods(bin);
 const result = {
   ...(local.length === 0 ? {} : {
@@ -159,19 +124,8 @@ const result = {
       rounds: ROUNDS,
     },
   }),
-  crew: {
-    runs: CREW,
-    done: runs.filter((r) => r.state === "done").length,
-    waitCode: waited.code,
-    peakPodsAtOnce: peakPods,
-    wallMs: wall,
-    events,
-    eventsPerSecond: events / (wall / 1000),
-    hostPeakRssMb: peakKb / 1024,
-    podsLeft: left.length,
-  },
+  crew: { ...crew, peakPodsAtOnce: peakPods, podsLeft: left.length },
 };
 checkFigures(result);
-if (peakKb === 0) throw new Error("the host process's memory was never read");
-if (runs.length !== CREW) throw new Error(`the crew listed ${runs.length} runs of ${CREW}`);
+if (crew.listed !== CREW) throw new Error(`the crew listed ${crew.listed} runs of ${CREW}`);
 console.log(JSON.stringify(result, null, 2));

@@ -10,9 +10,10 @@ import { parseArgs } from "node:util";
 import { startModelServer } from "../../tests/support/model_server/fixture.ts";
 import { startSshd } from "../../tests/support/sshd.ts";
 import { moduleCacheEnv, pitroom, pitroomArgv } from "../../tests/support/pitroom.ts";
-import { tempDir, tempRepo } from "../../tests/support/temp.ts";
+import { tempDir } from "../../tests/support/temp.ts";
 import { benchEnv, DEFAULT_SHAPE, ensureRepo } from "../tree/_generate.ts";
 import { checkFigures, median } from "../_figures.ts";
+import { hostCrew } from "./_crew.ts";
 
 const args = parseArgs({
   args: Deno.args,
@@ -94,47 +95,7 @@ if (!args.values["skip-startup"]) {
 }
 
 // (b) A crew of remote runs followed by one host process: events/s and its memory.
-await using small = await tempRepo({ "README.md": "# app\n", "src/a.ts": "export {};\n" });
-const started = performance.now();
-const crew = await pitroom([
-  "crew",
-  "-i",
-  "-H",
-  "box",
-  "-W",
-  "codex",
-  "-m",
-  "fake/busy",
-  "-g",
-  "bench",
-  ...Array.from({ length: CREW }, (_, i) => `task ${i}`),
-], { env, cwd: small.path });
-if (crew.code !== 0) throw new Error(`crew failed: ${crew.stderr}`);
-// The host process's memory, sampled while it follows the crew (its pid file read each time).
-let peakKb = 0;
-const pidFile = join(env.PITROOM_STATE_DIR, "host", "pid");
-let sampling = true;
-const sampler = (async () => {
-  while (sampling) {
-    const pid = (await Deno.readTextFile(pidFile).catch(() => "")).trim();
-    if (pid !== "") {
-      const ps = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", pid] }).output();
-      peakKb = Math.max(peakKb, Number(new TextDecoder().decode(ps.stdout).trim()) || 0);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-})();
-const waited = await pitroom(["wait", "-g", "bench", "--json"], { env, cwd: small.path });
-sampling = false;
-await sampler;
-const wall = performance.now() - started;
-const ls = await pitroom(["ls", "-g", "bench", "--json"], { env, cwd: small.path });
-const runs = JSON.parse(ls.stdout) as { id: string; state: string; progress: { tools: number } }[];
-let events = 0;
-for (const r of runs) {
-  const out = await pitroom(["show", r.id, "--events"], { env, cwd: small.path });
-  events += out.stdout.split("\n").filter((l) => l.trim() !== "").length;
-}
+const crew = await hostCrew({ host: "box", count: CREW, env });
 const result = {
   ...(local.length === 0 ? {} : {
     startup: {
@@ -145,16 +106,7 @@ const result = {
       rounds: ROUNDS,
     },
   }),
-  crew: {
-    runs: CREW,
-    done: runs.filter((r) => r.state === "done").length,
-    waitCode: waited.code,
-    wallMs: wall,
-    events,
-    eventsPerSecond: events / (wall / 1000),
-    hostPeakRssMb: peakKb / 1024,
-  },
+  crew,
 };
 checkFigures(result);
-if (peakKb === 0) throw new Error("the host process's memory was never read");
 console.log(JSON.stringify(result, null, 2));
