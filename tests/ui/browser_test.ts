@@ -31,6 +31,25 @@ export const TIMES = 3;
 `;
 
 /** The fake worker's script for a task: the task's tags say what it does. */
+/**
+ * A dashboard on a port below the kernel's ephemeral range (Linux: 32768-60999), found free by
+ * trying ports in turn: a test that stops it and starts another on the same port needs that no
+ * other process be handed the port meanwhile, and a port-0 bind (every other test's server) never
+ * is one below the range. On a port of that range, a parallel test file's server took it between
+ * the stop and the restart in a CI run (AddrInUse).
+ */
+function serveBelowEphemeral(engine: ReturnType<typeof createEngine>) {
+  const start = 20_000 + Math.floor(Math.random() * 10_000);
+  for (let port = start; port < start + 200; port++) {
+    try {
+      return serveDashboard(engine, { port });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+    }
+  }
+  throw new Error(`no free port in ${start}-${start + 199}`);
+}
+
 function steps(gates: string) {
   return (spec: RunSpec): FakeStep[] => {
     const gate = /\[gate:(\w+)\]/.exec(spec.prompt)?.[1];
@@ -340,7 +359,7 @@ Deno.test({
     await t.step(
       "after a restart the open page says how to get back in; an old address is refused",
       async () => {
-        const first = serveDashboard(engine);
+        const first = serveBelowEphemeral(engine);
         let firstUp = true;
         await using _first = {
           async [Symbol.asyncDispose]() {
