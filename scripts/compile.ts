@@ -1,11 +1,12 @@
 /**
  * `deno task compile [--target T|all] [--out DIR] [--json]`: builds the `pitroom` binary for one
- * platform or the four release targets (windows-x64 on request, see release/targets.ts), each a
- * bundled payload (`deno compile --bundle`: one module, no node_modules tree; not minified, see
- * scripts/bundle.ts) with deno.json's `pitroom` permission set embedded and a build stamp
- * (version, commit, date) set by a generated entry module before main.ts loads. Then it checks
- * what it built: the embedded file list is that one module, the payload is within the size
- * budget, the embedded permissions are the set of deno.json; and writes `SHA256SUMS`.
+ * platform or the four release targets (windows-x64 on request, see release/targets.ts), each
+ * embedding the bundled payload (one folder, `pitroom.js` and its chunks, no node_modules tree;
+ * not minified; see scripts/release/bundle.ts) with deno.json's `pitroom` permission set
+ * embedded and a build stamp (version, commit, date) set by the entry module before main.ts
+ * loads. Then it checks what it built: the embedded files are that folder and nothing else, the
+ * payload is within the size budget, the embedded permissions are the set of deno.json; and
+ * writes `SHA256SUMS`.
  *
  * `DENORT_BIN` (the base runtime) is honoured as `deno compile` does; with a stand-in runtime
  * the binary does not run, but every check above still holds (see ../shared/docs/toolchain.md).
@@ -22,7 +23,8 @@ import {
   TARGETS,
 } from "./release/targets.ts";
 import { sha256File } from "./release/sums.ts";
-import { currentStamp, writeEntry } from "./release/entry.ts";
+import { currentStamp } from "./release/entry.ts";
+import { BUNDLE_ENTRY, bundleInto } from "./release/bundle.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -72,13 +74,20 @@ const stamp = await currentStamp(ROOT);
 
 const out = values.out;
 await Deno.mkdir(out, { recursive: true });
-const entry = join(out, ".compile-entry.ts");
-await writeEntry(entry, stamp);
+// The payload is bundled once, under the checkout (the embedded tree then names it from there).
+await Deno.mkdir(join(ROOT, "dist"), { recursive: true });
+const bundle = await Deno.makeTempDir({ dir: join(ROOT, "dist"), prefix: ".compile-" });
 
 const results = [];
 let failed = false;
 try {
-  for (const name of wanted) {
+  let bundled = true;
+  await bundleInto(ROOT, bundle, stamp).catch((e) => {
+    console.error(`compile: ${e instanceof Error ? e.message : e}`);
+    failed = true;
+    bundled = false;
+  });
+  for (const name of bundled ? wanted : []) {
     const target = TARGETS[name];
     if (Deno.env.get("DENORT_BIN") && !name.startsWith(`${hostTarget().split("-")[0]}-`)) {
       // A stand-in runtime is a binary of this host's format: another OS needs its own runtime.
@@ -90,7 +99,6 @@ try {
       args: [
         "compile",
         "-P",
-        "--bundle",
         "--no-check",
         "--no-prompt",
         `--config=${join(ROOT, "deno.json")}`,
@@ -98,7 +106,7 @@ try {
         target.triple,
         "--output",
         file,
-        entry,
+        join(bundle, BUNDLE_ENTRY),
       ],
       cwd: ROOT,
       env: { NO_COLOR: "1" },
@@ -111,13 +119,18 @@ try {
       continue;
     }
     const binary = await Deno.readFile(file);
-    const check = checkCompile(parseCompileOutput(text), binary, config.permissions.pitroom);
+    const check = checkCompile(
+      parseCompileOutput(text),
+      binary,
+      config.permissions.pitroom,
+      relative(ROOT, bundle),
+    );
     const sha256 = await sha256File(file);
     results.push({ target: name, file: relative(ROOT, file), sha256, ...check });
     if (check.problems.length > 0) failed = true;
   }
 } finally {
-  await Deno.remove(entry).catch(() => undefined);
+  await Deno.remove(bundle, { recursive: true }).catch(() => undefined);
 }
 
 const sums = results.map((r) => `${r.sha256}  ${basename(r.file)}\n`).join("");

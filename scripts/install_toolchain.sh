@@ -84,7 +84,7 @@ export DENO_DIR="${DENO_DIR:-$root/.deno}"
 # the program embeds it (ui/dist/, not in git).
 "$tools/node_modules/.bin/deno" run -P=pitroom --quiet scripts/build_ui.ts >&2
 warm="$(mktemp -d)"
-"$tools/node_modules/.bin/deno" bundle --quiet --platform deno -o "$warm/pitroom.mjs" main.ts >&2
+"$tools/node_modules/.bin/deno" bundle --quiet --platform deno --code-splitting --outdir "$warm" main.ts >&2
 rm -rf "$warm"
 # The MCP Inspector (a client nobody here wrote) drives `pitroom mcp` in the tests: cache it now,
 # so tests/server/mcp/inspector_test.ts runs offline.

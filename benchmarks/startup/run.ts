@@ -7,7 +7,7 @@
  *                           [--pitroom "CMD ..."] [--compare "CMD ..."]
  *
  * `--pitroom` replaces how pitroom is started (default: tests/support/pitroom.ts's argv, which
- * honours PITROOM_TEST_PROGRAM, e.g. the bundle `dist/pitroom.mjs`); the empty script is then
+ * honours PITROOM_TEST_PROGRAM, e.g. the bundle `dist/pitroom/pitroom.js`); the empty script is then
  * still started by `deno run`, as the baseline of what any Deno program costs to start.
  * `--compare` times a second pitroom (another checkout: before and after a change) in the same
  * rounds, so both sides see the same load.

@@ -32,7 +32,7 @@ export const PAYLOAD_BUDGET_BYTES = 4 * 1024 * 1024;
 
 /** What `deno compile` printed about the embedded files. */
 export interface CompileOutput {
-  /** The top-level entries of the embedded tree. */
+  /** The top-level entries of the embedded tree that hold something (an empty folder is left out). */
   embedded: string[];
   /** The "Files:" total, in bytes. */
   filesBytes: number;
@@ -58,8 +58,8 @@ export function parseCompileOutput(text: string): CompileOutput {
   const embedded: string[] = [];
   // The tree: a root line, then entries; the first level is drawn with one box character and a space.
   for (const line of lines.slice(start + 1)) {
-    const m = /^[├└]─[─┬] (.+?)(?: \([^)]*\))?$/.exec(line);
-    if (m) embedded.push(m[1]!);
+    const m = /^[├└]─[─┬] (.+?)(?: \(([^)]*)\))?$/.exec(line);
+    if (m && m[2] !== "0B") embedded.push(m[1]!);
     if (line.startsWith("Files: ")) break;
   }
   return {
@@ -105,17 +105,23 @@ export interface CompileCheck {
   problems: string[];
 }
 
-/** Checks the embedded file list, the size budget and the embedded permissions. */
+/**
+ * Checks the embedded file list (the bundle's folder, `bundle` as the compiler names it from the
+ * checkout, and nothing else), the size budget and the embedded permissions.
+ */
 export function checkCompile(
   output: CompileOutput,
   binary: Uint8Array,
   set: PermissionSet,
+  bundle: string,
 ): CompileCheck {
   const problems: string[] = [];
   const payloadBytes = output.filesBytes + output.metadataBytes;
-  if (output.embedded.length !== 1 || !/\.mjs$/.test(output.embedded[0]!)) {
+  if (output.embedded.length !== 1 || output.embedded[0] !== `${bundle}/*`) {
     problems.push(
-      `the payload must be one bundled module, found: ${output.embedded.join(", ") || "nothing"}`,
+      `the payload must be the bundle's folder ${bundle}, found: ${
+        output.embedded.join(", ") || "nothing"
+      }`,
     );
   }
   if (payloadBytes > PAYLOAD_BUDGET_BYTES) {

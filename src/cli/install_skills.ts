@@ -16,6 +16,7 @@ import type { Sys } from "../sys/mod.ts";
 import { dirname, fromFileUrl, join } from "../sys/path.ts";
 import type { InstallRecord, SkillEntry } from "./install_record.ts";
 import { SKILL_FILES, type SkillFile } from "./skills_bundle.ts";
+import { buildInfo } from "./version.ts";
 
 /** Where the skills come from. */
 export type SkillSource =
@@ -52,10 +53,10 @@ export interface SkillChange {
 export function skillSource(sys: Sys): SkillSource {
   const given = sys.env.get("PITROOM_SKILLS_DIR");
   if (given) return { kind: "dir", dir: given };
-  // From source, the checkout's folder; a compiled binary or a bundle (whose own folder has no
-  // skills/ next to it) carries the embedded list.
+  // From source, the checkout's folder; a build (a compiled binary or a bundle, both stamped)
+  // carries the embedded list, wherever its folder is.
   const url = new URL("../../skills", import.meta.url);
-  if (!Deno.build.standalone && url.protocol === "file:") {
+  if (!Deno.build.standalone && buildInfo().date === null && url.protocol === "file:") {
     const dir = fromFileUrl(url);
     if (statOrNullSync(dir)?.isDirectory) return { kind: "dir", dir };
   }

@@ -18,7 +18,7 @@ import { parseSums, sha256File } from "../../scripts/release/sums.ts";
 const config = JSON.parse(await Deno.readTextFile(join(REPO_ROOT, "deno.json")));
 const SET = config.permissions.pitroom;
 
-Deno.test("compile: one bundled module, within the size budget, deno.json's permissions embedded, SHA256SUMS", async () => {
+Deno.test("compile: the bundle's folder only, within the size budget, deno.json's permissions embedded, SHA256SUMS", async () => {
   await using dir = await tempDir();
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-P=pitroom", "--quiet", "scripts/compile.ts", "--out", dir.path, "--json"],
@@ -33,6 +33,7 @@ Deno.test("compile: one bundled module, within the size budget, deno.json's perm
   const [r] = report.results;
   assert.deepEqual(r.problems, []);
   assert.equal(r.embedded.length, 1);
+  assert.match(r.embedded[0], /^dist\/\.compile-[^/]+\/\*$/);
   assert.ok(
     r.payloadBytes > 100_000 && r.payloadBytes <= PAYLOAD_BUDGET_BYTES,
     `${r.payloadBytes}`,
@@ -47,12 +48,13 @@ Deno.test("compile: one bundled module, within the size budget, deno.json's perm
   assert.equal(sums.get(`pitroom-${r.target}`), await sha256File(file));
 });
 
-const OUTPUT = `Compile x.mjs to file:///tmp/p
+const OUTPUT = `Compile dist/.compile-a1/pitroom.js to ../../tmp/p
 
 Embedded Files
 
 p
-└── .deno_compile_bundle_d24fd0c5.mjs (540.48KB)
+├── dist/.compile-a1/* (540.48KB)
+└── work/main (0B)
 
 Files: 542.85KB
 Metadata: 2.26KB
@@ -63,6 +65,8 @@ function fakeBinary(permissions: Record<string, unknown>): Uint8Array {
     `\x7fELF...\x00"permissions":${JSON.stringify(permissions)}\x00...`,
   );
 }
+
+const BUNDLE = "dist/.compile-a1";
 
 const GOOD = {
   allow_env: [],
@@ -77,25 +81,34 @@ const GOOD = {
 
 Deno.test("the compile checks pass a good binary and name each thing wrong with a bad one", () => {
   const parsed = parseCompileOutput(OUTPUT);
-  assert.deepEqual(parsed.embedded, [".deno_compile_bundle_d24fd0c5.mjs"]);
+  assert.deepEqual(parsed.embedded, ["dist/.compile-a1/*"]);
   assert.equal(parsed.filesBytes, Math.round(542.85 * 1024));
-  assert.deepEqual(checkCompile(parsed, fakeBinary(GOOD), SET).problems, []);
+  assert.deepEqual(checkCompile(parsed, fakeBinary(GOOD), SET, BUNDLE).problems, []);
+  assert.match(
+    checkCompile(parsed, fakeBinary(GOOD), SET, "dist/.compile-b2").problems.join("\n"),
+    /the bundle's folder dist\/\.compile-b2, found: dist\/\.compile-a1\/\*/,
+  );
 
-  const wide = checkCompile(parsed, fakeBinary({ ...GOOD, allow_net: [], prompt: true }), SET);
+  const wide = checkCompile(
+    parsed,
+    fakeBinary({ ...GOOD, allow_net: [], prompt: true }),
+    SET,
+    BUNDLE,
+  );
   assert.equal(wide.permissionsMatch, false);
   assert.equal(wide.problems.length, 2, wide.problems.join("\n"));
 
-  const none = checkCompile(parsed, new TextEncoder().encode("no set here"), SET);
+  const none = checkCompile(parsed, new TextEncoder().encode("no set here"), SET, BUNDLE);
   assert.match(none.problems.join("\n"), /no permission set is embedded/);
 
   const tree = parseCompileOutput(
     OUTPUT.replace(
-      "└── .deno_compile_bundle_d24fd0c5.mjs (540.48KB)",
+      "├── dist/.compile-a1/* (540.48KB)",
       "├─┬ .deno_compile_node_modules (28.15MB - 26.99MB unique)\n│ └── x\n└── main.ts (1KB)",
     ).replace("Files: 542.85KB", "Files: 29.2MB"),
   );
-  const big = checkCompile(tree, fakeBinary(GOOD), SET);
+  const big = checkCompile(tree, fakeBinary(GOOD), SET, BUNDLE);
   assert.deepEqual(tree.embedded, [".deno_compile_node_modules", "main.ts"]);
-  assert.match(big.problems.join("\n"), /one bundled module/);
+  assert.match(big.problems.join("\n"), /the bundle's folder/);
   assert.match(big.problems.join("\n"), /over the budget/);
 });

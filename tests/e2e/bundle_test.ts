@@ -16,7 +16,7 @@ async function run(args: string[], env: Record<string, string>) {
 
 Deno.test("the bundle runs with the compile permission set: version, help and a command loaded lazily", async () => {
   await using dir = await tempDir();
-  const bundle = join(dir.path, "pitroom.mjs");
+  const bundle = join(dir.path, "pitroom");
   const env = {
     PATH: Deno.env.get("PATH") ?? "",
     HOME: dir.path,
@@ -38,7 +38,7 @@ Deno.test("the bundle runs with the compile permission set: version, help and a 
     "--no-prompt",
     `--config=${join(REPO_ROOT, "deno.json")}`,
     "-P=pitroom",
-    bundle,
+    join(bundle, "pitroom.js"),
   ];
   const version = await run([...self, "--version"], env);
   assert.equal(version.code, 0, version.stderr);

@@ -90,10 +90,8 @@ Deno.test({
   ignore: !canTry,
   fn: async () => {
     const [deno, ...args] = pitroomArgv();
-    const inner = [
-      deno!,
-      ...args.filter((a) => !a.endsWith("main.ts") && !a.endsWith("pitroom.mjs")),
-    ];
+    // Everything before the program's path: deno, `run` and its flags.
+    const inner = [deno!, ...args.slice(0, -1)];
     const script = new URL("./_network_inner.ts", import.meta.url).pathname;
     // A namespace of the test's own, with an interface (a veth pair) and a default route for pasta.
     const setup = [

@@ -12,7 +12,7 @@ export const REPO_ROOT: string = ROOT;
 
 /**
  * The program under test: main.ts, or the shipped payload when `PITROOM_TEST_PROGRAM` names
- * a bundle (`deno task test` starts dist/pitroom.mjs in every test that starts the program).
+ * a bundle (`deno task test` starts dist/pitroom/pitroom.js in every test that starts the program).
  */
 function program(): string {
   const bundle = Deno.env.get("PITROOM_TEST_PROGRAM");
