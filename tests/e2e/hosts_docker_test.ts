@@ -2,12 +2,13 @@
  * An isolate run on a docker host, end to end, against a real docker daemon: the worker (the real
  * codex CLI, talking to the scripted model server over the host's loopback) runs in a container
  * started with `docker run` from Pitroom's Pod manifest, its events come from `docker logs -f`,
- * the files it changed come back into the copy and the patch applies with `pitroom apply`;
- * `pitroom stop` ends a running one stopped with no container left, also where docker refuses
- * the stop (a `docker` wrapper first on Pitroom's PATH); a container killed mid-run leaves the run
- * lost and the copy untouched; a supervisor killed -9 leaves a container the read that finds the
- * run lost removes (by its label); a missing image is refused in one line; `doctor` reports the
- * daemon, and one that does not answer in one line.
+ * the files it changed come back into the copy and the patch applies with `pitroom apply`
+ * (codex's own bubblewrap sandbox working inside, under Pitroom's seccomp profile, which refuses
+ * the worker's `keyctl` with EPERM); `pitroom stop` ends a running one stopped with no container
+ * left, also where docker refuses the stop (a `docker` wrapper first on Pitroom's PATH); a
+ * container killed mid-run leaves the run lost and the copy untouched; a supervisor killed -9
+ * leaves a container the read that finds the run lost removes (by its label); a missing image is
+ * refused in one line; `doctor` reports the daemon, and one that does not answer in one line.
  *
  * It needs a docker daemon the test can reach, in the test's own network namespace (so
  * `--network host` reaches the model server on 127.0.0.1). Without one it prints one skip line
@@ -63,6 +64,14 @@ async function dockerWrapper(dir: string): Promise<string> {
   return bin;
 }
 
+/**
+ * A shell command asking for the session keyring's id (`keyctl(KEYCTL_GET_KEYRING_ID,
+ * KEY_SPEC_SESSION_KEYRING)`, by the syscall's number) and printing what it returned and errno.
+ */
+const KEYCTL = `python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); r = l.syscall(${
+  Deno.build.arch === "aarch64" ? 219 : 250
+}, 0, -3, 0, 0, 0); print("keyctl", r, ctypes.get_errno())'`;
+
 /** The containers of a run docker still lists, by its label or its name. */
 async function leftovers(run: string): Promise<string[]> {
   const labelled = await engine("docker", [
@@ -96,6 +105,10 @@ Deno.test({
           { shell: "cat .env > leaked.txt 2>/dev/null; true" },
           { answer: "Set the answer to 43 in the container." },
         ],
+      },
+      // A syscall the profile refuses: keyctl (the kernel keyring is not namespaced).
+      denied: {
+        turns: [{ shell: `${KEYCTL} > keyctl.txt 2>&1; true` }, { answer: "Tried the keyring." }],
       },
       stuck: {
         turns: [
@@ -160,6 +173,35 @@ Deno.test({
       assert.equal(await w.read("leaked.txt"), "");
       assert.deepEqual(await leftovers(record.id), []);
     });
+    await t.step(
+      "a syscall the seccomp profile refuses fails with EPERM in the container",
+      async () => {
+        const out = await w.run(
+          [
+            "run",
+            "--json",
+            "-i",
+            "-H",
+            "box",
+            "-W",
+            "codex",
+            "-m",
+            "fake/denied",
+            "Try the keyring",
+          ],
+          { env: c.env },
+        );
+        assert.equal(out.code, 0, out.stderr + out.stdout);
+        const record = JSON.parse(out.stdout) as RunRecord;
+        assert.equal(record.state, "done", record.message);
+        // Unconfined, the kernel answers with the keyring's id (errno 0).
+        assert.equal(
+          await Deno.readTextFile(join(record.isolation!.copyRoot, "keyctl.txt")),
+          "keyctl -1 1\n",
+        );
+        assert.deepEqual(await leftovers(record.id), []);
+      },
+    );
     await t.step("an image that is not there: refused in one line, no container left", async () => {
       const before = await engine("docker", ["ps", "-a", "-q"]);
       const out = await w.run(["run", "-i", "-H", "bare", "-W", "codex", "-m", "fake/boxed", "x"], {

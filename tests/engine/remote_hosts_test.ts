@@ -11,6 +11,7 @@ import { badReturnedPath, returnedOf, writeReturned } from "../../src/engine/rem
 import { exampleManifest, podManifest, podName } from "../../src/engine/remote/manifest.ts";
 import { jobManifest } from "../../src/engine/remote/cluster.ts";
 import { dockerRun, engineReason } from "../../src/engine/remote/engines.ts";
+import { type SeccompProfile, seccompText } from "../../src/engine/remote/seccomp.ts";
 import { tempDir } from "../support/temp.ts";
 
 Deno.test("a host entry is checked: each bad key is refused in one line naming it", () => {
@@ -278,6 +279,7 @@ Deno.test("a docker host runs the pod's container: mounts, env file, network, la
     names: { pod: "pitroom-r-1", worker: "pitroom-r-1-worker" },
     labels: { "pitroom.run": "R" },
     envFile: "/p/pod.env",
+    seccompFile: "/p/pod.seccomp.json",
     user: "1000:1000",
   });
   const flags = (name: string) => call.args.flatMap((a, i) => call.args[i - 1] === name ? [a] : []);
@@ -285,8 +287,10 @@ Deno.test("a docker host runs the pod's container: mounts, env file, network, la
   assert.deepEqual(flags("--label"), ["app=pitroom-worker", "pitroom.run=R"]);
   assert.deepEqual(flags("--network"), ["host"]);
   assert.deepEqual(flags("--user"), ["1000:1000"]);
-  // The worker CLI's own sandbox makes a user namespace, which docker's default seccomp refuses.
-  assert.deepEqual(flags("--security-opt"), ["seccomp=unconfined"]);
+  // The worker CLI's own sandbox makes a user namespace, which docker's default seccomp refuses:
+  // Pitroom's own profile, never none.
+  assert.deepEqual(flags("--security-opt"), ["seccomp=/p/pod.seccomp.json"]);
+  assert.ok(!call.args.some((a) => a.includes("unconfined")), call.args.join(" "));
   assert.deepEqual(flags("--workdir"), ["/s/copies/R"]);
   assert.deepEqual(flags("--mount"), [
     "type=bind,source=/p/box,target=/s/copies/R",
@@ -298,10 +302,10 @@ Deno.test("a docker host runs the pod's container: mounts, env file, network, la
   // No value on the command line: single lines in the env file, others through the client.
   assert.ok(!call.args.some((a) => a.includes("1=2") || a.includes("one\ntwo")));
   assert.deepEqual(flags("--env-file"), ["/p/pod.env"]);
-  assert.deepEqual(call.file, {
-    path: "/p/pod.env",
-    text: "K=v\nA=1=2\nPITROOM_PROMPT=/p/prompt.txt\n",
-  });
+  assert.deepEqual(call.files, [
+    { path: "/p/pod.env", text: "K=v\nA=1=2\nPITROOM_PROMPT=/p/prompt.txt\n" },
+    { path: "/p/pod.seccomp.json", text: seccompText() },
+  ]);
   assert.deepEqual(flags("--env"), ["LINES"]);
   assert.deepEqual(call.env, { LINES: "one\ntwo" });
   // The manifest's command: its first word the entrypoint, the rest after the image.
@@ -323,6 +327,7 @@ Deno.test("a docker host runs the pod's container: mounts, env file, network, la
       names: { pod: "p", worker: "p-worker" },
       labels: {},
       envFile: "e",
+      seccompFile: "s",
       user: "0:0",
     },
   );
@@ -333,6 +338,36 @@ Deno.test("a docker host runs the pod's container: mounts, env file, network, la
       "none",
     ],
   );
+});
+
+Deno.test("docker's seccomp profile: all allowed but what a worker never needs, EPERM", () => {
+  const profile = JSON.parse(seccompText()) as SeccompProfile;
+  assert.deepEqual(Object.keys(profile).sort(), ["architectures", "defaultAction", "syscalls"]);
+  assert.equal(profile.defaultAction, "SCMP_ACT_ALLOW");
+  // A 32-bit call is matched by its own numbers (x86 and x32 on x86_64, arm on arm64).
+  assert.deepEqual(profile.architectures, [
+    "SCMP_ARCH_X86_64",
+    "SCMP_ARCH_X86",
+    "SCMP_ARCH_X32",
+    "SCMP_ARCH_AARCH64",
+    "SCMP_ARCH_ARM",
+  ]);
+  for (const rule of profile.syscalls) {
+    assert.deepEqual(Object.keys(rule).sort(), ["action", "errnoRet", "names"]);
+    assert.equal(rule.action, "SCMP_ACT_ERRNO");
+    assert.equal(rule.errnoRet, 1);
+  }
+  const denied = profile.syscalls.flatMap((r) => r.names);
+  assert.equal(new Set(denied).size, denied.length, "a syscall is listed twice");
+  for (
+    const name of ["keyctl", "add_key", "request_key", "bpf", "setns", "ptrace", "io_uring_setup"]
+  ) {
+    assert.ok(denied.includes(name), `${name} is not denied`);
+  }
+  // What bubblewrap makes its sandbox with stays allowed.
+  for (const name of ["unshare", "clone", "clone3", "mount", "umount2", "pivot_root"]) {
+    assert.ok(!denied.includes(name), `${name} is denied`);
+  }
 });
 
 Deno.test("engineReason() skips docker's closing \"See '... --help'\" line", () => {

@@ -146,6 +146,7 @@ async function runInContainer(
   };
   const file = join(job.privateDir, "pod.json");
   const envFile = join(job.privateDir, "pod.env");
+  const seccompFile = join(job.privateDir, "pod.seccomp.json");
   const start = sys.clock.now();
   let played = false;
   let gate: StartGate | null = null;
@@ -180,10 +181,11 @@ async function runInContainer(
       names,
       labels: { "pitroom.run": job.runId, "pitroom.attempt": String(attempt) },
       envFile,
+      seccompFile,
       user: `${Deno.uid() ?? 0}:${Deno.gid() ?? 0}`,
     });
-    if (call.file !== undefined) {
-      await Deno.writeTextFile(call.file.path, call.file.text, { mode: 0o600 });
+    for (const { path, text } of call.files) {
+      await Deno.writeTextFile(path, text, { mode: 0o600 });
     }
     // A start that fails may still leave a created container: it is removed either way.
     played = true;
@@ -245,7 +247,7 @@ async function runInContainer(
     gate?.release();
     if (played) await engineCall(sys, host, engine.remove(names)).catch(() => undefined);
     timingMark(sys, "pod-removed");
-    for (const dir of [boxDir, store.objectsDir, store.scratchDir, file, envFile]) {
+    for (const dir of [boxDir, store.objectsDir, store.scratchDir, file, envFile, seccompFile]) {
       await Deno.remove(dir, { recursive: true }).catch(() => undefined);
     }
     timingMark(sys, "pod-box-removed");

@@ -8,6 +8,7 @@
 import type { HeldSys } from "../../store/state.ts";
 import type { ContainerHost } from "../core/hosts.ts";
 import type { PodManifest } from "./manifest.ts";
+import { seccompText } from "./seccomp.ts";
 
 /** One attempt's pod and its worker container (podman names it `POD-worker`; docker: the same). */
 export interface PodNames {
@@ -15,13 +16,13 @@ export interface PodNames {
   worker: string;
 }
 
-/** How a manifest is started: the engine's arguments, what its client reads, a file to write. */
+/** How a manifest is started: the engine's arguments, what its client reads, files to write. */
 export interface StartCall {
   args: string[];
   /** Variables the engine's client is run with besides Pitroom's (docker's `-e NAME`). */
   env: Record<string, string>;
-  /** A file written (mode 0600) before the call: docker's `--env-file`. */
-  file?: { path: string; text: string };
+  /** Files written (mode 0600) before the call: docker's `--env-file` and seccomp profile. */
+  files: { path: string; text: string }[];
 }
 
 /** What `start` knows besides the manifest. */
@@ -33,6 +34,8 @@ export interface StartInput {
   labels: Record<string, string>;
   /** A file for the variables (docker's `--env-file`). */
   envFile: string;
+  /** A file for the seccomp profile (docker's `--security-opt seccomp=FILE`). */
+  seccompFile: string;
   /** `uid:gid` the worker runs as (docker; podman's pods run as the caller when rootless). */
   user: string;
 }
@@ -69,7 +72,7 @@ const follow = {
 
 const podman: ContainerEngine = {
   program: "podman",
-  start: (_manifest, { file }) => ({ args: ["kube", "play", file], env: {} }),
+  start: (_manifest, { file }) => ({ args: ["kube", "play", file], env: {}, files: [] }),
   ...follow,
   remove: ({ pod }) => ["pod", "rm", "-f", "--ignore", pod],
   listRun: () => null,
@@ -133,7 +136,7 @@ const ENV_FILE_MAX = 16 * 1024;
  * The `docker run` of a manifest's one container (pure): detached, named, labelled, the
  * manifest's volumes as bind mounts at their paths (read-only where it says), its environment
  * in an env file (what a line cannot hold through the client's own environment, never on the
- * command line), its folder, command and network, and no seccomp filter (see below).
+ * command line), its folder, command and network, and Pitroom's seccomp profile (seccomp.ts).
  */
 export function dockerRun(manifest: PodManifest, input: StartInput): StartCall {
   const spec = manifest.spec;
@@ -145,9 +148,10 @@ export function dockerRun(manifest: PodManifest, input: StartInput): StartCall {
   args.push("--network", spec.hostNetwork === true ? "host" : "none");
   args.push("--user", input.user, "--workdir", container.workingDir);
   // Docker's default seccomp profile refuses the user namespace a worker CLI's own sandbox
-  // (codex's bubblewrap) makes inside, which failed every command the worker ran; podman's
-  // allows it. The container keeps docker's dropped capabilities and masked /proc paths.
-  args.push("--security-opt", "seccomp=unconfined");
+  // (codex's bubblewrap) makes inside, which failed every command the worker ran (podman's
+  // allows it); Pitroom's allows it and refuses what a worker never needs (seccomp.ts). The
+  // client reads the file. The container keeps docker's dropped capabilities and masked /proc.
+  args.push("--security-opt", `seccomp=${input.seccompFile}`);
   const volumes = new Map(spec.volumes.map((v) => [v.name, v.hostPath.path]));
   for (const mount of container.volumeMounts) {
     const from = volumes.get(mount.name);
@@ -169,6 +173,9 @@ export function dockerRun(manifest: PodManifest, input: StartInput): StartCall {
   return {
     args,
     env,
-    file: { path: input.envFile, text: lines.join("\n") + (lines.length ? "\n" : "") },
+    files: [
+      { path: input.envFile, text: lines.join("\n") + (lines.length ? "\n" : "") },
+      { path: input.seccompFile, text: seccompText() },
+    ],
   };
 }
