@@ -20,7 +20,11 @@ import type { RunRecord } from "../../src/store/record.ts";
 import {
   APP,
   containerWorld,
+  continueRun,
+  crewOfTwo,
   engine,
+  fallbackRun,
+  FOLLOW_SCENARIOS,
   gitStatus,
   lostWithCopyUntouched,
   PODMAN,
@@ -60,19 +64,7 @@ Deno.test({
           { answer: "Set the answer to 43 in the container." },
         ],
       },
-      // A follow-up must see what the run before it left in the copy.
-      again: {
-        turns: [{ shell: "printf 'one\\n' > first.txt" }, { answer: "First." }],
-        followup: [{ shell: "cat first.txt > second.txt" }, { answer: "Second." }],
-      },
-      // A fallback's worker must see what the attempt before it left in the copy.
-      fellover: {
-        turns: [{ shell: "printf 'half\\n' > half.txt" }, { error: { status: 401, kind: "auth" } }],
-      },
-      pickup: { turns: [{ shell: "cat half.txt > whole.txt" }, { answer: "Picked up." }] },
-      // Two runs of one crew at once, each writing its own file.
-      crewa: { turns: [{ shell: "printf 'a\\n' > a.txt" }, { answer: "Wrote a." }] },
-      crewb: { turns: [{ shell: "printf 'b\\n' > b.txt" }, { answer: "Wrote b." }] },
+      ...FOLLOW_SCENARIOS,
       stuck: {
         turns: [
           // Run after the first step's patch was applied: the tree holds 43 then.
@@ -178,78 +170,14 @@ Deno.test({
         );
       },
     );
+    const gone = (run: string) => leftovers(c.program, run);
     await t.step(
       "--continue of a container run: the follow-up sees what the run before left; -H with it is refused",
-      async () => {
-        const first = await w.run(
-          ["run", "--json", "-i", "-H", "pod", "-W", "codex", "-m", "fake/again", "Write one"],
-          { env: c.env },
-        );
-        assert.equal(first.code, 0, first.stderr + first.stdout);
-        const prev = JSON.parse(first.stdout) as RunRecord;
-        assert.equal(prev.state, "done");
-        const session = prev.attempts[0]?.sessionId;
-        assert.ok(session, "the first run recorded its worker session");
-        // A host is kept from the run followed up: naming one is refused before anything runs.
-        const named = await w.run(["run", "-H", "pod", "--continue", prev.id, "Copy it"], {
-          env: c.env,
-        });
-        assert.equal(named.code, 2, named.stderr);
-        assert.equal(named.stderr.trim().split("\n").length, 1, named.stderr);
-        assert.match(named.stderr, /--continue keeps the earlier run's settings: leave out -H/);
-        const next = await w.run(["run", "--json", "--continue", prev.id, "Copy it"], {
-          env: c.env,
-        });
-        assert.equal(next.code, 0, next.stderr + next.stdout);
-        const record = JSON.parse(next.stdout) as RunRecord;
-        assert.equal(record.state, "done", record.message);
-        assert.equal(record.host, "pod");
-        assert.equal(record.attempts[0]?.sandbox, "container");
-        assert.equal(record.continues?.run, prev.id);
-        assert.equal(record.attempts[0]?.sessionId, session);
-        assert.equal(record.answer?.trim(), "Second.");
-        // The worker in the follow-up's container read the file the first run wrote.
-        const copy = record.isolation!.copyRoot;
-        assert.equal(copy, prev.isolation!.copyRoot);
-        assert.equal(await Deno.readTextFile(join(copy, "second.txt")), "one\n");
-        assert.equal(await Deno.readTextFile(join(copy, "first.txt")), "one\n");
-        assert.deepEqual(record.changes?.files.map((f) => f.path).sort(), [
-          "first.txt",
-          "second.txt",
-        ]);
-        assert.deepEqual(await leftovers(c.program, record.id), []);
-        await w.run(["discard", record.id]);
-      },
+      () => continueRun(c, "pod", gone),
     );
     await t.step(
       "a fallback in a container run: the next attempt's pod sees the attempt before's work",
-      async () => {
-        const out = await w.run([
-          "run",
-          "--json",
-          "-i",
-          "-H",
-          "pod",
-          "-W",
-          "codex:fake/fellover,codex:fake/pickup",
-          "Finish it",
-        ], { env: c.env });
-        assert.equal(out.code, 0, out.stderr + out.stdout);
-        const record = JSON.parse(out.stdout) as RunRecord;
-        assert.equal(record.state, "done", record.message);
-        assert.deepEqual(record.attempts.map((a) => [a.model, a.outcome, a.sandbox]), [
-          ["fake/fellover", "auth", "container"],
-          ["fake/pickup", "ok", "container"],
-        ]);
-        const copy = record.isolation!.copyRoot;
-        assert.equal(await Deno.readTextFile(join(copy, "whole.txt")), "half\n");
-        assert.deepEqual(record.changes?.files.map((f) => f.path).sort(), [
-          "half.txt",
-          "whole.txt",
-        ]);
-        assert.deepEqual(await leftovers(c.program, record.id), []);
-        await w.run(["discard", record.id]);
-      },
+      () => fallbackRun(c, "pod", gone),
     );
     await t.step(
       "pitroom stop: the run ends stopped (its outcome), its pod goes, the tree is untouched",
@@ -278,41 +206,7 @@ Deno.test({
     );
     await t.step(
       "a crew of two on the pod: both done, each with its own patch, no pod left",
-      async () => {
-        const crew = await w.run([
-          "crew",
-          "-i",
-          "-H",
-          "pod",
-          "-W",
-          "codex",
-          "-m",
-          "fake/crewa",
-          "-g",
-          "pods",
-          "[[scenario:crewa]] Write a",
-          "[[scenario:crewb]] Write b",
-        ], { env: c.env });
-        assert.equal(crew.code, 0, crew.stderr);
-        const waited = await w.run(["wait", "-g", "pods"], { env: c.env });
-        assert.equal(waited.code, 0, waited.stderr + waited.stdout);
-        const ls = await w.run(["ls", "-g", "pods", "--json"], { env: c.env });
-        const runs = JSON.parse(ls.stdout) as { id: string }[];
-        assert.equal(runs.length, 2);
-        const seen = [];
-        for (const { id } of runs) {
-          const record = await w.record(id);
-          assert.equal(record.state, "done", record.message);
-          assert.equal(record.attempts[0]?.sandbox, "container");
-          const files = record.changes?.files.map((f) => f.path) ?? [];
-          seen.push(files.join(","));
-          const patch = await w.run(["show", id, "--patch"]);
-          assert.equal(patch.code, 0, patch.stderr);
-          assert.match(patch.stdout, files[0] === "a.txt" ? /^\+a$/m : /^\+b$/m);
-          assert.deepEqual(await leftovers(c.program, id), []);
-        }
-        assert.deepEqual(seen.sort(), ["a.txt", "b.txt"]);
-      },
+      () => crewOfTwo(c, "pod", gone),
     );
   },
 });
