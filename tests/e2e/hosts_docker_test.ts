@@ -7,8 +7,10 @@
  * the worker's `keyctl` with EPERM); `pitroom stop` ends a running one stopped with no container
  * left, also where docker refuses the stop (a `docker` wrapper first on Pitroom's PATH); a
  * container killed mid-run leaves the run lost and the copy untouched; a supervisor killed -9
- * leaves a container the read that finds the run lost removes (by its label); a missing image is
- * refused in one line; `doctor` reports the daemon, and one that does not answer in one line.
+ * leaves a container the read that finds the run lost removes (by its label); a follow-up
+ * (`--continue`) and a fallback's next attempt find the work before them in their container; two
+ * runs of a crew at once each get their own container and patch; a missing image is refused in one
+ * line; `doctor` reports the daemon, and one that does not answer in one line.
  *
  * It needs a docker daemon the test can reach, in the test's own network namespace (so
  * `--network host` reaches the model server on 127.0.0.1). Without one it prints one skip line
@@ -21,7 +23,11 @@ import type { RunRecord } from "../../src/store/record.ts";
 import {
   APP,
   containerWorld,
+  continueRun,
+  crewOfTwo,
   engine,
+  fallbackRun,
+  FOLLOW_SCENARIOS,
   gitStatus,
   lostWithCopyUntouched,
   startStuck,
@@ -110,6 +116,7 @@ Deno.test({
       denied: {
         turns: [{ shell: `${KEYCTL} > keyctl.txt 2>&1; true` }, { answer: "Tried the keyring." }],
       },
+      ...FOLLOW_SCENARIOS,
       stuck: {
         turns: [
           // Run after the first step's patch was applied: the tree holds 43 then.
@@ -261,6 +268,18 @@ Deno.test({
         assert.equal(JSON.parse(status.stdout)[0].state, "lost");
         assert.deepEqual(await leftovers(id), []);
       },
+    );
+    await t.step(
+      "--continue of a container run: the follow-up sees what the run before left; -H with it is refused",
+      () => continueRun(c, "box", leftovers),
+    );
+    await t.step(
+      "a fallback in a container run: the next attempt's container sees the attempt before's work",
+      () => fallbackRun(c, "box", leftovers),
+    );
+    await t.step(
+      "a crew of two on the host: both done, each with its own patch, no container left",
+      () => crewOfTwo(c, "box", leftovers),
     );
     await t.step(
       "doctor: the engine and its daemon, and a daemon that does not answer",
