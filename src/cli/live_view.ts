@@ -60,6 +60,16 @@ export class LiveViewLater {
   constructor(sys: Sys, options: LiveViewOptions) {
     this.#sys = sys;
     this.#early = options.early;
+  }
+
+  /**
+   * Starts counting `LONG_RUN_MS`: once the worker is spawned, or the run waits (queued for a
+   * slot, parked); later calls do nothing. Not before: a process's first timer costs the
+   * runtime 12-15 ms here (it loads its timers then), which would delay the worker's start.
+   */
+  begin(): void {
+    if (this.#timer !== undefined || this.#started !== undefined || this.#ended) return;
+    const sys = this.#sys;
     this.#timer = sys.clock.after(LONG_RUN_MS, () => {
       this.#timer = undefined;
       this.#started = this.#start().catch((error) =>

@@ -135,8 +135,10 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
       // Indexed in the history once the report is out and its hand-over recorded (below).
       indexLater: true,
       onWarning: (w) => warn(sys, [w]),
+      onSpawned: () => live.begin(),
       onEvent(ev) {
         if ("run" in ev) live.id = ev.run;
+        if (ev.type === "run.queued" || ev.type === "run.parked") live.begin();
         if (ev.type === "worker.tool_call" || ev.type === "worker.denied") seen.push(ev);
         if (!showProgress) return;
         if (ev.type === "worker.tool_call") {

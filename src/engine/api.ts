@@ -108,6 +108,8 @@ export interface RunOptions {
   onEvent?(ev: PitroomEvent): void;
   /** Warnings about the settings, before the run starts. */
   onWarning?(text: string): void;
+  /** Told each time a worker process of the run is spawned (each attempt's). */
+  onSpawned?(): void;
   /**
    * Leaves the run's history row pending (the next history read indexes it) for the caller to
    * index with `indexNow` once its output is out: the report is not kept waiting for SQLite,
@@ -343,6 +345,7 @@ export class Engine {
         stop: controller.signal,
         ...(this.#options.backends ? { backends: this.#options.backends } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+        ...(options.onSpawned ? { onSpawned: options.onSpawned } : {}),
         ...(options.indexLater ? { indexLater: true } : {}),
       });
     } catch (error) {

@@ -39,6 +39,8 @@ export interface ExecuteOptions {
   backends?: (name: string) => Backend;
   /** Every event, as it is written (foreground progress). */
   onEvent?(ev: PitroomEvent): void;
+  /** Told each time a worker process is spawned. */
+  onSpawned?(): void;
   /**
    * Runs an audit's correction round in this process too (a foreground `pitroom audit`);
    * otherwise what follows a run (a sampled audit, a correction round) goes to the host.

@@ -47,6 +47,8 @@ export interface WalkOptions {
   stop?: AbortSignal;
   /** @default 250 */
   progressEveryMs?: number;
+  /** Told each time a worker process is spawned. */
+  onSpawned?(): void;
 }
 
 /** A summary of what an interrupted attempt did, for the next target. */
@@ -350,6 +352,7 @@ async function walkPrepared(
           spawned(pid) {
             attempt.workerPid = pid;
             writer.now();
+            options.onSpawned?.();
           },
         });
       } catch (error) {
