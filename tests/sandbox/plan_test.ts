@@ -268,6 +268,34 @@ Deno.test("detectSandbox() probes bwrap on Linux, looks for sandbox-exec on macO
   });
 });
 
+Deno.test("detectSandbox(): runs started together share one probe, and a probe that could not run is asked again", async () => {
+  // A bwrap of its own (a fresh path: the probe's answer is kept per binary, per process).
+  await using bin = await tempDir("pitroom-bwrap-");
+  await Deno.writeTextFile(join(bin.path, "bwrap"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  const env = { get: () => undefined, toObject: () => ({ PATH: bin.path }) };
+  let probes = 0;
+  let fail = true;
+  const runner = {
+    ...realRunner,
+    run: async () => {
+      probes++;
+      await Promise.resolve();
+      if (fail) throw new Error("could not spawn");
+      return { code: 0, stdout: "", stderr: "" };
+    },
+  };
+  const sys = { runner, env };
+  await assert.rejects(detectSandbox(sys, { os: "linux" }), /could not spawn/);
+  fail = false;
+  const found = await Promise.all(
+    Array.from({ length: 10 }, () => detectSandbox(sys, { os: "linux" })),
+  );
+  assert.equal(probes, 2, "one probe that failed, then one for all ten");
+  for (const f of found) assert.deepEqual(f, { kind: "bwrap", binary: join(bin.path, "bwrap") });
+  assert.deepEqual(await detectSandbox(sys, { os: "linux" }), found[0]);
+  assert.equal(probes, 2);
+});
+
 Deno.test("a worker CLI installed under /tmp runs in the sandbox: its .bin links reach their package", async () => {
   const install = await Deno.makeTempDir({ dir: "/tmp", prefix: "pitroom-cli-" });
   await using priv = await tempDir("pitroom-priv-");

@@ -15,7 +15,23 @@ export type SandboxKind =
   | { kind: "sandbox-exec"; binary: string }
   | { kind: "none"; reason: string };
 
-const probed = new Map<string, SandboxKind>();
+/**
+ * Each probe's answer, once per process, kept from the moment it is asked for: the runs a host
+ * starts together (a crew) share one probe instead of each starting its own (a crew of 10 spawned
+ * 10). A probe that could not run at all is asked again next time.
+ */
+const probed = new Map<string, Promise<SandboxKind>>();
+
+function once<T>(kept: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  const known = kept.get(key);
+  if (known !== undefined) return known;
+  const made = make();
+  kept.set(key, made);
+  made.catch(() => {
+    if (kept.get(key) === made) kept.delete(key);
+  });
+  return made;
+}
 
 /** Finds the sandbox of this machine (`os` is `Deno.build.os` unless told). */
 export async function detectSandbox(
@@ -35,17 +51,15 @@ export async function detectSandbox(
   if (binary === null) {
     return { kind: "none", reason: "bubblewrap (bwrap) is not installed" };
   }
-  const known = probed.get(binary);
-  if (known !== undefined) return known;
-  const out = await sys.runner.run(bwrapProbe(binary), { stdin: { kind: "null" } });
-  const found: SandboxKind = out.code === 0 ? { kind: "bwrap", binary } : {
-    kind: "none",
-    reason: `bubblewrap cannot make a sandbox here: ${
-      out.stderr.trim().split("\n").at(-1) || `exit ${out.code}`
-    }`,
-  };
-  probed.set(binary, found);
-  return found;
+  return await once(probed, binary, async (): Promise<SandboxKind> => {
+    const out = await sys.runner.run(bwrapProbe(binary), { stdin: { kind: "null" } });
+    return out.code === 0 ? { kind: "bwrap", binary } : {
+      kind: "none",
+      reason: `bubblewrap cannot make a sandbox here: ${
+        out.stderr.trim().split("\n").at(-1) || `exit ${out.code}`
+      }`,
+    };
+  });
 }
 
 /** The programs of an isolated network that work here, or why there are none. */
@@ -53,7 +67,7 @@ export type NetworkKind =
   | { kind: "pasta"; binary: string; setpriv: string | null }
   | { kind: "none"; reason: string };
 
-const networks = new Map<string, NetworkKind>();
+const networks = new Map<string, Promise<NetworkKind>>();
 
 /**
  * Finds pasta and probes it once per process: a sandbox with a network of its own that pasta
@@ -70,8 +84,15 @@ export async function detectNetwork(
     return { kind: "none", reason: "pasta (Debian's passt package) is not installed" };
   }
   const key = `${bwrap}\0${binary}`;
-  const known = networks.get(key);
-  if (known !== undefined) return known;
+  return await once(networks, key, () => probeNetwork(sys, bwrap, binary, env));
+}
+
+async function probeNetwork(
+  sys: Pick<Sys, "runner" | "env">,
+  bwrap: string,
+  binary: string,
+  env: Record<string, string>,
+): Promise<NetworkKind> {
   const setpriv = findOnPath("setpriv", env);
   const dir = await Deno.makeTempDir({ prefix: "pitroom-net-probe-" });
   try {
@@ -87,7 +108,6 @@ export async function detectNetwork(
         out.stderr.trim().split("\n").at(-1)?.replace(/^pitroom: /, "") || `exit ${out.code}`
       }`,
     };
-    networks.set(key, found);
     return found;
   } finally {
     await Deno.remove(join(dir), { recursive: true });
