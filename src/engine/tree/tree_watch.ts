@@ -102,8 +102,12 @@ export class TreeWatch {
   #heard = 0;
   /** Folders watched with their sub-folders. */
   readonly #deep: string[] = [];
-  #codec: ObjectCodec | null = null;
-  #writer: LooseWriter | null = null;
+  /**
+   * The hash and the object writer, loaded when the first change is read: node's crypto and
+   * zlib cost the process 35-40 ms of its one thread to load, and a run whose tree does not
+   * change while it is watched (or not until its worker is under way) should not wait for them.
+   */
+  #objects: Promise<{ codec: ObjectCodec; writer: LooseWriter }> | null = null;
   #bytes = 0;
   #newFolders = 0;
   #stopped = false;
@@ -119,8 +123,6 @@ export class TreeWatch {
     const watch = new TreeWatch(options);
     await Deno.mkdir(dirname(options.file), { recursive: true, mode: 0o700 });
     await Deno.writeTextFile(options.file, "", { mode: 0o600 });
-    watch.#codec = await objectCodec();
-    watch.#writer = new LooseWriter({ objectsDir: options.objectsDir }, watch.#codec);
     watch.add(options.folders);
     return watch;
   }
@@ -272,8 +274,13 @@ export class TreeWatch {
       const object = new Uint8Array(header.length + bytes.length);
       object.set(header);
       object.set(bytes, header.length);
-      blob = this.#codec!.id(object);
-      if (this.#last.get(rel) !== `${mode} ${blob}`) this.#writer!.write(blob, object);
+      this.#objects ??= objectCodec().then((codec) => ({
+        codec,
+        writer: new LooseWriter({ objectsDir: this.#options.objectsDir }, codec),
+      }));
+      const { codec, writer } = await this.#objects;
+      blob = codec.id(object);
+      if (this.#last.get(rel) !== `${mode} ${blob}`) writer.write(blob, object);
     }
     const key = `${mode} ${blob}`;
     if (this.#last.get(rel) === key) return;
