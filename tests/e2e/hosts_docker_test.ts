@@ -140,21 +140,15 @@ Deno.test({
       },
     });
     const { w } = c;
+    /** `pitroom run --json -i -H box -W codex -m MODEL TASK`. */
+    const onBox = (model: string, task: string) =>
+      w.run(["run", "--json", "-i", "-H", "box", "-W", "codex", "-m", model, task], {
+        env: c.env,
+      });
     await t.step("edits, additions and deletions come back and apply", async () => {
       await Deno.writeTextFile(join(w.repo, "scratch.txt"), "untracked work\n");
       await Deno.writeTextFile(join(w.repo, ".env"), "TOKEN=hunter2\n");
-      const out = await w.run([
-        "run",
-        "--json",
-        "-i",
-        "-H",
-        "box",
-        "-W",
-        "codex",
-        "-m",
-        "fake/boxed",
-        "Make the answer 43",
-      ], { env: c.env });
+      const out = await onBox("fake/boxed", "Make the answer 43");
       assert.equal(out.code, 0, out.stderr + out.stdout);
       const record = JSON.parse(out.stdout) as RunRecord;
       assert.equal(record.host, "box");
@@ -183,21 +177,7 @@ Deno.test({
     await t.step(
       "a syscall the seccomp profile refuses fails with EPERM in the container",
       async () => {
-        const out = await w.run(
-          [
-            "run",
-            "--json",
-            "-i",
-            "-H",
-            "box",
-            "-W",
-            "codex",
-            "-m",
-            "fake/denied",
-            "Try the keyring",
-          ],
-          { env: c.env },
-        );
+        const out = await onBox("fake/denied", "Try the keyring");
         assert.equal(out.code, 0, out.stderr + out.stdout);
         const record = JSON.parse(out.stdout) as RunRecord;
         assert.equal(record.state, "done", record.message);
