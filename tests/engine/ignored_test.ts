@@ -45,6 +45,26 @@ Deno.test("a read run that writes into an ignored file is a violation (exit 5) a
   assert.equal(await Deno.lstat(join(t.repo.path, "build", "new.log")).catch(() => null), null);
 });
 
+Deno.test("in the sandbox, a read run whose sandbox lets it write an ignored folder has its ignored files walked first: its write there is undone", async () => {
+  // In bubblewrap a read run's tree is read-only, and its ignored files are not walked before
+  // it (workspace.ts); a sandbox that lets it write part of the tree walks them before the spawn.
+  const repo = await tempRepo({ "a.txt": "one\n", ".gitignore": "build/\n" });
+  await Deno.mkdir(join(repo.path, "build"));
+  await Deno.writeTextFile(join(repo.path, "build", "out.log"), "the user's build log\n");
+  await using t = await engineWorld(repo, () => [
+    { writeFile: "build/out.log", content: "overwritten\n" },
+    { answer: "Done" },
+  ], { config: { sandbox: { mode: "required", writable: [join(repo.path, "build")] } } });
+  const record = await start(t, "read");
+  assert.equal(record.attempts[0]?.sandbox, "bwrap");
+  assert.equal(record.outcome, "read_only_violation");
+  assert.match(record.message ?? "", /"build\/out.log": undone$/);
+  assert.equal(
+    await Deno.readTextFile(join(t.repo.path, "build", "out.log")),
+    "the user's build log\n",
+  );
+});
+
 Deno.test("a read run's change to an ignored file too large to keep is a violation, reported as not undone", async () => {
   await using t = await setup(() => [{ writeFile: "debug.log", content: "small now\n" }, {
     answer: "Done",

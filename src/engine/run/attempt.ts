@@ -71,6 +71,11 @@ export interface AttemptSink {
   /** Progress changed (the caller throttles record writes). */
   progressed(progress: Progress): void;
   spawned(pid: number): void;
+  /**
+   * Told, before the worker is spawned, which folders its sandbox lets it write (null: all, no
+   * sandbox); the spawn waits for it (a read run walks its ignored files then: workspace.ts).
+   */
+  beforeSpawn?(writable: readonly string[] | null): Promise<void>;
 }
 
 /** Runs one attempt to its end. */
@@ -121,6 +126,7 @@ export async function runAttempt(
         timingMark(sys, "spawned");
         sink.spawned(pid);
       },
+      ...(sink.beforeSpawn === undefined ? {} : { beforeSpawn: sink.beforeSpawn }),
       onStdoutLine(line, at) {
         stream.writeSync(encoder.encode(line + "\n"));
         take(input.backend.parse(line, state, at));

@@ -61,6 +61,8 @@ export interface Launched {
 export interface LaunchShell extends ShellOptions {
   onStreamLine(line: string): void;
   onHeard(events: WorkerEvent[]): void;
+  /** Before the spawn: the folders the sandbox lets the worker write (null: all). Awaited. */
+  beforeSpawn?(writable: readonly string[] | null): Promise<void>;
 }
 
 /** Starts a worker and follows it to its end; lines and the spawn come through `shell`. */
@@ -100,6 +102,7 @@ export const localLauncher: Launcher = {
       ...(job.isolation === undefined ? {} : { isolation: job.isolation }),
     });
     timingMark(sys, "sandboxed");
+    await shell.beforeSpawn?.(writable ?? null);
     let gate: StartGate | null = null;
     let end: ProcessEnd;
     try {

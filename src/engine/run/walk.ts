@@ -354,6 +354,13 @@ async function walkPrepared(
             writer.now();
             options.onSpawned?.();
           },
+          ...(workspace?.ignoredLater === undefined ? {} : {
+            // The sandbox lets this worker write the tree after all: its ignored files are
+            // walked first, as they would have been before its snapshot.
+            async beforeSpawn(writable) {
+              if (await mayWrite(workspace, writable)) await workspace.ignoredLater!.start();
+            },
+          }),
         });
       } catch (error) {
         // A backend refusing to describe the launch (an effort it cannot set, say) is a refusal

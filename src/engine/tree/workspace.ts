@@ -38,6 +38,12 @@ export interface Workspace {
   index: string;
   /** The user's ignored files as they were before the worker. */
   ignored?: IgnoredWatch;
+  /**
+   * A read run's walk of its ignored files, put off because the sandbox keeps the worker from
+   * writing the tree: `start()` walks them (once) before an attempt that could write it after
+   * all; `watch()` is the walk, when one was started.
+   */
+  ignoredLater?: { start(): Promise<void>; watch(): IgnoredWatch | undefined };
   /** A read run's write-protected view without secret-looking files, when it reads one. */
   view?: TrackedTree & { release(): void; tree: string };
   /** A write run's watch of the tree, keeping each changed file's versions. */
@@ -57,13 +63,20 @@ export async function prepareWorkspace(
   tree: TrackedTree,
 ): Promise<Workspace> {
   const started: {
-    watch?: Promise<IgnoredWatch>;
+    /** The walk, or null where it is put off (a read run in bubblewrap). */
+    watch?: Promise<IgnoredWatch | null>;
     watching?: readonly string[];
     versions?: TreeWatch;
   } = {};
+  // The sandbox's probe (a process of its own, once per process) beside the snapshot's walk.
+  const hidingNow = secretHiding(sys, record);
+  hidingNow.catch(() => undefined);
+  const readRun = record.isolation === undefined && !MODES[record.mode].keepsChanges;
+  // The read runs of a crew share the walk, as they share the snapshot.
+  const share = readRun ? { asked: record.createdAt, now: () => sys.clock.now() } : undefined;
   let prepared: Workspace;
   try {
-    prepared = await prepareOnly(sys, record, tree, {
+    prepared = await prepareOnly(sys, record, tree, hidingNow, {
       watch(ignored) {
         // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside
         // the rest of the preparation (the snapshot's trees, the secrets listing, a copy or a
@@ -74,11 +87,11 @@ export async function prepareWorkspace(
         started.watching = ignored;
         started.watch = (async () => {
           await earlier?.catch(() => undefined);
-          // The read runs of a crew share the walk, as they share the snapshot.
-          const share = record.isolation === undefined && !MODES[record.mode].keepsChanges
-            ? { asked: record.createdAt, now: () => sys.clock.now() }
-            : undefined;
-          return await tree.watchIgnored(ignored, !MODES[record.mode].keepsChanges, share);
+          // A read run in bubblewrap cannot write the tree, ignored files included: the walk
+          // (up to 10,000 files stat'ed and 64 MiB kept; 415 ms a run in a tree whose
+          // node_modules holds 10,000 files) is put off until an attempt could write it.
+          if (readRun && (await hidingNow).hidden) return null;
+          return await tree.watchIgnored(ignored, readRun, share);
         })();
         started.watch.catch(() => undefined);
       },
@@ -92,7 +105,21 @@ export async function prepareWorkspace(
     await droppedIndex(sys.state.paths.run(record.id).index);
     throw error;
   }
-  return started.watch === undefined ? prepared : { ...prepared, ignored: await started.watch };
+  const watched = started.watch === undefined ? undefined : await started.watch;
+  if (watched !== null) return watched === undefined ? prepared : { ...prepared, ignored: watched };
+  const ignored = started.watching!;
+  let walk: Promise<IgnoredWatch> | undefined;
+  let done: IgnoredWatch | undefined;
+  return {
+    ...prepared,
+    ignoredLater: {
+      async start() {
+        walk ??= tree.watchIgnored(ignored, true, share);
+        done = await walk;
+      },
+      watch: () => done,
+    },
+  };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -107,6 +134,7 @@ async function prepareOnly(
   sys: HeldSys,
   record: RunRecord,
   tree: TrackedTree,
+  hidingNow: ReturnType<typeof secretHiding>,
   started: { watch: (ignored: readonly string[]) => void; versions: (watch: TreeWatch) => void },
 ): Promise<Workspace> {
   const paths = sys.state.paths;
@@ -114,9 +142,6 @@ async function prepareOnly(
   const isolation = record.isolation;
   const reuse = isolation !== undefined && record.continues !== undefined &&
     record.changes !== undefined;
-  // The sandbox's probe (a process of its own, once per process) beside the snapshot's walk.
-  const hidingNow = secretHiding(sys, record);
-  hidingNow.catch(() => undefined);
   // A write run's tree is watched from before its snapshot, so no edit of the user's is missed.
   const versions = isolation === undefined && MODES[record.mode].editsInPlace
     ? await tree.startWatch(runPaths.versions, sys.clock)
@@ -350,7 +375,7 @@ export async function collectWorkspace(
       MODES[record.mode].editsInPlace && record.isolation === undefined
         ? work.moved(before, runPaths.userIndex)
         : undefined,
-      checkIgnored(record, prepared.ignored),
+      checkIgnored(record, prepared.ignored ?? prepared.ignoredLater?.watch()),
     ] as const,
   );
   await removeIfThere(runPaths.userIndex);
