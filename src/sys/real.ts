@@ -17,13 +17,19 @@ import { statOrNullSync } from "./fs.ts";
 
 const encoder = new TextEncoder();
 
+/** Whether `path` is a file someone may execute (as an `exec` through `PATH` skips others). */
+function runnable(path: string): boolean {
+  const info = statOrNullSync(path);
+  return info !== null && info.isFile && (info.mode === null || (info.mode & 0o111) !== 0);
+}
+
 /** A program on a `PATH`, or null (a name with a slash is taken as it is, if absolute). */
 function onPath(name: string, path: string): string | null {
-  if (name.includes("/")) return name.startsWith("/") && statOrNullSync(name)?.isFile ? name : null;
+  if (name.includes("/")) return name.startsWith("/") && runnable(name) ? name : null;
   for (const dir of path.split(":")) {
     if (dir === "") continue;
     const candidate = join(dir, name);
-    if (statOrNullSync(candidate)?.isFile) return candidate;
+    if (runnable(candidate)) return candidate;
   }
   return null;
 }
