@@ -98,8 +98,7 @@ export async function runProcess(
   const grace = options.killGraceMs ?? 3000;
   const ended = new AbortController();
 
-  // The group, or the child alone in the moment before it leads one (it becomes the leader in
-  // the child, through `setsid`: sys/real.ts); a stop asked before the spawn comes then.
+  // The group, or the child alone should its group not be there (yet): the signal reaches it.
   const signal = (name: Deno.Signal) => killGroup(sys, child.pid, name) || killChild(child, name);
   const terminate = () => {
     if (!signal("SIGTERM")) return;
