@@ -106,6 +106,10 @@ try {
         target.triple,
         "--output",
         file,
+        // Every chunk, by name: the graph does not follow the chunks' dynamic imports (deno.json's
+        // `lazy-dynamic-imports`, so that a command reads only the chunks it runs).
+        "--include",
+        bundle,
         join(bundle, BUNDLE_ENTRY),
       ],
       cwd: ROOT,
