@@ -93,11 +93,13 @@ interface StatusSaid {
   changed: Map<string, string | null>;
   untracked: string[];
   ignored: string[];
+  /** Files the index has and HEAD has not (staged additions). */
+  added: string[];
 }
 
 /** Parses status v2 output; anything the quick path does not handle throws. */
 export function parseStatusV2(stdout: string): StatusSaid {
-  const said: StatusSaid = { changed: new Map(), untracked: [], ignored: [] };
+  const said: StatusSaid = { changed: new Map(), untracked: [], ignored: [], added: [] };
   for (const record of stdout.split("\0")) {
     if (record === "") continue;
     const kind = record[0];
@@ -127,6 +129,7 @@ export function parseStatusV2(stdout: string): StatusSaid {
       ];
       if (sub !== "N...") not("a submodule");
       const path = record.slice(at);
+      if (xy[0] === "A") said.added.push(path);
       const y = xy[1];
       if (y === ".") continue;
       if (y === "D") said.changed.set(path, null);
@@ -246,6 +249,8 @@ export interface QuickOptions extends StoreOptions {
   beside: () => void;
   /** Called with what git ignores as soon as `git status` said it. */
   ignoredKnown?: (ignored: readonly string[]) => void;
+  /** Called once the snapshot is taken, with `SnapshotOptions.addedKnown`'s paths. */
+  addedKnown?: (paths: readonly string[]) => void;
   /**
    * Called once at the end: the index files of other runs that share this snapshot, each kept
    * (on demand) from this one's seed as `indexFile` is (shared_snapshot.ts).
@@ -370,6 +375,7 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
       if (options.keepInBackground !== true) await written;
     }
   }
+  options.addedKnown?.([...said.added, ...said.untracked]);
   return { tree: root, bareDirs: bare, ignored: said.ignored };
 }
 

@@ -106,6 +106,12 @@ export interface SnapshotOptions extends StoreOptions {
    */
   ignoredKnown?: (ignored: readonly string[]) => void;
   /**
+   * Called by the quick path, once its snapshot is taken, with the paths of its tree that HEAD
+   * may lack, as `git status` said them: the index's additions and the untracked files (a file
+   * the index deleted and the tree still has among them). Not called on the full path.
+   */
+  addedKnown?: (paths: readonly string[]) => void;
+  /**
    * The snapshot before a read run (with `indexFile` and `keepOnDemand`) may be shared with the
    * read runs of the same tree in this process (shared_snapshot.ts): it joins one being taken
    * whose walk began at or after `asked` (when the run was asked for), else takes its own, which

@@ -37,6 +37,8 @@ export interface TrackedTree {
       readHead?: boolean;
       /** Called with what git ignores as soon as it is known (`SnapshotOptions.ignoredKnown`). */
       ignoredKnown?: (ignored: readonly string[]) => void;
+      /** Called with the paths HEAD may lack, where known (`SnapshotOptions.addedKnown`). */
+      addedKnown?: (paths: readonly string[]) => void;
       /** Shared with the read runs of the same tree asked for before it began (`SnapshotOptions.share`). */
       share?: { asked: number; now: () => number };
     },
@@ -126,8 +128,11 @@ export interface TrackedTree {
   ): Promise<vcs.MergeResult[]>;
   /** Starts watching this tree's folders (those of HEAD) for a write run; engine/tree/tree_watch.ts. */
   startWatch(file: string, clock: Clock): Promise<TreeWatch>;
-  /** Widens a watch to what the snapshot `before` holds beyond HEAD, and leaves out its ignored. */
-  widenWatch(watch: TreeWatch, before: TreeSnapshot): Promise<void>;
+  /**
+   * Widens a watch to what the snapshot `before` holds beyond HEAD, and leaves out its ignored.
+   * `added`: the paths HEAD may lack, when the snapshot said them (else git compares the trees).
+   */
+  widenWatch(watch: TreeWatch, before: TreeSnapshot, added?: readonly string[]): Promise<void>;
   /**
    * Notes where the index and the stash stand (the index copied to `keep`, no git process);
    * the mark goes into the snapshot before, for `moved`.
@@ -314,12 +319,13 @@ function tracked(
         storeLarge: (bytes) => vcs.storeBlob(sys, repo, { ...store, bytes }),
       });
     },
-    async widenWatch(watch, before) {
+    async widenWatch(watch, before, known) {
       watch.ignore(before.ignored);
       const head = before.head;
       const added = head === null
         ? await vcs.treeFolders(sys, repo, { ...store, treeish: before.tree })
-        : (await vcs.addedPaths(sys, repo, { ...store, from: `${head}^{tree}`, to: before.tree }))
+        : (known ??
+          await vcs.addedPaths(sys, repo, { ...store, from: `${head}^{tree}`, to: before.tree }))
           .flatMap((path) => {
             const cut = path.lastIndexOf("/");
             return cut < 0 ? [] : [path.slice(0, cut)];

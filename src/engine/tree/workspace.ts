@@ -153,6 +153,7 @@ async function prepareOnly(
     ? tree.markIndex(runPaths.userIndex)
     : undefined;
   position?.catch(() => undefined);
+  let added: readonly string[] | undefined;
   const before = reuse ? record.changes!.before : await tree.snapshot({
     // The snapshot after continues from this index: only where the worker works in place (an
     // isolate run's copy has its own). A read run's is written only if its tree is compared.
@@ -169,9 +170,11 @@ async function prepareOnly(
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
     submodules: MODES[record.mode].keepsChanges ? "refuse" : "allow",
     ignoredKnown: started.watch,
+    addedKnown: (paths) => (added = paths),
   });
-  // The untracked folders join the watch beside the secrets listing, before the worker starts.
-  const widened = versions === undefined ? undefined : tree.widenWatch(versions, before);
+  // The untracked folders join the watch beside the secrets listing, before the worker starts:
+  // where the snapshot's git status named them, without comparing HEAD's tree with it.
+  const widened = versions === undefined ? undefined : tree.widenWatch(versions, before, added);
   widened?.catch(() => undefined);
   if (position !== undefined) before.index = await position;
   started.watch(before.ignored);
