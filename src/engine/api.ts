@@ -451,6 +451,8 @@ export class Engine {
     };
     const onAbort = () => void close();
     options.signal?.addEventListener("abort", onAbort, { once: true });
+    // Aborted before the listener: no event will come.
+    if (options.signal?.aborted) onAbort();
     return {
       ready: opened.then((f) => f?.ready),
       ended: opened.then((f) => f?.ended),

@@ -270,10 +270,12 @@ class LocalQueue {
     }
     await Promise.all(served.map(([waiter]) => this.remove(waiter)));
     for (const [waiter, taken] of served) {
-      // Given up meanwhile (its ticket's removal awaited): the slot goes back, not leaked.
+      // Given up meanwhile (its ticket's removal awaited): the slot goes back, not leaked, and
+      // the waiter is told (its own listener may already have: a promise settles once).
       if (waiter.options.signal?.aborted) {
         releaseAll(taken.locks);
         this.#again = true;
+        waiter.reject(waiter.options.signal.reason);
       } else waiter.resolve(this.#held(taken));
     }
   }
@@ -328,6 +330,13 @@ export async function acquireSlot(paths: StatePaths, options: AcquireOptions): P
   const onAbort = () => {
     queue.remove(waiter).finally(() => reject(options.signal?.reason));
   };
+  // Aborted while the ticket was being made: the event came before this listener, and no other
+  // will come (a host stopping a run it has just taken).
+  if (options.signal?.aborted) {
+    lock.release();
+    await Deno.remove(join(paths.queue, ticket)).catch(() => undefined);
+    throw options.signal.reason;
+  }
   options.signal?.addEventListener("abort", onAbort, { once: true });
   queue.add(waiter);
   try {

@@ -96,6 +96,55 @@ Deno.test("acquireSlot() gives up when its signal aborts while queued", async ()
   await held.release();
 });
 
+/** `promise`, or a rejection naming `what` once `ms` have passed (a hang fails, not stalls). */
+function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const timeout = Promise.withResolvers<never>();
+  const timer = realClock.after(ms, () => timeout.reject(new Error(`${what}: still pending`)));
+  return Promise.race([promise, timeout.promise]).finally(() => timer.cancel());
+}
+
+// A stop that comes while the ticket is being made (the host stops a run it has just taken) used
+// to come before the listener: the waiter was then served, its slot given back, and it was
+// neither resolved nor rejected, so the run stayed queued for good (and its host never ended).
+Deno.test("acquireSlot() gives up when its signal aborts before its ticket is made, with a slot free", async () => {
+  await using dir = await tempDir();
+  const paths = statePaths(dir.path);
+  const abort = new AbortController();
+  const waiting = acquireSlot(paths, {
+    clock: realClock,
+    maxParallel: 1,
+    queueKey: "1-a",
+    signal: abort.signal,
+  });
+  abort.abort(new Error("stop"));
+  await assert.rejects(bounded(waiting, 5_000, "the aborted request"), /stop/);
+  assert.equal(await busySlots(paths, 1), 0);
+  const next = await bounded(
+    acquireSlot(paths, { clock: realClock, maxParallel: 1, queueKey: "2-b" }),
+    5_000,
+    "the next request",
+  );
+  await next.release();
+  assert.deepEqual([...Deno.readDirSync(paths.queue)].filter((e) => !e.name.startsWith(".")), []);
+});
+
+Deno.test("acquireSlot() gives up when its signal aborts before its ticket is made, with every slot held", async () => {
+  await using dir = await tempDir();
+  const paths = statePaths(dir.path);
+  const held = await acquireSlot(paths, { clock: realClock, maxParallel: 1, queueKey: "1-a" });
+  const abort = new AbortController();
+  const waiting = acquireSlot(paths, {
+    clock: realClock,
+    maxParallel: 1,
+    queueKey: "2-b",
+    signal: abort.signal,
+  });
+  abort.abort(new Error("stop"));
+  await held.release();
+  await assert.rejects(bounded(waiting, 5_000, "the aborted request"), /stop/);
+  assert.equal(await busySlots(paths, 1), 0);
+});
+
 Deno.test("queued runs keep their places while others join the queue (tickets appear already locked)", async () => {
   await using dir = await tempDir();
   const paths = statePaths(dir.path);

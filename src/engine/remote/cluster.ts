@@ -216,6 +216,8 @@ async function runAsJob(
     );
     const onStop = () => following.abort();
     shell.stop?.addEventListener("abort", onStop, { once: true });
+    // Stopped before the listener (while the pod started): no event will come.
+    if (shell.stop?.aborted) onStop();
     await readLines(logs.readable, (line, at) => shell.onStdoutLine(line, at), {
       clock: sys.clock,
       start,
