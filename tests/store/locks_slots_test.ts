@@ -106,43 +106,35 @@ function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 // A stop that comes while the ticket is being made (the host stops a run it has just taken) used
 // to come before the listener: the waiter was then served, its slot given back, and it was
 // neither resolved nor rejected, so the run stayed queued for good (and its host never ended).
-Deno.test("acquireSlot() gives up when its signal aborts before its ticket is made, with a slot free", async () => {
+// Each case ends with the slot free for the next request and no ticket left behind.
+async function abortedWhileTicketMade(holdFirst: boolean): Promise<void> {
   await using dir = await tempDir();
   const paths = statePaths(dir.path);
+  const request = (queueKey: string, signal?: AbortSignal) =>
+    acquireSlot(paths, {
+      clock: realClock,
+      maxParallel: 1,
+      queueKey,
+      ...(signal ? { signal } : {}),
+    });
+  const held = holdFirst ? await request("1-held") : null;
   const abort = new AbortController();
-  const waiting = acquireSlot(paths, {
-    clock: realClock,
-    maxParallel: 1,
-    queueKey: "1-a",
-    signal: abort.signal,
-  });
+  const waiting = request("2-aborted", abort.signal);
   abort.abort(new Error("stop"));
+  await held?.release();
   await assert.rejects(bounded(waiting, 5_000, "the aborted request"), /stop/);
   assert.equal(await busySlots(paths, 1), 0);
-  const next = await bounded(
-    acquireSlot(paths, { clock: realClock, maxParallel: 1, queueKey: "2-b" }),
-    5_000,
-    "the next request",
-  );
+  const next = await bounded(request("3-next"), 5_000, "the next request");
   await next.release();
   assert.deepEqual([...Deno.readDirSync(paths.queue)].filter((e) => !e.name.startsWith(".")), []);
+}
+
+Deno.test("acquireSlot() gives up when its signal aborts before its ticket is made, with a slot free", async () => {
+  await abortedWhileTicketMade(false);
 });
 
 Deno.test("acquireSlot() gives up when its signal aborts before its ticket is made, with every slot held", async () => {
-  await using dir = await tempDir();
-  const paths = statePaths(dir.path);
-  const held = await acquireSlot(paths, { clock: realClock, maxParallel: 1, queueKey: "1-a" });
-  const abort = new AbortController();
-  const waiting = acquireSlot(paths, {
-    clock: realClock,
-    maxParallel: 1,
-    queueKey: "2-b",
-    signal: abort.signal,
-  });
-  abort.abort(new Error("stop"));
-  await held.release();
-  await assert.rejects(bounded(waiting, 5_000, "the aborted request"), /stop/);
-  assert.equal(await busySlots(paths, 1), 0);
+  await abortedWhileTicketMade(true);
 });
 
 Deno.test("queued runs keep their places while others join the queue (tickets appear already locked)", async () => {
