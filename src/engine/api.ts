@@ -31,6 +31,7 @@ import type { LoadedSettings } from "./core/load_settings.ts";
 import type { WorkerModels } from "./setup/models.ts";
 import type { RunReport } from "./follow/report.ts";
 import type { RunRequest } from "./request/request.ts";
+import type { Ahead } from "./run/ahead.ts";
 import { loadCurrent, loadGroup } from "./runs/select.ts";
 import { type EventsFound, type Found, type ListFilter, RunReads } from "./api_runs.ts";
 import { explained } from "./runs/damage.ts";
@@ -307,7 +308,16 @@ export class Engine {
     if (checked.tasks !== undefined && checked.tasks.length > 1) {
       throw new UsageError("A foreground run takes one task: start a crew with `start`");
     }
-    return await this.#run(await this.#resolved(checked), options, {});
+    // A read run's snapshot walk starts now, beside setting the run up (run/ahead.ts).
+    const askedAt = this.#sys.clock.now();
+    const { walkAhead } = await import("./run/ahead.ts");
+    const ahead = await walkAhead(this.#sys, checked);
+    try {
+      return await this.#run(await this.#resolved(checked), options, { askedAt }, undefined, ahead);
+    } finally {
+      ahead?.release();
+      await ahead?.done;
+    }
   }
 
   async #run(
@@ -315,13 +325,15 @@ export class Engine {
     options: RunOptions,
     extra: Partial<NewRun>,
     loaded?: LoadedSettings,
+    ahead?: Ahead,
   ): Promise<RunReport> {
     const planned = await this.#planned(checked);
     const { buildRuns, createUnique } = await import("./request/build.ts");
+    const ls = loaded ?? await loadSettings(this.#sys);
     const { specs, warnings } = await buildRuns(
       this.#sys,
       planned.request,
-      loaded ?? await loadSettings(this.#sys),
+      ls,
       planned.plan,
     );
     for (const w of warnings) options.onWarning?.(w);
@@ -347,6 +359,7 @@ export class Engine {
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         ...(options.onSpawned ? { onSpawned: options.onSpawned } : {}),
         ...(options.indexLater ? { indexLater: true } : {}),
+        ...(ahead === undefined ? {} : { ahead }),
       });
     } catch (error) {
       // It could not even start (a full disk): it goes, rather than wait to be found lost.

@@ -91,7 +91,7 @@ export {
 export { mergeEntries, type MergeInput, type MergeResult } from "./merge.ts";
 export { addedPaths, ignoredPath, treeFolders } from "./folders.ts";
 export { indexMoved, markIndex } from "./moved.ts";
-export { headCommit } from "./snapshot.ts";
+export { headCommit } from "./repo.ts";
 export {
   type Entry,
   entryOf,

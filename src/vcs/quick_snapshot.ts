@@ -41,6 +41,7 @@ import {
   indexMayNameAttributes,
 } from "./raw.ts";
 import type { RepoInfo } from "./repo.ts";
+import { startStatus, type WalkStarted } from "./walk_start.ts";
 import { type StoreOptions, trackingEnv } from "./store.ts";
 import {
   buildTrees,
@@ -255,9 +256,11 @@ export interface QuickOptions extends StoreOptions {
    * Called once at the end: the index files of other runs that share this snapshot, each kept
    * (on demand) from this one's seed as `indexFile` is (shared_snapshot.ts).
    */
-  alsoKeep?: () => readonly string[];
+  alsoKeep?: () => Promise<readonly string[]>;
   /** The clock the memo's check of settled files reads (quick_memo.ts). @default Date.now */
   memoClock?: () => number;
+  /** The walk over `seed`, when it was started before (walk_start.ts). */
+  started?: WalkStarted;
 }
 
 /**
@@ -280,16 +283,7 @@ export async function quickSnapshot(
 async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promise<QuickResult> {
   const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: options.seed };
   const call = { cwd: repo.root, env };
-  const status = git(sys, [
-    "status",
-    "--porcelain=v2",
-    "-z",
-    "--untracked-files=all",
-    "--ignored=matching",
-    "--no-renames",
-    "--ignore-submodules=none",
-  ], call);
-  status.catch(() => undefined);
+  const status = (options.started ?? startStatus(sys, repo, options)).status;
   const bytes = await Deno.readFile(options.seed);
   const sum = indexChecksum(bytes, repo.objectFormat === "sha256" ? 32 : 20);
   const memo = await readMemo(options.objectsDir, repo.root, sum);
@@ -354,21 +348,22 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
       "--exclude-standard",
     ], call)).stdout,
   ) ?? not("a folder name Deno cannot read back");
-  // Last: from here on the seed is the kept index being written.
+  // Last: from here on the seed is the kept index being written. The runs sharing this
+  // snapshot get a seed of their own first (all or none); a walk started ahead of its run
+  // (shared_snapshot.ts) has no index of its own, only the seed it hands on.
+  const others = (await options.alsoKeep?.()) ?? [];
+  const seeds = await seedsFor(options.seed, others);
+  others.forEach((other, i) => {
+    const seed = seeds[i]!;
+    keepIndex(
+      sys,
+      repo,
+      { ...options, indexFile: other, seed, keepOnDemand: true },
+      changes,
+      root,
+    );
+  });
   if (options.indexFile !== undefined) {
-    // The runs sharing this snapshot get a seed of their own first (all or none).
-    const others = options.alsoKeep?.() ?? [];
-    const seeds = await seedsFor(options.seed, others);
-    others.forEach((other, i) => {
-      const seed = seeds[i]!;
-      keepIndex(
-        sys,
-        repo,
-        { ...options, indexFile: other, seed, keepOnDemand: true },
-        changes,
-        root,
-      );
-    });
     const keeping = keepIndex(sys, repo, options, changes, root);
     if (options.keepOnDemand !== true) {
       const written = keeping.settle();

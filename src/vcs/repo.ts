@@ -106,3 +106,13 @@ export async function repoKey(root: string): Promise<string> {
   return Array.from(new Uint8Array(digest).subarray(0, 8), (b) => b.toString(16).padStart(2, "0"))
     .join("");
 }
+
+/** The user's HEAD commit, or null when the repository has none yet. */
+export async function headCommit(sys: GitSys, repo: RepoInfo): Promise<string | null> {
+  const out = await git(sys, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], {
+    cwd: repo.root,
+    env: { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.root },
+    okCodes: [0, 1],
+  });
+  return out.code === 0 ? out.stdout.trim() : null;
+}

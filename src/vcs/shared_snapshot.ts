@@ -6,6 +6,10 @@
  * run's request, as its own would. The quick path, at its end, hands each run that joined its
  * own kept index to continue from (a link to, or copy of, the seed, written only when first
  * needed: quick_snapshot.ts); where it declines or fails, each run takes its own snapshot.
+ *
+ * A foreground read run starts its walk ahead, as soon as it is asked for, beside the work of
+ * setting the run up (loading its code, writing its record, taking its slot): a lead with no run
+ * of its own (`held`), which keeps its seat open until the run joins it or lets it go.
  */
 
 /** What a shared snapshot gives a run that joined it. */
@@ -22,6 +26,8 @@ interface Taking<T> {
   joined: string[];
   /** True once the walk's end handed out the kept indexes: nobody joins any more. */
   closed: boolean;
+  /** Told when a run joins (a lead held open for its run). */
+  onJoin?: () => void;
   result: Promise<T | null>;
 }
 
@@ -36,6 +42,7 @@ export function joinSnapshot<T>(key: string, asked: number, indexFile: string): 
   const found = taking.get(key) as Taking<T> | undefined;
   if (found === undefined || found.closed || found.since < asked) return null;
   found.joined.push(indexFile);
+  found.onJoin?.();
   return {
     result: found.result.then(
       (result) => result,
@@ -46,12 +53,14 @@ export function joinSnapshot<T>(key: string, asked: number, indexFile: string): 
 
 /**
  * Takes the snapshot of `key` with `take`, which others may join until it calls `close()` (the
- * kept indexes to hand out: those of the runs that joined).
+ * kept indexes to hand out: those of the runs that joined). With `held`, `close()` first waits
+ * until a run joins or `held` resolves (the run it was started for went another way).
  */
 export async function leadSnapshot<T>(
   key: string,
   since: number,
-  take: (close: () => readonly string[]) => Promise<T | null>,
+  take: (close: () => Promise<readonly string[]>) => Promise<T | null>,
+  held?: Promise<void>,
 ): Promise<T | null> {
   let settle!: (value: Promise<T | null>) => void;
   const entry: Taking<T> = {
@@ -61,9 +70,16 @@ export async function leadSnapshot<T>(
     result: new Promise<T | null>((resolve) => (settle = resolve)),
   };
   entry.result.catch(() => undefined);
-  const close = () => {
+  const joined = held === undefined
+    ? undefined
+    : Promise.race([held, new Promise<void>((resolve) => (entry.onJoin = resolve))]);
+  const shut = () => {
     entry.closed = true;
     return entry.joined;
+  };
+  const close = async () => {
+    await joined;
+    return shut();
   };
   // A later snapshot of the same tree replaces an earlier one for those who come next.
   taking.set(key, entry as Taking<unknown>);
@@ -72,10 +88,10 @@ export async function leadSnapshot<T>(
   try {
     const taken = await result;
     // Who joined after a walk that declined takes a snapshot of its own.
-    if (taken === null) close();
+    if (taken === null) shut();
     return taken;
   } finally {
-    close();
+    shut();
     if (taking.get(key) === entry) taking.delete(key);
   }
 }

@@ -16,7 +16,7 @@
 import { join } from "../sys/path.ts";
 import { git, type GitSys, nulList } from "./git.ts";
 import { listChanges } from "./diff.ts";
-import type { RepoInfo } from "./repo.ts";
+import { headCommit, type RepoInfo } from "./repo.ts";
 import { ensureStore, scratchBase, type StoreOptions, trackingEnv, withScratch } from "./store.ts";
 import {
   attributesInTree,
@@ -31,6 +31,7 @@ import { exists, removeIfThere } from "../sys/fs.ts";
 import { initialisedSubmodules, SubmodulesRefused } from "./submodules.ts";
 import { quickSnapshot, settledIndex } from "./quick_snapshot.ts";
 import { joinSnapshot, leadSnapshot } from "./shared_snapshot.ts";
+import { seedIndex, type WalkBegun, type WalkStarted } from "./walk_start.ts";
 
 /** The state of a work tree at one moment. Plain data: it can be kept in a run record. */
 export interface Snapshot {
@@ -126,22 +127,6 @@ export interface SnapshotOptions extends StoreOptions {
   memoClock?: () => number;
 }
 
-/** Copies the user's index (keeping its mtime) to `target`; false when there is none. */
-async function seedIndex(userIndex: string, target: string): Promise<boolean> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(userIndex);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-  if (!info.isFile || info.size === 0 || info.mtime === null) return false;
-  await Deno.copyFile(userIndex, target);
-  // An index that looks older makes git distrust (re-read) more entries, never fewer.
-  await Deno.utime(target, info.atime ?? info.mtime, info.mtime);
-  return true;
-}
-
 /** Splits `git ls-files -z --directory` output into its directory and file entries. */
 export function parseLsFilesZ(stdout: string): { dirs: string[]; files: string[] } {
   const entries = stdout.split("\0").filter((entry) => entry !== "");
@@ -172,16 +157,6 @@ export function ignoredEntries(
 /** True when `path` is one of `ignored`'s files or lies under one of its `dir/` entries. */
 export function isUnderIgnored(path: string, ignored: readonly string[]): boolean {
   return ignored.some((entry) => entry.endsWith("/") ? path.startsWith(entry) : path === entry);
-}
-
-/** The user's HEAD commit, or null when the repository has none yet. */
-export async function headCommit(sys: GitSys, repo: RepoInfo): Promise<string | null> {
-  const out = await git(sys, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], {
-    cwd: repo.root,
-    env: { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.root },
-    okCodes: [0, 1],
-  });
-  return out.code === 0 ? out.stdout.trim() : null;
 }
 
 /**
@@ -286,16 +261,19 @@ async function quickBefore(
   options: SnapshotOptions & {
     config: () => Promise<ConversionConfig>;
     beside: () => void;
-    alsoKeep?: () => readonly string[];
+    alsoKeep?: () => Promise<readonly string[]>;
+    /** The walk already started over a seed in scratch space (`snapshotAhead`). */
+    started?: WalkStarted;
   },
 ) {
   const kept = options.indexFile;
   // No scratch folder of its own: the seed lies next to the kept index, or in scratch space.
-  const seed = kept === undefined
-    ? join(await scratchBase(options), `seed-${crypto.randomUUID()}`)
-    : `${kept}.seed`;
+  const seed = options.started?.seed ??
+    (kept === undefined
+      ? join(await scratchBase(options), `seed-${crypto.randomUUID()}`)
+      : `${kept}.seed`);
   try {
-    if (!(await seedIndex(repo.indexFile, seed))) return null;
+    if (options.started === undefined && !(await seedIndex(repo.indexFile, seed))) return null;
     const found = await quickSnapshot(sys, repo, { ...options, seed });
     if (found === null || kept === undefined) await removeIfThere(seed);
     return found;
@@ -318,7 +296,7 @@ async function sharedBefore(
     heading: () => Promise<string | null>;
   },
 ): Promise<Snapshot | null> {
-  const key = `${repo.root}\0${options.objectsDir}`;
+  const key = walkKey(repo, options);
   const copied = (s: Snapshot): Snapshot => ({
     tree: s.tree,
     head: s.head,
@@ -330,15 +308,65 @@ async function sharedBefore(
     const got = await joined.result;
     if (got !== null) return copied(got);
   }
-  const taken = await leadSnapshot<Snapshot>(key, options.share.now(), async (close) => {
+  const taken = await leadWalk(sys, repo, { ...options, since: options.share.now() });
+  return taken === null ? null : copied(taken);
+}
+
+/** The key of the walks of `repo` runs may share: its root and Pitroom's store. */
+function walkKey(repo: RepoInfo, options: StoreOptions): string {
+  return `${repo.root}\0${options.objectsDir}`;
+}
+
+/** Leads a shared walk that began at `since` (see `leadSnapshot` for `held`). */
+function leadWalk(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: SnapshotOptions & {
+    since: number;
+    config: () => Promise<ConversionConfig>;
+    heading: () => Promise<string | null>;
+    started?: WalkStarted;
+  },
+  held?: Promise<void>,
+): Promise<Snapshot | null> {
+  return leadSnapshot<Snapshot>(walkKey(repo, options), options.since, async (close) => {
     const quick = await quickBefore(sys, repo, {
       ...options,
       beside: options.heading,
       alsoKeep: close,
     });
     return quick === null ? null : { ...quick, head: await options.heading() };
-  });
-  return taken === null ? null : copied(taken);
+  }, held);
+}
+
+/** A walk started ahead of the read run it is for (`snapshotAhead`). */
+export interface WalkAhead {
+  /** Lets the walk go: its run will not join it (it waited for a slot, or was refused). */
+  release(): void;
+  /** Resolves once the walk is over (its seed gone), whatever became of it. */
+  done: Promise<void>;
+}
+
+/**
+ * Takes the snapshot before a read run ahead of the run, from a walk `started` (before `since`
+ * was read, over a seed in the scratch space of the store, which the caller made; the seed goes
+ * with the walk): the run, asked for at or
+ * before `since`, joins it through `share` once it takes its snapshot (shared_snapshot.ts).
+ * Until the run joins or `release()` is called, the walk keeps its seat open (its kept index is
+ * handed to the run that joins); what fails here, the run's own snapshot finds again.
+ */
+export function snapshotAhead(
+  sys: GitSys,
+  repo: RepoInfo,
+  options: StoreOptions & { since: number; started: WalkBegun },
+): WalkAhead {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const heading = () => options.started.head;
+  const config = () => options.started.config;
+  const done = leadWalk(sys, repo, { ...options, config, heading }, held)
+    .then(() => undefined, () => undefined);
+  return { release, done };
 }
 
 /** Records the whole work tree of `repo` as a tree object in Pitroom's store. */

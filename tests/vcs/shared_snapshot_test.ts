@@ -7,6 +7,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { findRepo, type Snapshot, snapshot } from "../../src/vcs/mod.ts";
+import { snapshotAhead } from "../../src/vcs/snapshot.ts";
+import { seedIndex, startWalk } from "../../src/vcs/walk_start.ts";
+import { ensureStore } from "../../src/vcs/store.ts";
 import { droppedIndex } from "../../src/vcs/quick_snapshot.ts";
 import { exists } from "../../src/sys/fs.ts";
 import type { GitSys } from "../../src/vcs/git.ts";
@@ -115,4 +118,75 @@ Deno.test("a read run asked for after a walk began takes its own snapshot", asyn
   assert.equal(w.statuses.length, 2, "two walks");
   await droppedIndex(index("r1"));
   await droppedIndex(index("r2"));
+});
+
+Deno.test("a walk started ahead of its run holds its seat for the run asked before it, then goes", async () => {
+  const w = await world();
+  await using _ = w.tmp;
+  const repo = (await findRepo(w.sys, w.root))!;
+  const objectsDir = join(w.state, "objects");
+  const scratch = join(w.state, "tmp");
+  await Deno.mkdir(scratch);
+  await ensureStore({ objectsDir });
+  const ahead = async (since: number) => {
+    const seed = join(scratch, `seed-${since}`);
+    assert.ok(await seedIndex(repo.indexFile, seed));
+    const started = startWalk(w.sys, repo, { objectsDir, seed });
+    return snapshotAhead(w.sys, repo, { objectsDir, since, started });
+  };
+  let ended = false;
+  const walk = await ahead(1000);
+  walk.done.then(() => (ended = true));
+  // The run, asked for at 1000, joins it (its own index kept from the walk's seed), long after
+  // the walk's git status ended: the walk waited for it.
+  const run = join(w.state, "r1", "index");
+  await Deno.mkdir(join(run, ".."));
+  assert.equal(ended, false, "the walk waits for its run");
+  const joined = await snapshot(w.sys, repo, {
+    objectsDir,
+    indexFile: run,
+    keepOnDemand: true,
+    share: { asked: 1000, now: () => 2000 },
+  });
+  await walk.done;
+  assert.equal(w.statuses.length, 1, "the run joined the walk");
+  assert.deepEqual([...Deno.readDirSync(scratch)], [], "the walk's seed went with it");
+  const alone = await snapshot(w.sys, repo, { objectsDir: join(w.state, "alone"), quick: false });
+  assert.equal(joined.tree, alone.tree);
+  assert.equal(joined.head, alone.head);
+  assert.deepEqual(joined.ignored, alone.ignored);
+  // Its kept index continues as its own snapshot's would.
+  await put(w.root, "a.txt", "worker\n");
+  const fresh = await snapshot(w.sys, repo, {
+    objectsDir: join(w.state, "alone"),
+    quick: false,
+    base: alone,
+  });
+  const after = await snapshot(w.sys, repo, {
+    objectsDir,
+    indexFile: run,
+    base: joined,
+    readHead: false,
+  });
+  assert.equal(after.tree, fresh.tree);
+  assert.ok(ended);
+
+  // A walk no run joins (its run asked for after it began takes its own) waits to be let go.
+  ended = false;
+  const unjoined = await ahead(3000);
+  unjoined.done.then(() => (ended = true));
+  const later = join(w.state, "r2", "index");
+  await Deno.mkdir(join(later, ".."));
+  await snapshot(w.sys, repo, {
+    objectsDir,
+    indexFile: later,
+    keepOnDemand: true,
+    share: { asked: 3001, now: () => 3002 },
+  });
+  assert.equal(w.statuses.length, 3, "the later run took its own walk");
+  assert.equal(ended, false, "the walk waits for its run or its release");
+  unjoined.release();
+  await unjoined.done;
+  assert.deepEqual([...Deno.readDirSync(scratch)], []);
+  await droppedIndex(later);
 });

@@ -25,6 +25,8 @@ import { MODES } from "../../workers/modes.ts";
 /** What a new run is. */
 export interface NewRun {
   task: string;
+  /** When the run was asked for (its `createdAt`), when that was before it is created. */
+  askedAt?: number;
   mode: Mode;
   cwd: string;
   chain: Target[];
@@ -87,7 +89,7 @@ export async function createRun(sys: HeldSys, spec: NewRun): Promise<RunRecord> 
     chain: spec.chain,
     web: spec.web ?? false,
     timeoutMs: spec.timeoutMs,
-    createdAt: sys.clock.now(),
+    createdAt: spec.askedAt ?? sys.clock.now(),
     attempts: [],
     progress: emptyProgress(),
     ...(spec.group === undefined ? {} : { group: spec.group }),

@@ -20,6 +20,7 @@ import type { Final } from "../core/final.ts";
 import { walkChain } from "./walk.ts";
 import { writerBusyMessage } from "../tree/writer.ts";
 import { trackTree } from "../tree/tree.ts";
+import type { Ahead } from "./ahead.ts";
 import { EventLog } from "./event_log.ts";
 import { finishFiles } from "./finish.ts";
 import { receiptFor } from "./receipt.ts";
@@ -58,6 +59,8 @@ export interface ExecuteOptions {
    * @default 250
    */
   progressEveryMs?: number;
+  /** The run's snapshot walk, started as it was asked for (a foreground read run: ahead.ts). */
+  ahead?: Ahead;
 }
 
 /** Executes a created run to its end and returns the final record. */
@@ -90,14 +93,21 @@ export async function executeRun(
       ...(record.chain[0] ? { limitKey: record.chain[0].worker } : {}),
       queueKey: `${String(record.createdAt).padStart(15, "0")}-${id}`,
       ...(options.stop ? { signal: options.stop } : {}),
-      onQueued: (position) => emit(event("run.queued", sys.clock.now(), { run: id, position })),
+      onQueued: (position) => {
+        // A snapshot must not be older than the wait for a slot: the run takes its own.
+        options.ahead?.release();
+        emit(event("run.queued", sys.clock.now(), { run: id, position }));
+      },
     });
     record.state = "running";
     record.startedAt = sys.clock.now();
     await sys.state.runs.write(record);
     timingMark(sys, "slot");
 
-    const tree = await trackTree(sys, paths, record.cwd);
+    const ahead = options.ahead;
+    const tree = ahead !== undefined && ahead.dir === record.cwd
+      ? await ahead.tree
+      : await trackTree(sys, paths, record.cwd);
     if (tree !== null && MODES[record.mode].editsInPlace) {
       const repoPaths = paths.repo(tree.key);
       writer = await tryLock(repoPaths.writerLock);
@@ -141,9 +151,17 @@ export async function executeRun(
   }
   // The run is final: an audit (or its correction round) follows without holding its slot.
   await (await runHooks()).afterRun(sys, done, {
-    ...(options.followInline ? { inline: (next) => executeRun(sys, next, options) } : {}),
+    ...(options.followInline
+      ? { inline: (next) => executeRun(sys, next, withoutAhead(options)) }
+      : {}),
   });
   return done;
+}
+
+/** The options for another run: the walk was for this one. */
+function withoutAhead(options: ExecuteOptions): ExecuteOptions {
+  const { ahead: _, ...rest } = options;
+  return rest;
 }
 
 async function finish(

@@ -197,6 +197,15 @@ export async function trackTree(
 ): Promise<TrackedTree | null> {
   const repo = await repoOf(sys, dir);
   if (repo === null) return null;
+  return await openTree(sys, paths, repo);
+}
+
+/** Opens a repository found already (`vcs.findRepo`) over Pitroom's object store for it. */
+export async function openTree(
+  sys: Pick<HeldSys, "runner" | "env" | "randomHex" | "clock">,
+  paths: StatePaths,
+  repo: vcs.RepoInfo,
+): Promise<TrackedTree> {
   const key = await vcs.repoKey(repo.root);
   return tracked(sys, repo, key, { objectsDir: paths.repo(key).objects });
 }

@@ -1,0 +1,124 @@
+/**
+ * A foreground read run's snapshot walk, started as the run is asked for (engine/run/ahead.ts):
+ * its `git status` runs before the run's record exists, the run joins it, a run that waits for a
+ * slot takes its own snapshot once it starts (an edit made while it waited is in it), and a
+ * request refused after the walk started leaves nothing in scratch space.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createEngine } from "../../src/engine/mod.ts";
+import { UsageError } from "../../src/sys/errors.ts";
+import type { Runner } from "../../src/sys/mod.ts";
+import { findRepo, snapshot } from "../../src/vcs/mod.ts";
+import { engineWorld } from "../support/engine_world.ts";
+import { fakeBackend } from "../support/fake_backend.ts";
+import { testSys } from "../support/sys.ts";
+import { tempDir, tempRepo, waitFor } from "../support/temp.ts";
+
+/** Every file left under the state's repositories' scratch folders (`repos/*\/tmp`), now. */
+function scratchLeft(stateDir: string): string[] {
+  const left: string[] = [];
+  const list = (dir: string) => {
+    try {
+      return [...Deno.readDirSync(dir)].map((entry) => entry.name);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return [];
+      throw error;
+    }
+  };
+  const repos = join(stateDir, "repos");
+  for (const repo of list(repos)) {
+    for (const name of list(join(repos, repo, "tmp"))) left.push(join(repo, "tmp", name));
+  }
+  return left;
+}
+
+Deno.test("a foreground read run's git status starts before its record is written, and the run joins it", async () => {
+  await using state = await tempDir("pitroom-state-");
+  await using repo = await tempRepo({ "a.txt": "one\n" });
+  await Deno.writeTextFile(join(repo.path, "new.txt"), "untracked\n");
+  const base = testSys({ stateDir: state.path, cwd: repo.path });
+  const statuses: { runsThen: number }[] = [];
+  const runsDir = join(state.path, "runs");
+  const runner: Runner = {
+    ...base.runner,
+    run(argv, options) {
+      if (argv.includes("status")) {
+        let runs = 0;
+        try {
+          for (const _ of Deno.readDirSync(runsDir)) runs++;
+        } catch (error) {
+          if (!(error instanceof Deno.errors.NotFound)) throw error;
+        }
+        statuses.push({ runsThen: runs });
+      }
+      return base.runner.run(argv, options);
+    },
+  };
+  const sys = { ...base, runner };
+  const backend = fakeBackend(() => [{ answer: "Done" }]);
+  const engine = createEngine(sys, { backends: () => backend });
+  const done = await engine.run({ task: "look", worker: "opencode", timeoutMs: 30_000 });
+  assert.equal(done.outcome, "ok");
+  assert.deepEqual(statuses, [{ runsThen: 0 }], "one git status, before any run folder");
+  assert.deepEqual(scratchLeft(state.path), []);
+});
+
+Deno.test("a read run that waits for a slot snapshots the tree as it is when it starts", async () => {
+  await using gate = await tempDir();
+  const first = join(gate.path, "first");
+  const second = join(gate.path, "second");
+  let launches = 0;
+  await using t = await engineWorld(
+    await tempRepo({ "a.txt": "one\n" }),
+    () => {
+      launches++;
+      return launches === 1
+        ? [{ waitFile: first }, { answer: "first" }]
+        : [{ waitFile: second }, { answer: "second" }];
+    },
+    { config: { maxParallel: 1 } },
+  );
+  const run = () =>
+    t.engine.run({ task: "look", mode: "read", worker: "opencode", timeoutMs: 30_000 });
+  const a = run();
+  await waitFor(() => launches === 1, { timeoutMs: 10_000, what: "the first worker" });
+  const firstId = (await t.engine.list())[0]!.id;
+  const b = run();
+  await waitFor(async () => (await t.engine.list()).some((r) => r.state === "queued"), {
+    timeoutMs: 10_000,
+    what: "the second run to queue",
+  });
+  // The second run was asked for (and its walk ahead taken) before this edit.
+  await Deno.writeTextFile(join(t.repo.path, "while-queued.txt"), "made while it waited\n");
+  await Deno.writeTextFile(first, "");
+  await waitFor(() => launches === 2, { timeoutMs: 10_000, what: "the second worker" });
+  const queued = (await t.engine.list()).find((r) => r.id !== firstId)!;
+  const record = await t.sys.state.runs.load(queued.id);
+  const repo = (await findRepo(t.sys, t.repo.path))!;
+  const now = await snapshot(t.sys, repo, {
+    objectsDir: join(t.paths.root, "oracle-objects"),
+    quick: false,
+  });
+  assert.equal(record.changes?.before.tree, now.tree, "the snapshot of the tree it started on");
+  await Deno.writeTextFile(second, "");
+  const [ra, rb] = await Promise.all([a, b]);
+  assert.equal(ra.answer, "first");
+  assert.equal(rb.answer, "second");
+  assert.deepEqual(scratchLeft(t.paths.root), []);
+});
+
+Deno.test("a read run refused after its walk started leaves nothing in scratch space", async () => {
+  await using t = await engineWorld(await tempRepo({ "a.txt": "one\n" }), () => [
+    { answer: "never" },
+  ]);
+  await assert.rejects(
+    t.engine.run({ task: "look", mode: "read", worker: "no-such-worker", timeoutMs: 30_000 }),
+    UsageError,
+  );
+  // Looked at before anything else runs: the walk is over when the refusal is thrown.
+  assert.deepEqual(scratchLeft(t.paths.root), []);
+  assert.deepEqual(await t.engine.list(), []);
+  // The walk did start (its store is there): it was let go, not skipped.
+  assert.ok((await Array.fromAsync(Deno.readDir(join(t.paths.root, "repos")))).length > 0);
+});
