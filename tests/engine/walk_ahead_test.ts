@@ -13,7 +13,7 @@ import { findRepo, snapshot } from "../../src/vcs/mod.ts";
 import { engineWorld } from "../support/engine_world.ts";
 import { fakeBackend } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
-import { tempDir, tempRepo, waitFor } from "../support/temp.ts";
+import { git, tempDir, tempRepo, waitFor } from "../support/temp.ts";
 
 /** Every file left under the state's repositories' scratch folders (`repos/*\/tmp`), now. */
 function scratchLeft(stateDir: string): string[] {
@@ -121,4 +121,47 @@ Deno.test("a read run refused after its walk started leaves nothing in scratch s
   assert.deepEqual(await t.engine.list(), []);
   // The walk did start (its store is there): it was let go, not skipped.
   assert.ok((await Array.fromAsync(Deno.readDir(join(t.paths.root, "repos")))).length > 0);
+});
+
+/** A test sys in `cwd` whose runner notes each `git status` with the work tree it walked. */
+function statusNoting(stateDir: string, cwd: string) {
+  const base = testSys({ stateDir, cwd });
+  const walked: string[] = [];
+  const runner: Runner = {
+    ...base.runner,
+    run(argv, options) {
+      if (argv.includes("status")) walked.push(options?.env?.GIT_WORK_TREE ?? "?");
+      return base.runner.run(argv, options);
+    },
+  };
+  return { sys: { ...base, runner }, walked };
+}
+
+Deno.test("a read run started in a subfolder walks its repository's root, and joins the walk", async () => {
+  await using state = await tempDir("pitroom-state-");
+  await using repo = await tempRepo({ "a.txt": "one\n", "sub/b.txt": "two\n" });
+  const { sys, walked } = statusNoting(state.path, join(repo.path, "sub"));
+  const engine = createEngine(sys, { backends: () => fakeBackend(() => [{ answer: "Done" }]) });
+  const done = await engine.run({ task: "look", worker: "opencode", timeoutMs: 30_000 });
+  assert.equal(done.outcome, "ok");
+  assert.deepEqual(walked, [await Deno.realPath(repo.path)]);
+  assert.deepEqual(scratchLeft(state.path), []);
+});
+
+Deno.test("a read run in a repository whose work tree is elsewhere (core.worktree) walks that work tree once", async () => {
+  await using state = await tempDir("pitroom-state-");
+  await using outer = await tempDir();
+  const [gitHome, tree] = [join(outer.path, "home"), join(outer.path, "tree")];
+  await Deno.mkdir(tree);
+  await Deno.writeTextFile(join(tree, "a.txt"), "one\n");
+  await git(outer.path, "init", "-q", "-b", "main", gitHome);
+  await git(gitHome, "config", "core.worktree", tree);
+  await git(gitHome, "add", "-A");
+  await git(gitHome, "commit", "-q", "-m", "init");
+  const { sys, walked } = statusNoting(state.path, gitHome);
+  const engine = createEngine(sys, { backends: () => fakeBackend(() => [{ answer: "Done" }]) });
+  const done = await engine.run({ task: "look", worker: "opencode", timeoutMs: 30_000 });
+  assert.equal(done.outcome, "ok");
+  assert.deepEqual(walked, [join(await Deno.realPath(outer.path), "tree")]);
+  assert.deepEqual(scratchLeft(state.path), []);
 });
