@@ -329,11 +329,10 @@ export class Engine {
   ): Promise<RunReport> {
     const planned = await this.#planned(checked);
     const { buildRuns, createUnique } = await import("./request/build.ts");
-    const ls = loaded ?? await loadSettings(this.#sys);
     const { specs, warnings } = await buildRuns(
       this.#sys,
       planned.request,
-      ls,
+      loaded ?? await loadSettings(this.#sys),
       planned.plan,
     );
     for (const w of warnings) options.onWarning?.(w);

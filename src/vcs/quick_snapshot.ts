@@ -256,7 +256,13 @@ export interface QuickOptions extends StoreOptions {
    * Called once at the end: the index files of other runs that share this snapshot, each kept
    * (on demand) from this one's seed as `indexFile` is (shared_snapshot.ts).
    */
-  alsoKeep?: () => Promise<readonly string[]>;
+  alsoKeep?: () => readonly string[];
+  /**
+   * For a walk started ahead of its run (shared_snapshot.ts): resolves true once a run wants the
+   * snapshot, false once none will. Asked after `git status`, before anything is hashed: a walk
+   * nobody wants ends there, however large the tree's changed files.
+   */
+  wanted?: () => Promise<boolean>;
   /** The clock the memo's check of settled files reads (quick_memo.ts). @default Date.now */
   memoClock?: () => number;
   /** The walk over `seed`, when it was started before (walk_start.ts). */
@@ -314,6 +320,7 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
     if (index.version === 4 && holdsAttributes(index)) not("an attributes file");
   }
   const said = parseStatusV2((await status).stdout);
+  if (options.wanted !== undefined && !(await options.wanted())) not("no run wants it");
   said.ignored.sort();
   options.ignoredKnown?.([...said.ignored]);
   for (const path of said.untracked) {
@@ -351,7 +358,7 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
   // Last: from here on the seed is the kept index being written. The runs sharing this
   // snapshot get a seed of their own first (all or none); a walk started ahead of its run
   // (shared_snapshot.ts) has no index of its own, only the seed it hands on.
-  const others = (await options.alsoKeep?.()) ?? [];
+  const others = options.alsoKeep?.() ?? [];
   const seeds = await seedsFor(options.seed, others);
   others.forEach((other, i) => {
     const seed = seeds[i]!;

@@ -9,7 +9,8 @@
  *
  * A foreground read run starts its walk ahead, as soon as it is asked for, beside the work of
  * setting the run up (loading its code, writing its record, taking its slot): a lead with no run
- * of its own (`held`), which keeps its seat open until the run joins it or lets it go.
+ * of its own (`held`), which waits after its `git status` until the run joins it (then goes on)
+ * or lets it go (then ends, having hashed nothing).
  */
 
 /** What a shared snapshot gives a run that joined it. */
@@ -53,13 +54,14 @@ export function joinSnapshot<T>(key: string, asked: number, indexFile: string): 
 
 /**
  * Takes the snapshot of `key` with `take`, which others may join until it calls `close()` (the
- * kept indexes to hand out: those of the runs that joined). With `held`, `close()` first waits
- * until a run joins or `held` resolves (the run it was started for went another way).
+ * kept indexes to hand out: those of the runs that joined). With `held` (a walk started ahead of
+ * its run), `wanted()` resolves true once a run joins and false once `held` resolves first (the
+ * run went another way): `take` asks it before its costly part. Without, it is always true.
  */
 export async function leadSnapshot<T>(
   key: string,
   since: number,
-  take: (close: () => Promise<readonly string[]>) => Promise<T | null>,
+  take: (close: () => readonly string[], wanted: () => Promise<boolean>) => Promise<T | null>,
   held?: Promise<void>,
 ): Promise<T | null> {
   let settle!: (value: Promise<T | null>) => void;
@@ -70,28 +72,25 @@ export async function leadSnapshot<T>(
     result: new Promise<T | null>((resolve) => (settle = resolve)),
   };
   entry.result.catch(() => undefined);
-  const joined = held === undefined
-    ? undefined
-    : Promise.race([held, new Promise<void>((resolve) => (entry.onJoin = resolve))]);
-  const shut = () => {
+  const wanting = held === undefined ? Promise.resolve(true) : Promise.race([
+    held.then(() => false),
+    new Promise<boolean>((resolve) => (entry.onJoin = () => resolve(true))),
+  ]);
+  const close = () => {
     entry.closed = true;
     return entry.joined;
   };
-  const close = async () => {
-    await joined;
-    return shut();
-  };
   // A later snapshot of the same tree replaces an earlier one for those who come next.
   taking.set(key, entry as Taking<unknown>);
-  const result = take(close);
+  const result = take(close, () => wanting);
   settle(result);
   try {
     const taken = await result;
     // Who joined after a walk that declined takes a snapshot of its own.
-    if (taken === null) shut();
+    if (taken === null) close();
     return taken;
   } finally {
-    shut();
+    close();
     if (taking.get(key) === entry) taking.delete(key);
   }
 }

@@ -261,7 +261,8 @@ async function quickBefore(
   options: SnapshotOptions & {
     config: () => Promise<ConversionConfig>;
     beside: () => void;
-    alsoKeep?: () => Promise<readonly string[]>;
+    alsoKeep?: () => readonly string[];
+    wanted?: () => Promise<boolean>;
     /** The walk already started over a seed in scratch space (`snapshotAhead`). */
     started?: WalkStarted;
   },
@@ -329,11 +330,12 @@ function leadWalk(
   },
   held?: Promise<void>,
 ): Promise<Snapshot | null> {
-  return leadSnapshot<Snapshot>(walkKey(repo, options), options.since, async (close) => {
+  return leadSnapshot<Snapshot>(walkKey(repo, options), options.since, async (close, wanted) => {
     const quick = await quickBefore(sys, repo, {
       ...options,
       beside: options.heading,
       alsoKeep: close,
+      wanted,
     });
     return quick === null ? null : { ...quick, head: await options.heading() };
   }, held);
@@ -352,8 +354,9 @@ export interface WalkAhead {
  * was read, over a seed in the scratch space of the store, which the caller made; the seed goes
  * with the walk): the run, asked for at or
  * before `since`, joins it through `share` once it takes its snapshot (shared_snapshot.ts).
- * Until the run joins or `release()` is called, the walk keeps its seat open (its kept index is
- * handed to the run that joins); what fails here, the run's own snapshot finds again.
+ * After its `git status` the walk waits until the run joins (then it goes on, and hands the run
+ * its kept index) or `release()` is called (then it ends, having hashed nothing); what fails
+ * here, the run's own snapshot finds again.
  */
 export function snapshotAhead(
   sys: GitSys,

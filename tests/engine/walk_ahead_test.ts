@@ -2,7 +2,8 @@
  * A foreground read run's snapshot walk, started as the run is asked for (engine/run/ahead.ts):
  * its `git status` runs before the run's record exists, the run joins it, a run that waits for a
  * slot takes its own snapshot once it starts (an edit made while it waited is in it), and a
- * request refused after the walk started leaves nothing in scratch space.
+ * request refused after the walk started ends the walk after its `git status`: nothing hashed,
+ * nothing left in scratch space (a 10 GiB untracked file once kept such a refusal for minutes).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -108,10 +109,12 @@ Deno.test("a read run that waits for a slot snapshots the tree as it is when it 
   assert.deepEqual(scratchLeft(t.paths.root), []);
 });
 
-Deno.test("a read run refused after its walk started leaves nothing in scratch space", async () => {
+Deno.test("a read run refused after its walk started leaves nothing in scratch space, and hashed nothing", async () => {
   await using t = await engineWorld(await tempRepo({ "a.txt": "one\n" }), () => [
     { answer: "never" },
   ]);
+  // An untracked file: a snapshot would hash it into Pitroom's store (a 10 GiB one took minutes).
+  await Deno.writeTextFile(join(t.repo.path, "new.txt"), "untracked\n");
   await assert.rejects(
     t.engine.run({ task: "look", mode: "read", worker: "no-such-worker", timeoutMs: 30_000 }),
     UsageError,
@@ -119,8 +122,15 @@ Deno.test("a read run refused after its walk started leaves nothing in scratch s
   // Looked at before anything else runs: the walk is over when the refusal is thrown.
   assert.deepEqual(scratchLeft(t.paths.root), []);
   assert.deepEqual(await t.engine.list(), []);
-  // The walk did start (its store is there): it was let go, not skipped.
-  assert.ok((await Array.fromAsync(Deno.readDir(join(t.paths.root, "repos")))).length > 0);
+  // The walk did start (its store is there); it was let go after its git status, before it
+  // hashed a file: the store holds no object.
+  const repos = [...Deno.readDirSync(join(t.paths.root, "repos"))];
+  assert.equal(repos.length, 1);
+  const objects = join(t.paths.root, "repos", repos[0]!.name, "objects");
+  const stored = [...Deno.readDirSync(objects)].filter((e) =>
+    e.name !== "info" && e.name !== "pack"
+  );
+  assert.deepEqual(stored.map((e) => e.name), [], "objects written by the walk");
 });
 
 /** A test sys in `cwd` whose runner notes each `git status` with the work tree it walked. */
