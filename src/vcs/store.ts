@@ -44,11 +44,46 @@ export async function ensureStore(store: StoreOptions): Promise<void> {
   await Deno.mkdir(store.objectsDir, { recursive: true, mode: 0o700 });
 }
 
+/**
+ * Scratch entries (a seed index, a `vcs-*` folder) live while one operation runs, seconds to
+ * minutes; one this much older (by its change time: a seed keeps the user's index's mtime) was
+ * left by a process killed mid-operation.
+ */
+export const SCRATCH_STALE_MS = 6 * 60 * 60 * 1000;
+
+/** The scratch folders this process has swept of a dead process's leftovers. */
+const swept = new Set<string>();
+
 /** The folder scratch space lives in (owner-only), made if it is not there yet. */
 export async function scratchBase(store: StoreOptions): Promise<string> {
   const base = store.scratchDir ?? join(dirname(store.objectsDir), "tmp");
   await Deno.mkdir(base, { recursive: true, mode: 0o700 });
+  if (!swept.has(base)) {
+    // Once a process (a look at a folder that is empty but for a killed process's leftovers).
+    swept.add(base);
+    await sweepScratch(base, Date.now()).catch(() => undefined);
+  }
   return base;
+}
+
+/**
+ * Removes the entries of the scratch folder `base` whose change time is `SCRATCH_STALE_MS` before
+ * `now` or older; returns their names. An entry another process removes meanwhile is skipped.
+ */
+export async function sweepScratch(base: string, now: number): Promise<string[]> {
+  const removed: string[] = [];
+  for await (const entry of Deno.readDir(base)) {
+    const path = join(base, entry.name);
+    try {
+      const changed = (await Deno.lstat(path)).ctime?.getTime();
+      if (changed === undefined || now - changed < SCRATCH_STALE_MS) continue;
+      await Deno.remove(path, { recursive: true });
+      removed.push(entry.name);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  return removed;
 }
 
 /** Runs `fn` with a fresh private scratch directory, removed afterwards whatever happens. */
