@@ -350,13 +350,12 @@ export interface WalkAhead {
 }
 
 /**
- * Takes the snapshot before a read run ahead of the run, from a walk `started` (before `since`
- * was read, over a seed in the scratch space of the store, which the caller made; the seed goes
- * with the walk): the run, asked for at or
- * before `since`, joins it through `share` once it takes its snapshot (shared_snapshot.ts).
- * After its `git status` the walk waits until the run joins (then it goes on, and hands the run
- * its kept index) or `release()` is called (then it ends, having hashed nothing); what fails
- * here, the run's own snapshot finds again.
+ * Takes the snapshot before a read run ahead of the run, from a walk `started` before `since` was
+ * read (over a seed in the scratch space of the store, which the caller made; the seed goes with
+ * the walk). The run, asked for at or before `since`, joins it through `share` once it takes its
+ * snapshot (shared_snapshot.ts). After its `git status` the walk waits until the run joins (then
+ * it goes on, and hands the run its kept index) or `release()` is called (then it ends, having
+ * hashed nothing); what fails here, the run's own snapshot finds again.
  */
 export function snapshotAhead(
   sys: GitSys,
