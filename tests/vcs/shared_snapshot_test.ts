@@ -14,6 +14,7 @@ import { droppedIndex } from "../../src/vcs/quick_snapshot.ts";
 import { exists } from "../../src/sys/fs.ts";
 import type { GitSys } from "../../src/vcs/git.ts";
 import { put, sh, tempDir, testSys } from "./_helpers.ts";
+import { waitFor } from "../support/temp.ts";
 
 async function world() {
   const tmp = await tempDir();
@@ -107,6 +108,9 @@ Deno.test("a read run asked for after a walk began takes its own snapshot", asyn
     keepOnDemand: true,
     share: { asked: 900, now: () => 1000 },
   });
+  // The first walk under way before the second run asks: else the first run, asked for at 900,
+  // could join a walk the second began at 1002 (allowed, and one walk in all).
+  await waitFor(() => w.statuses.length === 1, { timeoutMs: 10_000, what: "the first walk" });
   const second = snapshot(w.sys, repo, {
     objectsDir,
     indexFile: index("r2"),
@@ -132,13 +136,14 @@ Deno.test("a walk started ahead of its run holds its seat for the run asked befo
     const seed = join(scratch, `seed-${since}`);
     assert.ok(await seedIndex(repo.indexFile, seed));
     const started = startWalk(w.sys, repo, { objectsDir, seed });
-    return snapshotAhead(w.sys, repo, { objectsDir, since, started });
+    return { started, walk: snapshotAhead(w.sys, repo, { objectsDir, since, started }) };
   };
   let ended = false;
-  const walk = await ahead(1000);
+  const { started, walk } = await ahead(1000);
   walk.done.then(() => (ended = true));
-  // The run, asked for at 1000, joins it (its own index kept from the walk's seed), long after
-  // the walk's git status ended: the walk waited for it.
+  // The run, asked for at 1000, joins it (its own index kept from the walk's seed) once the
+  // walk's git status, HEAD and settings are in, and the run's folder made: the walk waited.
+  await Promise.all([started.status, started.head, started.config]);
   const run = join(w.state, "r1", "index");
   await Deno.mkdir(join(run, ".."));
   assert.equal(ended, false, "the walk waits for its run");
@@ -173,8 +178,9 @@ Deno.test("a walk started ahead of its run holds its seat for the run asked befo
 
   // A walk no run joins (its run asked for after it began takes its own) waits to be let go.
   ended = false;
-  const unjoined = await ahead(3000);
+  const { started: second, walk: unjoined } = await ahead(3000);
   unjoined.done.then(() => (ended = true));
+  await second.status;
   const later = join(w.state, "r2", "index");
   await Deno.mkdir(join(later, ".."));
   await snapshot(w.sys, repo, {
