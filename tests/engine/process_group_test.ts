@@ -1,6 +1,7 @@
 /**
- * The worker's process group, through the real runner: the worker leads a group (and a session)
- * of its own, a stop kills all of it, and a stop asked before the spawn ends it at once.
+ * The worker's process group, through the real runner: the worker leads a group of its own (made
+ * in the child by `setsid` on Linux, not by forking Pitroom's process), a stop kills all of it,
+ * and a stop asked before the spawn reaches the child even in the moment before it leads a group.
  */
 import assert from "node:assert/strict";
 import { holdState } from "../../src/store/state.ts";
@@ -75,4 +76,22 @@ Deno.test("a stop asked before the spawn ends the worker at once", async () => {
   assert.equal(end.stopped, true);
   assert.equal(end.signal, "SIGTERM", JSON.stringify(end));
   assert.ok(performance.now() - started < 20_000, "the worker ran on (sleep 30)");
+});
+
+Deno.test("a detached spawn finds its program on the child's PATH as exec does: a file nobody may execute is passed over", async () => {
+  await using dir = await tempDir();
+  const [a, b] = [`${dir.path}/a`, `${dir.path}/b`];
+  await Deno.mkdir(a);
+  await Deno.mkdir(b);
+  await Deno.writeTextFile(`${a}/prog`, "#!/bin/sh\necho from-a\n", { mode: 0o644 });
+  await Deno.writeTextFile(`${b}/prog`, "#!/bin/sh\necho from-b\n", { mode: 0o755 });
+  const child = realSys().runner.spawn(["prog"], {
+    env: { PATH: `${a}:${b}:/usr/bin:/bin` },
+    stdin: { kind: "null" },
+    detached: true,
+  });
+  const [out, status] = await Promise.all([new Response(child.stdout).text(), child.status]);
+  await child.stderr?.cancel();
+  assert.equal(status.code, 0);
+  assert.equal(out, "from-b\n");
 });

@@ -9,6 +9,7 @@
  * first says the talk's cancel, and ends the process after the grace time.
  */
 import type { HeldSys } from "../../store/state.ts";
+import type { ChildHandle } from "../../sys/mod.ts";
 import { dirname } from "../../sys/path.ts";
 import type { Heard, Launch, LineTime, ProcessEnd } from "../../workers/types.ts";
 import { readLines } from "./lines.ts";
@@ -60,6 +61,16 @@ export function killGroup(sys: Pick<HeldSys, "runner">, pid: number, signal: Den
   return sys.runner.kill(-pid, signal);
 }
 
+/** Signals the child itself; false when it has ended. */
+function killChild(child: ChildHandle, signal: Deno.Signal): boolean {
+  try {
+    child.kill(signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Runs a described launch to its end. */
 export async function runProcess(
   sys: HeldSys,
@@ -87,10 +98,13 @@ export async function runProcess(
   const grace = options.killGraceMs ?? 3000;
   const ended = new AbortController();
 
+  // The group, or the child alone in the moment before it leads one (it becomes the leader in
+  // the child, through `setsid`: sys/real.ts); a stop asked before the spawn comes then.
+  const signal = (name: Deno.Signal) => killGroup(sys, child.pid, name) || killChild(child, name);
   const terminate = () => {
-    if (!killGroup(sys, child.pid, "SIGTERM")) return;
+    if (!signal("SIGTERM")) return;
     sys.sleep(grace, ended.signal).then(
-      () => killGroup(sys, child.pid, "SIGKILL"),
+      () => signal("SIGKILL"),
       () => {},
     );
   };
