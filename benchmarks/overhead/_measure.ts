@@ -16,6 +16,9 @@ export interface Invocation {
 /** What a timed process did. */
 export interface Timed {
   ms: number;
+  /** When it was spawned and when it ended, on the wall clock (ms since the epoch). */
+  startedAt: number;
+  endedAt: number;
   code: number;
   stdout: string;
   stderr: string;
@@ -36,6 +39,7 @@ export async function timeProcess(inv: Invocation): Promise<Timed> {
     stderr: "piped",
   });
   const start = performance.now();
+  const startedAt = performance.timeOrigin + start;
   const child = command.spawn();
   if (inv.stdin !== undefined) {
     const writer = child.stdin.getWriter();
@@ -46,6 +50,8 @@ export async function timeProcess(inv: Invocation): Promise<Timed> {
   const ms = performance.now() - start;
   return {
     ms,
+    startedAt,
+    endedAt: startedAt + ms,
     code: out.code,
     stdout: decoder.decode(out.stdout),
     stderr: decoder.decode(out.stderr),
@@ -78,11 +84,18 @@ export function series(samples: readonly number[], what = "samples"): Series {
  */
 export async function interleave<K extends string>(
   measurements: Record<K, () => Promise<number>>,
-  options: { rounds: number; warmup: number; onRound?: (round: number) => void },
+  options: {
+    rounds: number;
+    warmup: number;
+    onRound?: (round: number) => void;
+    /** Called once the warm-up rounds are over, before the first recorded one. */
+    onWarm?: () => void;
+  },
 ): Promise<Record<K, number[]>> {
   const names = Object.keys(measurements) as K[];
   const samples = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<K, number[]>;
   for (let round = -options.warmup; round < options.rounds; round++) {
+    if (round === 0) options.onWarm?.();
     for (const name of names) {
       const ms = await measurements[name]();
       if (round >= 0) samples[name].push(ms);
@@ -103,4 +116,24 @@ export function checked(what: string, result: Timed, expect?: string): number {
     );
   }
   return result.ms;
+}
+
+/**
+ * Pitroom's own part of a run, from the timing marks it prints with `PITROOM_DEBUG_TIMING`
+ * (src/sys/timing.ts, on the same wall clock): from its spawn to the worker's, plus from the
+ * worker's end to its own. The worker's own time, which varies by tens of ms from run to run
+ * for some CLIs, is left out. Null when the run printed no such marks (a pitroom without them).
+ */
+export function ownPart(result: Timed): { beforeMs: number; afterMs: number } | null {
+  const marks = new Map<string, number>();
+  for (const line of result.stderr.split("\n")) {
+    const [tag, phase, at] = line.trim().split(" ");
+    if (tag === "pitroom-timing" && phase !== undefined && at !== undefined) {
+      marks.set(phase, Number(at));
+    }
+  }
+  const spawned = marks.get("spawned");
+  const ended = marks.get("worker-ended");
+  if (spawned === undefined || ended === undefined) return null;
+  return { beforeMs: spawned - result.startedAt, afterMs: result.endedAt - ended };
 }

@@ -4,6 +4,7 @@
  */
 import type { Series } from "./_measure.ts";
 import type { BenchResult } from "./run.ts";
+import type { OwnPart } from "./_workers.ts";
 
 function ms(value: number): string {
   return `${Math.round(value)} ms`;
@@ -75,6 +76,37 @@ export function formatReport(result: BenchResult): string {
               signed(w.pitroom.medianMs - w.compare.run.medianMs),
             ]]
           ),
+        ]),
+      );
+    }
+    const owned = result.workers.filter((w) => w.own !== null);
+    if (owned.length > 0) {
+      const cell = (own: OwnPart | null | undefined) =>
+        own === null || own === undefined
+          ? "-"
+          : `${ms(own.total.medianMs)} (${ms(own.before.medianMs)} + ${ms(own.after.medianMs)})`;
+      const comparing = owned.some((w) => w.compare !== undefined);
+      parts.push(
+        "",
+        "Pitroom's own part of a run, from its timing marks: its start to the worker's spawn, plus " +
+          "the worker's end to its exit (medians; the worker's own time left out):",
+        "",
+        markdownTable([
+          [
+            "worker",
+            "this: total (before + after)",
+            ...(comparing ? ["compare", "this - compare"] : []),
+          ],
+          ...owned.map((w) => [
+            w.worker,
+            cell(w.own),
+            ...(comparing
+              ? [
+                cell(w.compare?.own),
+                w.compare?.own ? signed(w.own!.total.medianMs - w.compare.own.total.medianMs) : "-",
+              ]
+              : []),
+          ]),
         ]),
       );
     }

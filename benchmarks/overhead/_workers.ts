@@ -20,7 +20,15 @@ import type { RunSpec, WorkerName } from "../../src/workers/types.ts";
 import { type LogEntry, startModelServer } from "../../tests/support/model_server/fixture.ts";
 import { moduleCacheEnv } from "../../tests/support/pitroom.ts";
 import { tempDir, tempRepo } from "../../tests/support/temp.ts";
-import { checked, interleave, round1, type Series, series, timeProcess } from "./_measure.ts";
+import {
+  checked,
+  interleave,
+  ownPart,
+  round1,
+  type Series,
+  series,
+  timeProcess,
+} from "./_measure.ts";
 
 /** The scenario every worker plays: one answer, fixed usage. */
 const SCENARIO = { turns: [{ answer: "The answer is 42.", usage: { input: 1200, output: 8 } }] };
@@ -42,6 +50,25 @@ const MODELS: Record<WorkerName, string> = {
 /** The run target: at most 5% slower, or at most 150 ms more. */
 export const RUN_TARGET = { ratio: 1.05, diffMs: 150 } as const;
 
+/** Pitroom's own time around the worker: before its spawn, after its end, and both. */
+export interface OwnPart {
+  before: Series;
+  after: Series;
+  total: Series;
+}
+
+function ownSeries(
+  parts: readonly ({ beforeMs: number; afterMs: number } | null)[],
+): OwnPart | null {
+  if (parts.length === 0 || parts.some((part) => part === null)) return null;
+  const all = parts as { beforeMs: number; afterMs: number }[];
+  return {
+    before: series(all.map((p) => p.beforeMs)),
+    after: series(all.map((p) => p.afterMs)),
+    total: series(all.map((p) => p.beforeMs + p.afterMs)),
+  };
+}
+
 /** The figures of one worker. */
 export interface WorkerResult {
   worker: WorkerName;
@@ -51,8 +78,13 @@ export interface WorkerResult {
   pitroom: Series;
   /** `pitroom --version`, measured in the same rounds, as the fixed cost of starting pitroom. */
   pitroomVersion: Series;
+  /**
+   * Pitroom's own part of each run, from its timing marks: before the worker's spawn and after
+   * its end (the worker's own time left out). Null when the pitroom printed no marks.
+   */
+  own: OwnPart | null;
   /** With `--compare`: the other pitroom's run in the same rounds, and its difference to bare. */
-  compare?: { run: Series; diffMs: number; ratio: number };
+  compare?: { run: Series; diffMs: number; ratio: number; own: OwnPart | null };
   ratio: number;
   diffMs: number;
   /**
@@ -155,22 +187,27 @@ export async function benchWorker(
     await clearStaleLock("bare");
     return ms;
   };
-  const runWith = (argv: string[]) => async () => {
-    const ms = checked(
-      `pitroom run -W ${worker}`,
-      await timeProcess({
-        argv: [...argv, "run", "-W", worker, "-m", model, TASK],
-        // Deno finds its module cache (the npm packages) as the caller does.
-        env: { ...pitroomEnv, ...moduleCacheEnv() },
-        cwd: repo.path,
-      }),
-      ANSWER,
-    );
+  // Pitroom's own part of each recorded run, by side (its marks on stderr; the warm-up's dropped).
+  const owns: Record<string, ({ beforeMs: number; afterMs: number } | null)[]> = {
+    pitroom: [],
+    compare: [],
+  };
+  let recording = false;
+  const runWith = (argv: string[], side: "pitroom" | "compare") => async () => {
+    const result = await timeProcess({
+      argv: [...argv, "run", "-W", worker, "-m", model, TASK],
+      // Deno finds its module cache (the npm packages) as the caller does; the timing marks
+      // (a line on stderr per phase) say where the worker's own time begins and ends.
+      env: { ...pitroomEnv, ...moduleCacheEnv(), PITROOM_DEBUG_TIMING: "1" },
+      cwd: repo.path,
+    });
+    const ms = checked(`pitroom run -W ${worker}`, result, ANSWER);
+    if (recording) owns[side]!.push(ownPart(result));
     await requests.check("pitroom");
     await clearStaleLock("pitroom");
     return ms;
   };
-  const pitroom = runWith(options.pitroom);
+  const pitroom = runWith(options.pitroom, "pitroom");
   const version = async () =>
     checked(
       "pitroom --version",
@@ -185,11 +222,12 @@ export async function benchWorker(
 
   const sides = options.compare === undefined
     ? { bare, pitroom, version }
-    : { bare, pitroom, version, compare: runWith(options.compare) };
+    : { bare, pitroom, version, compare: runWith(options.compare, "compare") };
   const samples: Record<string, number[]> = await interleave<string>(sides, {
     rounds: options.rounds,
     warmup: options.warmup,
     onRound: (n) => options.log(`  ${worker}: round ${n}/${options.rounds}`),
+    onWarm: () => recording = true,
   });
   const b = series(samples.bare!);
   const p = series(samples.pitroom!);
@@ -203,9 +241,11 @@ export async function benchWorker(
     bare: b,
     pitroom: p,
     pitroomVersion: series(samples.version!),
+    own: ownSeries(owns.pitroom!),
     ...(other === undefined ? {} : {
       compare: {
         run: other,
+        own: ownSeries(owns.compare!),
         diffMs: round1(other.medianMs - b.medianMs),
         ratio: Math.round((other.medianMs / b.medianMs) * 1000) / 1000,
       },
