@@ -312,11 +312,25 @@ export class Engine {
     const askedAt = this.#sys.clock.now();
     const { walkAhead } = await import("./run/ahead.ts");
     const ahead = await walkAhead(this.#sys, checked);
+    // What the caller does once the run ends (its hand-over, then its history row: indexNow)
+    // loads while the worker works, rather than after it.
+    let after: Promise<unknown> | undefined;
+    const spawned = !options.indexLater ? options : {
+      ...options,
+      onSpawned: () => {
+        after ??= Promise.all([
+          import("./runs/returned.ts"),
+          import("../store/history/index_run.ts"),
+        ]).catch(() => undefined);
+        options.onSpawned?.();
+      },
+    };
     try {
-      return await this.#run(await this.#resolved(checked), options, { askedAt }, undefined, ahead);
+      return await this.#run(await this.#resolved(checked), spawned, { askedAt }, undefined, ahead);
     } finally {
       ahead?.release();
       await ahead?.done;
+      await after;
     }
   }
 
