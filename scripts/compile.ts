@@ -25,6 +25,7 @@ import {
 import { sha256File } from "./release/sums.ts";
 import { currentStamp } from "./release/entry.ts";
 import { BUNDLE_ENTRY, bundleInto } from "./release/bundle.ts";
+import { V8_FLAGS, V8_FLAGS_ARG } from "../src/sys/v8_flags.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -101,6 +102,7 @@ try {
         "-P",
         "--no-check",
         "--no-prompt",
+        V8_FLAGS_ARG,
         `--config=${join(ROOT, "deno.json")}`,
         "--target",
         target.triple,
@@ -128,6 +130,7 @@ try {
       binary,
       config.permissions.pitroom,
       relative(ROOT, bundle),
+      V8_FLAGS,
     );
     const sha256 = await sha256File(file);
     results.push({ target: name, file: relative(ROOT, file), sha256, ...check });
@@ -150,7 +153,7 @@ if (values.json) {
         kb(PAYLOAD_BUDGET_BYTES)
       }), ${r.embedded.length} embedded file(s), permissions ${
         r.permissionsMatch ? "ok" : "WRONG"
-      }`,
+      }, V8 flags ${r.v8FlagsMatch ? "ok" : "WRONG"}`,
     );
     for (const p of r.problems) console.log(`  problem: ${p}`);
   }

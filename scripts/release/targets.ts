@@ -87,6 +87,19 @@ export function embeddedPermissions(binary: Uint8Array): Record<string, unknown>
   }
 }
 
+/** The `"v8_flags":[...]` list written into a compiled binary (the runtime's own first). */
+export function embeddedV8Flags(binary: Uint8Array): string[] | null {
+  const text = new TextDecoder("latin1").decode(binary);
+  const m = /"v8_flags":(\[[^\[\]]*\])/.exec(text);
+  if (!m) return null;
+  try {
+    const list = JSON.parse(m[1]!);
+    return Array.isArray(list) && list.every((f) => typeof f === "string") ? list : null;
+  } catch {
+    return null;
+  }
+}
+
 /** How the set of deno.json must appear in the binary: `[]` for all, a list, or null for none. */
 export function expectedEmbedded(set: PermissionSet): Record<string, string[] | null> {
   const want: Record<string, string[] | null> = {};
@@ -102,18 +115,21 @@ export interface CompileCheck {
   embedded: string[];
   payloadBytes: number;
   permissionsMatch: boolean;
+  /** Whether every one of Pitroom's V8 flags (src/sys/v8_flags.ts) is baked into the binary. */
+  v8FlagsMatch: boolean;
   problems: string[];
 }
 
 /**
  * Checks the embedded file list (the bundle's folder, `bundle` as the compiler names it from the
- * checkout, and nothing else), the size budget and the embedded permissions.
+ * checkout, and nothing else), the size budget, the embedded permissions and V8 flags.
  */
 export function checkCompile(
   output: CompileOutput,
   binary: Uint8Array,
   set: PermissionSet,
   bundle: string,
+  v8Flags: readonly string[],
 ): CompileCheck {
   const problems: string[] = [];
   const payloadBytes = output.filesBytes + output.metadataBytes;
@@ -140,5 +156,20 @@ export function checkCompile(
     permissionsMatch = wrong.length === 0;
     for (const w of wrong) problems.push(`embedded permission ${w}`);
   }
-  return { embedded: output.embedded, payloadBytes, permissionsMatch, problems };
+  const flags = embeddedV8Flags(binary);
+  const missing = v8Flags.filter((f) => !(flags ?? []).includes(f));
+  if (missing.length > 0) {
+    problems.push(
+      `the binary lacks the V8 flag(s) ${missing.join(" ")} (embedded: ${
+        flags === null ? "none" : flags.join(" ")
+      })`,
+    );
+  }
+  return {
+    embedded: output.embedded,
+    payloadBytes,
+    permissionsMatch,
+    v8FlagsMatch: missing.length === 0,
+    problems,
+  };
 }

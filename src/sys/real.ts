@@ -14,6 +14,7 @@ import {
   type Sys,
 } from "./mod.ts";
 import { statOrNullSync } from "./fs.ts";
+import { V8_FLAGS_ARG } from "./v8_flags.ts";
 
 const encoder = new TextEncoder();
 
@@ -252,6 +253,7 @@ export function selfCommand(): string[] {
         "--no-prompt",
         `--config=${config}`,
         "-P=pitroom",
+        V8_FLAGS_ARG,
         main,
       ];
     }

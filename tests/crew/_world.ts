@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { moduleCacheEnv, REPO_ROOT } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
+import { V8_FLAGS_ARG } from "../../src/sys/v8_flags.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 
 /** What a pitroom process did. */
@@ -24,6 +25,7 @@ export function fakePitroomArgv(): string[] {
     "--no-prompt",
     `--config=${join(REPO_ROOT, "deno.json")}`,
     "-P=pitroom",
+    V8_FLAGS_ARG,
     join(REPO_ROOT, "tests", "crew", "_fake_pitroom.ts"),
   ];
 }

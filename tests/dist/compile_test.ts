@@ -10,10 +10,12 @@ import { tempDir } from "../support/temp.ts";
 import {
   checkCompile,
   embeddedPermissions,
+  embeddedV8Flags,
   parseCompileOutput,
   PAYLOAD_BUDGET_BYTES,
 } from "../../scripts/release/targets.ts";
 import { parseSums, sha256File } from "../../scripts/release/sums.ts";
+import { V8_FLAGS } from "../../src/sys/v8_flags.ts";
 
 const config = JSON.parse(await Deno.readTextFile(join(REPO_ROOT, "deno.json")));
 const SET = config.permissions.pitroom;
@@ -39,8 +41,11 @@ Deno.test("compile: the bundle's folder only, within the size budget, deno.json'
     `${r.payloadBytes}`,
   );
   assert.equal(r.permissionsMatch, true);
+  assert.equal(r.v8FlagsMatch, true);
   const file = join(dir.path, `pitroom-${r.target}`);
-  const perms = embeddedPermissions(await Deno.readFile(file));
+  const binary = await Deno.readFile(file);
+  for (const flag of V8_FLAGS) assert.ok(embeddedV8Flags(binary)?.includes(flag), flag);
+  const perms = embeddedPermissions(binary);
   assert.deepEqual(perms?.allow_net, ["127.0.0.1"]);
   assert.equal(perms?.allow_ffi, null);
   assert.equal(perms?.prompt, false);
@@ -60,11 +65,15 @@ Files: 542.85KB
 Metadata: 2.26KB
 `;
 
-function fakeBinary(permissions: Record<string, unknown>): Uint8Array {
+function fakeBinary(permissions: Record<string, unknown>, v8Flags = ["--no-lazy"]): Uint8Array {
   return new TextEncoder().encode(
-    `\x7fELF...\x00"permissions":${JSON.stringify(permissions)}\x00...`,
+    `\x7fELF...\x00"permissions":${JSON.stringify(permissions)},"v8_flags":${
+      JSON.stringify(["--stack-size=1024", ...v8Flags])
+    }\x00...`,
   );
 }
+
+const FLAGS = ["--no-lazy"];
 
 const BUNDLE = "dist/.compile-a1";
 
@@ -83,9 +92,9 @@ Deno.test("the compile checks pass a good binary and name each thing wrong with 
   const parsed = parseCompileOutput(OUTPUT);
   assert.deepEqual(parsed.embedded, ["dist/.compile-a1/*"]);
   assert.equal(parsed.filesBytes, Math.round(542.85 * 1024));
-  assert.deepEqual(checkCompile(parsed, fakeBinary(GOOD), SET, BUNDLE).problems, []);
+  assert.deepEqual(checkCompile(parsed, fakeBinary(GOOD), SET, BUNDLE, FLAGS).problems, []);
   assert.match(
-    checkCompile(parsed, fakeBinary(GOOD), SET, "dist/.compile-b2").problems.join("\n"),
+    checkCompile(parsed, fakeBinary(GOOD), SET, "dist/.compile-b2", FLAGS).problems.join("\n"),
     /the bundle's folder dist\/\.compile-b2, found: dist\/\.compile-a1\/\*/,
   );
 
@@ -94,12 +103,21 @@ Deno.test("the compile checks pass a good binary and name each thing wrong with 
     fakeBinary({ ...GOOD, allow_net: [], prompt: true }),
     SET,
     BUNDLE,
+    FLAGS,
   );
   assert.equal(wide.permissionsMatch, false);
   assert.equal(wide.problems.length, 2, wide.problems.join("\n"));
 
-  const none = checkCompile(parsed, new TextEncoder().encode("no set here"), SET, BUNDLE);
+  const none = checkCompile(parsed, new TextEncoder().encode("no set here"), SET, BUNDLE, FLAGS);
   assert.match(none.problems.join("\n"), /no permission set is embedded/);
+  assert.match(none.problems.join("\n"), /lacks the V8 flag\(s\) --no-lazy \(embedded: none\)/);
+
+  const lazy = checkCompile(parsed, fakeBinary(GOOD, []), SET, BUNDLE, FLAGS);
+  assert.equal(lazy.v8FlagsMatch, false);
+  assert.match(
+    lazy.problems.join("\n"),
+    /lacks the V8 flag\(s\) --no-lazy \(embedded: --stack-size=1024\)/,
+  );
 
   const tree = parseCompileOutput(
     OUTPUT.replace(
@@ -107,7 +125,7 @@ Deno.test("the compile checks pass a good binary and name each thing wrong with 
       "├─┬ .deno_compile_node_modules (28.15MB - 26.99MB unique)\n│ └── x\n└── main.ts (1KB)",
     ).replace("Files: 542.85KB", "Files: 29.2MB"),
   );
-  const big = checkCompile(tree, fakeBinary(GOOD), SET, BUNDLE);
+  const big = checkCompile(tree, fakeBinary(GOOD), SET, BUNDLE, FLAGS);
   assert.deepEqual(tree.embedded, [".deno_compile_node_modules", "main.ts"]);
   assert.match(big.problems.join("\n"), /the bundle's folder/);
   assert.match(big.problems.join("\n"), /over the budget/);

@@ -1,11 +1,12 @@
 /**
  * The shipped payload: `deno bundle` makes the same module `deno compile` embeds, and it runs
- * under the same permission set, lazily loaded commands included.
+ * under the same permission set and V8 flags, lazily loaded commands included.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { REPO_ROOT } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
+import { V8_FLAGS_ARG } from "../../src/sys/v8_flags.ts";
 
 async function run(args: string[], env: Record<string, string>) {
   const out = await new Deno.Command(Deno.execPath(), { args, env, stdin: "null", cwd: REPO_ROOT })
@@ -14,7 +15,7 @@ async function run(args: string[], env: Record<string, string>) {
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-Deno.test("the bundle runs with the compile permission set: version, help and a command loaded lazily", async () => {
+Deno.test("the bundle runs with the compile permission set and V8 flags: version, help and a command loaded lazily", async () => {
   await using dir = await tempDir();
   const bundle = join(dir.path, "pitroom");
   const env = {
@@ -38,6 +39,7 @@ Deno.test("the bundle runs with the compile permission set: version, help and a 
     "--no-prompt",
     `--config=${join(REPO_ROOT, "deno.json")}`,
     "-P=pitroom",
+    V8_FLAGS_ARG,
     join(bundle, "pitroom.js"),
   ];
   const version = await run([...self, "--version"], env);

@@ -4,6 +4,7 @@
  */
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { V8_FLAGS_ARG } from "../../src/sys/v8_flags.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -28,6 +29,7 @@ export function pitroomArgv(): string[] {
     "--no-prompt",
     `--config=${join(ROOT, "deno.json")}`,
     "-P=pitroom",
+    V8_FLAGS_ARG,
     program(),
   ];
 }
