@@ -92,8 +92,19 @@ Deno.test("a foreground run's path loads no npm package: the door checks its req
   const files = [...loaded].filter((s) => s.startsWith("file:"));
   // Measured 2026-12-05: 233 (zod's 65 modules gone from the path); 267 once the registry held
   // five more backends (qwen, kilo, copilot, crush and the ACP worker), the launcher seam and the
-  // shared snapshot. The next cut: backends loaded by name, not all with the registry.
-  assert.ok(files.length <= 275, `a foreground run loads ${files.length} project modules`);
+  // shared snapshot. 2026-12-06: 195, with each backend loaded by name when a run's chain names
+  // it (workers/find.ts), and what only a changed tree, an apply, a revert or a due audit needs
+  // loaded when it is needed (engine/tree/tree.ts, workspace.ts, audit/complete.ts).
+  assert.ok(files.length <= 205, `a foreground run loads ${files.length} project modules`);
+  const unneeded = files.map(where).filter((f) =>
+    /^src\/workers\/(registry|lookup|(claude|codex|copilot|crush|gemini|kilo|opencode|qwen)\/.*|acp\/mod)\.ts$/
+      .test(f) ||
+    /^src\/vcs\/(apply|merge|revert|carry_out|patch_undo|moved|review_diff)\.ts$/.test(f) ||
+    /^src\/engine\/tree\/(tree_watch|journaled|revert_merge|attribute|file_history|worker_changes)\.ts$/
+      .test(f) ||
+    /^src\/engine\/audit\/(choose|start|follow)\.ts$/.test(f)
+  );
+  assert.deepEqual(unneeded, [], "a foreground run loads what only some runs need");
 });
 
 Deno.test("the graph reader sees what a command loads lazily", async () => {

@@ -6,6 +6,7 @@
 import { main } from "../../src/cli/main.ts";
 import { realSys } from "../../src/sys/real.ts";
 import { BACKENDS } from "../../src/workers/registry.ts";
+import { BACKEND_LOADERS } from "../../src/workers/find.ts";
 import { WORKER_NAMES } from "../../src/workers/types.ts";
 import { fakeBackend, type FakeStep } from "../support/fake_backend.ts";
 
@@ -15,7 +16,9 @@ function scriptOf(prompt: string): FakeStep[] {
 }
 
 for (const name of WORKER_NAMES) {
-  BACKENDS[name] = fakeBackend((spec) => scriptOf(spec.prompt), name);
+  const fake = fakeBackend((spec) => scriptOf(spec.prompt), name);
+  BACKENDS[name] = fake;
+  BACKEND_LOADERS[name] = () => Promise.resolve(fake);
 }
 
 Deno.exit(await main(Deno.args, realSys()));

@@ -8,7 +8,8 @@
 import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord } from "../../store/record.ts";
 import { join } from "../../sys/path.ts";
-import { findRepo, grepCounts, workTreeFiles } from "../../vcs/mod.ts";
+import { findRepo } from "../../vcs/repo.ts";
+import { grepCounts, workTreeFiles } from "../../vcs/grep.ts";
 import type { Workspace } from "../tree/workspace.ts";
 import type { Final } from "../core/final.ts";
 import { checkEvidence, mentionsFiles } from "./evidence.ts";

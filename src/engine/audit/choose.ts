@@ -11,7 +11,7 @@
 import type { HeldSys } from "../../store/state.ts";
 import type { RunRecord, Target } from "../../store/record.ts";
 import { RefusedError } from "../../sys/errors.ts";
-import { backendOf } from "../../workers/lookup.ts";
+import { findBackend } from "../../workers/find.ts";
 import type { Backend } from "../../workers/types.ts";
 import { resolveChain, targetLabel } from "../core/chain.ts";
 import type { Settings } from "../core/settings.ts";
@@ -77,10 +77,10 @@ function answeredBy(answerers: readonly Target[]): string {
 async function installed(
   sys: HeldSys,
   worker: string,
-  backends: (name: string) => Backend | undefined,
+  backends: (name: string) => Backend | undefined | Promise<Backend | undefined>,
 ): Promise<boolean> {
   try {
-    const backend = backends(worker);
+    const backend = await backends(worker);
     return backend !== undefined && (await backend.detect(sys.runner, sys.env.toObject())) !== null;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
@@ -92,7 +92,7 @@ async function installed(
 export interface ChooseOptions {
   /** The auditor asked for (`-W`). */
   worker?: string;
-  /** Looks up a backend. @default the registry */
+  /** Looks up a backend. @default the built-in and configured workers, loaded when asked (workers/find.ts) */
   backends?: (name: string) => Backend;
 }
 
@@ -151,7 +151,7 @@ export async function auditChain(
   }
   const seen = new Set<string>();
   const backends = options.backends ??
-    ((name: string) => backendOf(name, settings.workers.value));
+    ((name: string) => findBackend(name, settings.workers.value));
   const chain: Target[] = [];
   for (const t of candidates) {
     const key = `${t.worker}:${modelOf(t) ?? ""}`;

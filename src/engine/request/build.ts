@@ -7,8 +7,7 @@ import type { HeldSys } from "../../store/state.ts";
 import { resolve } from "../../sys/path.ts";
 import { isFinal, type PlanRef, type RunRecord } from "../../store/record.ts";
 import { RefusedError, UsageError } from "../../sys/errors.ts";
-import { BACKENDS } from "../../workers/registry.ts";
-import { backendOf } from "../../workers/lookup.ts";
+import { findBackend, isBuiltIn } from "../../workers/find.ts";
 import type { AcpWorker } from "../../workers/acp/config.ts";
 import { capsFrom } from "./caps.ts";
 import { resolveChain, targetLabel } from "../core/chain.ts";
@@ -135,8 +134,8 @@ async function newRunFrom(
   let effort: string | undefined;
   if (request.effort !== undefined) {
     const first = chain[0]!;
-    const backend = backendOf(first.worker, settings.workers.value);
-    if (backend === undefined || !Object.hasOwn(BACKENDS, first.worker)) {
+    const backend = await findBackend(first.worker, settings.workers.value);
+    if (backend === undefined || !isBuiltIn(first.worker)) {
       throw new UsageError(
         `Worker "${first.worker}" is an ACP agent: Pitroom sets no effort for it (set the agent's own in its command)`,
       );

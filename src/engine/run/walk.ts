@@ -15,7 +15,7 @@ import type { Attempt, PriceSettings, RunRecord, Target } from "../../store/reco
 import { logFailure } from "../../store/log.ts";
 import { PitroomError } from "../../sys/errors.ts";
 import type { Backend } from "../../workers/types.ts";
-import { backendOf } from "../../workers/lookup.ts";
+import { findBackend } from "../../workers/find.ts";
 import { readAcpWorkers } from "../../workers/acp/config.ts";
 import { runAttempt } from "./attempt.ts";
 import { targetLabel } from "../core/chain.ts";
@@ -270,7 +270,7 @@ async function walkPrepared(
       try {
         const found = options.backends
           ? options.backends(target.worker)
-          : backendOf(target.worker, readAcpWorkers(config.workers).workers);
+          : await findBackend(target.worker, readAcpWorkers(config.workers).workers);
         if (found === undefined) {
           throw new Error(
             `Worker "${target.worker}" is not configured any more (no "workers.${target.worker}" in the config)`,

@@ -4,7 +4,7 @@
  * listed apart for a write or isolate run (ignored files are never in the patch).
  */
 import type { RunRecord } from "../../store/record.ts";
-import { KEEP_FILE_MAX } from "../../vcs/mod.ts";
+import { KEEP_FILE_MAX } from "../../vcs/ignored.ts";
 import type { IgnoredWatch } from "./tree.ts";
 import { MODES } from "../../workers/modes.ts";
 

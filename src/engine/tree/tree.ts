@@ -6,10 +6,25 @@ import type { HeldSys } from "../../store/state.ts";
 import type { StatePaths } from "../../store/paths.ts";
 import type { ChangedFile, Changes, TreeSnapshot } from "../../store/record.ts";
 import type { Clock } from "../../sys/mod.ts";
-import * as vcs from "../../vcs/mod.ts";
+import type * as vcs from "../../vcs/mod.ts";
+import { findRepo, headCommit, repoKey } from "../../vcs/repo.ts";
+import { ensureStore } from "../../vcs/store.ts";
+import { snapshot } from "../../vcs/snapshot.ts";
+import { diffSnapshots, listChanges, patchBetween, patchOfEntries } from "../../vcs/diff.ts";
+import {
+  entryOf,
+  keepFiles,
+  readBlob,
+  readPathStates,
+  storeBlob,
+  tracksFileMode,
+} from "../../vcs/worktree_state.ts";
+import { ignoredChanges, recordIgnored, restoreIgnored } from "../../vcs/ignored.ts";
+import { addedPaths, ignoredPath, treeFolders } from "../../vcs/folders.ts";
+import { copyRepo } from "../../vcs/copy.ts";
 import * as viewMod from "../../vcs/view.ts";
 import { dirname, join } from "../../sys/path.ts";
-import { TreeWatch } from "./tree_watch.ts";
+import type { TreeWatch } from "./tree_watch.ts";
 import { hiddenFiles } from "./hidden_files.ts";
 import type { SecretPatterns } from "../../confine/secrets.ts";
 
@@ -164,7 +179,7 @@ export interface IgnoredWatch {
 
 /** True when `dir` is inside a git work tree. */
 export async function inRepo(sys: Pick<HeldSys, "runner" | "env">, dir: string): Promise<boolean> {
-  return (await vcs.findRepo(sys, dir)) !== null;
+  return (await findRepo(sys, dir)) !== null;
 }
 
 /**
@@ -184,7 +199,7 @@ function repoOf(
   const key = JSON.stringify([dir, gitEnv.sort()]);
   const asking = repoQuestions.get(key);
   if (asking !== undefined) return asking;
-  const answer = vcs.findRepo(sys, dir).finally(() => repoQuestions.delete(key));
+  const answer = findRepo(sys, dir).finally(() => repoQuestions.delete(key));
   repoQuestions.set(key, answer);
   return answer;
 }
@@ -206,7 +221,7 @@ export async function openTree(
   paths: StatePaths,
   repo: vcs.RepoInfo,
 ): Promise<TrackedTree> {
-  const key = await vcs.repoKey(repo.root);
+  const key = await repoKey(repo.root);
   return tracked(sys, repo, key, { objectsDir: paths.repo(key).objects });
 }
 
@@ -220,11 +235,11 @@ function tracked(
   return {
     root: repo.root,
     key,
-    snapshot: (options = {}) => vcs.snapshot(sys, repo, { ...store, ...options }),
+    snapshot: (options = {}) => snapshot(sys, repo, { ...store, ...options }),
     async diff(before, after) {
       const range = { ...store, before, after };
-      const set = await vcs.diffSnapshots(sys, repo, range);
-      const patch = await vcs.patchBetween(sys, repo, range);
+      const set = await diffSnapshots(sys, repo, range);
+      const patch = await patchBetween(sys, repo, range);
       const files: ChangedFile[] = set.files.map((f) => ({
         path: f.path,
         status: f.status,
@@ -236,22 +251,32 @@ function tracked(
           : {}),
       }));
       const entries = new Map(set.files.map((f) => [f.path, {
-        from: vcs.entryOf(f.oldMode, f.oldBlob),
-        to: vcs.entryOf(f.newMode, f.newBlob),
+        from: entryOf(f.oldMode, f.oldBlob),
+        to: entryOf(f.newMode, f.newBlob),
       }]));
       return { patch, files, entries };
     },
-    patchOf: (path, before, after) =>
-      vcs.patchOfEntries(sys, repo, { ...store, path, before, after }),
+    patchOf: (path, before, after) => patchOfEntries(sys, repo, { ...store, path, before, after }),
     async patch(before, after, paths) {
       if (paths.length === 0) return new Uint8Array();
-      return await vcs.patchBetween(sys, repo, { ...store, before, after, paths });
+      return await patchBetween(sys, repo, { ...store, before, after, paths });
     },
     async revert(before, after, runId, options = {}) {
-      await vcs.revert(sys, repo, { ...store, before, after, runId, ...options });
+      await (await import("../../vcs/revert.ts")).revert(sys, repo, {
+        ...store,
+        before,
+        after,
+        runId,
+        ...options,
+      });
     },
     async copy(dest, at, links) {
-      const copy = await vcs.makeCopy(sys, repo, { ...store, dest, snapshot: at, links });
+      const copy = await (await import("../../vcs/copy.ts")).makeCopy(sys, repo, {
+        ...store,
+        dest,
+        snapshot: at,
+        links,
+      });
       return tracked(sys, copy, key, store);
     },
     files: (at) => viewMod.treeFiles(sys, repo, store, at.tree),
@@ -270,71 +295,91 @@ function tracked(
       return { ...tracked(sys, view.repo, key, store), release: view.release, tree: view.tree };
     },
     openCopy(dest) {
-      return tracked(sys, vcs.copyRepo(dest, repo.objectFormat), key, store);
+      return tracked(sys, copyRepo(dest, repo.objectFormat), key, store);
     },
     async watchIgnored(ignored, keep, share) {
-      const record = await vcs.recordIgnored(sys, repo, {
+      const record = await recordIgnored(sys, repo, {
         ...store,
         ignored,
         keep,
         ...(share === undefined ? {} : { share }),
       });
       return {
-        changes: () => vcs.ignoredChanges(sys, repo, { ...store, record }),
+        changes: () => ignoredChanges(sys, repo, { ...store, record }),
         restore: (changes) =>
-          vcs.restoreIgnored(changes, {
+          restoreIgnored(changes, {
             root: repo.root,
             record,
-            write: (files) => vcs.writeBlobs(sys, repo, { ...store, files }),
+            write: async (files) =>
+              (await import("../../vcs/revert.ts")).writeBlobs(sys, repo, { ...store, files }),
           }),
       };
     },
     async apply(before, after, options) {
-      return await vcs.applyChanges(sys, repo, { ...store, before, after, ...options });
+      return await (await import("../../vcs/apply.ts")).applyChanges(sys, repo, {
+        ...store,
+        before,
+        after,
+        ...options,
+      });
     },
-    planApply: (before, after, options) =>
-      vcs.planApply(sys, repo, { ...store, before, after, ...options }),
-    planRevert: (before, after, options = {}) =>
-      vcs.planRevert(sys, repo, { ...store, before, after, ...options }),
-    planPatchUndo: (patch, options) => vcs.planPatchUndo(sys, repo, store, patch, options),
+    planApply: async (before, after, options) =>
+      (await import("../../vcs/apply.ts")).planApply(sys, repo, {
+        ...store,
+        before,
+        after,
+        ...options,
+      }),
+    planRevert: async (before, after, options = {}) =>
+      (await import("../../vcs/revert.ts")).planRevert(sys, repo, {
+        ...store,
+        before,
+        after,
+        ...options,
+      }),
+    planPatchUndo: async (patch, options) =>
+      (await import("../../vcs/patch_undo.ts")).planPatchUndo(sys, repo, store, patch, options),
     async planBetween(before, after) {
-      const changes = await vcs.listChanges(sys, repo, { ...store, before, after });
+      const changes = await listChanges(sys, repo, { ...store, before, after });
       return {
         writes: changes.map((c) => ({
           path: c.path,
-          from: vcs.entryOf(c.oldMode, c.oldBlob),
-          to: vcs.entryOf(c.newMode, c.newBlob),
+          from: entryOf(c.oldMode, c.oldBlob),
+          to: entryOf(c.newMode, c.newBlob),
         })),
         prune: [],
         made: [],
       };
     },
-    carryOut: (plan, options) => vcs.carryOut(sys, repo, { ...store, ...options, plan }),
+    carryOut: async (plan, options) =>
+      (await import("../../vcs/carry_out.ts")).carryOut(sys, repo, { ...store, ...options, plan }),
     async states(paths) {
-      const now = await vcs.readPathStates(sys, repo, { ...store, paths: [...paths] });
-      return { now, fileMode: await vcs.tracksFileMode(sys, repo, store) };
+      const now = await readPathStates(sys, repo, { ...store, paths: [...paths] });
+      return { now, fileMode: await tracksFileMode(sys, repo, store) };
     },
-    merge: (inputs, labels) => vcs.mergeEntries(sys, repo, { ...store, inputs, labels }),
+    merge: async (inputs, labels) =>
+      (await import("../../vcs/merge.ts")).mergeEntries(sys, repo, { ...store, inputs, labels }),
     async startWatch(file, clock) {
-      await vcs.ensureStore(store);
-      const folders = await vcs.treeFolders(sys, repo, { ...store, treeish: "HEAD" });
+      await ensureStore(store);
+      const folders = await treeFolders(sys, repo, { ...store, treeish: "HEAD" });
+      const { TreeWatch } = await import("./tree_watch.ts");
       return await TreeWatch.start({
         root: repo.root,
         objectsDir: store.objectsDir,
         file,
         clock,
         folders: ["", ...folders],
-        ignoredFolder: (path) => vcs.ignoredPath(sys, repo, { ...store, path }),
-        storeLarge: (bytes) => vcs.storeBlob(sys, repo, { ...store, bytes }),
+        ignoredFolder: (path) => ignoredPath(sys, repo, { ...store, path }),
+        storeLarge: (bytes) => storeBlob(sys, repo, { ...store, bytes }),
       });
     },
     async widenWatch(watch, before, known) {
       watch.ignore(before.ignored);
       const head = before.head;
       const added = head === null
-        ? await vcs.treeFolders(sys, repo, { ...store, treeish: before.tree })
+        ? await treeFolders(sys, repo, { ...store, treeish: before.tree })
         : (known ??
-          await vcs.addedPaths(sys, repo, { ...store, from: `${head}^{tree}`, to: before.tree }))
+          await addedPaths(sys, repo, { ...store, from: `${head}^{tree}`, to: before.tree }))
           .flatMap((path) => {
             const cut = path.lastIndexOf("/");
             return cut < 0 ? [] : [path.slice(0, cut)];
@@ -347,17 +392,19 @@ function tracked(
       }
       watch.add([...parents]);
     },
-    markIndex: (keep) => vcs.markIndex(repo, keep),
+    markIndex: async (keep) => (await import("../../vcs/moved.ts")).markIndex(repo, keep),
     async moved(before, kept) {
       const [head, index] = await Promise.all([
-        vcs.headCommit(sys, repo),
-        before.index === undefined ? false : vcs.indexMoved(repo, { mark: before.index, kept }),
+        headCommit(sys, repo),
+        before.index === undefined
+          ? false
+          : (await import("../../vcs/moved.ts")).indexMoved(repo, { mark: before.index, kept }),
       ]);
       const headMoved = head !== before.head ? { from: before.head, to: head } : undefined;
       if (headMoved === undefined && !index) return undefined;
       return { ...(headMoved ? { head: headMoved } : {}), ...(index ? { index: true } : {}) };
     },
-    blob: (id) => vcs.readBlob(sys, repo, { ...store, blob: id }),
-    keep: (paths) => vcs.keepFiles(sys, repo, { ...store, paths }),
+    blob: (id) => readBlob(sys, repo, { ...store, blob: id }),
+    keep: (paths) => keepFiles(sys, repo, { ...store, paths }),
   };
 }

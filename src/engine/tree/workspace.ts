@@ -20,8 +20,6 @@ import { namePatterns, sandboxSettingOf } from "../../confine/sandboxing.ts";
 import type { IgnoredWatch, TrackedTree } from "./tree.ts";
 import { checkIgnored } from "./ignored_check.ts";
 import type { Final } from "../core/final.ts";
-import { splitChanges } from "./worker_changes.ts";
-import { undoReadRun } from "./revert_merge.ts";
 import { runPatch } from "./run_patch.ts";
 import type { TreeWatch } from "./tree_watch.ts";
 import { MODES } from "../../workers/modes.ts";
@@ -401,7 +399,8 @@ export async function collectWorkspace(
   const changes: Changes = { before, after, files: diff.files, ...(moved ? { moved } : {}) };
   if (!MODES[record.mode].usesCopy) {
     // The user's own edits while the worker worked are listed apart, not as the worker's; a file
-    // both changed is split by its versions.
+    // both changed is split by its versions (code loaded only when the tree changed).
+    const { splitChanges } = await import("./worker_changes.ts");
     const split = await splitChanges(sys, record, diff.files, {
       root: work.root,
       entries: diff.entries,
@@ -418,6 +417,7 @@ export async function collectWorkspace(
       : { ...last, outcome: "read_only_violation", message: ignoredViolation, changes };
   }
   await pausePoint(sys, "reverting");
+  const { undoReadRun } = await import("./revert_merge.ts");
   await undoReadRun({ sys, record, tree: work }, changes);
   return {
     outcome: "read_only_violation",
