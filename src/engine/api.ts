@@ -315,7 +315,7 @@ export class Engine {
     // What the caller does once the run ends (its hand-over, then its history row: indexNow)
     // loads while the worker works, rather than after it.
     let after: Promise<unknown> | undefined;
-    const spawned = !options.indexLater ? options : {
+    const prefetching = !options.indexLater ? options : {
       ...options,
       onSpawned: () => {
         after ??= Promise.all([
@@ -326,7 +326,13 @@ export class Engine {
       },
     };
     try {
-      return await this.#run(await this.#resolved(checked), spawned, { askedAt }, undefined, ahead);
+      return await this.#run(
+        await this.#resolved(checked),
+        prefetching,
+        { askedAt },
+        undefined,
+        ahead,
+      );
     } finally {
       ahead?.release();
       await ahead?.done;

@@ -92,7 +92,10 @@ async function installed(
 export interface ChooseOptions {
   /** The auditor asked for (`-W`). */
   worker?: string;
-  /** Looks up a backend. @default the built-in and configured workers, loaded when asked (workers/find.ts) */
+  /**
+   * Looks up a backend.
+   * @default the built-in and configured workers, each loaded when asked for (workers/find.ts)
+   */
   backends?: (name: string) => Backend;
 }
 
