@@ -25,7 +25,7 @@ import {
 import { sha256File } from "./release/sums.ts";
 import { currentStamp } from "./release/entry.ts";
 import { BUNDLE_ENTRY, bundleInto } from "./release/bundle.ts";
-import { V8_FLAGS, V8_FLAGS_ARG } from "../src/sys/v8_flags.ts";
+import { V8_FLAGS, V8_FLAGS_ARG } from "../src/sys/real.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 

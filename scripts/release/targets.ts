@@ -115,7 +115,7 @@ export interface CompileCheck {
   embedded: string[];
   payloadBytes: number;
   permissionsMatch: boolean;
-  /** Whether every one of Pitroom's V8 flags (src/sys/v8_flags.ts) is baked into the binary. */
+  /** Whether every one of Pitroom's V8 flags (src/sys/real.ts `V8_FLAGS`) is baked into the binary. */
   v8FlagsMatch: boolean;
   problems: string[];
 }

@@ -1,13 +1,12 @@
 /**
- * Every start of Pitroom passes its V8 flags (src/sys/v8_flags.ts): V8 refuses a code cache made
+ * Every start of Pitroom passes its V8 flags (src/sys/real.ts `V8_FLAGS`): V8 refuses a code cache made
  * under other compiler flags, so a Pitroom process started without them (a host, a dashboard, the
  * test's or the checkout's `deno run`) would recompile each chunk the others cached, and back.
  * The compiled binary's are checked by tests/dist/compile_test.ts.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { selfCommand } from "../../src/sys/real.ts";
-import { V8_FLAGS, V8_FLAGS_ARG } from "../../src/sys/v8_flags.ts";
+import { selfCommand, V8_FLAGS, V8_FLAGS_ARG } from "../../src/sys/real.ts";
 import { pitroomArgv, REPO_ROOT } from "../support/pitroom.ts";
 import { fakePitroomArgv } from "../crew/_world.ts";
 

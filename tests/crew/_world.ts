@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { moduleCacheEnv, REPO_ROOT } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
-import { V8_FLAGS_ARG } from "../../src/sys/v8_flags.ts";
+import { V8_FLAGS_ARG } from "../../src/sys/real.ts";
 import type { RunRecord } from "../../src/store/record.ts";
 
 /** What a pitroom process did. */

@@ -15,7 +15,7 @@ import {
   PAYLOAD_BUDGET_BYTES,
 } from "../../scripts/release/targets.ts";
 import { parseSums, sha256File } from "../../scripts/release/sums.ts";
-import { V8_FLAGS } from "../../src/sys/v8_flags.ts";
+import { V8_FLAGS } from "../../src/sys/real.ts";
 
 const config = JSON.parse(await Deno.readTextFile(join(REPO_ROOT, "deno.json")));
 const SET = config.permissions.pitroom;

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { REPO_ROOT } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
-import { V8_FLAGS_ARG } from "../../src/sys/v8_flags.ts";
+import { V8_FLAGS_ARG } from "../../src/sys/real.ts";
 
 async function run(args: string[], env: Record<string, string>) {
   const out = await new Deno.Command(Deno.execPath(), { args, env, stdin: "null", cwd: REPO_ROOT })

@@ -4,7 +4,7 @@
  */
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { V8_FLAGS_ARG } from "../../src/sys/v8_flags.ts";
+import { V8_FLAGS_ARG } from "../../src/sys/real.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
