@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { COMMANDS } from "../../src/cli/commands.ts";
 import { pitroom } from "../support/pitroom.ts";
 import { tempDir } from "../support/temp.ts";
+import { exists } from "../../src/sys/fs.ts";
 
 async function inTemp(args: string[], options: { stdin?: string } = {}) {
   await using dir = await tempDir();
@@ -72,6 +73,25 @@ Deno.test("a write run outside a git repository is refused with exit 3 and a hin
   assert.match(r.stderr, /is not in a git repository/);
   assert.match(r.stderr, /hint: run `git init` there first/);
   oneLineError(r.stderr);
+});
+
+Deno.test("an effort for a worker that is not installed is refused with exit 3 and a hint", async () => {
+  // codex reads its effort levels from the CLI: a PATH without it used to crash with a log.
+  await using dir = await tempDir();
+  const r = await pitroom(["run", "-W", "codex", "--effort", "high", "x"], {
+    env: {
+      PATH: "/usr/bin:/bin",
+      HOME: dir.path,
+      PITROOM_STATE_DIR: join(dir.path, "state"),
+      PITROOM_CONFIG: join(dir.path, "config.json"),
+    },
+    cwd: dir.path,
+  });
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.stderr, /Worker "codex" is not installed: its effort levels cannot be checked/);
+  assert.match(r.stderr, /hint: see which workers are installed with `pitroom doctor`/);
+  oneLineError(r.stderr);
+  assert.equal(await exists(join(dir.path, "state", "logs")), false, "a crash log was written");
 });
 
 Deno.test("a task read from stdin with `-` must not be empty", async () => {

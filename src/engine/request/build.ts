@@ -140,7 +140,15 @@ async function newRunFrom(
         `Worker "${first.worker}" is an ACP agent: Pitroom sets no effort for it (set the agent's own in its command)`,
       );
     }
-    const models = await backend.models(sys.runner, sys.env.toObject());
+    const models = await backend.models(sys.runner, sys.env.toObject()).catch((error) => {
+      // Its levels come from the CLI itself: one that is not there cannot say them.
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      throw new RefusedError(
+        "worker_missing",
+        `Worker "${first.worker}" is not installed: its effort levels cannot be checked`,
+        { hint: "see which workers are installed with `pitroom doctor`" },
+      );
+    });
     effort = checkEffort(models, first.model, request.effort, { worker: first.worker });
   }
   return {
