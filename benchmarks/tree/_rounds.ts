@@ -16,7 +16,7 @@ import { realRunner } from "../../src/sys/real.ts";
 import type { Env } from "../../src/sys/mod.ts";
 import { findRepo, type RepoInfo } from "../../src/vcs/repo.ts";
 import { type Snapshot, snapshot } from "../../src/vcs/snapshot.ts";
-import { settledIndex } from "../../src/vcs/quick_snapshot.ts";
+import { droppedIndex } from "../../src/vcs/quick_snapshot.ts";
 import { makeCopy } from "../../src/vcs/copy.ts";
 import type { GitSys } from "../../src/vcs/git.ts";
 import { interleave, type Series, series } from "../overhead/_measure.ts";
@@ -188,11 +188,10 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
       state = join(options.work, `state-${round++}`);
       await Deno.mkdir(join(state, "run"), { recursive: true });
       const { ms, value } = await timed(() =>
-        snapshot(sys, repo, { ...store(), indexFile: index(), keepInBackground: true })
+        snapshot(sys, repo, { ...store(), indexFile: index(), keepOnDemand: true })
       );
-      // As the engine's snapshot before a worker: the kept index is written in the background, while a run's worker works: the next
-      // snapshot is timed once it is in place, as a run's snapshot after is.
-      await settledIndex(index());
+      // As the engine's snapshot before a worker: the kept index is written only if the snapshot
+      // after cannot take its quick path (vcs/quick_after.ts), which it takes here.
       const files = await treeFiles(sys, repo, store().objectsDir, value.tree);
       if (files !== expected.snapshotFiles) {
         throw new Error(`the snapshot holds ${files} files, not ${expected.snapshotFiles}`);
@@ -203,9 +202,9 @@ export async function measureRounds(options: RoundOptions): Promise<RoundSeries>
     snapshotFresh: async () => {
       const other = join(state, "run", "index-fresh");
       const { ms, value } = await timed(() =>
-        snapshot(sys, repo, { ...store(), indexFile: other, keepInBackground: true })
+        snapshot(sys, repo, { ...store(), indexFile: other, keepOnDemand: true })
       );
-      await settledIndex(other);
+      await droppedIndex(other);
       if (value.tree !== first!.tree) throw new Error("a second snapshot gave another tree");
       return ms;
     },

@@ -106,7 +106,7 @@ export function statOf(root: string, path: string): FileStat | null {
   };
 }
 
-function sameStat(a: FileStat | null, b: FileStat | null): boolean {
+export function sameStat(a: FileStat | null, b: FileStat | null): boolean {
   return a !== null && b !== null && a.size === b.size && a.mode === b.mode && a.ino === b.ino &&
     a.dev === b.dev && a.mtime === b.mtime && a.ctime === b.ctime;
 }

@@ -15,8 +15,9 @@
  * the caller takes the full path, which stays the oracle of tests/vcs/quick_snapshot_test.ts.
  *
  * The kept index the snapshot after the worker continues from (the user's index with the changed
- * files added again) can be written in the background while the worker starts; `settledIndex`
- * waits for it.
+ * files added again) is written when first asked for (`settledIndex`), else never: until then
+ * its seed and what this snapshot found (`quickBasis`) let the snapshot after take a quick path
+ * of its own (quick_after.ts).
  */
 import { join } from "../sys/path.ts";
 import { lstatOrNull, removeIfThere } from "../sys/fs.ts";
@@ -26,6 +27,7 @@ import { type ParsedIndex, parseIndex } from "./index_file.ts";
 import { filesOfIndex, rememberFiles } from "./tree_files.ts";
 import { representable } from "./lossless.ts";
 import {
+  type FileStat,
   indexChecksum,
   memoHolds,
   type QuickMemo,
@@ -57,6 +59,38 @@ export interface QuickResult {
   tree: string;
   bareDirs: string[];
   ignored: string[];
+  /** `SnapshotOptions.addedKnown`'s paths, for the runs that share the snapshot. */
+  added: string[];
+}
+
+/**
+ * What the snapshot after a worker needs of a quick one before it (quick_after.ts): the seed (the
+ * user's index as the walk read it), what the walk found against it, and the files it read.
+ */
+export interface QuickBasis {
+  /** The seed: the user's index as the snapshot before read it. */
+  seed: string;
+  /** The snapshot's tree. */
+  tree: string;
+  /** The untracked files it took in. */
+  untracked: readonly string[];
+  /** The files of the seed it found deleted. */
+  deleted: readonly string[];
+  /** Every file it found changed, new or deleted, as it found it. */
+  states: ReadonlyMap<string, FileState>;
+  /**
+   * Files it read whose stat then vouches for their bytes (changed long enough before): the stat
+   * and what the file was.
+   */
+  known: ReadonlyMap<string, { stat: FileStat; state: NonNullable<FileState> }>;
+}
+
+/** The bases of the kept indexes not written yet, by the kept index's path. */
+const bases = new Map<string, QuickBasis>();
+
+/** The basis for the kept index at `path`, while it is not written (nor dropped). */
+export function quickBasis(path: string): QuickBasis | undefined {
+  return bases.get(path);
 }
 
 /** A kept index not yet in place: being written, or to be written when first needed. */
@@ -84,7 +118,7 @@ export async function droppedIndex(path: string): Promise<void> {
 }
 
 /** Why the quick path was not taken; thrown inside, turned into null at the edge. */
-const not = (why: string): never => {
+export const not = (why: string): never => {
   throw new Error(`not quick: ${why}`);
 };
 
@@ -166,7 +200,7 @@ function holdsAttributes(index: ParsedIndex): boolean {
 }
 
 /** The mode git would give the untracked regular file `path`; symbolic links are not quick. */
-function untrackedMode(root: string, path: string): string {
+export function untrackedMode(root: string, path: string): string {
   if (!representable(path)) not("a file name Deno cannot be given");
   let info: Deno.FileInfo | null = null;
   try {
@@ -191,7 +225,7 @@ const READ_BUDGET = { files: 1000, bytes: 16 * 1024 * 1024 };
  * condition), each written to Pitroom's store: small ones read and hashed here up to a budget,
  * the rest (and names Deno cannot be given) by one `git hash-object`.
  */
-async function hashFiles(
+export async function hashFiles(
   sys: GitSys,
   repo: RepoInfo,
   store: StoreOptions & { writer: LooseWriter; codec: ObjectCodec },
@@ -240,8 +274,6 @@ export interface QuickOptions extends StoreOptions {
   seed: string;
   /** Where the snapshot after the worker will find its kept index, if any. */
   indexFile?: string;
-  /** Write the kept index in the background (see `SnapshotOptions.keepInBackground`). */
-  keepInBackground?: boolean;
   /** Write the kept index only when it is first needed (see `SnapshotOptions.keepOnDemand`). */
   keepOnDemand?: boolean;
   /** The repository's settings, read when first asked for. */
@@ -360,6 +392,14 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
   // (shared_snapshot.ts) has no index of its own, only the seed it hands on.
   const others = options.alsoKeep?.() ?? [];
   const seeds = await seedsFor(options.seed, others);
+  const basis = (seed: string): QuickBasis => ({
+    seed,
+    tree: root,
+    untracked: said.untracked,
+    deleted: [...removed],
+    states: changes,
+    known: made.known,
+  });
   others.forEach((other, i) => {
     const seed = seeds[i]!;
     keepIndex(
@@ -367,18 +407,16 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
       repo,
       { ...options, indexFile: other, seed, keepOnDemand: true },
       changes,
-      root,
+      basis(seed),
     );
   });
   if (options.indexFile !== undefined) {
-    const keeping = keepIndex(sys, repo, options, changes, root);
-    if (options.keepOnDemand !== true) {
-      const written = keeping.settle();
-      if (options.keepInBackground !== true) await written;
-    }
+    const keeping = keepIndex(sys, repo, options, changes, basis(options.seed));
+    if (options.keepOnDemand !== true) await keeping.settle();
   }
-  options.addedKnown?.([...said.added, ...said.untracked]);
-  return { tree: root, bareDirs: bare, ignored: said.ignored };
+  const added = [...said.added, ...said.untracked];
+  options.addedKnown?.([...added]);
+  return { tree: root, bareDirs: bare, ignored: said.ignored, added };
 }
 
 /** The files' new states, the tree and its folders: built, or the memo's. */
@@ -386,14 +424,20 @@ interface Made {
   changes: Map<string, FileState>;
   root: string;
   folders: Map<string, string[]>;
+  /** The files whose stat vouches for their bytes (`QuickBasis.known`). */
+  known: QuickBasis["known"];
 }
 
 function fromMemo(memo: QuickMemo): Made {
   const changes = new Map<string, FileState>();
+  const known = new Map<string, { stat: FileStat; state: NonNullable<FileState> }>();
   for (const file of [...memo.changed, ...memo.untracked]) {
-    changes.set(file.path, file.mode === null ? null : { mode: file.mode, id: file.id! });
+    const state = file.mode === null ? null : { mode: file.mode, id: file.id! };
+    changes.set(file.path, state);
+    // A memo is kept only where every file it read was settled.
+    if (state !== null && file.stat !== null) known.set(file.path, { stat: file.stat, state });
   }
-  return { changes, root: memo.tree, folders: new Map(memo.folders) };
+  return { changes, root: memo.tree, folders: new Map(memo.folders), known };
 }
 
 /**
@@ -439,6 +483,11 @@ async function build(
     }
   }
   writeTrees(writer, built);
+  const known = new Map<string, { stat: FileStat; state: NonNullable<FileState> }>();
+  for (const [path, stat] of stats) {
+    const state = changes.get(path);
+    if (stat !== null && state && settled(stat, readAt)) known.set(path, { stat, state });
+  }
   const all = [...stats.values()];
   if (
     given.checksum !== null && built.gone.length === 0 &&
@@ -463,7 +512,7 @@ async function build(
       folders: [...built.folders],
     });
   }
-  return { changes, root: built.root, folders: built.folders };
+  return { changes, root: built.root, folders: built.folders, known };
 }
 
 /**
@@ -506,24 +555,39 @@ function keepIndex(
   repo: RepoInfo,
   options: QuickOptions,
   changes: ReadonlyMap<string, FileState>,
-  tree: string,
+  basis: QuickBasis,
 ): Keeping {
+  const tree = basis.tree;
   const target = options.indexFile!;
   const draft = options.seed;
   const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: draft };
-  const paths = [...changes.keys()];
+  // A file the snapshot found deleted stays out even where it is back by now: git's rules for
+  // untracked files decide whether the snapshot after takes it, as on the full path.
+  const paths = [...changes].filter(([, state]) => state !== null).map(([path]) => path);
+  const deleted = [...changes].filter(([, state]) => state === null).map(([path]) => path);
   let work: Promise<void> | null = null;
   const write = () =>
     (async () => {
+      // From here on the seed becomes the kept index: no quick path reads it any more.
+      if (bases.get(target) === basis) bases.delete(target);
       try {
-        if (paths.length > 0) {
+        if (paths.length + deleted.length > 0) {
           // Read from the disk again, so the entries get their stat data: what a worker changed
           // since is read as it is now, which is what the snapshot after reads anyway.
-          await git(sys, ["update-index", "-z", "--add", "--remove", "--stdin"], {
-            cwd: repo.root,
-            env,
-            stdin: nulList(paths),
-          });
+          if (paths.length > 0) {
+            await git(sys, ["update-index", "-z", "--add", "--remove", "--stdin"], {
+              cwd: repo.root,
+              env,
+              stdin: nulList(paths),
+            });
+          }
+          if (deleted.length > 0) {
+            await git(sys, ["update-index", "-z", "--force-remove", "--stdin"], {
+              cwd: repo.root,
+              env,
+              stdin: nulList(deleted),
+            });
+          }
           // Fills the cache tree again: the snapshot after the worker then writes only the
           // folders the worker changed.
           await git(sys, ["write-tree"], { cwd: repo.root, env });
@@ -541,11 +605,13 @@ function keepIndex(
   const keeping: Keeping = {
     settle: () => (work ??= write()),
     drop: async () => {
+      if (bases.get(target) === basis) bases.delete(target);
       if (work !== null) return await work;
       if (pending.get(target) === keeping) pending.delete(target);
       await removeIfThere(draft);
     },
   };
   pending.set(target, keeping);
+  bases.set(target, basis);
   return keeping;
 }

@@ -30,6 +30,7 @@ import {
 import { exists, removeIfThere } from "../sys/fs.ts";
 import { initialisedSubmodules, SubmodulesRefused } from "./submodules.ts";
 import { quickSnapshot, settledIndex } from "./quick_snapshot.ts";
+import { quickAfter } from "./quick_after.ts";
 import { joinSnapshot, leadSnapshot } from "./shared_snapshot.ts";
 import { seedIndex, type WalkBegun, type WalkStarted } from "./walk_start.ts";
 
@@ -79,23 +80,17 @@ export interface SnapshotOptions extends StoreOptions {
    */
   readHead?: boolean;
   /**
-   * `true`: where the quick path keeps `indexFile`, it is written in the background (it is not
-   * needed before the worker has worked) and `settledIndex(indexFile)` waits for it; whoever
-   * asks for this settles it before it is done with the index (the engine does before a run
-   * ends). Otherwise the snapshot returns with the index in place.
-   * @default false
-   */
-  keepInBackground?: boolean;
-  /**
-   * `true`: where the quick path keeps `indexFile`, it is written only when first needed: by the
-   * snapshot after (or `settledIndex`); `droppedIndex(indexFile)` leaves it unwritten when it
-   * never was. For a snapshot after the worker that may not be taken at all.
+   * `true`: where the quick path keeps `indexFile`, it is written only when first needed: by a
+   * snapshot after that takes the full path (or `settledIndex`); `droppedIndex(indexFile)` leaves
+   * it unwritten when it never was. Until then the snapshot after takes its own quick path
+   * (quick_after.ts) where it can. Otherwise the snapshot returns with the index in place.
    * @default false
    */
   keepOnDemand?: boolean;
   /**
-   * `false`: the snapshot before a worker always takes the full path (`git add -A` and
-   * `git write-tree`), never the quick one of quick_snapshot.ts; the tests' oracle.
+   * `false`: the snapshot always takes the full path (`git add -A` and `git write-tree`), never
+   * the quick one of quick_snapshot.ts before a worker or of quick_after.ts after it; the tests'
+   * oracle.
    * @default true
    */
   quick?: boolean;
@@ -298,16 +293,21 @@ async function sharedBefore(
   },
 ): Promise<Snapshot | null> {
   const key = walkKey(repo, options);
-  const copied = (s: Snapshot): Snapshot => ({
+  const copied = (s: Taken): Snapshot => ({
     tree: s.tree,
     head: s.head,
     bareDirs: [...s.bareDirs],
     ignored: [...s.ignored],
   });
-  const joined = joinSnapshot<Snapshot>(key, options.share.asked, options.indexFile!);
+  const joined = joinSnapshot<Taken>(key, options.share.asked, options.indexFile!);
   if (joined !== null) {
     const got = await joined.result;
-    if (got !== null) return copied(got);
+    if (got !== null) {
+      // What the lead's walk was told, this run is told too.
+      options.ignoredKnown?.([...got.ignored]);
+      options.addedKnown?.([...got.added]);
+      return copied(got);
+    }
   }
   const taken = await leadWalk(sys, repo, { ...options, since: options.share.now() });
   return taken === null ? null : copied(taken);
@@ -317,6 +317,9 @@ async function sharedBefore(
 function walkKey(repo: RepoInfo, options: StoreOptions): string {
   return `${repo.root}\0${options.objectsDir}`;
 }
+
+/** A shared walk's snapshot, with the paths HEAD may lack (`SnapshotOptions.addedKnown`). */
+type Taken = Snapshot & { added: string[] };
 
 /** Leads a shared walk that began at `since` (see `leadSnapshot` for `held`). */
 function leadWalk(
@@ -329,8 +332,8 @@ function leadWalk(
     started?: WalkStarted;
   },
   held?: Promise<void>,
-): Promise<Snapshot | null> {
-  return leadSnapshot<Snapshot>(walkKey(repo, options), options.since, async (close, wanted) => {
+): Promise<Taken | null> {
+  return leadSnapshot<Taken>(walkKey(repo, options), options.since, async (close, wanted) => {
     const quick = await quickBefore(sys, repo, {
       ...options,
       beside: options.heading,
@@ -377,15 +380,27 @@ export async function snapshot(
   repo: RepoInfo,
   options: SnapshotOptions,
 ): Promise<Snapshot> {
-  await ensureStore(options);
-  // A kept index the quick path is still writing in the background must be in place first.
-  if (options.indexFile !== undefined) await settledIndex(options.indexFile);
   // Independent git calls run side by side: a snapshot sits on every run's critical path.
   // Each starts when first asked for (the quick path starts `git status` first).
   const heading = once(() =>
     options.readHead === false ? Promise.resolve(options.base?.head ?? null) : headCommit(sys, repo)
   );
   const config = once(() => conversionConfig(sys, repo, options));
+  const base = options.base;
+  // First, before anything is awaited: its `git status` starts at once (quick_after.ts).
+  if (base !== undefined && options.indexFile !== undefined && options.quick !== false) {
+    const tree = await quickAfter(sys, repo, {
+      ...options,
+      indexFile: options.indexFile,
+      before: base.tree,
+      ignoredBefore: (path) => isUnderIgnored(path, base.ignored),
+      config,
+    });
+    if (tree !== null) return { tree, head: await heading(), bareDirs: [], ignored: [] };
+  }
+  await ensureStore(options);
+  // The kept index, when the quick path before left it to be written when asked for.
+  if (options.indexFile !== undefined) await settledIndex(options.indexFile);
   if (options.base === undefined && options.quick !== false) {
     const share = options.indexFile !== undefined && options.keepOnDemand === true &&
         options.readHead !== false
@@ -393,14 +408,16 @@ export async function snapshot(
       : undefined;
     if (share === undefined) {
       const quick = await quickBefore(sys, repo, { ...options, config, beside: heading });
-      if (quick !== null) return { ...quick, head: await heading() };
+      if (quick !== null) {
+        const { tree, bareDirs, ignored } = quick;
+        return { tree, head: await heading(), bareDirs, ignored };
+      }
     } else {
       const shared = await sharedBefore(sys, repo, { ...options, share, config, heading });
       if (shared !== null) return shared;
     }
   }
   return await withScratch(options, async (dir) => {
-    const base = options.base;
     heading();
     // Read beside `add -A` when the index will be seeded from the user's (the snapshot before).
     if (base === undefined) config();

@@ -123,3 +123,38 @@ export async function ignoredFilesRepo(dir: string): Promise<{
   await put(root, "build/x.txt", "two\n");
   return { home, root, git };
 }
+
+/** A repository with one commit of `files`, a private HOME and a state folder. */
+export interface World extends AsyncDisposable {
+  home: string;
+  root: string;
+  state: string;
+  sys: ReturnType<typeof testSys>;
+  git: (...args: string[]) => Promise<string>;
+  put: (path: string, content: string | Uint8Array) => Promise<void>;
+}
+
+/** Makes a `World` (removed with `await using`). */
+export async function world(files: Record<string, string> = { "a.txt": "one\n" }): Promise<World> {
+  const tmp = await tempDir();
+  const home = join(tmp.path, "home");
+  const root = join(tmp.path, "repo");
+  const state = join(tmp.path, "state");
+  await Deno.mkdir(home);
+  await Deno.mkdir(root);
+  await Deno.mkdir(state);
+  const git = (...args: string[]) => sh(home, root, ...args);
+  await git("init", "-q", "-b", "main");
+  for (const [path, content] of Object.entries(files)) await put(root, path, content);
+  await git("add", "-A");
+  await git("commit", "-q", "-m", "base", "--allow-empty");
+  return {
+    home,
+    root,
+    state,
+    sys: testSys(home),
+    git,
+    put: (path, content) => put(root, path, content),
+    [Symbol.asyncDispose]: () => tmp[Symbol.asyncDispose](),
+  };
+}

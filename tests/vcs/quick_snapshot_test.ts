@@ -15,42 +15,18 @@ import { conversionConfig } from "../../src/vcs/raw.ts";
 import { knownFiles } from "../../src/vcs/tree_files.ts";
 import { decodeLossless } from "../../src/vcs/lossless.ts";
 import { realRunner } from "../../src/sys/real.ts";
-import { gitDirFingerprint, put, sh, tempDir, testEnv, testSys } from "./_helpers.ts";
+import {
+  gitDirFingerprint,
+  put,
+  sh,
+  tempDir,
+  testEnv,
+  testSys,
+  type World,
+  world,
+} from "./_helpers.ts";
 import { makeDirtyRepo } from "./_dirty_repo.ts";
 import { prng } from "../workers/_fixtures/fuzz.ts";
-
-interface World extends AsyncDisposable {
-  home: string;
-  root: string;
-  state: string;
-  sys: ReturnType<typeof testSys>;
-  git: (...args: string[]) => Promise<string>;
-  put: (path: string, content: string | Uint8Array) => Promise<void>;
-}
-
-async function world(files: Record<string, string> = { "a.txt": "one\n" }): Promise<World> {
-  const tmp = await tempDir();
-  const home = join(tmp.path, "home");
-  const root = join(tmp.path, "repo");
-  const state = join(tmp.path, "state");
-  await Deno.mkdir(home);
-  await Deno.mkdir(root);
-  await Deno.mkdir(state);
-  const git = (...args: string[]) => sh(home, root, ...args);
-  await git("init", "-q", "-b", "main");
-  for (const [path, content] of Object.entries(files)) await put(root, path, content);
-  await git("add", "-A");
-  await git("commit", "-q", "-m", "base", "--allow-empty");
-  return {
-    home,
-    root,
-    state,
-    sys: testSys(home),
-    git,
-    put: (path, content) => put(root, path, content),
-    [Symbol.asyncDispose]: () => tmp[Symbol.asyncDispose](),
-  };
-}
 
 /** Runs a shell command in the work tree (for names Deno cannot write). */
 async function shell(w: World, script: string): Promise<void> {

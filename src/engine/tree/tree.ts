@@ -44,8 +44,6 @@ export interface TrackedTree {
     options?: {
       base?: TreeSnapshot;
       indexFile?: string;
-      /** The kept index written in the background (settle it: `settledIndex`). */
-      keepInBackground?: boolean;
       /** The kept index written when first needed (or left: `droppedIndex`). */
       keepOnDemand?: boolean;
       submodules?: "allow" | "refuse";
@@ -141,8 +139,11 @@ export interface TrackedTree {
     inputs: readonly vcs.MergeInput[],
     labels: [string, string, string],
   ): Promise<vcs.MergeResult[]>;
-  /** Starts watching this tree's folders (those of HEAD) for a write run; engine/tree/tree_watch.ts. */
-  startWatch(file: string, clock: Clock): Promise<TreeWatch>;
+  /**
+   * Starts watching this tree's folders (those of HEAD) for a write run, its versions in `file`
+   * (named later when not yet known: `TreeWatch.attach`); engine/tree/tree_watch.ts.
+   */
+  startWatch(file: string | undefined, clock: Clock): Promise<TreeWatch>;
   /**
    * Widens a watch to what the snapshot `before` holds beyond HEAD, and leaves out its ignored.
    * `added`: the paths HEAD may lack, when the snapshot said them (else git compares the trees).
@@ -360,13 +361,16 @@ function tracked(
     merge: async (inputs, labels) =>
       (await import("../../vcs/merge.ts")).mergeEntries(sys, repo, { ...store, inputs, labels }),
     async startWatch(file, clock) {
+      // Its code loads while git lists the folders.
+      const loading = import("./tree_watch.ts");
+      loading.catch(() => undefined);
       await ensureStore(store);
       const folders = await treeFolders(sys, repo, { ...store, treeish: "HEAD" });
-      const { TreeWatch } = await import("./tree_watch.ts");
+      const { TreeWatch } = await loading;
       return await TreeWatch.start({
         root: repo.root,
         objectsDir: store.objectsDir,
-        file,
+        ...(file === undefined ? {} : { file }),
         clock,
         folders: ["", ...folders],
         ignoredFolder: (path) => ignoredPath(sys, repo, { ...store, path }),

@@ -48,8 +48,11 @@ export interface WatchOptions {
   root: string;
   /** Pitroom's object store of the repository (where versions' blobs go). */
   objectsDir: string;
-  /** The versions file. */
-  file: string;
+  /**
+   * The versions file; without one (a watch started before its run's record, engine/run/ahead.ts)
+   * the lines wait in memory until `attach` names it.
+   */
+  file?: string;
   clock: Clock;
   /** Folders to watch, relative to the root ("" is the root). */
   folders: readonly string[];
@@ -96,7 +99,10 @@ export class TreeWatch {
   readonly #last = new Map<string, string>();
   #ignored: readonly string[] = [];
   #lines: string[] = [];
+  #file: string | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  /** When the watch was in place (`start` resolved): a walk begun since sees its every change. */
+  #inPlaceAt = 0;
   #reading: Promise<void> | null = null;
   /** When the last event was heard. */
   #heard = 0;
@@ -115,16 +121,35 @@ export class TreeWatch {
 
   private constructor(options: WatchOptions) {
     this.#options = options;
+    this.#file = options.file;
     this.#prefix = options.root.endsWith("/") ? options.root : `${options.root}/`;
   }
 
   /** Starts watching `options.folders` (a failure to watch is written down, not thrown). */
   static async start(options: WatchOptions): Promise<TreeWatch> {
     const watch = new TreeWatch(options);
-    await Deno.mkdir(dirname(options.file), { recursive: true, mode: 0o700 });
-    await Deno.writeTextFile(options.file, "", { mode: 0o600 });
+    if (options.file !== undefined) await watch.#create(options.file);
     watch.add(options.folders);
+    watch.#inPlaceAt = options.clock.now();
     return watch;
+  }
+
+  /** When the watch was in place: a snapshot whose walk began since misses none of its changes. */
+  get inPlaceAt(): number {
+    return this.#inPlaceAt;
+  }
+
+  /** Names the versions file of a watch started without one; the lines so far go in first. */
+  async attach(file: string): Promise<void> {
+    if (this.#file !== undefined) return;
+    await this.#create(file);
+    this.#file = file;
+    this.#flush();
+  }
+
+  async #create(file: string): Promise<void> {
+    await Deno.mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(file, "", { mode: 0o600 });
   }
 
   /** Leaves these paths out from now on (the snapshot's ignored files and folders). */
@@ -328,10 +353,16 @@ export class TreeWatch {
 
   #note(line: VersionLine): void {
     this.#lines.push(JSON.stringify(line));
+    this.#flush();
+  }
+
+  #flush(): void {
+    const file = this.#file;
+    if (file === undefined || this.#lines.length === 0) return;
     const lines = this.#lines;
     this.#lines = [];
     this.#flushing = this.#flushing.then(() =>
-      Deno.writeTextFile(this.#options.file, lines.join("\n") + "\n", { append: true })
+      Deno.writeTextFile(file, lines.join("\n") + "\n", { append: true })
     );
   }
 

@@ -59,6 +59,8 @@ export async function prepareWorkspace(
   sys: HeldSys,
   record: RunRecord,
   tree: TrackedTree,
+  /** A write run's watch started before its record (engine/run/ahead.ts), when there is one. */
+  aheadWatch?: () => Promise<TreeWatch | null>,
 ): Promise<Workspace> {
   const started: {
     /** The walk, or null where it is put off (a read run in bubblewrap). */
@@ -74,7 +76,7 @@ export async function prepareWorkspace(
   const share = readRun ? { asked: record.createdAt, now: () => sys.clock.now() } : undefined;
   let prepared: Workspace;
   try {
-    prepared = await prepareOnly(sys, record, tree, hidingNow, {
+    prepared = await prepareOnly(sys, record, tree, hidingNow, aheadWatch, {
       watch(ignored) {
         // Ignored files are in no snapshot: their stat is recorded (kept for a read run) beside
         // the rest of the preparation (the snapshot's trees, the secrets listing, a copy or a
@@ -120,6 +122,19 @@ export async function prepareWorkspace(
   };
 }
 
+/** The watch started ahead (its versions file named now), else one started here. */
+async function watchOf(
+  sys: HeldSys,
+  tree: TrackedTree,
+  file: string,
+  aheadWatch: (() => Promise<TreeWatch | null>) | undefined,
+): Promise<TreeWatch> {
+  const ahead = aheadWatch === undefined ? null : await aheadWatch();
+  if (ahead === null) return await tree.startWatch(file, sys.clock);
+  await ahead.attach(file);
+  return ahead;
+}
+
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((entry, i) => entry === b[i]);
 }
@@ -133,6 +148,7 @@ async function prepareOnly(
   record: RunRecord,
   tree: TrackedTree,
   hidingNow: ReturnType<typeof secretHiding>,
+  aheadWatch: (() => Promise<TreeWatch | null>) | undefined,
   started: { watch: (ignored: readonly string[]) => void; versions: (watch: TreeWatch) => void },
 ): Promise<Workspace> {
   const paths = sys.state.paths;
@@ -140,9 +156,10 @@ async function prepareOnly(
   const isolation = record.isolation;
   const reuse = isolation !== undefined && record.continues !== undefined &&
     record.changes !== undefined;
-  // A write run's tree is watched from before its snapshot, so no edit of the user's is missed.
+  // A write run's tree is watched from before its snapshot, so no edit of the user's is missed:
+  // the watch started as the run was asked for, or its own.
   const versions = isolation === undefined && MODES[record.mode].editsInPlace
-    ? await tree.startWatch(runPaths.versions, sys.clock)
+    ? await watchOf(sys, tree, runPaths.versions, aheadWatch)
     : undefined;
   if (versions !== undefined) started.versions(versions);
   // Where the index and the stash stand (HEAD: the snapshot's), to tell a commit or a stash
@@ -154,15 +171,18 @@ async function prepareOnly(
   let added: readonly string[] | undefined;
   const before = reuse ? record.changes!.before : await tree.snapshot({
     // The snapshot after continues from this index: only where the worker works in place (an
-    // isolate run's copy has its own). A read run's is written only if its tree is compared.
+    // isolate run's copy has its own). It is written only if the snapshot after cannot take its
+    // quick path (vcs/quick_after.ts), or a read run's tree is not compared at all.
     ...(isolation === undefined
       ? {
         indexFile: runPaths.index,
-        ...(MODES[record.mode].keepsChanges ? { keepInBackground: true } : {
-          keepOnDemand: true,
-          // The read runs of a crew share one walk of their tree (vcs/shared_snapshot.ts).
-          share: { asked: record.createdAt, now: () => sys.clock.now() },
-        }),
+        keepOnDemand: true,
+        // The read runs of a crew share one walk of their tree (vcs/shared_snapshot.ts); a write
+        // run joins one begun once its watch was in place (the walk started ahead of it).
+        share: {
+          asked: versions?.inPlaceAt ?? record.createdAt,
+          now: () => sys.clock.now(),
+        },
       }
       : {}),
     // A snapshot cannot see into submodules: write and isolate runs refuse them.
@@ -366,13 +386,14 @@ export async function collectWorkspace(
   // write run on 31,000 files spent ~45 ms of its ~205 after its snapshot on the other four):
   // the watch's last versions, the read view, the snapshot, where HEAD and the index stand, the
   // ignored files. All end before anything is decided; the first failure is the one reported.
-  const [, viewChanged, after, moved, ignoredViolation] = await allEnded(
+  // The snapshot first: its walk starts before the other four spawn anything.
+  const [after, , viewChanged, moved, ignoredViolation] = await allEnded(
     [
+      afterSnapshot(work, before, prepared.index).then((snapshot) => snapshot.tree),
       prepared.versions?.close(),
       prepared.view === undefined
         ? false
         : viewIntact(sys, record, prepared.view, before).then((intact) => !intact),
-      afterSnapshot(work, before, prepared.index).then((snapshot) => snapshot.tree),
       MODES[record.mode].editsInPlace && record.isolation === undefined
         ? work.moved(before, runPaths.userIndex)
         : undefined,
