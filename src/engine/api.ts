@@ -308,7 +308,8 @@ export class Engine {
     if (checked.tasks !== undefined && checked.tasks.length > 1) {
       throw new UsageError("A foreground run takes one task: start a crew with `start`");
     }
-    // A read run's snapshot walk starts now, beside setting the run up (run/ahead.ts).
+    // A read run's snapshot walk starts now, beside setting the run up; a write run's repository
+    // is found once (run/ahead.ts).
     const askedAt = this.#sys.clock.now();
     const { walkAhead } = await import("./run/ahead.ts");
     const ahead = await walkAhead(this.#sys, checked);
@@ -354,12 +355,13 @@ export class Engine {
       planned.request,
       loaded ?? await loadSettings(this.#sys),
       planned.plan,
+      ahead,
     );
     for (const w of warnings) options.onWarning?.(w);
     const spec = { ...specs[0]!, ...extra };
     if (MODES[spec.mode].editsInPlace) {
       const { refuseBusyWriter } = await import("./tree/writer.ts");
-      await refuseBusyWriter(this.#sys, this.#paths, spec.cwd);
+      await refuseBusyWriter(this.#sys, this.#paths, spec.cwd, ahead);
     }
     const { executeRun } = await import("./run/lifecycle.ts");
     const record = await createUnique(this.#sys, spec);

@@ -175,3 +175,105 @@ Deno.test("a read run in a repository whose work tree is elsewhere (core.worktre
   assert.deepEqual(walked, [join(await Deno.realPath(outer.path), "tree")]);
   assert.deepEqual(scratchLeft(state.path), []);
 });
+
+Deno.test("a foreground write run's watch, then its git status, start before its record is written, and the run takes both", async () => {
+  await using state = await tempDir("pitroom-state-");
+  await using repo = await tempRepo({ "a.txt": "one\n", "src/b.txt": "two\n" });
+  await Deno.writeTextFile(join(repo.path, "new.txt"), "untracked\n");
+  const base = testSys({ stateDir: state.path, cwd: repo.path });
+  const calls: { call: string; runsThen: number }[] = [];
+  const runsDir = join(state.path, "runs");
+  const runner: Runner = {
+    ...base.runner,
+    run(argv, options) {
+      const call = argv.includes("status") ? "status" : argv.includes("ls-tree") ? "ls-tree" : "";
+      if (call !== "") {
+        let runs = 0;
+        try {
+          for (const _ of Deno.readDirSync(runsDir)) runs++;
+        } catch (error) {
+          if (!(error instanceof Deno.errors.NotFound)) throw error;
+        }
+        calls.push({ call, runsThen: runs });
+      }
+      return base.runner.run(argv, options);
+    },
+  };
+  const sys = { ...base, runner };
+  const backend = fakeBackend(() => [{ answer: "Done" }]);
+  const engine = createEngine(sys, { backends: () => backend });
+  const done = await engine.run({
+    task: "change nothing",
+    mode: "write",
+    worker: "opencode",
+    timeoutMs: 30_000,
+  });
+  assert.equal(done.outcome, "ok");
+  // The watch's folders, then the walk, before any run folder; the snapshot after's own walk.
+  assert.deepEqual(calls, [
+    { call: "ls-tree", runsThen: 0 },
+    { call: "status", runsThen: 0 },
+    { call: "status", runsThen: 1 },
+  ]);
+  // The run took the watch: its versions file holds the folders watched before its record was.
+  const record = await sys.state.runs.load(done.id);
+  const lines = (await Deno.readTextFile(sys.state.paths.run(done.id).versions)).split("\n")
+    .filter((line) => line !== "").map((line) => JSON.parse(line));
+  const first = lines[0] as { t: string; at: number; d: string[] };
+  assert.equal(first.t, "dirs");
+  assert.deepEqual(first.d.sort(), ["", "src"]);
+  assert.ok(first.at <= record.startedAt!, "watched from before the run started");
+  assert.equal(lines.at(-1).t, "end");
+  assert.deepEqual(scratchLeft(state.path), []);
+});
+
+Deno.test("a write run refused after its watch started leaves no watch running and nothing in scratch space", async () => {
+  // The test's resource check fails on a watch left open.
+  await using t = await engineWorld(await tempRepo({ "a.txt": "one\n" }), () => [
+    { answer: "never" },
+  ]);
+  await Deno.writeTextFile(join(t.repo.path, "new.txt"), "untracked\n");
+  await assert.rejects(
+    t.engine.run({ task: "edit", mode: "write", worker: "no-such-worker", timeoutMs: 30_000 }),
+    UsageError,
+  );
+  assert.deepEqual(scratchLeft(t.paths.root), []);
+  assert.deepEqual(await t.engine.list(), []);
+});
+
+Deno.test("a write run that waits for a slot watches and snapshots the tree from when it starts", async () => {
+  await using gate = await tempDir();
+  const first = join(gate.path, "first");
+  let launches = 0;
+  await using t = await engineWorld(
+    await tempRepo({ "a.txt": "one\n" }),
+    () => {
+      launches++;
+      return launches === 1 ? [{ waitFile: first }, { answer: "first" }] : [{ answer: "second" }];
+    },
+    { config: { maxParallel: 1 } },
+  );
+  const a = t.engine.run({ task: "look", mode: "read", worker: "opencode", timeoutMs: 30_000 });
+  await waitFor(() => launches === 1, { timeoutMs: 10_000, what: "the first worker" });
+  const b = t.engine.run({ task: "edit", mode: "write", worker: "opencode", timeoutMs: 30_000 });
+  await waitFor(async () => (await t.engine.list()).some((r) => r.state === "queued"), {
+    timeoutMs: 10_000,
+    what: "the write run to queue",
+  });
+  await Deno.writeTextFile(join(t.repo.path, "while-queued.txt"), "made while it waited\n");
+  await Deno.writeTextFile(first, "");
+  const [, rb] = await Promise.all([a, b]);
+  assert.equal(rb.answer, "second");
+  const record = await t.sys.state.runs.load(rb.id);
+  const repo = (await findRepo(t.sys, t.repo.path))!;
+  const now = await snapshot(t.sys, repo, {
+    objectsDir: join(t.paths.root, "oracle-objects"),
+    quick: false,
+  });
+  assert.equal(record.changes?.before.tree, now.tree, "the snapshot of the tree it started on");
+  // Its own watch, from when it started: after its wait, not from when it was asked for.
+  const versions = (await Deno.readTextFile(t.sys.state.paths.run(rb.id).versions)).split("\n")
+    .filter((line) => line !== "").map((line) => JSON.parse(line));
+  assert.ok(versions[0].at >= record.startedAt!, "watched from the run's start");
+  assert.deepEqual(scratchLeft(t.paths.root), []);
+});

@@ -37,8 +37,15 @@ async function checkDir(sys: HeldSys, typed: string | undefined): Promise<string
   return dir;
 }
 
-async function refuseOutsideRepo(sys: HeldSys, dir: string): Promise<void> {
-  if (!(await inRepo(sys, dir))) {
+/** A repository found already for a folder (engine/run/ahead.ts): null when it is in none. */
+export interface KnownRepo {
+  dir: string;
+  tree: Promise<unknown | null>;
+}
+
+async function refuseOutsideRepo(sys: HeldSys, dir: string, known?: KnownRepo): Promise<void> {
+  const inside = known?.dir === dir ? (await known.tree) !== null : await inRepo(sys, dir);
+  if (!inside) {
     throw new RefusedError(
       "not_a_repo",
       `"${dir}" is not in a git repository: write runs need one to track changes`,
@@ -76,6 +83,7 @@ async function newRunFrom(
   loaded: LoadedSettings,
   request: RunRequest,
   warnings: string[],
+  known?: KnownRepo,
 ): Promise<NewRun> {
   const settings = loaded.settings;
   const dir = await checkDir(sys, request.dir);
@@ -103,7 +111,7 @@ async function newRunFrom(
   }
   const mode = request.mode ?? "read";
   const facts = MODES[mode];
-  if (facts.edits) await refuseOutsideRepo(sys, dir);
+  if (facts.edits) await refuseOutsideRepo(sys, dir, known);
   const links = linksOf(request);
   if (links.length > 0 && !facts.usesCopy) {
     throw new UsageError(
@@ -268,6 +276,7 @@ export async function buildRuns(
   request: RunRequest,
   loaded: LoadedSettings,
   plan?: PlanRef,
+  known?: KnownRepo,
 ): Promise<BuiltRuns> {
   // Every interface's task (the CLI's arguments, stdin, a task file, an MCP call) has one cap.
   checkTaskSize([...(request.tasks ?? []), ...(request.task === undefined ? [] : [request.task])]);
@@ -283,7 +292,7 @@ export async function buildRuns(
   const caps = capsFrom(loaded.loaded.config.caps, request.caps ?? {}, warnings);
   // One spec for all: the directory, chain and effort are checked once.
   const spec = request.continue === undefined
-    ? await newRunFrom(sys, loaded, request, warnings)
+    ? await newRunFrom(sys, loaded, request, warnings, known)
     : await followUpFrom(sys, loaded, request, request.continue);
   if (Object.keys(caps).length > 0) spec.caps = caps;
   if (request.fresh === true) spec.fresh = true;

@@ -16,6 +16,7 @@ import { ensureStore, scratchBase } from "../../vcs/store.ts";
 import { seedIndex, startWalk } from "../../vcs/walk_start.ts";
 import type { WalkAhead } from "../../vcs/snapshot.ts";
 import type { TrackedTree } from "../tree/tree.ts";
+import type { TreeWatch } from "../tree/tree_watch.ts";
 
 /** A walk started ahead of its run. */
 export interface Ahead {
@@ -25,8 +26,16 @@ export interface Ahead {
   tree: Promise<TrackedTree | null>;
   /** Lets the walk go (the run waited for a slot, or ended without joining it). */
   release(): void;
-  /** Resolves once the walk is over and its seed gone, whatever became of it. */
+  /**
+   * Resolves once the walk is over and its seed gone, whatever became of it (a write run's once it
+   * was let go, its watch ended unless the run took it).
+   */
   done: Promise<void>;
+  /**
+   * A write run's watch of its tree, started before the walk (null: none could start); taking it
+   * makes it the run's (`release` then leaves it running).
+   */
+  watch?: () => Promise<TreeWatch | null>;
 }
 
 /**
@@ -35,18 +44,85 @@ export interface Ahead {
  * (a few ms) rather than load the run's code meanwhile, which would hold up each step here. The
  * caller reads when the run was asked for (its record's `createdAt`: a snapshot it joins must
  * have begun after it) before this. Never throws: a walk that cannot start is the run's own
- * snapshot's to take.
+ * snapshot's to take. A write run's walk waits for the watch of its tree (engine/tree/workspace.ts):
+ * it gets its repository asked for once, beside the loading of its code, for its checks and its
+ * lifecycle, and no walk.
  */
 export async function walkAhead(sys: HeldSys, request: RunRequest): Promise<Ahead | undefined> {
-  if ((request.mode ?? "read") !== "read") return undefined;
+  const mode = request.mode ?? "read";
+  if (mode !== "read" && mode !== "write") return undefined;
   if (request.continue !== undefined || request.host !== undefined) return undefined;
   if (request.plan !== undefined || (request.tasks?.length ?? 0) > 1) return undefined;
   const dir = resolve(sys.cwd(), request.dir ?? ".");
+  if (mode === "write") return await writeAhead(sys, dir);
   const repo = await findRepo(sys, dir).catch(() => null);
   if (repo === null) return undefined;
   const begun = await begin(sys, repo).catch(() => null);
+  const walking = walked(sys, repo, begun);
+  return { dir, tree: opened(sys, repo), release: walking.release, done: walking.done };
+}
+
+/**
+ * A write run's start: its repository found (for its checks too; a failure to ask git is theirs
+ * to report), then the watch of its tree, then the walk, begun once the watch is in place, which
+ * the run's snapshot joins; resolves once git walks, as a read run's. A watch its run does not
+ * take (refused, or waiting for a slot) ends once the run lets it go.
+ */
+async function writeAhead(sys: HeldSys, dir: string): Promise<Ahead> {
+  const found = findRepo(sys, dir);
+  const tree = found.then((repo) => repo === null ? null : opened(sys, repo));
+  tree.catch(() => undefined);
+  let released = false;
+  let taken = false;
+  let letGo!: () => void;
+  const gone = new Promise<void>((resolve) => (letGo = resolve));
+  const watching = tree.then(async (opened) => {
+    if (opened === null || released) return null;
+    return await opened.startWatch(undefined, sys.clock);
+  }).catch(() => null);
+  let walking: ReturnType<typeof walked> | undefined;
+  const started = watching.then(async (watch) => {
+    const repo = await found.catch(() => null);
+    if (watch === null || repo === null || released) return;
+    walking = walked(sys, repo, await begin(sys, repo).catch(() => null));
+    if (released) walking.release();
+  });
+  await started;
+  await walking?.registered;
+  return {
+    dir,
+    tree,
+    watch() {
+      // Let go (the run waited for a slot): the run watches from its own start.
+      if (released) return Promise.resolve(null);
+      taken = true;
+      // Once the walk is there to join (or none will be).
+      return started.then(() => walking?.registered).then(() => watching);
+    },
+    release() {
+      released = true;
+      walking?.release();
+      letGo();
+    },
+    // The watch is the run's once taken; else it ends once the run lets it go.
+    done: (async () => {
+      await started;
+      await gone;
+      await walking?.done;
+      if (!taken) await (await watching)?.close();
+    })(),
+  };
+}
+
+/**
+ * The walk over a seed `begun` (null: none), held for its run until it joins or lets it go;
+ * `registered` resolves once a snapshot can join it (or none will).
+ */
+function walked(sys: HeldSys, repo: RepoInfo, begun: Awaited<ReturnType<typeof begin>> | null) {
   let released = false;
   let walk: WalkAhead | undefined;
+  let registered!: () => void;
+  const joinable = new Promise<void>((resolve) => (registered = resolve));
   const done = begun === null ? Promise.resolve() : (async () => {
     try {
       const { snapshotAhead } = await import("../../vcs/snapshot.ts");
@@ -55,21 +131,28 @@ export async function walkAhead(sys: HeldSys, request: RunRequest): Promise<Ahea
       await begun.status.catch(() => undefined);
       await removeIfThere(begun.seed).catch(() => undefined);
       return;
+    } finally {
+      registered();
     }
     if (released) walk.release();
     await walk.done;
   })();
-  const tree = import("../tree/tree.ts").then((mod) => mod.openTree(sys, sys.state.paths, repo));
-  tree.catch(() => undefined);
+  if (begun === null) registered();
   return {
-    dir,
-    tree,
     release() {
       released = true;
       walk?.release();
     },
+    registered: joinable,
     done,
   };
+}
+
+/** The tracked tree of `repo`, as the run's lifecycle would open it. */
+function opened(sys: HeldSys, repo: RepoInfo): Promise<TrackedTree | null> {
+  const tree = import("../tree/tree.ts").then((mod) => mod.openTree(sys, sys.state.paths, repo));
+  tree.catch(() => undefined);
+  return tree;
 }
 
 /** Copies the seed into scratch space and starts `git status` over it; null: no index to seed. */

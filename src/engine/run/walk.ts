@@ -40,6 +40,7 @@ import type { Final } from "../core/final.ts";
 import { runHooks } from "./hooks.ts";
 import { MODES } from "../../workers/modes.ts";
 import { timingMark } from "../../sys/timing.ts";
+import type { Ahead } from "./ahead.ts";
 
 /** What walking needs from the lifecycle. */
 export interface WalkOptions {
@@ -49,6 +50,8 @@ export interface WalkOptions {
   progressEveryMs?: number;
   /** Told each time a worker process is spawned. */
   onSpawned?(): void;
+  /** What was started as the run was asked for (a foreground run: ahead.ts). */
+  ahead?: Pick<Ahead, "dir" | "watch">;
 }
 
 /** A summary of what an interrupted attempt did, for the next target. */
@@ -177,7 +180,8 @@ export async function walkChain(
   const runPaths = sys.state.paths.run(record.id);
   await Deno.mkdir(runPaths.private, { recursive: true, mode: 0o700 });
   // The snapshot, and the watch of the ignored files (kept for a read run) beside the rest.
-  const workspace = tree ? await prepareWorkspace(sys, record, tree) : null;
+  const ahead = options.ahead?.dir === record.cwd ? options.ahead.watch : undefined;
+  const workspace = tree ? await prepareWorkspace(sys, record, tree, ahead) : null;
   timingMark(sys, "prepared");
   try {
     const hooks = await runHooks();

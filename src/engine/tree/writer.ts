@@ -17,13 +17,17 @@ export function writerBusyMessage(root: string, holder: string): string {
   } is working in "${root}": wait for it to finish (\`pitroom wait ${holder || "RUN"}\`)`;
 }
 
-/** Refuses (before any record exists) a write run in `cwd` while another one writes there. */
+/**
+ * Refuses (before any record exists) a write run in `cwd` while another one writes there; `known`:
+ * its tree, when it was opened already (engine/run/ahead.ts).
+ */
 export async function refuseBusyWriter(
   sys: HeldSys,
   paths: StatePaths,
   cwd: string,
+  known?: { dir: string; tree: Promise<TrackedTree | null> },
 ): Promise<void> {
-  const tree = await trackTree(sys, paths, cwd);
+  const tree = known?.dir === cwd ? await known.tree : await trackTree(sys, paths, cwd);
   if (tree === null) return;
   const repoPaths = paths.repo(tree.key);
   if (!(await isLocked(repoPaths.writerLock))) return;
