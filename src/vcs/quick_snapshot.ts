@@ -43,7 +43,7 @@ import {
   indexMayNameAttributes,
 } from "./raw.ts";
 import type { RepoInfo } from "./repo.ts";
-import { startStatus, type WalkStarted } from "./walk_start.ts";
+import { startStatus, statusHead, type WalkStarted } from "./walk_start.ts";
 import { type StoreOptions, trackingEnv } from "./store.ts";
 import {
   buildTrees,
@@ -61,6 +61,8 @@ export interface QuickResult {
   ignored: string[];
   /** `SnapshotOptions.addedKnown`'s paths, for the runs that share the snapshot. */
   added: string[];
+  /** HEAD's commit as `git status` said it (null: no commit yet), when it did. */
+  head?: string | null;
 }
 
 /**
@@ -138,6 +140,8 @@ export function parseStatusV2(stdout: string): StatusSaid {
   for (const record of stdout.split("\0")) {
     if (record === "") continue;
     const kind = record[0];
+    // The branch's header (`--branch`): HEAD, read by `statusHead`.
+    if (kind === "#") continue;
     if (kind === "?") {
       const path = record.slice(2);
       if (path.endsWith("/")) not("a nested repository");
@@ -278,8 +282,6 @@ export interface QuickOptions extends StoreOptions {
   keepOnDemand?: boolean;
   /** The repository's settings, read when first asked for. */
   config: () => Promise<ConversionConfig>;
-  /** Called once `git status` has started: what else may start now. */
-  beside: () => void;
   /** Called with what git ignores as soon as `git status` said it. */
   ignoredKnown?: (ignored: readonly string[]) => void;
   /** Called once the snapshot is taken, with `SnapshotOptions.addedKnown`'s paths. */
@@ -338,9 +340,7 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
   // The memo was kept for these very index bytes: they passed the index's checks then.
   if (memo === null && indexMayNameAttributes(bytes) === true) not("an attributes file");
   // What else this snapshot needs starts once the walk is under way.
-  const reading = options.config();
-  options.beside();
-  const config = await reading;
+  const config = await options.config();
   if (!config.plain || config.sparse) not("settings that are not plain");
   if (await convertsOutsideTree(sys, repo, config)) not("conversions");
   let parsed: ParsedIndex | null = null;
@@ -352,6 +352,7 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
     if (index.version === 4 && holdsAttributes(index)) not("an attributes file");
   }
   const said = parseStatusV2((await status).stdout);
+  const head = statusHead((await status).stdout);
   if (options.wanted !== undefined && !(await options.wanted())) not("no run wants it");
   said.ignored.sort();
   options.ignoredKnown?.([...said.ignored]);
@@ -416,7 +417,13 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
   }
   const added = [...said.added, ...said.untracked];
   options.addedKnown?.([...added]);
-  return { tree: root, bareDirs: bare, ignored: said.ignored, added };
+  return {
+    tree: root,
+    bareDirs: bare,
+    ignored: said.ignored,
+    added,
+    ...(head === undefined ? {} : { head }),
+  };
 }
 
 /** The files' new states, the tree and its folders: built, or the memo's. */

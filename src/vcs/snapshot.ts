@@ -255,7 +255,6 @@ async function quickBefore(
   repo: RepoInfo,
   options: SnapshotOptions & {
     config: () => Promise<ConversionConfig>;
-    beside: () => void;
     alsoKeep?: () => readonly string[];
     wanted?: () => Promise<boolean>;
     /** The walk already started over a seed in scratch space (`snapshotAhead`). */
@@ -336,11 +335,12 @@ function leadWalk(
   return leadSnapshot<Taken>(walkKey(repo, options), options.since, async (close, wanted) => {
     const quick = await quickBefore(sys, repo, {
       ...options,
-      beside: options.heading,
       alsoKeep: close,
       wanted,
     });
-    return quick === null ? null : { ...quick, head: await options.heading() };
+    return quick === null
+      ? null
+      : { ...quick, head: quick.head !== undefined ? quick.head : await options.heading() };
   }, held);
 }
 
@@ -407,10 +407,15 @@ export async function snapshot(
       ? options.share
       : undefined;
     if (share === undefined) {
-      const quick = await quickBefore(sys, repo, { ...options, config, beside: heading });
+      const quick = await quickBefore(sys, repo, { ...options, config });
       if (quick !== null) {
         const { tree, bareDirs, ignored } = quick;
-        return { tree, head: await heading(), bareDirs, ignored };
+        return {
+          tree,
+          head: quick.head !== undefined ? quick.head : await heading(),
+          bareDirs,
+          ignored,
+        };
       }
     } else {
       const shared = await sharedBefore(sys, repo, { ...options, share, config, heading });

@@ -38,7 +38,8 @@ export async function seedIndex(userIndex: string, target: string): Promise<bool
 
 /**
  * The quick path's `git status` over the seed `seed`: what differs from the index (modified,
- * deleted, untracked and ignored paths), as porcelain v2, NUL-separated.
+ * deleted, untracked and ignored paths), as porcelain v2, NUL-separated, after the branch's
+ * header (HEAD's commit: `statusHead`; no counting of commits against an upstream).
  */
 export function startStatus(
   sys: GitSys,
@@ -50,6 +51,8 @@ export function startStatus(
     "status",
     "--porcelain=v2",
     "-z",
+    "--branch",
+    "--no-ahead-behind",
     "--untracked-files=all",
     "--ignored=matching",
     "--no-renames",
@@ -60,8 +63,21 @@ export function startStatus(
 }
 
 /**
- * `startStatus`, then, once git walks, what else the snapshot asks git (the settings that say
- * whether the quick path may be taken, and HEAD), all three side by side.
+ * HEAD's commit as the branch header of `git status --porcelain=v2 -z --branch` says it: null
+ * in a repository with no commit yet, undefined when the header is not there.
+ */
+export function statusHead(stdout: string): string | null | undefined {
+  const at = stdout.startsWith("# branch.oid ") ? 0 : stdout.indexOf("\0# branch.oid ") + 1;
+  if (at === 0 && !stdout.startsWith("# branch.oid ")) return undefined;
+  const end = stdout.indexOf("\0", at);
+  const oid = stdout.slice(at + "# branch.oid ".length, end < 0 ? undefined : end);
+  if (oid === "(initial)") return null;
+  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(oid) ? oid : undefined;
+}
+
+/**
+ * `startStatus`, then, once git walks, the settings that say whether the quick path may be
+ * taken, beside it; HEAD comes with the walk (its branch header).
  */
 export function startWalk(
   sys: GitSys,
@@ -71,7 +87,10 @@ export function startWalk(
   const walk = startStatus(sys, repo, options);
   const config = conversionConfig(sys, repo, options);
   config.catch(() => undefined);
-  const head = headCommit(sys, repo);
+  const head = walk.status.then(
+    (out) => statusHead(out.stdout) ?? headCommit(sys, repo),
+    () => headCommit(sys, repo),
+  );
   head.catch(() => undefined);
   return { ...walk, config, head };
 }

@@ -62,12 +62,12 @@ async function gitCalls(
 }
 
 // The calls of a run's two snapshots and its preparation, sorted (some run side by side). The
-// snapshot before, by the quick path: `git status`, HEAD and the config (the bare folders come
-// from link counts). The secrets listing is the snapshot's own (no `ls-tree`).
+// snapshot before, by the quick path: `git status` (HEAD comes in its branch header) and the
+// config (the bare folders come from link counts). The secrets listing is the snapshot's own (no
+// `ls-tree`).
 const BEFORE = [
   "config -z",
   "rev-parse --path-format=absolute",
-  "rev-parse --verify",
   "status --porcelain=v2",
 ];
 // The snapshot after, by its quick path (vcs/quick_after.ts): `git status` over the seed of the

@@ -54,7 +54,6 @@ async function quickOnly(w: World, repo: RepoInfo, objectsDir: string) {
       ...store,
       seed,
       config: () => conversionConfig(w.sys, repo, store),
-      beside: () => undefined,
     });
   } finally {
     await Deno.remove(seed).catch(() => undefined);
@@ -511,4 +510,23 @@ Deno.test("quick path: more new files than it reads itself go to git hash-object
   await using w = await world({ "a.txt": "1\n" });
   for (let i = 0; i < 1100; i++) await w.put(`many/f${i % 7}/n${i}.txt`, `new file ${i}\n`);
   await check(w, true);
+});
+
+Deno.test("quick path: in a repository with no commit yet, HEAD is null on both paths", async () => {
+  await using tmp = await tempDir();
+  const home = join(tmp.path, "home");
+  const root = join(tmp.path, "repo");
+  await Deno.mkdir(home);
+  await Deno.mkdir(root);
+  await sh(home, root, "init", "-q", "-b", "main");
+  await put(root, "a.txt", "staged\n");
+  await sh(home, root, "add", "a.txt");
+  await put(root, "b.txt", "untracked\n");
+  const sys = testSys(home);
+  const repo = (await findRepo(sys, root))!;
+  const full = await snapshot(sys, repo, { objectsDir: join(tmp.path, "full"), quick: false });
+  const quick = await snapshot(sys, repo, { objectsDir: join(tmp.path, "quick") });
+  assert.equal(full.head, null);
+  assert.equal(quick.head, null);
+  assert.equal(quick.tree, full.tree);
 });
