@@ -132,7 +132,8 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
   try {
     const final = await engine.run(request, {
       signal: stop.signal,
-      // Indexed in the history once the report is out and its hand-over recorded (below).
+      // Indexed in the history by its next reader, with the hand-over recorded below: this
+      // process ends without opening SQLite.
       indexLater: true,
       onWarning: (w) => warn(sys, [w]),
       onSpawned: () => live.begin(),
@@ -176,7 +177,6 @@ export const runCommand: CommandRun<typeof RUN_FLAGS> = async ({ sys, flags, arg
         ));
     }
     timingMark(sys, "reported");
-    await engine.indexNow(final.id);
     return final.exit ?? 1;
   } finally {
     await live.end();

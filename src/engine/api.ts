@@ -112,9 +112,10 @@ export interface RunOptions {
   /** Told each time a worker process of the run is spawned (each attempt's). */
   onSpawned?(): void;
   /**
-   * Leaves the run's history row pending (the next history read indexes it) for the caller to
-   * index with `indexNow` once its output is out: the report is not kept waiting for SQLite,
-   * and the row, written after the hand-over, needs one write instead of two.
+   * Leaves the run's history row pending: the next history read indexes it (every reader catches
+   * up first, store/history/ready.ts), with the hand-over the caller records meanwhile. A
+   * short-lived caller (`pitroom run`) then ends without opening SQLite at all, and the row needs
+   * one write instead of two.
    * @default false
    */
   indexLater?: boolean;
@@ -313,16 +314,13 @@ export class Engine {
     const askedAt = this.#sys.clock.now();
     const { walkAhead } = await import("./run/ahead.ts");
     const ahead = await walkAhead(this.#sys, checked);
-    // What the caller does once the run ends (its hand-over, then its history row: indexNow)
-    // loads while the worker works, rather than after it.
+    // What the caller does once the run ends (its hand-over) loads while the worker works,
+    // rather than after it.
     let after: Promise<unknown> | undefined;
     const prefetching = !options.indexLater ? options : {
       ...options,
       onSpawned: () => {
-        after ??= Promise.all([
-          import("./runs/returned.ts"),
-          import("../store/history/index_run.ts"),
-        ]).catch(() => undefined);
+        after ??= import("./runs/returned.ts").catch(() => undefined);
         options.onSpawned?.();
       },
     };
@@ -794,17 +792,6 @@ export class Engine {
   async handedOver(runs: readonly HandedRun[], how: HandedHow): Promise<void> {
     const { recordHandover } = await import("./runs/returned.ts");
     await recordHandover(this.#sys, runs, how);
-  }
-
-  /**
-   * Indexes in the history a finished run left pending by `indexLater` (its hand-overs included),
-   * once the caller has printed what it had to. Never throws (a failure leaves it pending).
-   */
-  async indexNow(id: string): Promise<void> {
-    const record = await this.#sys.state.runs.read(id).catch(() => null);
-    if (record === null || !isFinal(record.state)) return;
-    const { indexRun } = await import("../store/history/mod.ts");
-    await indexRun(this.#sys, record);
   }
 
   /** A run's record as it is on disk, or null (not reconciled: for quick looks). */

@@ -75,7 +75,9 @@ export class EngineHistory {
    * `last` and a part of an id the runs of `scope` (null: every repository's).
    */
   async kept(typed: string, scope: Scope | null): Promise<KeptRun | null> {
-    if (!(await exists(this.#sys.state.paths.history))) return null;
+    // No history yet, and no run waiting to be indexed (a foreground run's, store/history/mod.ts).
+    const paths = this.#sys.state.paths;
+    if (!(await exists(paths.history)) && !(await anyEntry(paths.historyPending))) return null;
     const { keptRun, matchIds } = await import("./runs/history_copy.ts");
     return await this.open((db) => {
       const ids = matchIds(db, typed, scope);
@@ -102,5 +104,16 @@ export class EngineHistory {
   async clean(plan: CleanPlan, options: HistoryOptions = {}): Promise<CleanResult> {
     const { removeRuns } = await import("./runs/clean.ts");
     return await this.open((db) => removeRuns(this.#sys, db, plan), options);
+  }
+}
+
+/** True when the folder `dir` exists and holds anything. */
+async function anyEntry(dir: string): Promise<boolean> {
+  try {
+    for await (const _ of Deno.readDir(dir)) return true;
+    return false;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
   }
 }

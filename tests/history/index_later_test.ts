@@ -1,8 +1,8 @@
 /**
- * A foreground run's history row is written once its report is out: the run ends marked pending
- * (`indexLater`), its hand-over opens no database, and `indexNow` (what `pitroom run` calls after
- * printing) writes the row with the hand-over in one write; a run the caller never indexes is
- * indexed by the next history read. A run of the host (no `indexLater`) is indexed when it ends.
+ * A foreground run's history row is written by the next history read: the run ends marked
+ * pending (`indexLater`), neither it nor its hand-over opens the database (`pitroom run` ends
+ * without SQLite), and the next read writes the row with the hand-over in one write. A run of the
+ * host (no `indexLater`) is indexed when it ends.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -52,29 +52,29 @@ Deno.test("a foreground run with indexLater is indexed, with its hand-over, by t
   assert.ok(!(await exists(mark)), "the pending mark went");
 });
 
-Deno.test("indexNow writes the pending run's row once, with its hand-over, as `pitroom run` does after its report", async () => {
-  await using w = await world();
-  const done = await w.engine.run(request, { indexLater: true });
-  await w.engine.handedOver([{ id: done.id, bytes: 4000 }], { via: "cli", what: "run" });
-  await w.engine.indexNow(done.id);
-  assert.ok(!(await exists(join(w.paths.historyPending, done.id))), "the pending mark went");
-  const { DatabaseSync } = await import("node:sqlite");
-  const db = new DatabaseSync(w.paths.history, { readOnly: true });
-  try {
-    const rows = db.prepare("SELECT returned_tokens AS returned FROM runs").all() as {
-      returned: number;
-    }[];
-    assert.equal(rows.length, 1);
-    assert.ok(rows[0]!.returned >= 1000, `the hand-over is counted: ${rows[0]!.returned} tokens`);
-  } finally {
-    db.close();
-  }
-});
-
 Deno.test("a run without indexLater (the host's) is indexed when it ends", async () => {
   await using w = await world();
   const done = await w.engine.run(request);
   assert.equal(done.state, "done", done.message);
   assert.ok(!(await exists(join(w.paths.historyPending, done.id))));
   assert.ok(await exists(w.paths.history));
+});
+
+Deno.test("a foreground run whose run.json is damaged before the history is read keeps its row: the pending mark holds its record", async () => {
+  await using w = await world();
+  const done = await w.engine.run(request, { indexLater: true });
+  assert.equal(done.state, "done", done.message);
+  const file = w.paths.run(done.id).record;
+  const text = await Deno.readTextFile(file);
+  await Deno.writeTextFile(file, text.slice(0, text.length / 3));
+  const rows = await withHistory(
+    w.sys,
+    (db) => db.prepare("SELECT id FROM runs").all() as { id: string }[],
+  );
+  assert.deepEqual(rows.map((row) => row.id), [done.id], "the next read indexed the run");
+  assert.ok(!(await exists(join(w.paths.historyPending, done.id))), "the pending mark went");
+  // Shown from the history, as a run whose record was damaged after it was indexed is.
+  const kept = await w.engine.history.kept(done.id, null);
+  assert.equal(kept?.record.id, done.id);
+  assert.equal(kept?.record.answer, "The answer is 42.");
 });

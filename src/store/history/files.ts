@@ -149,24 +149,31 @@ export async function readRunFolder(
   paths: StatePaths,
   id: string,
   gunzip: (bytes: Uint8Array) => Uint8Array,
+  /** A copy of the final record (a pending mark's), read where `run.json` cannot be. */
+  spare?: string,
 ): Promise<FolderFiles> {
   const runPaths = paths.run(id);
+  const there = () => statOrNullSync(runPaths.dir)?.isDirectory === true;
   const text = readBytesSync(runPaths.record);
-  if (text === null) {
+  const kept = spare === undefined || spare === "" ? null : parseRecordText(spare, id).record;
+  if (text === null && !(kept !== null && there())) {
     // A folder listed a moment ago that is gone now was cleaned: nothing is damaged.
-    const there = statOrNullSync(runPaths.dir)?.isDirectory === true;
-    return { files: null, damage: there ? { run: id, file: "run.json", detail: "missing" } : null };
-  }
-  const read = parseRecordText(decoder.decode(text), id);
-  if (read.record === null) {
     return {
       files: null,
-      damage: { run: id, file: "run.json", detail: read.damage ?? "unreadable" },
+      damage: there() ? { run: id, file: "run.json", detail: "missing" } : null,
+    };
+  }
+  const read = text === null ? null : parseRecordText(decoder.decode(text), id);
+  const record = read?.record ?? kept;
+  if (record === null) {
+    return {
+      files: null,
+      damage: { run: id, file: "run.json", detail: read?.damage ?? "unreadable" },
     };
   }
   const sync = eventsSync(runPaths.events, runPaths.eventsGz, gunzip);
   const events = sync === null
     ? await readEventsChecked(runPaths.events)
     : { ...parseEventsChecked(sync.text, { whole: sync.whole }), file: sync.file };
-  return { files: await assemble(paths, read.record, events, readBytesSync(runPaths.patch)) };
+  return { files: await assemble(paths, record, events, readBytesSync(runPaths.patch)) };
 }

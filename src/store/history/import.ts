@@ -88,7 +88,15 @@ export async function indexPending(sys: HeldSys, db: DatabaseSync): Promise<numb
   // and left it to this indexing (store/history/mod.ts indexReturned).
   const handed = new Map(ids.map((id) => [id, handoversSize(paths, id)]));
   for (const id of ids) {
-    const { files } = await readRunFolder(paths, id, gunzip);
+    // A mark left by `indexLater` holds the record as it ended: the row keeps it even where
+    // `run.json` was damaged since.
+    let spare: string | undefined;
+    try {
+      spare = await Deno.readTextFile(`${paths.historyPending}/${id}`);
+    } catch {
+      spare = undefined;
+    }
+    const { files } = await readRunFolder(paths, id, gunzip, spare);
     if (files !== null && !isFinal(files.record.state)) continue;
     if (files !== null) batch.push(files);
     done.push(id);

@@ -15,6 +15,7 @@ import { isFinal, type RunRecord } from "../record.ts";
 import { dirname, join } from "../../sys/path.ts";
 import { logFailure } from "../log.ts";
 import { handoversSize } from "../returned.ts";
+import { writeTextAtomic } from "../../sys/atomic.ts";
 
 /**
  * Indexes a finished run. Never throws: the run is marked pending (`history-pending/<id>`)
@@ -48,11 +49,13 @@ export async function indexRun(sys: HeldSys, record: RunRecord): Promise<void> {
 /**
  * Leaves a finished run's indexing to the next command that reads the history (a short-lived
  * foreground `pitroom run` does not keep its caller waiting for SQLite): the run is marked
- * pending, as one whose indexing failed. When the mark cannot be written it is indexed now.
+ * pending, as one whose indexing failed, the mark holding a copy of its final record (what the
+ * row would have kept: a `run.json` damaged before the indexing is read from it). When the mark
+ * cannot be written it is indexed now.
  */
 export async function indexLater(sys: HeldSys, record: RunRecord): Promise<void> {
   const mark = join(sys.state.paths.historyPending, record.id);
-  if (isFinal(record.state) && await markPending(sys, mark, record.id)) return;
+  if (isFinal(record.state) && await markPending(sys, mark, record.id, record)) return;
   await indexRun(sys, record);
 }
 
@@ -66,11 +69,21 @@ function pending(sys: HeldSys, id: string): boolean {
   }
 }
 
-/** Writes the pending mark of a run; false (logged) when it cannot be written. */
-async function markPending(sys: HeldSys, mark: string, id: string): Promise<boolean> {
+/**
+ * Writes the pending mark of a run (with a copy of its record, when given); false (logged) when
+ * it cannot be written.
+ */
+async function markPending(
+  sys: HeldSys,
+  mark: string,
+  id: string,
+  record?: RunRecord,
+): Promise<boolean> {
   try {
     await Deno.mkdir(dirname(mark), { recursive: true, mode: 0o700 });
-    await Deno.writeTextFile(mark, "", { mode: 0o600 });
+    const text = record === undefined ? "" : JSON.stringify(record);
+    if (record === undefined) await Deno.writeTextFile(mark, text, { mode: 0o600 });
+    else await writeTextAtomic(mark, text);
     return true;
   } catch (error) {
     await logFailure(sys, "history.log", { what: `marking run ${id} pending`, error });
