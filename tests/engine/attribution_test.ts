@@ -215,6 +215,14 @@ Deno.test("a user's edit right on top of the worker's, during a background run: 
   const before = await userState(w.repo);
   const run = await backgroundRun(w);
   await pastLastEvent(w, run.id);
+  // Right on top of the worker's edit, once the run's watch has read it (its process may be slow
+  // to, on a busy machine: an edit before that hides the worker's version, and the file is then
+  // judged by the calls alone, as without a watch).
+  const versions = statePaths(w.state).run(run.id).versions;
+  await waitFor(async () => {
+    const text = await Deno.readTextFile(versions).catch(() => "");
+    return text.split("\n").some((line) => line.includes('"p":"a.txt"'));
+  }, { timeoutMs: 10_000, what: "the watch to read the worker's a.txt" });
   await Deno.writeTextFile(join(w.repo, "a.txt"), "worker\nand mine\n");
   await Deno.writeTextFile(join(w.marks, "go"), "");
   await run.child.status;
