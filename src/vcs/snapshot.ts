@@ -14,7 +14,7 @@
  * declines.
  */
 import { join } from "../sys/path.ts";
-import { git, type GitSys, nulList } from "./git.ts";
+import { git, GitError, type GitOutput, type GitSys, nulList } from "./git.ts";
 import { listChanges } from "./diff.ts";
 import { headCommit, type RepoInfo } from "./repo.ts";
 import { ensureStore, scratchBase, type StoreOptions, trackingEnv, withScratch } from "./store.ts";
@@ -154,10 +154,39 @@ export function isUnderIgnored(path: string, ignored: readonly string[]): boolea
   return ignored.some((entry) => entry.endsWith("/") ? path.startsWith(entry) : path === entry);
 }
 
+/** How many nested repositories without a commit one `add -A` leaves out at most. */
+const UNBORN_MAX = 100;
+
+/**
+ * `git add -A`, leaving out the nested repositories that have no commit yet (`git init` in a
+ * folder of the tree): git can record neither their files nor a commit of theirs, and stops at
+ * the first one it meets (exit 128), so each is named and left out in turn.
+ */
+async function addLeavingUnborn(
+  sys: GitSys,
+  call: { cwd: string; env: Record<string, string> },
+  unborn: string[],
+): Promise<GitOutput> {
+  for (;;) {
+    const out = await git(sys, [
+      "add",
+      "-A",
+      ...(unborn.length === 0
+        ? []
+        : ["--", ".", ...unborn.map((path) => `:(exclude,literal)${path}`)]),
+    ], { ...call, okCodes: [0, 128] });
+    const named = /error: '(.+)' does not have a commit checked out/.exec(out.stderr)?.[1];
+    const path = named?.replace(/\/+$/, "");
+    if (out.code === 0 || path === undefined || unborn.includes(path)) return out;
+    if (unborn.length >= UNBORN_MAX) return out;
+    unborn.push(path);
+  }
+}
+
 /**
  * Brings the index at `index` up to the work tree: seeded, then `git add -A` (bytes as they
  * are). Returns true when the index was seeded from the user's, whose ids of files it trusts
- * by stat may be git's filtered form.
+ * by stat may be git's filtered form, and the nested repositories without a commit left out.
  */
 async function addAll(
   sys: GitSys,
@@ -168,8 +197,9 @@ async function addAll(
     reuse: boolean;
     config: () => Promise<ConversionConfig>;
   },
-): Promise<{ seeded: boolean; stderr: string }> {
+): Promise<{ seeded: boolean; stderr: string; unborn: string[] }> {
   const call = { cwd: repo.root, env: options.env };
+  const unborn: string[] = [];
   const kept = await exists(options.index);
   if (kept && !options.reuse) await Deno.remove(options.index);
   const reused = options.reuse && kept;
@@ -179,12 +209,14 @@ async function addAll(
     (await options.config()).sparse;
   const seeded = reused || (!sparse && await seedIndex(repo.indexFile, options.index));
   if (seeded) {
-    const out = await git(sys, ["add", "-A"], { ...call, okCodes: [0, 128] });
-    if (out.code === 0) return { seeded: !reused, stderr: out.stderr };
+    const out = await addLeavingUnborn(sys, call, unborn);
+    if (out.code === 0) return { seeded: !reused, stderr: out.stderr, unborn };
     // An index git cannot take over here (a split index, say) only costs speed: start empty.
     await Deno.remove(options.index);
   }
-  return { seeded: false, stderr: (await git(sys, ["add", "-A"], call)).stderr };
+  const out = await addLeavingUnborn(sys, call, unborn);
+  if (out.code !== 0) throw new GitError(["add", "-A"], out.code, out.stderr);
+  return { seeded: false, stderr: out.stderr, unborn };
 }
 
 /**
@@ -446,7 +478,10 @@ export async function snapshot(
       ? await rawIds(sys, repo, { ...options, index, env }, config())
       : null;
     if (options.submodules === "refuse") {
-      const found = await initialisedSubmodules(sys, repo, { env, addStderr: added.stderr });
+      const found = [
+        ...await initialisedSubmodules(sys, repo, { env, addStderr: added.stderr }),
+        ...added.unborn,
+      ];
       if (found.length > 0) throw new SubmodulesRefused(found);
     }
     // The tree written to find what to drop is the snapshot's when nothing was dropped.

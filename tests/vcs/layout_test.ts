@@ -19,9 +19,11 @@ import {
   sh,
   type TempDir,
   tempDir,
+  testEnv,
   testSys,
   treeFingerprint,
 } from "./_helpers.ts";
+import { realRunner } from "../../src/sys/real.ts";
 
 interface Setup extends AsyncDisposable {
   tmp: TempDir;
@@ -130,4 +132,48 @@ Deno.test("the snapshot before a write or isolate run refuses initialised submod
     async () => snapshot(t.sys, await t.open(), { ...t.store, submodules: "refuse" }),
     (error: Error) => error instanceof SubmodulesRefused && /"nested"/.test(error.message),
   );
+});
+
+Deno.test("nested repositories with no commit yet: a write run's snapshot refuses them, naming each; a read run's and the one after a worker leave them out", async () => {
+  await using t = await setup();
+  await put(t.root, "a.txt", "a\n");
+  await sh(t.home, t.root, "add", "-A");
+  await sh(t.home, t.root, "commit", "-q", "-m", "base");
+  for (const folder of ["one", "deep/two"]) {
+    await Deno.mkdir(join(t.root, folder), { recursive: true });
+    await sh(t.home, join(t.root, folder), "init", "-q");
+    await put(t.root, `${folder}/x.txt`, "x\n");
+  }
+  await put(t.root, "deep/plain.txt", "p\n");
+  const repo = await t.open();
+  for (const quick of [true, false]) {
+    await assert.rejects(
+      () => snapshot(t.sys, repo, { objectsDir: t.store.objectsDir, submodules: "refuse", quick }),
+      (error: Error) =>
+        error instanceof SubmodulesRefused && /"one"/.test(error.message) &&
+        /"deep\/two"/.test(error.message),
+    );
+  }
+  const read = await snapshot(t.sys, repo, { objectsDir: t.store.objectsDir });
+  const full = await snapshot(t.sys, repo, { objectsDir: t.store.objectsDir, quick: false });
+  assert.equal(read.tree, full.tree);
+  const paths = async (tree: string) => {
+    const out = await realRunner.run(["git", "ls-tree", "-r", "--name-only", tree], {
+      cwd: t.root,
+      env: {
+        ...testEnv(t.home),
+        GIT_OBJECT_DIRECTORY: t.store.objectsDir,
+        GIT_ALTERNATE_OBJECT_DIRECTORIES: repo.objectsDir,
+      },
+    });
+    assert.equal(out.code, 0, out.stderr);
+    return out.stdout.trim().split("\n");
+  };
+  assert.deepEqual(await paths(read.tree), ["a.txt", "deep/plain.txt"]);
+  // The snapshot after a worker that made one more: left out too; its other work is there.
+  await Deno.mkdir(join(t.root, "three"));
+  await sh(t.home, join(t.root, "three"), "init", "-q");
+  await put(t.root, "b.txt", "b\n");
+  const after = await snapshot(t.sys, repo, { ...t.store, base: read, readHead: false });
+  assert.deepEqual(await paths(after.tree), ["a.txt", "b.txt", "deep/plain.txt"]);
 });
