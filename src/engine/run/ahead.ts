@@ -44,9 +44,8 @@ export interface Ahead {
  * (a few ms) rather than load the run's code meanwhile, which would hold up each step here. The
  * caller reads when the run was asked for (its record's `createdAt`: a snapshot it joins must
  * have begun after it) before this. Never throws: a walk that cannot start is the run's own
- * snapshot's to take. A write run's walk waits for the watch of its tree (engine/tree/workspace.ts):
- * it gets its repository asked for once, beside the loading of its code, for its checks and its
- * lifecycle, and no walk.
+ * snapshot's to take. A write run's walk begins once the watch of its tree is in place
+ * (`writeAhead`), and its repository, found once, serves its checks and its lifecycle too.
  */
 export async function walkAhead(sys: HeldSys, request: RunRequest): Promise<Ahead | undefined> {
   const mode = request.mode ?? "read";

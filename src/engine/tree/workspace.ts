@@ -131,7 +131,13 @@ async function watchOf(
 ): Promise<TreeWatch> {
   const ahead = aheadWatch === undefined ? null : await aheadWatch();
   if (ahead === null) return await tree.startWatch(file, sys.clock);
-  await ahead.attach(file);
+  try {
+    await ahead.attach(file);
+  } catch (error) {
+    // The run's now: nothing else would end it.
+    await ahead.close();
+    throw error;
+  }
   return ahead;
 }
 
