@@ -25,7 +25,7 @@ import { writeTextAtomic } from "../../sys/atomic.ts";
  */
 export async function indexRun(sys: HeldSys, record: RunRecord): Promise<void> {
   const mark = join(sys.state.paths.historyPending, record.id);
-  const marked = isFinal(record.state) && await markPending(sys, mark, record.id);
+  const marked = isFinal(record.state) && await markPending(sys, mark, record);
   const handed = handoversSize(sys.state.paths, record.id);
   try {
     const { indexNow } = await import("./index_run.ts");
@@ -55,7 +55,7 @@ export async function indexRun(sys: HeldSys, record: RunRecord): Promise<void> {
  */
 export async function indexLater(sys: HeldSys, record: RunRecord): Promise<void> {
   const mark = join(sys.state.paths.historyPending, record.id);
-  if (isFinal(record.state) && await markPending(sys, mark, record.id, record)) return;
+  if (isFinal(record.state) && await markPending(sys, mark, record)) return;
   await indexRun(sys, record);
 }
 
@@ -70,23 +70,16 @@ function pending(sys: HeldSys, id: string): boolean {
 }
 
 /**
- * Writes the pending mark of a run (with a copy of its record, when given); false (logged) when
- * it cannot be written.
+ * Writes the pending mark of a run, holding a copy of its record (read where `run.json` cannot
+ * be, store/history/import.ts); false (logged) when it cannot be written.
  */
-async function markPending(
-  sys: HeldSys,
-  mark: string,
-  id: string,
-  record?: RunRecord,
-): Promise<boolean> {
+async function markPending(sys: HeldSys, mark: string, record: RunRecord): Promise<boolean> {
   try {
     await Deno.mkdir(dirname(mark), { recursive: true, mode: 0o700 });
-    const text = record === undefined ? "" : JSON.stringify(record);
-    if (record === undefined) await Deno.writeTextFile(mark, text, { mode: 0o600 });
-    else await writeTextAtomic(mark, text);
+    await writeTextAtomic(mark, JSON.stringify(record));
     return true;
   } catch (error) {
-    await logFailure(sys, "history.log", { what: `marking run ${id} pending`, error });
+    await logFailure(sys, "history.log", { what: `marking run ${record.id} pending`, error });
     return false;
   }
 }
