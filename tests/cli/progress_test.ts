@@ -111,20 +111,33 @@ async function onTerminal(
     stderr: "null",
   }).spawn();
   let shown = "";
+  let closed = false;
   const reading = (async () => {
     for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) shown += chunk;
+    closed = true;
   })();
   try {
     if (until) {
-      await waitFor(() => until.shows.test(shown), { timeoutMs: 30_000, what: `${until.shows}` });
+      // A bound for a loaded machine; a terminal closed without showing it fails at once.
+      await waitFor(() => until.shows.test(shown) || closed, {
+        timeoutMs: 90_000,
+        what: `${until.shows}`,
+      });
+      if (!until.shows.test(shown)) {
+        throw new Error(`the terminal closed without showing ${until.shows}`);
+      }
       await until.then();
     }
   } catch (error) {
     // Nothing is left running by a failed test: the runs are let go, the terminal closed.
     await until?.then();
-    child.kill("SIGKILL");
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // It ended already.
+    }
     await Promise.all([child.status, reading]);
-    throw error;
+    throw new Error(`${error}; the terminal showed ${JSON.stringify(shown)}`);
   }
   const status = await child.status;
   await reading;
