@@ -180,14 +180,22 @@ export function workerSuite(b: BackendTable): void {
           ],
         },
       });
-      const { code, record, stderr } = await runJson(w, [
+      // The text report a caller reads, then the record behind it.
+      const r = await w.run([
+        "run",
+        "-t",
+        BOUND,
         "-W",
         W,
         "-m",
         b.model("read-answer"),
         "Where is the answer defined?",
       ]);
-      assert.equal(code, 0, stderr);
+      assert.equal(r.code, 0, r.stderr);
+      const id = /^run (\S+) ·/m.exec(r.stdout)?.[1];
+      assert.ok(id, r.stdout);
+      const shown = await w.run(["show", id, "--json"]);
+      const record = parseJson<RunRecord>(shown.stdout, `show --json (${shown.stderr})`);
       assert.equal(record.state, "done");
       assert.equal(record.outcome, "ok");
       assert.equal(record.mode, "read");
@@ -196,11 +204,16 @@ export function workerSuite(b: BackendTable): void {
       assert.equal(record.attempts[0]?.sandbox, "bwrap");
       assert.equal(record.progress.tools, 2);
       assert.equal(record.answer?.trim(), "The answer is defined in src/app.ts:1 as 41.");
-      const report = await w.run(["show", record.id]);
-      assert.equal(report.code, 0, report.stderr);
-      assert.match(report.stdout, new RegExp(`worker\\s+${W} \\(`));
-      assert.match(report.stdout, /\d+ steps?, 2 tool calls/);
-      assert.match(report.stdout, /The answer is defined in src\/app\.ts:1 as 41\./);
+      assert.match(r.stdout, /· done · read ·/);
+      assert.match(r.stdout, new RegExp(`worker\\s+${W} \\(`));
+      assert.match(r.stdout, /\d+ steps?, 2 tool calls/);
+      assert.match(r.stdout, /last: read .*src\/app\.ts/);
+      assert.match(r.stdout, /tokens\s+[\d,]+ in/);
+      assert.match(r.stdout, /The answer is defined in src\/app\.ts:1 as 41\./);
+      // The receipt counts what the caller read: this report, byte for byte (it says so of itself).
+      const bytes = new TextEncoder().encode(r.stdout).length;
+      assert.deepEqual(record.receipt?.returned, { bytes, handovers: 1 });
+      assert.match(r.stdout, new RegExp(`~${Math.ceil(bytes / 4)} returned to you`));
       const calls = ofType(await events(w, record.id), "worker.tool_call");
       assert.deepEqual(calls.map((c) => [c.kind, c.status]), [["search", "ok"], ["read", "ok"]]);
       assert.equal((await git(w.repo, "status", "--porcelain")).trim(), "");
@@ -248,6 +261,9 @@ export function workerSuite(b: BackendTable): void {
       assert.equal(await w.read("src/app.ts"), APP);
       assert.equal(await w.read("README.md"), "# app\n\nmy own uncommitted note\n");
       assert.equal(await w.read("scratch.txt"), "untracked work\n");
+      const again = await w.run(["revert", record.id]);
+      assert.equal(again.code, 3, again.stderr);
+      assert.match(again.stderr, /reverted already/);
     });
   }
 

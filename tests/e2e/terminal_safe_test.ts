@@ -1,7 +1,8 @@
 /**
  * Nothing a worker writes can drive the terminal: a hostile answer (screen clear, OSC title,
  * bell, carriage return) and a file name with an escape and a newline go through the real
- * program and the real opencode CLI (codex for the refused edit); every human output prints them escaped, JSON exactly.
+ * program and the real Claude Code CLI (codex for the refused edit); every human output prints them
+ * escaped, JSON exactly.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -30,7 +31,7 @@ const SCENARIOS = {
 
 Deno.test("a write run's hostile answer and file name are escaped in report, show, status, ls, wait, revert; JSON is exact", async () => {
   await using w = await world(SCENARIOS);
-  const r = await w.run(["run", "-w", "-W", "opencode", "-m", "fake/hostile", "Make a file"]);
+  const r = await w.run(["run", "-w", "-W", "claude", "-m", "hostile", "Make a file"]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assertInert(r.stdout, "run");
   assert.match(r.stdout, /Done\.\\e\[2J\\e\]0;pwned\\x07\\rhidden/);
@@ -67,7 +68,7 @@ Deno.test("a write run's hostile answer and file name are escaped in report, sho
 
 Deno.test("an isolate run's hostile file name is escaped by apply, and watch --brief escapes the answer", async () => {
   await using w = await world(SCENARIOS);
-  const r = await w.run(["run", "-i", "-W", "opencode", "-m", "fake/hostile", "--bg", "Make it"]);
+  const r = await w.run(["run", "-i", "-W", "claude", "-m", "hostile", "--bg", "Make it"]);
   assert.equal(r.code, 0, r.stderr);
   const id = r.stdout.trim();
   const watched = await w.run(["watch", id, "--brief"]);

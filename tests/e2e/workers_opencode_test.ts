@@ -8,6 +8,9 @@ import { workerSuite } from "./_suite.ts";
 workerSuite({
   worker: "opencode",
   model: (name) => `fake/${name}`,
+  // A missing model is driven through the program by the fallback case (and its class, exit code
+  // and single request by the CLI's own e2e_test.ts): a case of its own would be ten seconds more.
+  failures: ["rate_limit", "quota", "auth"],
   errors: {
     // opencode retries a 429 five times, backing off from 2 s (about a minute in all) unless the
     // server names a wait: a 1 s `retry-after` keeps the case fast and the class the same.

@@ -1,6 +1,8 @@
 /**
  * The real opencode (1.18.33) against the scripted model server: the proof that the Chat
- * Completions dialect speaks what opencode understands. Each run costs a few seconds.
+ * Completions dialect speaks what opencode understands, the file's text sent back to the server.
+ * An edit and a model the server does not know are opencode runs of the worker's own tests
+ * (tests/workers/opencode/e2e_test.ts), each run costing seconds.
  */
 import { join } from "node:path";
 import { assertEquals, assertIncludes } from "./_assert.ts";
@@ -102,57 +104,4 @@ Deno.test("opencode answers a read-answer scenario after really reading the file
   assertEquals(parts(run, "step_finish").map((part) => part.reason), ["tool-calls", "stop"]);
   const turns = (await server.requests()).filter((entry) => entry.played === "reply");
   assertEquals(turns.map((entry) => entry.turn), [0, 1]);
-});
-
-Deno.test("opencode performs a read then an edit scenario and the file really changes", async () => {
-  await using repo = await tempRepo({
-    "sum.ts": "export const sum = (a: number, b: number) => a+b;\n",
-  });
-  await using server = await startModelServer({
-    scenarios: {
-      "read-edit": {
-        turns: [
-          { read: "sum.ts" },
-          { edit: { path: "sum.ts", old: "a+b", new: "a + b" } },
-          { answer: "Fixed the spacing in sum.ts." },
-        ],
-      },
-    },
-  });
-  const run = await runOpencode(server, {
-    cwd: repo.dir,
-    model: "fake/read-edit",
-    prompt: "Fix the spacing",
-  });
-  assertEquals(run.code, 0, run.stderr);
-  assertEquals(
-    await Deno.readTextFile(join(repo.dir, "sum.ts")),
-    "export const sum = (a: number, b: number) => a + b;\n",
-  );
-  assertEquals(parts(run, "tool_use").map((part) => [part.tool, part.state?.status]), [
-    ["read", "completed"],
-    ["edit", "completed"],
-  ]);
-  assertEquals(parts(run, "text").at(-1)?.text, "Fixed the spacing in sum.ts.");
-});
-
-Deno.test("opencode ends a model-not-found run with its 404 error line", async () => {
-  await using repo = await tempRepo({ "a.txt": "a\n" });
-  await using server = await startModelServer({
-    scenarios: { other: { turns: [{ answer: "x" }] } },
-  });
-  const run = await runOpencode(server, { cwd: repo.dir, model: "fake/missing", prompt: "hi" });
-  assertEquals(run.code, 1);
-  const error = run.lines.find((line) => line.type === "error")?.error as {
-    name: string;
-    data: { statusCode: number; isRetryable: boolean; message: string };
-  };
-  assertEquals([error.name, error.data.statusCode, error.data.isRetryable], [
-    "APIError",
-    404,
-    false,
-  ]);
-  assertIncludes(error.data.message, "does not exist");
-  const logged = await server.requests();
-  assertEquals(logged.at(-1)?.status, 404);
 });

@@ -1,10 +1,10 @@
 /**
  * The real opencode CLI through the process shell against the scripted model server: a read
- * answer, an in-place edit, the read profile blocking an edit, a shell write and a web fetch,
- * the write profile blocking a commit, and a missing model (two ways). A rate limit, a quota and a
- * bad key are real opencode runs through the whole program (tests/e2e/workers_opencode_test.ts:
- * the class, exit 1, the cooldown) and recorded streams of this CLI (classify_test.ts: the class
- * and the server's retry hint), so they are not driven a second time here.
+ * answer (its tool calls, tokens and session), an in-place edit with the write profile blocking a
+ * commit, and a missing model (two ways). What the whole program drives with this CLI
+ * (tests/e2e/workers_opencode_test.ts: the read profile refusing an edit, a shell write and a web
+ * fetch; a follow-up in the same session; a rate limit, a quota and a bad key) and what recorded
+ * streams of it show (parse_test.ts, classify_test.ts) is not driven a second time here.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -29,19 +29,6 @@ const SCENARIOS = {
       { edit: { path: "src/app.ts", old: "a+b", new: "a + b" } },
       { answer: "Spaced the sum in src/app.ts:2." },
     ],
-  },
-  "read-trespass": {
-    turns: [
-      { edit: { path: "notes.txt", old: "world", new: "there" } },
-      { shell: "echo pwned > pwned.txt" },
-      { shell: "touch pwned.txt" },
-      { web: "http://127.0.0.1:9/page" },
-      { answer: "Tried." },
-    ],
-  },
-  "chat": {
-    turns: [{ answer: "First answer." }],
-    followup: [{ read: "notes.txt" }, { answer: "Second answer." }],
   },
 };
 
@@ -149,53 +136,6 @@ Deno.test("opencode in write mode makes exactly the scripted edit and cannot com
   );
   assert.deepEqual(ofType(run.events, "worker.denied").map((e) => e.tool), ["bash"]);
   assert.equal(ofType(run.events, "worker.answer")[0]?.text, "Spaced the sum in src/app.ts:2.");
-});
-
-Deno.test("opencode in read mode is denied an edit, a shell write and a web fetch", async () => {
-  await using server = await startModelServer({ scenarios: SCENARIOS });
-  await using repo = await tempRepo();
-  const run = await driveBackend(
-    opencodeBackend,
-    spec(server.env, repo.dir, "read-trespass", "read"),
-    TIMEOUT,
-  );
-  assert.equal(run.outcome.class, "ok", run.stderr.join("\n"));
-  assert.equal(await git(repo.dir, "status", "--porcelain"), "");
-  assert.equal(await Deno.readTextFile(join(repo.dir, "notes.txt")), "hello world\n");
-  assert.deepEqual(
-    ofType(run.events, "worker.tool_call").map((e) => [e.tool, e.kind, e.status]),
-    [
-      ["edit", "edit", "denied"],
-      ["bash", "shell", "denied"],
-      ["bash", "shell", "denied"],
-      ["webfetch", "web", "denied"],
-    ],
-  );
-  assert.deepEqual(
-    ofType(run.events, "worker.denied").map((e) => e.tool),
-    ["edit", "bash", "bash", "webfetch"],
-  );
-});
-
-Deno.test("opencode continues a session when given its id", async () => {
-  await using server = await startModelServer({ scenarios: SCENARIOS });
-  await using repo = await tempRepo();
-  const first = await driveBackend(
-    opencodeBackend,
-    spec(server.env, repo.dir, "chat", "read"),
-    TIMEOUT,
-  );
-  assert.equal(first.outcome.class, "ok", first.stderr.join("\n"));
-  const sessionId = ofType(first.events, "worker.session")[0]?.sessionId ?? "";
-  assert.ok(sessionId.startsWith("ses_"));
-  const second = await driveBackend(
-    opencodeBackend,
-    { ...spec(server.env, repo.dir, "chat", "read"), sessionId },
-    TIMEOUT,
-  );
-  assert.equal(second.outcome.class, "ok", second.stderr.join("\n"));
-  assert.deepEqual(ofType(second.events, "worker.session").map((e) => e.sessionId), [sessionId]);
-  assert.deepEqual(ofType(second.events, "worker.answer").map((e) => e.text), ["Second answer."]);
 });
 
 Deno.test("opencode is detected and lists the configured models", async () => {
