@@ -103,7 +103,13 @@ export function followProgress(sys: Sys, engine: Engine, ids: readonly string[])
   const ending: Promise<unknown>[] = [];
   const feed = engine.subscribe({ runs: ids }, ({ run, event }) => {
     if (event.type === "run.finished" || event.type === "run.lost") {
-      ending.push(engine.get(run).then((r) => fold.end(r, sys.clock.now()), () => undefined));
+      // The record makes the end; a record that cannot be read still ends the run on the line.
+      ending.push(
+        engine.get(run).then(
+          (r) => fold.end(r, sys.clock.now()),
+          () => fold.endFromEvent(run, event),
+        ),
+      );
     } else fold.apply(run, event);
     soon();
   }, { onRun: (record) => void fold.add(record) });

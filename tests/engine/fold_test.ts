@@ -206,3 +206,39 @@ Deno.test("LiveFold marks a run stalled with a `stalled` line, keeps it in a sna
   fold.end(record({ state: "done", outcome: "ok", exit: 0, endedAt: 700_000 }), 700_000);
   assert.equal(fold.stall(ID, stall), null);
 });
+
+Deno.test("LiveFold ends a run from its final event when its record cannot be read", () => {
+  const fold = new LiveFold();
+  fold.add(record());
+  fold.apply(
+    ID,
+    event("run.started", 1_000, { run: ID, worker: "opencode", mode: "read", attempt: 1 }),
+  );
+  const finished = event("run.finished", 4_000, {
+    run: ID,
+    state: "problem",
+    outcome: "rate_limited",
+    exit: 1,
+    message: "429",
+  });
+  assert.deepEqual(fold.endFromEvent(ID, finished), {
+    event: "problem",
+    run: ID,
+    time: "3s",
+    worker: "opencode (default model)",
+    summary: "429",
+    outcome: "rate_limited",
+    exit: 1,
+  });
+  assert.equal(fold.get(ID)?.end?.event, "problem");
+  // The record, once read, does not end it twice; an unknown run is no line.
+  assert.equal(fold.endFromEvent(ID, finished)?.event, "problem");
+  assert.equal(fold.endFromEvent("20260930-102812-ffff", finished), null);
+  const other = new LiveFold();
+  other.add(record());
+  const lost = event("run.lost", 2_000, { run: ID, reason: "supervisor gone" });
+  assert.deepEqual(
+    [other.endFromEvent(ID, lost)?.event, other.get(ID)?.outcome, other.get(ID)?.exit],
+    ["problem", "lost", 1],
+  );
+});

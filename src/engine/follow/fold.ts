@@ -224,6 +224,42 @@ export class LiveFold {
     });
   }
 
+  /**
+   * Ends a run from its final event alone, for when its record cannot be read: the line says what
+   * the event says (done, or its outcome and exit code), with no summary. A run ended already
+   * keeps its line.
+   */
+  endFromEvent(
+    id: string,
+    ev: EventOf<"run.finished"> | EventOf<"run.lost">,
+  ): EndLine | null {
+    const v = this.#runs.get(id);
+    if (v === undefined) return null;
+    if (v.end) return v.end;
+    const ms = Math.max(0, ev.time - (v.startedAt ?? ev.time));
+    const changes = ev.type === "run.finished" ? ev.changed ?? [] : [];
+    const common = {
+      run: id,
+      time: formatDuration(ms),
+      worker: v.worker,
+      summary: oneLine(ev.type === "run.finished" ? ev.message ?? "" : ev.reason, 200),
+      ...(changes.length > 0 ? { changes } : {}),
+    };
+    const line: EndLine = ev.type === "run.finished" && ev.outcome === "ok"
+      ? watchLine("done", common)
+      : watchLine("problem", {
+        ...common,
+        outcome: ev.type === "run.lost" ? "lost" : ev.outcome,
+        exit: ev.type === "run.lost" ? 1 : ev.exit,
+      });
+    v.phase = line.event;
+    v.ms = ms;
+    v.exit = line.event === "done" ? 0 : line.exit;
+    v.outcome = line.event === "done" ? "ok" : line.outcome;
+    v.end = line;
+    return line;
+  }
+
   /** Ends a run from its final record; returns its final line. */
   end(record: RunRecord, now: number): EndLine {
     const v = this.add(record);
