@@ -107,7 +107,9 @@ Deno.test("pitroom_run answers with the run's brief and a text; show, info and t
   const info = await c.client.callTool({ name: "pitroom_info", arguments: { topic: "runs" } });
   assert.deepEqual(structured(info).runs.map((r: { id: string }) => r.id), [run.id]);
   for (const topic of ["history", "stats", "savings", "models", "cooldown", "config", "doctor"]) {
-    const r = await c.client.callTool({ name: "pitroom_info", arguments: { topic } });
+    // The models of one worker: every installed CLI's own listing is seconds of CPU.
+    const only = topic === "models" ? { worker: "codex" } : {};
+    const r = await c.client.callTool({ name: "pitroom_info", arguments: { topic, ...only } });
     assert.notEqual(r.isError, true, `${topic}: ${textOf(r)}`);
     assert.equal(structured(r).topic, topic);
   }
