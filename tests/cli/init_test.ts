@@ -11,6 +11,20 @@ import { BARE_PATH, type Home, REAL_BACKENDS, tempHome } from "./_setup.ts";
 /** Without opencode (counted as not installed), so the proposal is fixed. */
 const BACKENDS = { ...REAL_BACKENDS, opencode: undefined };
 
+/**
+ * codex, claude and gemini found without asking them (each real CLI's `--version` is a second of
+ * CPU): the cases about writing the config. The first case finds the real installed CLIs.
+ */
+const FOUND = Object.fromEntries(
+  Object.entries(REAL_BACKENDS).map(([name, backend]) => [
+    name,
+    backend === undefined || !["codex", "claude", "gemini"].includes(name) ? undefined : {
+      ...backend,
+      detect: () => Promise.resolve({ binary: name, version: backend.tested.pinned }),
+    },
+  ]),
+) as typeof REAL_BACKENDS;
+
 /** The proposal for codex, claude and gemini: Gemini CLI's free tier before the paid workers. */
 const GEMINI_FIRST = {
   worker: "gemini",
@@ -104,7 +118,7 @@ Deno.test("initConfig() with yes creates the config dir and writes the proposal"
   await using home = await tempHome();
   const sys = xdgSys(home);
   const report = await initConfig(sys, {
-    backends: BACKENDS,
+    backends: FOUND,
     yes: true,
     model: "gemini-2.5-flash",
     fallback: ["claude:opus"],
@@ -127,7 +141,7 @@ Deno.test("initConfig() refuses to replace a config without force", async () => 
   await home.writeConfig({ worker: "gemini" });
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
   await assert.rejects(
-    initConfig(sys, { backends: BACKENDS, yes: true }),
+    initConfig(sys, { backends: FOUND, yes: true }),
     (error: unknown) =>
       error instanceof RefusedError && error.exit === 3 &&
       error.hint === "pitroom init --yes --force (keeps a backup)",
@@ -139,7 +153,7 @@ Deno.test("initConfig() with force keeps a backup of the old config first", asyn
   await using home = await tempHome();
   await home.writeConfig({ worker: "claude" });
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
-  const report = await initConfig(sys, { backends: BACKENDS, yes: true, force: true });
+  const report = await initConfig(sys, { backends: FOUND, yes: true, force: true });
   assert.ok(report.backup?.startsWith(`${home.configPath}.bak-`), report.backup ?? "no backup");
   assert.deepEqual(JSON.parse(await Deno.readTextFile(report.backup!)), { worker: "claude" });
   assert.equal(JSON.parse(await Deno.readTextFile(home.configPath)).worker, "gemini");
@@ -149,7 +163,7 @@ Deno.test("initConfig() refuses an unknown fallback worker before writing", asyn
   await using home = await tempHome();
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
   await assert.rejects(
-    initConfig(sys, { backends: BACKENDS, yes: true, fallback: ["cursor"] }),
+    initConfig(sys, { backends: FOUND, yes: true, fallback: ["cursor"] }),
     /Unknown worker "cursor"/,
   );
   await assert.rejects(Deno.stat(home.configPath), Deno.errors.NotFound);
@@ -173,7 +187,7 @@ Deno.test("initConfig() with force keeps the config's own ACP workers, which --f
   await home.writeConfig({ worker: "claude", workers });
   const sys = testSys({ stateDir: home.stateDir, env: home.env() });
   const report = await initConfig(sys, {
-    backends: BACKENDS,
+    backends: FOUND,
     yes: true,
     force: true,
     fallback: ["gem", "codex"],
