@@ -17,6 +17,7 @@ import { join } from "../sys/path.ts";
 import type { StatePaths } from "./paths.ts";
 import { createLocked, type HeldLock, isLockedNow, tryLockNow } from "./locks.ts";
 import type { Clock, Timer } from "../sys/mod.ts";
+import { Rerunner } from "../sys/rerun.ts";
 
 /** The hard ceiling on parallel workers. */
 export const MAX_PARALLEL_CEILING = 30;
@@ -161,8 +162,8 @@ class LocalQueue {
   #waiters: Waiter[] = [];
   #watcher: Deno.FsWatcher | null = null;
   #safety: Timer | undefined;
-  #scanning = false;
-  #again = false;
+  /** One scan at a time; a kick during a scan scans once more after it, never lost. */
+  #scans = new Rerunner(() => this.#scan(), (error) => this.#failAll(error));
 
   constructor(paths: StatePaths) {
     this.#paths = paths;
@@ -194,17 +195,7 @@ class LocalQueue {
 
   /** Scans soon; scans once more when a scan is under way. */
   kick(): void {
-    if (this.#scanning) {
-      this.#again = true;
-      return;
-    }
-    this.#scanning = true;
-    (async () => {
-      do {
-        this.#again = false;
-        await this.#scan();
-      } while (this.#again && this.#waiters.length > 0);
-    })().catch((error) => this.#failAll(error)).finally(() => (this.#scanning = false));
+    this.#scans.kick();
   }
 
   #stopWatching(): void {
@@ -274,7 +265,7 @@ class LocalQueue {
       // the waiter is told (its own listener may already have: a promise settles once).
       if (waiter.options.signal?.aborted) {
         releaseAll(taken.locks);
-        this.#again = true;
+        this.#scans.kick();
         waiter.reject(waiter.options.signal.reason);
       } else waiter.resolve(this.#held(taken));
     }
