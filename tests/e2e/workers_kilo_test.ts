@@ -20,7 +20,6 @@ workerSuite({
   errors: {
     // kilo retries a 429 as opencode does, backing off from 2 s unless the server names a wait.
     rate_limit: { kind: "rate_limit", retry_after_s: 1 },
-    quota: { kind: "quota", retry_after_s: 1 },
   },
   asks: { turn: () => ({ answer: "unused" }) },
 });
