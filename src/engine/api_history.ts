@@ -10,7 +10,7 @@ import type { KeptRun } from "./runs/history_copy.ts";
 import type { Preparation } from "../store/history/ready.ts";
 import type { SearchFilter, SearchHit, SearchOptions } from "./history/search.ts";
 import type { Stats } from "./history/stats.ts";
-import { exists } from "../sys/fs.ts";
+import { exists, hasEntries } from "../sys/fs.ts";
 import { UsageError } from "../sys/errors.ts";
 import { reconcile } from "./host/liveness.ts";
 import type { Scope } from "./core/scope.ts";
@@ -77,7 +77,7 @@ export class EngineHistory {
   async kept(typed: string, scope: Scope | null): Promise<KeptRun | null> {
     // No history yet, and no run waiting to be indexed (a foreground run's, store/history/mod.ts).
     const paths = this.#sys.state.paths;
-    if (!(await exists(paths.history)) && !(await anyEntry(paths.historyPending))) return null;
+    if (!(await exists(paths.history)) && !(await hasEntries(paths.historyPending))) return null;
     const { keptRun, matchIds } = await import("./runs/history_copy.ts");
     return await this.open((db) => {
       const ids = matchIds(db, typed, scope);
@@ -104,16 +104,5 @@ export class EngineHistory {
   async clean(plan: CleanPlan, options: HistoryOptions = {}): Promise<CleanResult> {
     const { removeRuns } = await import("./runs/clean.ts");
     return await this.open((db) => removeRuns(this.#sys, db, plan), options);
-  }
-}
-
-/** True when the folder `dir` exists and holds anything. */
-async function anyEntry(dir: string): Promise<boolean> {
-  try {
-    for await (const _ of Deno.readDir(dir)) return true;
-    return false;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
   }
 }

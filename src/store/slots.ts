@@ -18,9 +18,7 @@ import type { StatePaths } from "./paths.ts";
 import { createLocked, type HeldLock, isLockedNow, tryLockNow } from "./locks.ts";
 import type { Clock, Timer } from "../sys/mod.ts";
 import { Rerunner } from "../sys/rerun.ts";
-
-/** The hard ceiling on parallel workers. */
-export const MAX_PARALLEL_CEILING = 30;
+import { MAX_PARALLEL_CEILING } from "./slot_ceiling.ts";
 
 /** Re-scan period where the OS reports no closes (the safety net for owners that died). */
 const SAFETY_RESCAN_MS = 5000;

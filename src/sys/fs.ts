@@ -41,6 +41,17 @@ export async function exists(path: string): Promise<boolean> {
   return (await lstatOrNull(path)) !== null;
 }
 
+/** True when the folder `path` holds anything; false when it is empty or not there. */
+export async function hasEntries(path: string): Promise<boolean> {
+  try {
+    for await (const _ of Deno.readDir(path)) return true;
+    return false;
+  } catch (error) {
+    if (missing(error)) return false;
+    throw error;
+  }
+}
+
 /** The info of what `path` points to, or null when nothing is there (synchronous). */
 export function statOrNullSync(path: string): Deno.FileInfo | null {
   try {

@@ -17,7 +17,7 @@
  */
 import { dirname, join } from "../sys/path.ts";
 import { RefusedError } from "../sys/errors.ts";
-import { lstatOrNull } from "../sys/fs.ts";
+import { hasEntries, lstatOrNull } from "../sys/fs.ts";
 import { git, type GitSys, nulList } from "./git.ts";
 import { representable } from "./lossless.ts";
 import { rawCommonDir, rawEnv } from "./raw.ts";
@@ -65,11 +65,6 @@ export class PlanBlocked extends RefusedError {
     this.paths = paths;
     this.inTheWay = inTheWay;
   }
-}
-
-async function isEmptyDir(path: string): Promise<boolean> {
-  for await (const _ of Deno.readDir(path)) return false;
-  return true;
 }
 
 /** True when everything under the folder `rel` is a file the plan removes (or a folder). */
@@ -311,7 +306,7 @@ export async function carryOut(
     for (const folder of plan.prune) {
       if (!representable(folder)) continue;
       const abs = join(repo.root, folder);
-      if ((await lstatOrNull(abs))?.isDirectory !== true || !(await isEmptyDir(abs))) continue;
+      if ((await lstatOrNull(abs))?.isDirectory !== true || (await hasEntries(abs))) continue;
       await Deno.remove(abs);
       report.pruned.push(folder);
     }

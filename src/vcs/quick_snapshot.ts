@@ -351,8 +351,9 @@ async function quick(sys: GitSys, repo: RepoInfo, options: QuickOptions): Promis
     if (index.mode.includes(0o160000)) not("a submodule");
     if (index.version === 4 && holdsAttributes(index)) not("an attributes file");
   }
-  const said = parseStatusV2((await status).stdout);
-  const head = statusHead((await status).stdout);
+  const { stdout } = await status;
+  const said = parseStatusV2(stdout);
+  const head = statusHead(stdout);
   if (options.wanted !== undefined && !(await options.wanted())) not("no run wants it");
   said.ignored.sort();
   options.ignoredKnown?.([...said.ignored]);

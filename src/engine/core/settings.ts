@@ -4,7 +4,7 @@
  * in the environment and the flags; bad values are warnings and fall back, never fatal.
  */
 import type { Config } from "../../store/config.ts";
-import { MAX_PARALLEL_CEILING } from "../../store/slots.ts";
+import { MAX_PARALLEL_CEILING } from "../../store/slot_ceiling.ts";
 import { PitroomError } from "../../sys/errors.ts";
 import { WORKER_NAMES } from "../../workers/types.ts";
 import { type AcpWorker, readAcpWorkers } from "../../workers/acp/config.ts";
