@@ -13,7 +13,8 @@
  *
  * The stub worker is an `opencode` first on PATH: a shell script that reads its prompt and
  * prints a three-line OpenCode stream whose answer is "Done" (the real backend parses it, the
- * real sandbox runs it). Every round asks another question, so no answer comes from the cache.
+ * real sandbox runs it), with the database OpenCode leaves on its first start in place. Every
+ * round asks another question, so no answer comes from the cache.
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -235,6 +236,12 @@ async function bench(argv: string[]): Promise<number> {
     const made = await ensureRepo(root, gitEnv, DEFAULT_SHAPE, log);
     const bin = join(scratch, "bin");
     await stubWorker(bin);
+    // What OpenCode leaves on its first start (its database): without it every run would start
+    // the stub once more first, under a lock (engine/run/first_start.ts), which a user's runs
+    // after their first do not.
+    const data = join(home, ".local", "share", "opencode");
+    await Deno.mkdir(data, { recursive: true });
+    await Deno.writeFile(join(data, "opencode.db"), new Uint8Array());
     const env = {
       ...gitEnv,
       PATH: `${bin}:${gitEnv.PATH}`,
