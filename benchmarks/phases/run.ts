@@ -20,7 +20,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { benchEnv, DEFAULT_SHAPE, ensureRepo } from "../tree/_generate.ts";
-import { checkFigures, type Machine, machine, median, NoFigure, positive } from "../_figures.ts";
+import {
+  checkFigures,
+  childrenCpuMs,
+  type Machine,
+  machine,
+  median,
+  NoFigure,
+  positive,
+} from "../_figures.ts";
 import { moduleCacheEnv, pitroomArgv } from "../../tests/support/pitroom.ts";
 
 /** A read run at most 3.3x one `git status`, a write run at most 4.2x (issue 25). */
@@ -59,6 +67,12 @@ export interface PhasesResult {
   warmup: number;
   targets: typeof TARGETS;
   gitStatusMs: number;
+  /**
+   * CPU time (user + system, ms) of one `git status`, median; null without `/proc`. A run's is its
+   * `cpuMs`: the process and every process it waited for (git, the sandbox, the worker), in clock
+   * ticks of 10 ms, so less bent by the machine's load than the wall clock.
+   */
+  gitStatusCpuMs: number | null;
   runs: Record<Kind, Summary>;
   /** The `--compare` pitroom's, in the same rounds. */
   compare?: { pitroom: string[]; runs: Record<Kind, Summary> };
@@ -67,6 +81,8 @@ export interface PhasesResult {
 /** One kind of run's medians. */
 export interface Summary {
   totalMs: number;
+  /** CPU time of the run, median (see `PhasesResult.gitStatusCpuMs`). */
+  cpuMs: number | null;
   ratio: number;
   met: boolean;
   phases: Record<string, number>;
@@ -97,6 +113,22 @@ async function stubWorker(bin: string): Promise<void> {
   await Deno.chmod(script, 0o755);
 }
 
+/** `measure`'s result with the CPU time of the processes it waited for (null without `/proc`). */
+async function withCpu<T extends object>(
+  measure: () => Promise<T>,
+): Promise<T & { cpuMs: number | null }> {
+  const before = await childrenCpuMs();
+  const result = await measure();
+  const after = await childrenCpuMs();
+  return { ...result, cpuMs: before === null || after === null ? null : after - before };
+}
+
+/** The median CPU time of `timed`, null when one of them has none. */
+function medianCpu(timed: readonly { cpuMs: number | null }[], what: string): number | null {
+  const cpu = timed.map((t) => t.cpuMs);
+  return cpu.every((ms): ms is number => ms !== null) ? round1(median(cpu, what)) : null;
+}
+
 /** One `git status --porcelain` of the tree, timed from spawn to exit; checks its line count. */
 async function gitStatus(root: string, env: Record<string, string>, lines: number) {
   const start = now();
@@ -108,12 +140,12 @@ async function gitStatus(root: string, env: Record<string, string>, lines: numbe
     stdout: "piped",
     stderr: "piped",
   }).output();
-  const ms = now() - start;
+  const totalMs = now() - start;
   const listed = new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "").length;
   if (!out.success || listed !== lines) {
     throw new Error(`git status listed ${listed} entries (exit ${out.code}), not ${lines}`);
   }
-  return ms;
+  return { totalMs };
 }
 
 /** One `pitroom run` of `kind`, timed from spawn to exit, broken into its phases. */
@@ -164,6 +196,20 @@ function round1(n: number): number {
   return Math.round(n * 10) / 10;
 }
 
+/** The CPU times, where there are any: medians, and each run's against one `git status`'s. */
+function cpuLines(r: PhasesResult): string[] {
+  const git = r.gitStatusCpuMs;
+  if (git === null || git === 0) return [];
+  const cell = (s: Summary) => s.cpuMs === null ? "-" : `${s.cpuMs} ms, ${round1(s.cpuMs / git)}x`;
+  const c = r.compare;
+  return [
+    "",
+    "CPU time (user + system of the process and those it waited for; ticks of 10 ms), medians:",
+    `git status ${git} ms; read run ${cell(r.runs.read)}; write run ${cell(r.runs.write)}` +
+    (c === undefined ? "" : `; --compare: read ${cell(c.runs.read)}, write ${cell(c.runs.write)}`),
+  ];
+}
+
 /** The report as a Markdown table. */
 export function formatReport(r: PhasesResult): string {
   const load = (l: number[]) => l.join(" ");
@@ -194,6 +240,7 @@ export function formatReport(r: PhasesResult): string {
       }x | ` +
       `<= ${r.targets[k]}x ${r.runs[k].met ? "met" : "MISSED"} |`
     ),
+    ...cpuLines(r),
     ...(c === undefined ? [] : [
       "",
       `--compare: ${c.pitroom.join(" ")}`,
@@ -252,17 +299,19 @@ async function bench(argv: string[]): Promise<number> {
       ...moduleCacheEnv(),
     };
     log(`${rounds} rounds after ${warmup} warm-up, in ${root}`);
-    const status: number[] = [];
-    type Timed = { totalMs: number; phases: Record<string, number> };
+    const status: { totalMs: number; cpuMs: number | null }[] = [];
+    type Timed = { totalMs: number; cpuMs: number | null; phases: Record<string, number> };
     const runs: Record<Kind, Timed[]> = { read: [], write: [] };
     const others: Record<Kind, Timed[]> = { read: [], write: [] };
     for (let i = 0; i < warmup + rounds; i++) {
       const keep = i >= warmup;
-      const s = await gitStatus(root, gitEnv, made.statusLines);
-      const read = await pitroomRun(pitroom, "read", i, root, env);
-      const write = await pitroomRun(pitroom, "write", i, root, env);
-      const otherRead = compare && await pitroomRun(compare, "read", i, root, env);
-      const otherWrite = compare && await pitroomRun(compare, "write", i, root, env);
+      const s = await withCpu(() => gitStatus(root, gitEnv, made.statusLines));
+      const run = (argv: string[], kind: Kind) =>
+        withCpu(() => pitroomRun(argv, kind, i, root, env));
+      const read = await run(pitroom, "read");
+      const write = await run(pitroom, "write");
+      const otherRead = compare && await run(compare, "read");
+      const otherWrite = compare && await run(compare, "write");
       if (keep) {
         status.push(s);
         runs.read.push(read);
@@ -273,16 +322,17 @@ async function bench(argv: string[]): Promise<number> {
         }
       }
       log(
-        `round ${i + 1}${keep ? "" : " (warm-up)"}: git status ${round1(s)} ms, ` +
+        `round ${i + 1}${keep ? "" : " (warm-up)"}: git status ${round1(s.totalMs)} ms, ` +
           `read ${round1(read.totalMs)} ms, write ${round1(write.totalMs)} ms`,
       );
     }
-    const gitStatusMs = round1(median(status, "git status"));
+    const gitStatusMs = round1(median(status.map((s) => s.totalMs), "git status"));
     const summary = (k: Kind, from = runs): Summary => {
       const totalMs = round1(median(from[k].map((r) => r.totalMs), `${k} run`));
       const ratio = Math.round((totalMs / gitStatusMs) * 100) / 100;
       return {
         totalMs,
+        cpuMs: medianCpu(from[k], `${k} run's CPU`),
         ratio,
         met: ratio <= TARGETS[k],
         phases: Object.fromEntries(
@@ -309,6 +359,7 @@ async function bench(argv: string[]): Promise<number> {
       warmup,
       targets: TARGETS,
       gitStatusMs,
+      gitStatusCpuMs: medianCpu(status, "git status's CPU"),
       runs: { read: summary("read"), write: summary("write") },
       ...(compare === undefined ? {} : {
         compare: {

@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import {
   badFigures,
   checkFigures,
+  childrenCpuFromStat,
+  childrenCpuMs,
   median,
   NoFigure,
   quantile,
@@ -16,6 +18,24 @@ import {
 } from "../../benchmarks/_figures.ts";
 
 const BENCHMARKS = fileURLToPath(new URL("../../benchmarks/", import.meta.url));
+
+Deno.test("the CPU of waited-for children comes from /proc/self/stat's cutime and cstime", async () => {
+  // A command name with spaces and a parenthesis; utime 7, stime 3, cutime 41, cstime 12.
+  const line = "4242 (deno (x) y) S 1 4242 4242 0 -1 4194560 900 50 0 0 7 3 41 12 20 0 5 0 " +
+    "123 456 789";
+  assert.equal(childrenCpuFromStat(line), 530);
+  assert.equal(childrenCpuFromStat("garbage"), null);
+  // A child that burns CPU is counted once it is waited for.
+  const before = await childrenCpuMs();
+  if (Deno.build.os !== "linux") return assert.equal(before, null);
+  assert.ok(before !== null, "Linux has /proc/<pid>/stat");
+  const out = await new Deno.Command("sh", {
+    args: ["-c", "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done"],
+  }).output();
+  assert.ok(out.success);
+  const after = (await childrenCpuMs())!;
+  assert.ok(after - before >= 10, `the child's CPU was counted: ${before} -> ${after}`);
+});
 
 Deno.test("a statistic of no samples is an error, not NaN", () => {
   assert.throws(() => median([], "p50 of watch lines"), (e: unknown) => {
