@@ -352,7 +352,12 @@ Deno.test({
       /Host "box" sent back what cannot be taken \(the worker made "bad\\xe9\.txt", a name that is not UTF-8, which cannot be written into the copy here\); nothing was written into the copy/,
     );
     assert.equal(await copyApp(odd.record.id), APP);
-    assert.equal(await remoteRuns(), 0);
+    // The local side cut the connection once it refused the frame; the host's side sees its
+    // channel close and removes its folder then, after the local run has ended.
+    await waitFor(async () => (await remoteRuns()) === 0, {
+      timeoutMs: 20_000,
+      what: "the host to clean up after its answer was refused",
+    });
 
     // A host whose frame names a path outside the copy: refused, nothing written anywhere.
     const bad = await runJson(w, ["-i", "-H", "evil", "-W", "codex", "-m", "fake/odd", "evil"]);

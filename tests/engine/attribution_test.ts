@@ -15,6 +15,7 @@ import { renderReport } from "../../src/cli/report.ts";
 import { main } from "../../src/cli/main.ts";
 import { type CrashWorld, crashWorld, pidAlive, startChild } from "../support/crash_world.ts";
 import { exists } from "../../src/sys/fs.ts";
+import { END_SLACK_MS } from "../../src/engine/tree/attribute.ts";
 import type { FakeStep } from "../support/fake_backend.ts";
 import { testSys } from "../support/sys.ts";
 import { git, waitFor } from "../support/temp.ts";
@@ -69,7 +70,9 @@ async function recorded(w: World, id: string, target: string): Promise<void> {
 
 /**
  * Waits until the file system's clock (which lags the wall clock by up to a kernel tick) is past
- * the run's last recorded event, so an edit made now is later than every call of the worker.
+ * the run's last recorded event and the slack a call's window keeps after its end
+ * (`END_SLACK_MS`), so an edit made now is outside every call of the worker: on a fast machine the
+ * test gets here a few ms after the worker's last call, and an edit then is the call's own.
  */
 async function pastLastEvent(w: World, id: string): Promise<void> {
   const paths = statePaths(w.state).run(id);
@@ -78,7 +81,7 @@ async function pastLastEvent(w: World, id: string): Promise<void> {
   const probe = join(w.marks, "clock");
   await waitFor(async () => {
     await Deno.writeTextFile(probe, "");
-    return (await Deno.stat(probe)).mtime!.getTime() > last;
+    return (await Deno.stat(probe)).mtime!.getTime() > last + END_SLACK_MS;
   }, { timeoutMs: 5_000, what: "the file system's clock to pass the last event" });
 }
 
