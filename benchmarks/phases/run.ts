@@ -3,7 +3,9 @@
  * that answers at once, on the 31,000-file repository of benchmarks/tree/, against one
  * `git status --porcelain` of the same tree, interleaved in one process (git status, read run,
  * write run, ...), as medians and ratios. Each run is broken into its phases by the marks
- * Pitroom prints with `PITROOM_DEBUG_TIMING` set (src/sys/timing.ts). See README.md.
+ * Pitroom prints with `PITROOM_DEBUG_TIMING` set (src/sys/timing.ts). Each round also times the
+ * floor of a write run (_floor.ts: the steps no exactly tracked write run can leave out, nothing of
+ * Pitroom's), so what is above it is Pitroom's own. See README.md.
  *
  *   deno task bench:phases [--rounds N] [--warmup N] [--repo DIR] [--json] [--out FILE]
  *                          [--pitroom "CMD ..."] [--compare "CMD ..."]
@@ -30,6 +32,7 @@ import {
   positive,
 } from "../_figures.ts";
 import { moduleCacheEnv, pitroomArgv } from "../../tests/support/pitroom.ts";
+import { V8_FLAGS_ARG } from "../../src/sys/real.ts";
 
 /** A read run at most 3.3x one `git status`, a write run at most 4.2x (issue 25). */
 export const TARGETS = { read: 3.3, write: 4.2 } as const;
@@ -74,6 +77,11 @@ export interface PhasesResult {
    */
   gitStatusCpuMs: number | null;
   runs: Record<Kind, Summary>;
+  /**
+   * The floor of a write run (_floor.ts): Deno's start, the snapshot's walk, the sandboxed stub and
+   * the walk again, nothing of Pitroom's; what is above it is Pitroom's own. No target.
+   */
+  floor: { totalMs: number; cpuMs: number | null; ratio: number };
   /** The `--compare` pitroom's, in the same rounds. */
   compare?: { pitroom: string[]; runs: Record<Kind, Summary> };
 }
@@ -89,6 +97,8 @@ export interface Summary {
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const FLOOR = fileURLToPath(new URL("./_floor.ts", import.meta.url));
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -192,6 +202,35 @@ async function pitroomRun(
   return { totalMs: end - start, phases };
 }
 
+/** The floor (_floor.ts) under pitroom's runtime, permission set and V8 flags, timed spawn to exit. */
+async function floorRun(root: string, stub: string, env: Record<string, string>) {
+  const start = now();
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      `--config=${join(ROOT, "deno.json")}`,
+      "-P=pitroom",
+      V8_FLAGS_ARG,
+      FLOOR,
+      root,
+      stub,
+    ],
+    cwd: root,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const totalMs = now() - start;
+  if (!out.success) {
+    throw new Error(`the floor failed (exit ${out.code}): ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return { totalMs };
+}
+
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
 }
@@ -205,7 +244,10 @@ function cpuLines(r: PhasesResult): string[] {
   return [
     "",
     "CPU time (user + system of the process and those it waited for; ticks of 10 ms), medians:",
-    `git status ${git} ms; read run ${cell(r.runs.read)}; write run ${cell(r.runs.write)}` +
+    `git status ${git} ms; read run ${cell(r.runs.read)}; write run ${cell(r.runs.write)}; ` +
+    `floor ${
+      r.floor.cpuMs === null ? "-" : `${r.floor.cpuMs} ms, ${round1(r.floor.cpuMs / git)}x`
+    }` +
     (c === undefined ? "" : `; --compare: read ${cell(c.runs.read)}, write ${cell(c.runs.write)}`),
   ];
 }
@@ -240,6 +282,8 @@ export function formatReport(r: PhasesResult): string {
       }x | ` +
       `<= ${r.targets[k]}x ${r.runs[k].met ? "met" : "MISSED"} |`
     ),
+    `| floor of a write run (_floor.ts: start, walk, sandboxed stub, walk) | ${r.floor.totalMs} ms | ` +
+    `${r.floor.ratio}x | none |`,
     ...cpuLines(r),
     ...(c === undefined ? [] : [
       "",
@@ -300,6 +344,7 @@ async function bench(argv: string[]): Promise<number> {
     };
     log(`${rounds} rounds after ${warmup} warm-up, in ${root}`);
     const status: { totalMs: number; cpuMs: number | null }[] = [];
+    const floors: { totalMs: number; cpuMs: number | null }[] = [];
     type Timed = { totalMs: number; cpuMs: number | null; phases: Record<string, number> };
     const runs: Record<Kind, Timed[]> = { read: [], write: [] };
     const others: Record<Kind, Timed[]> = { read: [], write: [] };
@@ -312,8 +357,10 @@ async function bench(argv: string[]): Promise<number> {
       const write = await run(pitroom, "write");
       const otherRead = compare && await run(compare, "read");
       const otherWrite = compare && await run(compare, "write");
+      const floor = await withCpu(() => floorRun(root, join(bin, "opencode"), env));
       if (keep) {
         status.push(s);
+        floors.push(floor);
         runs.read.push(read);
         runs.write.push(write);
         if (otherRead && otherWrite) {
@@ -323,7 +370,8 @@ async function bench(argv: string[]): Promise<number> {
       }
       log(
         `round ${i + 1}${keep ? "" : " (warm-up)"}: git status ${round1(s.totalMs)} ms, ` +
-          `read ${round1(read.totalMs)} ms, write ${round1(write.totalMs)} ms`,
+          `read ${round1(read.totalMs)} ms, write ${round1(write.totalMs)} ms, ` +
+          `floor ${round1(floor.totalMs)} ms`,
       );
     }
     const gitStatusMs = round1(median(status.map((s) => s.totalMs), "git status"));
@@ -361,6 +409,14 @@ async function bench(argv: string[]): Promise<number> {
       gitStatusMs,
       gitStatusCpuMs: medianCpu(status, "git status's CPU"),
       runs: { read: summary("read"), write: summary("write") },
+      floor: (() => {
+        const totalMs = round1(median(floors.map((f) => f.totalMs), "floor"));
+        return {
+          totalMs,
+          cpuMs: medianCpu(floors, "floor's CPU"),
+          ratio: Math.round((totalMs / gitStatusMs) * 100) / 100,
+        };
+      })(),
       ...(compare === undefined ? {} : {
         compare: {
           pitroom: compare,

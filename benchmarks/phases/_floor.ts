@@ -1,0 +1,85 @@
+/**
+ * The floor of a write run (benchmarks/phases/run.ts): the steps no write run that tracks exactly
+ * what its worker changed can leave out, and nothing of Pitroom's own. Deno starts (the same
+ * runtime, permission set and V8 flags as pitroom), the tree is walked as Pitroom's snapshot walks
+ * it (one `git status`), the stub worker runs in a bubblewrap sandbox with the fewest options that
+ * still give it the tree to write in (the stub alone where there is no bwrap), and the tree is
+ * walked again. No watch, no record, no objects, no history: a lower bound, not a run.
+ *
+ *   deno run -P=pitroom _floor.ts ROOT STUB
+ *
+ * Exits 0 when every step did, else 1 with the failing step on stderr.
+ */
+
+if (Deno.args.length !== 2) {
+  console.error("usage: _floor.ts ROOT STUB");
+  Deno.exit(2);
+}
+const [root, stub] = Deno.args as [string, string];
+
+/** Runs `cmd` to its end; a failure ends the script. */
+async function step(what: string, cmd: string, args: string[]): Promise<void> {
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd: root,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    console.error(`${what} failed (exit ${out.code}): ${new TextDecoder().decode(out.stderr)}`);
+    Deno.exit(1);
+  }
+}
+
+/** The walk of the snapshot (vcs/walk_start.ts), on the user's index, which it leaves as it is. */
+const walk = () =>
+  step("git status", "git", [
+    "--no-optional-locks",
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--branch",
+    "--no-ahead-behind",
+    "--untracked-files=all",
+    "--ignored=matching",
+    "--no-renames",
+    "--ignore-submodules=none",
+  ]);
+
+/** Whether bwrap is on PATH. */
+function hasBwrap(): boolean {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (Deno.statSync(`${dir}/bwrap`).isFile) return true;
+    } catch {
+      // Not here.
+    }
+  }
+  return false;
+}
+
+await walk();
+const worker = [stub, "run", "Answer Done"];
+if (hasBwrap()) {
+  await step("the sandboxed stub", "bwrap", [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--bind",
+    root,
+    root,
+    "--unshare-pid",
+    "--die-with-parent",
+    "--chdir",
+    root,
+    ...worker,
+  ]);
+} else {
+  await step("the stub", worker[0]!, worker.slice(1));
+}
+await walk();

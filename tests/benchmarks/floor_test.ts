@@ -1,0 +1,49 @@
+/**
+ * The floor of a write run (benchmarks/phases/_floor.ts) does its steps for real and fails when
+ * one fails: a floor that ran nothing would make every run look expensive.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const FLOOR = fileURLToPath(new URL("../../benchmarks/phases/_floor.ts", import.meta.url));
+const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
+
+async function floor(root: string, stub: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", `--config=${CONFIG}`, "-P=pitroom", FLOOR, root, stub],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("the floor walks the tree twice around the stub, and fails when a step does", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "pitroom-floor-" });
+  try {
+    const repo = join(dir, "repo");
+    await Deno.mkdir(repo);
+    const git = (...args: string[]) =>
+      new Deno.Command("git", { args, cwd: repo, stdout: "null", stderr: "null" }).output();
+    assert.ok((await git("init", "-q")).success);
+    await Deno.writeTextFile(join(repo, "a.txt"), "a\n");
+    // The stub leaves a mark in the tree: it ran, inside the sandbox where there is one.
+    const stub = join(dir, "stub");
+    await Deno.writeTextFile(stub, `#!/bin/sh\necho "$@" > "${repo}/ran"\n`);
+    await Deno.chmod(stub, 0o755);
+    const ok = await floor(repo, stub);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(await Deno.readTextFile(join(repo, "ran")), "run Answer Done\n");
+    // Not a repository: the walk fails, and so does the floor.
+    const bare = join(dir, "not-a-repo");
+    await Deno.mkdir(bare);
+    const failed = await floor(bare, stub);
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /git status failed/);
+    const usage = await floor(repo, "");
+    assert.notEqual(usage.code, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
