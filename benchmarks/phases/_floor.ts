@@ -6,16 +6,19 @@
  * still give it the tree to write in (the stub alone where there is no bwrap), and the tree is
  * walked again. No watch, no record, no objects, no history: a lower bound, not a run.
  *
- *   deno run -P=pitroom _floor.ts ROOT STUB
+ *   deno run -P=pitroom _floor.ts ROOT STUB STATUS_ARG...
+ *
+ * STATUS_ARG...: the walk's `git status` arguments (vcs/walk_start.ts's, handed in by the bench so
+ * that the floor loads none of Pitroom's code).
  *
  * Exits 0 when every step did, else 1 with the failing step on stderr.
  */
 
-if (Deno.args.length !== 2) {
-  console.error("usage: _floor.ts ROOT STUB");
+if (Deno.args.length < 3) {
+  console.error("usage: _floor.ts ROOT STUB STATUS_ARG...");
   Deno.exit(2);
 }
-const [root, stub] = Deno.args as [string, string];
+const [root, stub, ...statusArgs] = Deno.args as [string, string, ...string[]];
 
 /** Runs `cmd` to its end; a failure ends the script. */
 async function step(what: string, cmd: string, args: string[]): Promise<void> {
@@ -32,20 +35,8 @@ async function step(what: string, cmd: string, args: string[]): Promise<void> {
   }
 }
 
-/** The walk of the snapshot (vcs/walk_start.ts), on the user's index, which it leaves as it is. */
-const walk = () =>
-  step("git status", "git", [
-    "--no-optional-locks",
-    "status",
-    "--porcelain=v2",
-    "-z",
-    "--branch",
-    "--no-ahead-behind",
-    "--untracked-files=all",
-    "--ignored=matching",
-    "--no-renames",
-    "--ignore-submodules=none",
-  ]);
+/** The walk of the snapshot, on the user's index, which it leaves as it is. */
+const walk = () => step("git status", "git", ["--no-optional-locks", ...statusArgs]);
 
 /** Whether bwrap is on PATH. */
 function hasBwrap(): boolean {

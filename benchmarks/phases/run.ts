@@ -32,7 +32,7 @@ import {
   positive,
 } from "../_figures.ts";
 import { moduleCacheEnv, pitroomArgv } from "../../tests/support/pitroom.ts";
-import { V8_FLAGS_ARG } from "../../src/sys/real.ts";
+import { WALK_STATUS_ARGS } from "../../src/vcs/walk_start.ts";
 
 /** A read run at most 3.3x one `git status`, a write run at most 4.2x (issue 25). */
 export const TARGETS = { read: 3.3, write: 4.2 } as const;
@@ -97,7 +97,6 @@ export interface Summary {
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const FLOOR = fileURLToPath(new URL("./_floor.ts", import.meta.url));
 
 const now = () => performance.timeOrigin + performance.now();
@@ -205,18 +204,10 @@ async function pitroomRun(
 /** The floor (_floor.ts) under pitroom's runtime, permission set and V8 flags, timed spawn to exit. */
 async function floorRun(root: string, stub: string, env: Record<string, string>) {
   const start = now();
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-prompt",
-      `--config=${join(ROOT, "deno.json")}`,
-      "-P=pitroom",
-      V8_FLAGS_ARG,
-      FLOOR,
-      root,
-      stub,
-    ],
+  // pitroom's own command line, with the floor in place of the program.
+  const [deno, ...flags] = pitroomArgv().slice(0, -1);
+  const out = await new Deno.Command(deno!, {
+    args: [...flags, FLOOR, root, stub, ...WALK_STATUS_ARGS],
     cwd: root,
     env,
     clearEnv: true,

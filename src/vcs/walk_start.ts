@@ -36,6 +36,19 @@ export async function seedIndex(userIndex: string, target: string): Promise<bool
   return true;
 }
 
+/** The arguments of the walk's `git status` (benchmarks/phases/ walks the same way). */
+export const WALK_STATUS_ARGS: readonly string[] = [
+  "status",
+  "--porcelain=v2",
+  "-z",
+  "--branch",
+  "--no-ahead-behind",
+  "--untracked-files=all",
+  "--ignored=matching",
+  "--no-renames",
+  "--ignore-submodules=none",
+];
+
 /**
  * The quick path's `git status` over the seed `seed`: what differs from the index (modified,
  * deleted, untracked and ignored paths), as porcelain v2, NUL-separated, after the branch's
@@ -47,17 +60,7 @@ export function startStatus(
   options: StoreOptions & { seed: string },
 ): WalkStarted {
   const env = { ...trackingEnv(repo, options), GIT_INDEX_FILE: options.seed };
-  const status = git(sys, [
-    "status",
-    "--porcelain=v2",
-    "-z",
-    "--branch",
-    "--no-ahead-behind",
-    "--untracked-files=all",
-    "--ignored=matching",
-    "--no-renames",
-    "--ignore-submodules=none",
-  ], { cwd: repo.root, env });
+  const status = git(sys, [...WALK_STATUS_ARGS], { cwd: repo.root, env });
   status.catch(() => undefined);
   return { seed: options.seed, status };
 }

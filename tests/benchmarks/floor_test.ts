@@ -5,13 +5,24 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { WALK_STATUS_ARGS } from "../../src/vcs/walk_start.ts";
 
 const FLOOR = fileURLToPath(new URL("../../benchmarks/phases/_floor.ts", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 
 async function floor(root: string, stub: string) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", `--config=${CONFIG}`, "-P=pitroom", FLOOR, root, stub],
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      `--config=${CONFIG}`,
+      "-P=pitroom",
+      FLOOR,
+      root,
+      stub,
+      ...WALK_STATUS_ARGS,
+    ],
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -41,8 +52,9 @@ Deno.test("the floor walks the tree twice around the stub, and fails when a step
     const failed = await floor(bare, stub);
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, /git status failed/);
-    const usage = await floor(repo, "");
-    assert.notEqual(usage.code, 0);
+    // No stub: the step fails.
+    const gone = await floor(repo, join(dir, "no-such-stub"));
+    assert.equal(gone.code, 1);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
