@@ -22,13 +22,19 @@ const [root, stub, ...statusArgs] = Deno.args as [string, string, ...string[]];
 
 /** Runs `cmd` to its end; a failure ends the script. */
 async function step(what: string, cmd: string, args: string[]): Promise<void> {
-  const out = await new Deno.Command(cmd, {
-    args,
-    cwd: root,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command(cmd, {
+      args,
+      cwd: root,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  } catch (error) {
+    console.error(`${what} failed to start: ${error instanceof Error ? error.message : error}`);
+    Deno.exit(1);
+  }
   if (!out.success) {
     console.error(`${what} failed (exit ${out.code}): ${new TextDecoder().decode(out.stderr)}`);
     Deno.exit(1);

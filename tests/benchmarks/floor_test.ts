@@ -10,7 +10,7 @@ import { WALK_STATUS_ARGS } from "../../src/vcs/walk_start.ts";
 const FLOOR = fileURLToPath(new URL("../../benchmarks/phases/_floor.ts", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 
-async function floor(root: string, stub: string) {
+async function floor(root: string, stub: string, ceiling: string) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -23,6 +23,8 @@ async function floor(root: string, stub: string) {
       stub,
       ...WALK_STATUS_ARGS,
     ],
+    // A temporary folder inside a repository (TMPDIR in a checkout) must not find that one.
+    env: { GIT_CEILING_DIRECTORIES: ceiling },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -43,17 +45,17 @@ Deno.test("the floor walks the tree twice around the stub, and fails when a step
     const stub = join(dir, "stub");
     await Deno.writeTextFile(stub, `#!/bin/sh\necho "$@" > "${repo}/ran"\n`);
     await Deno.chmod(stub, 0o755);
-    const ok = await floor(repo, stub);
+    const ok = await floor(repo, stub, dir);
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(await Deno.readTextFile(join(repo, "ran")), "run Answer Done\n");
     // Not a repository: the walk fails, and so does the floor.
     const bare = join(dir, "not-a-repo");
     await Deno.mkdir(bare);
-    const failed = await floor(bare, stub);
+    const failed = await floor(bare, stub, dir);
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, /git status failed/);
     // No stub: the step fails.
-    const gone = await floor(repo, join(dir, "no-such-stub"));
+    const gone = await floor(repo, join(dir, "no-such-stub"), dir);
     assert.equal(gone.code, 1);
   } finally {
     await Deno.remove(dir, { recursive: true });
