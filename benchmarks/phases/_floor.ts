@@ -11,14 +11,22 @@
  * STATUS_ARG...: the walk's `git status` arguments (vcs/walk_start.ts's, handed in by the bench so
  * that the floor loads none of Pitroom's code).
  *
- * Exits 0 when every step did, else 1 with the failing step on stderr.
+ * Exits 0 when every step did, 1 with the failing step on stderr, 2 on bad arguments.
  */
 
 if (Deno.args.length < 3) {
   console.error("usage: _floor.ts ROOT STUB STATUS_ARG...");
   Deno.exit(2);
 }
-const [root, stub, ...statusArgs] = Deno.args as [string, string, ...string[]];
+const [given, stub, ...statusArgs] = Deno.args as [string, string, ...string[]];
+/** The tree's real path: bwrap binds a folder, not a symbolic link to one. */
+let root: string;
+try {
+  root = Deno.realPathSync(given);
+} catch (error) {
+  console.error(`no tree at ${given}: ${error instanceof Error ? error.message : error}`);
+  Deno.exit(2);
+}
 
 /** Runs `cmd` to its end; a failure ends the script. */
 async function step(what: string, cmd: string, args: string[]): Promise<void> {

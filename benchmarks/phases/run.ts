@@ -138,19 +138,36 @@ function medianCpu(timed: readonly { cpuMs: number | null }[], what: string): nu
   return cpu.every((ms): ms is number => ms !== null) ? round1(median(cpu, what)) : null;
 }
 
-/** One `git status --porcelain` of the tree, timed from spawn to exit; checks its line count. */
-async function gitStatus(root: string, env: Record<string, string>, lines: number) {
+/** `argv` run in `root` with only `env`, from spawn to exit: when, and what it printed. */
+async function timed(argv: readonly string[], root: string, env: Record<string, string>) {
   const start = now();
-  const out = await new Deno.Command("git", {
-    args: ["status", "--porcelain"],
+  const out = await new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
     cwd: root,
     env,
     clearEnv: true,
+    stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
-  const totalMs = now() - start;
-  const listed = new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "").length;
+  const end = now();
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return {
+    start,
+    end,
+    totalMs: end - start,
+    success: out.success,
+    code: out.code,
+    stdout: text(out.stdout),
+    stderr: text(out.stderr),
+  };
+}
+
+/** One `git status --porcelain` of the tree, timed from spawn to exit; checks its line count. */
+async function gitStatus(root: string, env: Record<string, string>, lines: number) {
+  const out = await timed(["git", "status", "--porcelain"], root, env);
+  const totalMs = out.totalMs;
+  const listed = out.stdout.split("\n").filter((l) => l !== "").length;
   if (!out.success || listed !== lines) {
     throw new Error(`git status listed ${listed} entries (exit ${out.code}), not ${lines}`);
   }
@@ -167,19 +184,8 @@ async function pitroomRun(
 ): Promise<{ totalMs: number; phases: Record<string, number> }> {
   const task = `Answer Done (${kind} round ${round})`;
   const args = [...pitroom.slice(1), "run", "-W", "opencode", ...(kind === "write" ? ["-w"] : [])];
-  const start = now();
-  const out = await new Deno.Command(pitroom[0]!, {
-    args: [...args, task],
-    cwd: root,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const end = now();
-  const stdout = new TextDecoder().decode(out.stdout);
-  const stderr = new TextDecoder().decode(out.stderr);
+  const out = await timed([pitroom[0]!, ...args, task], root, env);
+  const { start, end, stdout, stderr } = out;
   if (!out.success || !/· done ·/.test(stdout) || !/\n {2}Done\n/.test(stdout)) {
     throw new Error(`the ${kind} run failed (exit ${out.code}):\n${stdout}\n${stderr}`);
   }
@@ -203,23 +209,11 @@ async function pitroomRun(
 
 /** The floor (_floor.ts) under pitroom's runtime, permission set and V8 flags, timed spawn to exit. */
 async function floorRun(root: string, stub: string, env: Record<string, string>) {
-  const start = now();
   // pitroom's own command line, with the floor in place of the program.
-  const [deno, ...flags] = pitroomArgv().slice(0, -1);
-  const out = await new Deno.Command(deno!, {
-    args: [...flags, FLOOR, root, stub, ...WALK_STATUS_ARGS],
-    cwd: root,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const totalMs = now() - start;
-  if (!out.success) {
-    throw new Error(`the floor failed (exit ${out.code}): ${new TextDecoder().decode(out.stderr)}`);
-  }
-  return { totalMs };
+  const argv = [...pitroomArgv().slice(0, -1), FLOOR, root, stub, ...WALK_STATUS_ARGS];
+  const out = await timed(argv, root, env);
+  if (!out.success) throw new Error(`the floor failed (exit ${out.code}): ${out.stderr}`);
+  return { totalMs: out.totalMs };
 }
 
 function round1(n: number): number {

@@ -48,6 +48,17 @@ Deno.test("the floor walks the tree twice around the stub, and fails when a step
     const ok = await floor(repo, stub, dir);
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(await Deno.readTextFile(join(repo, "ran")), "run Answer Done\n");
+    // The tree named through a symbolic link: bwrap is given the folder itself.
+    await Deno.remove(join(repo, "ran"));
+    const link = join(dir, "link");
+    await Deno.symlink(repo, link);
+    const linked = await floor(link, stub, dir);
+    assert.equal(linked.code, 0, linked.stderr);
+    assert.equal(await Deno.readTextFile(join(repo, "ran")), "run Answer Done\n");
+    // No tree there: bad input, said in one line.
+    const nowhere = await floor(join(dir, "nowhere"), stub, dir);
+    assert.equal(nowhere.code, 2);
+    assert.match(nowhere.stderr, /^no tree at /);
     // Not a repository: the walk fails, and so does the floor.
     const bare = join(dir, "not-a-repo");
     await Deno.mkdir(bare);
